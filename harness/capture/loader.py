@@ -1,0 +1,187 @@
+"""Readers for the capture formats found in public projects' test suites."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.wire.http import HttpRequest, HttpResponse
+
+
+class CaptureError(ValueError):
+    """A capture file that cannot be read; names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """One recorded request and its response."""
+
+    request: HttpRequest
+    """The request as recorded (path and query split; body bytes)."""
+    url: str
+    """The absolute URL as recorded."""
+    response: HttpResponse
+    """The response, body decoded from gzip/deflate and chunked transfer encoding."""
+
+
+def load_interactions(path: str | Path) -> list[Interaction]:
+    """All interactions in a capture file, in recorded order."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise CaptureError(f"{p}: cannot read: {exc.strerror}") from exc
+    if raw.startswith(b"httprr trace v1"):
+        return _load_httprr(p, raw)
+    try:
+        doc = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        raise CaptureError(f"{p}: not a YAML cassette: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("interactions"), list):
+        raise CaptureError(f"{p}: no 'interactions' list; not a vcrpy or go-vcr cassette")
+    version = doc.get("version")
+    loader = _go_vcr_interaction if version == 2 else _vcrpy_interaction
+    out = []
+    for i, item in enumerate(doc["interactions"]):
+        try:
+            out.append(loader(item))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CaptureError(f"{p}: interaction {i}: {exc!r}") from exc
+    return out
+
+
+def _headers(raw: dict[str, Any] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in (raw or {}).items():
+        out[str(name).lower()] = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+    return out
+
+
+def _body_bytes(value: Any) -> bytes:
+    if value is None:
+        return b""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    # pydantic-ai's parsed_body: the JSON body as a YAML mapping.
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def _decompress(body: bytes, headers: dict[str, str]) -> bytes:
+    encoding = headers.get("content-encoding", "").lower()
+    if "gzip" in encoding or body[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(body)
+        except (OSError, EOFError) as exc:
+            if "gzip" in encoding:
+                raise ValueError(f"body says gzip but does not gunzip: {exc}") from exc
+            return body
+    if "deflate" in encoding:
+        return zlib.decompress(body)
+    return body
+
+
+def _vcrpy_interaction(item: dict[str, Any]) -> Interaction:
+    req, resp = item["request"], item["response"]
+    req_headers = _headers(req.get("headers"))
+    req_body = _body_bytes(req["parsed_body"] if "parsed_body" in req else req.get("body"))
+    resp_headers = _headers(resp.get("headers"))
+    if "parsed_body" in resp:
+        resp_body = _body_bytes(resp["parsed_body"])
+    else:
+        body = resp.get("body")
+        resp_body = _body_bytes(body.get("string") if isinstance(body, dict) else body)
+    status = resp["status"]["code"] if isinstance(resp.get("status"), dict) else int(resp["status"])
+    return _make(req["method"], req["uri"], req_headers, req_body, int(status), resp_headers, resp_body)
+
+
+def _go_vcr_interaction(item: dict[str, Any]) -> Interaction:
+    req, resp = item["request"], item["response"]
+    return _make(
+        req["method"],
+        req["url"],
+        _headers(req.get("headers")),
+        _body_bytes(req.get("body")),
+        int(resp["code"]),
+        _headers(resp.get("headers")),
+        _body_bytes(resp.get("body")),
+    )
+
+
+def _make(
+    method: str,
+    url: str,
+    req_headers: dict[str, str],
+    req_body: bytes,
+    status: int,
+    resp_headers: dict[str, str],
+    resp_body: bytes,
+) -> Interaction:
+    request = HttpRequest.from_url(method, url, req_headers, req_body)
+    body = _decompress(resp_body, resp_headers)
+    return Interaction(request=request, url=url, response=HttpResponse(status, resp_headers, body))
+
+
+def _load_httprr(path: Path, raw: bytes) -> list[Interaction]:
+    out = []
+    pos = raw.index(b"\n") + 1
+    while pos < len(raw):
+        eol = raw.find(b"\n", pos)
+        if eol < 0:
+            raise CaptureError(f"{path}: truncated record header at byte {pos}")
+        try:
+            n_req, n_resp = (int(x) for x in raw[pos:eol].split())
+        except ValueError as exc:
+            raise CaptureError(f"{path}: bad record header {raw[pos:eol]!r} at byte {pos}") from exc
+        start = eol + 1
+        req_raw, resp_raw = raw[start : start + n_req], raw[start + n_req : start + n_req + n_resp]
+        if len(req_raw) != n_req or len(resp_raw) != n_resp:
+            raise CaptureError(f"{path}: record at byte {pos} is shorter than its header says")
+        out.append(_httprr_record(path, req_raw, resp_raw))
+        pos = start + n_req + n_resp
+    return out
+
+
+def _split_http(path: Path, message: bytes) -> tuple[bytes, dict[str, str], bytes]:
+    head, sep, body = message.partition(b"\r\n\r\n")
+    if not sep:
+        raise CaptureError(f"{path}: HTTP message without a header/body separator")
+    lines = head.decode("latin-1").split("\r\n")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        for sub in line.split("\n"):  # tolerate bare-LF header lines seen in some traces
+            name, _, value = sub.partition(":")
+            if name:
+                headers[name.strip().lower()] = value.strip()
+    return lines[0].encode("latin-1"), headers, body
+
+
+def _dechunk(path: Path, body: bytes) -> bytes:
+    out = bytearray()
+    pos = 0
+    while True:
+        eol = body.find(b"\r\n", pos)
+        if eol < 0:
+            raise CaptureError(f"{path}: truncated chunked body at byte {pos}")
+        size = int(body[pos:eol].split(b";")[0], 16)
+        if size == 0:
+            return bytes(out)
+        out += body[eol + 2 : eol + 2 + size]
+        pos = eol + 2 + size + 2
+
+
+def _httprr_record(path: Path, req_raw: bytes, resp_raw: bytes) -> Interaction:
+    req_line, req_headers, req_body = _split_http(path, req_raw)
+    method, url, _ = req_line.decode("latin-1").split(" ", 2)
+    status_line, resp_headers, resp_body = _split_http(path, resp_raw)
+    status = int(status_line.split()[1])
+    if "chunked" in resp_headers.get("transfer-encoding", "").lower():
+        resp_body = _dechunk(path, resp_body)
+    return _make(method, url, req_headers, req_body, status, resp_headers, resp_body)

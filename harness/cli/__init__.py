@@ -1,0 +1,42 @@
+"""The `conformance` command: a thin shell over the harness. Each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from harness import __version__
+
+# Subcommand modules, each with `add_parser(subparsers)` that sets `func(args) -> int` as default.
+# Imported lazily by name so that `--help` stays fast and a broken subcommand cannot hide the others.
+SUBCOMMANDS: tuple[str, ...] = ("harness.cli.decode", "harness.cli.run")
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="conformance",
+        description="Record-and-replay protocol conformance harness for LLM protocol-translating proxies.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script and of `python -m harness`."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    result: int = args.func(args)
+    return result

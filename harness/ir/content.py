@@ -1,0 +1,113 @@
+"""Content parts of messages and responses, a union discriminated on `kind`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from harness.ir.base import IRModel, JSONValue
+
+
+class TextPart(IRModel):
+    """Plain text."""
+
+    kind: Literal["text"] = "text"
+    """Tag of this part."""
+    text: str
+    """The text."""
+
+
+class Base64Image(IRModel):
+    """Image bytes carried inline."""
+
+    type: Literal["base64"] = "base64"
+    """Tag of this image source."""
+    media_type: str
+    """MIME type such as `image/png`."""
+    data: str
+    """Base64-encoded image bytes (no data-URL prefix)."""
+
+
+class UrlImage(IRModel):
+    """Image referenced by URL."""
+
+    type: Literal["url"] = "url"
+    """Tag of this image source."""
+    url: str
+    """http(s) URL of the image."""
+
+
+ImageSource = Annotated[Base64Image | UrlImage, Field(discriminator="type")]
+
+
+class ImagePart(IRModel):
+    """An image given to the model."""
+
+    kind: Literal["image"] = "image"
+    """Tag of this part."""
+    source: ImageSource
+    """Where the image bytes are."""
+
+
+class ToolCallPart(IRModel):
+    """A call the model asks the client to make."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    """Tag of this part."""
+    id: str
+    """Call id; synthesized deterministically where the protocol has none (see the protocol's module)."""
+    name: str
+    """Name of the tool to call."""
+    arguments: JSONValue = None
+    """Arguments parsed from JSON (normally an object); None when `arguments_raw` is not valid JSON."""
+    arguments_raw: str = ""
+    """Arguments as the wire carried them (JSON text), kept to show what was actually sent."""
+
+
+class ToolResultPart(IRModel):
+    """The client's answer to a tool call."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    """Tag of this part."""
+    tool_call_id: str
+    """Id of the call this answers."""
+    name: str | None = None
+    """Name of the tool that was called (Gemini's functionResponse.name needs it)."""
+    content: list[TextPart | ImagePart] = Field(default_factory=list)
+    """What the tool returned."""
+    is_error: bool = False
+    """Whether the tool failed."""
+
+
+class ThinkingPart(IRModel):
+    """Visible reasoning, with the signature some providers require to be sent back."""
+
+    kind: Literal["thinking"] = "thinking"
+    """Tag of this part."""
+    text: str
+    """Reasoning text (or summary)."""
+    signature: str | None = None
+    """Opaque signature (Anthropic `signature`, Gemini `thoughtSignature`)."""
+
+
+class RedactedThinkingPart(IRModel):
+    """Reasoning the provider returned only in encrypted form."""
+
+    kind: Literal["redacted_thinking"] = "redacted_thinking"
+    """Tag of this part."""
+    data: str
+    """Opaque encrypted payload, to be sent back unchanged."""
+
+
+ContentPart = Annotated[
+    TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart,
+    Field(discriminator="kind"),
+]
+"""Any content part."""
+
+OutputPart = Annotated[
+    TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart,
+    Field(discriminator="kind"),
+]
+"""A part a model can produce in a response."""

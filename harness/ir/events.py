@@ -1,0 +1,181 @@
+"""Stream events: message start, start/delta/end per content index, usage, and one terminal event."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from harness.ir.base import IRModel
+from harness.ir.errors import IRError
+from harness.ir.response import StopReason, Usage
+
+
+class MessageStart(IRModel):
+    """The stream has begun."""
+
+    kind: Literal["message_start"] = "message_start"
+    """Tag."""
+    id: str | None = None
+    """Provider's response id."""
+    model: str | None = None
+    """Model name the provider reported."""
+    usage: Usage | None = None
+    """Usage known at start (Anthropic reports input tokens here)."""
+
+
+class TextStart(IRModel):
+    """A text block opens."""
+
+    kind: Literal["text_start"] = "text_start"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+
+
+class TextDelta(IRModel):
+    """More text for an open text block."""
+
+    kind: Literal["text_delta"] = "text_delta"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    text: str
+    """The new text."""
+
+
+class TextEnd(IRModel):
+    """A text block closes."""
+
+    kind: Literal["text_end"] = "text_end"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+
+
+class ThinkingStart(IRModel):
+    """A thinking block opens."""
+
+    kind: Literal["thinking_start"] = "thinking_start"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+
+
+class ThinkingDelta(IRModel):
+    """More reasoning text for an open thinking block."""
+
+    kind: Literal["thinking_delta"] = "thinking_delta"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    text: str
+    """The new reasoning text."""
+
+
+class ThinkingEnd(IRModel):
+    """A thinking block closes, with its signature if any."""
+
+    kind: Literal["thinking_end"] = "thinking_end"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    signature: str | None = None
+    """Opaque signature of the block."""
+
+
+class RedactedThinking(IRModel):
+    """A whole redacted-thinking block (it has no deltas)."""
+
+    kind: Literal["redacted_thinking"] = "redacted_thinking"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    data: str
+    """Opaque encrypted payload."""
+
+
+class ToolCallStart(IRModel):
+    """A tool call opens."""
+
+    kind: Literal["tool_call_start"] = "tool_call_start"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    id: str
+    """Call id (synthesized where the protocol has none)."""
+    name: str
+    """Tool name."""
+
+
+class ToolCallDelta(IRModel):
+    """A fragment of a tool call's JSON arguments."""
+
+    kind: Literal["tool_call_delta"] = "tool_call_delta"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+    arguments: str
+    """The next fragment of the arguments' JSON text."""
+
+
+class ToolCallEnd(IRModel):
+    """A tool call closes; its arguments are complete."""
+
+    kind: Literal["tool_call_end"] = "tool_call_end"
+    """Tag."""
+    index: int
+    """Content index of the block."""
+
+
+class UsageEvent(IRModel):
+    """Usage figures reported mid-stream; later figures replace earlier ones field by field."""
+
+    kind: Literal["usage"] = "usage"
+    """Tag."""
+    usage: Usage
+    """The figures."""
+
+
+class Done(IRModel):
+    """Terminal event of a successful stream."""
+
+    kind: Literal["done"] = "done"
+    """Tag."""
+    stop_reason: StopReason | None = None
+    """Why generation stopped; None if the provider never said (e.g. OpenRouter streams with no
+    finish_reason)."""
+    usage: Usage | None = None
+    """Final usage, when reported with the terminal event."""
+
+
+class ErrorEvent(IRModel):
+    """Terminal event of a failed stream."""
+
+    kind: Literal["error"] = "error"
+    """Tag."""
+    error: IRError
+    """What went wrong."""
+
+
+StreamEvent = Annotated[
+    MessageStart
+    | TextStart
+    | TextDelta
+    | TextEnd
+    | ThinkingStart
+    | ThinkingDelta
+    | ThinkingEnd
+    | RedactedThinking
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | UsageEvent
+    | Done
+    | ErrorEvent,
+    Field(discriminator="kind"),
+]
+"""Any stream event."""
+
+TERMINAL_KINDS = frozenset({"done", "error"})
+"""Event kinds that end a stream."""

@@ -1,0 +1,66 @@
+"""JSON (de)serialization of IR values and the JSON Schema generated from the IR."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from harness.ir.content import ContentPart
+from harness.ir.errors import IRError
+from harness.ir.events import StreamEvent
+from harness.ir.request import Request
+from harness.ir.response import Response
+
+M = TypeVar("M", bound=BaseModel)
+
+EVENT_ADAPTER: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+EVENTS_ADAPTER: TypeAdapter[list[StreamEvent]] = TypeAdapter(list[StreamEvent])
+CONTENT_ADAPTER: TypeAdapter[ContentPart] = TypeAdapter(ContentPart)
+
+
+def to_json(value: BaseModel) -> dict[str, Any]:
+    """An IR model as a JSON-ready dict (aliases used, defaults kept so the shape is stable)."""
+    return value.model_dump(mode="json", by_alias=True)
+
+
+def events_to_json(events: list[StreamEvent]) -> list[dict[str, Any]]:
+    """A list of stream events as JSON-ready dicts."""
+    return [e.model_dump(mode="json", by_alias=True) for e in events]
+
+
+def events_from_json(data: Any) -> list[StreamEvent]:
+    """Stream events from JSON-ready dicts (validated)."""
+    return EVENTS_ADAPTER.validate_python(data)
+
+
+def from_json(model: type[M], data: Any) -> M:
+    """An IR model from a JSON-ready dict (validated)."""
+    return model.model_validate(data)
+
+
+def ir_json_schema() -> dict[str, Any]:
+    """One JSON Schema document with a definition for each top-level IR type."""
+    defs: dict[str, Any] = {}
+    roots: dict[str, Any] = {}
+    for name, adapter in (
+        ("Request", TypeAdapter(Request)),
+        ("Response", TypeAdapter(Response)),
+        ("StreamEvent", EVENT_ADAPTER),
+        ("IRError", TypeAdapter(IRError)),
+    ):
+        schema = adapter.json_schema(by_alias=True, ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        roots[name] = schema
+    defs.update(roots)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Core IR",
+        "$defs": defs,
+    }
+
+
+def dumps_schema() -> str:
+    """The IR JSON Schema as stable, pretty JSON text."""
+    return json.dumps(ir_json_schema(), indent=2, sort_keys=True)

@@ -1,0 +1,19 @@
+"""Wire protocols: one codec per protocol, profiles for provider flavours, reached through the registry."""
+
+from harness.protocols.base import Codec, DecodeError, StreamDecoder, StreamEncoder, decode_events, encode_events
+from harness.wire.http import HttpRequest, HttpResponse
+from harness.protocols.registry import get, names, register
+
+__all__ = [
+    "Codec",
+    "DecodeError",
+    "HttpRequest",
+    "HttpResponse",
+    "StreamDecoder",
+    "StreamEncoder",
+    "decode_events",
+    "encode_events",
+    "get",
+    "names",
+    "register",
+]

@@ -1,0 +1,123 @@
+"""The codec contract every wire protocol implements, in all four directions.
+
+One codec serves every role (see ARCHITECTURE.md): a frontend decodes requests and encodes responses,
+a backend encodes requests and decodes responses; reference backends and the replay server use the same
+functions. Codecs raise only `DecodeError` on bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import ClassVar, Protocol, runtime_checkable
+
+from harness import ir
+from harness.wire.http import HttpRequest, HttpResponse
+from harness.wire.errors import WireError
+
+
+class DecodeError(WireError):
+    """Input that a protocol cannot decode; says which protocol and where."""
+
+    def __init__(self, protocol: str, message: str, *, offset: int | None = None) -> None:
+        super().__init__(f"{protocol}: {message}", offset=offset)
+        self.protocol = protocol
+
+
+class StreamDecoder(Protocol):
+    """Incremental wire -> IR stream decoding: feed bytes as they arrive, get IR events out."""
+
+    def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
+        """Consume the next bytes; return the events they complete."""
+        ...
+
+    def close(self) -> list[ir.StreamEvent]:
+        """End of input: return the remaining events. A stream that ended without its protocol's terminal
+        marker yields a terminal `ErrorEvent` of kind `malformed_stream` rather than raising."""
+        ...
+
+
+class StreamEncoder(Protocol):
+    """Incremental IR -> wire stream encoding: one event in, the bytes to send out now."""
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """Bytes for this event (may be empty when the protocol has no wire form for it yet)."""
+        ...
+
+    def close(self) -> bytes:
+        """Trailing bytes after the terminal event (e.g. OpenAI `data: [DONE]`)."""
+        ...
+
+
+@runtime_checkable
+class Codec(Protocol):
+    """A wire protocol (or a provider profile over one) in all four directions."""
+
+    name: str
+    """Registry name, e.g. `openai`, `anthropic`, `gemini`, `groq`."""
+    stream_media_type: str
+    """Content-Type of a streamed response, e.g. `text/event-stream`."""
+    losses: ClassVar[Mapping[str, str]]
+    """IR fields this protocol cannot carry -> why; round-trip properties and the request-side diff use it."""
+
+    # --- requests -------------------------------------------------------------------------------------
+    def decode_request(self, request: HttpRequest) -> ir.Request:
+        """A client's wire request -> IR (frontend role; replay server; request-side check)."""
+        ...
+
+    def encode_request(self, request: ir.Request) -> HttpRequest:
+        """IR -> the wire request a client of this protocol would send (backend role). No auth added."""
+        ...
+
+    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
+        """The same request carrying `api_key` the way this protocol expects it."""
+        ...
+
+    def is_stream_request(self, request: HttpRequest) -> bool:
+        """Whether the client asked for a streamed response (body flag, path or query)."""
+        ...
+
+    # --- responses ------------------------------------------------------------------------------------
+    def decode_response(self, body: bytes) -> ir.Response:
+        """A successful non-streamed response body -> IR."""
+        ...
+
+    def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
+        """IR -> a successful non-streamed response."""
+        ...
+
+    def stream_decoder(self) -> StreamDecoder:
+        """A fresh incremental decoder for one streamed response body."""
+        ...
+
+    def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
+        """A fresh incremental encoder for one streamed response body."""
+        ...
+
+    # --- errors ---------------------------------------------------------------------------------------
+    def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
+        """An error response (status, headers, body) -> IR error with a kind."""
+        ...
+
+    def encode_error(self, error: ir.IRError) -> HttpResponse:
+        """IR error -> this protocol's error response, status and headers (Retry-After) included."""
+        ...
+
+
+def decode_events(codec: Codec, chunks: Iterable[bytes]) -> list[ir.StreamEvent]:
+    """Decode a whole streamed body given as chunks (convenience for tests and tools)."""
+    decoder = codec.stream_decoder()
+    events: list[ir.StreamEvent] = []
+    for chunk in chunks:
+        events.extend(decoder.feed(chunk))
+    events.extend(decoder.close())
+    return events
+
+
+def encode_events(codec: Codec, events: Iterable[ir.StreamEvent], request: ir.Request | None = None) -> bytes:
+    """Encode a whole stream of events to one body (convenience for tests and tools)."""
+    encoder = codec.stream_encoder(request=request)
+    out = bytearray()
+    for event in events:
+        out += encoder.encode(event)
+    out += encoder.close()
+    return bytes(out)

@@ -1,0 +1,5 @@
+"""Imports every built-in protocol module so that each registers itself. Add new protocols here."""
+
+from __future__ import annotations
+
+# Each import below registers one protocol (or profile set) with harness.protocols.registry.
