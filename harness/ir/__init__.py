@@ -112,6 +112,7 @@ __all__ = [
     "ToolChoiceTool",
     "ToolResultPart",
     "Usage",
+    "UrlImage",
     "UsageEvent",
     "events_from_json",
     "events_to_json",

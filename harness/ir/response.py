@@ -9,9 +9,7 @@ from pydantic import Field
 from harness.ir.base import IRModel
 from harness.ir.content import OutputPart
 
-StopKind = Literal[
-    "end_turn", "max_tokens", "stop_sequence", "tool_use", "content_filter", "refusal", "error", "other"
-]
+StopKind = Literal["end_turn", "max_tokens", "stop_sequence", "tool_use", "content_filter", "refusal", "error", "other"]
 
 
 class StopReason(IRModel):

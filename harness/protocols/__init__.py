@@ -1,8 +1,15 @@
 """Wire protocols: one codec per protocol, profiles for provider flavours, reached through the registry."""
 
-from harness.protocols.base import Codec, DecodeError, StreamDecoder, StreamEncoder, decode_events, encode_events
-from harness.wire.http import HttpRequest, HttpResponse
+from harness.protocols.base import (
+    Codec,
+    DecodeError,
+    StreamDecoder,
+    StreamEncoder,
+    decode_events,
+    encode_events,
+)
 from harness.protocols.registry import get, names, register
+from harness.wire.http import HttpRequest, HttpResponse
 
 __all__ = [
     "Codec",

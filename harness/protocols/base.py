@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from typing import ClassVar, Protocol, runtime_checkable
 
 from harness import ir
-from harness.wire.http import HttpRequest, HttpResponse
 from harness.wire.errors import WireError
+from harness.wire.http import HttpRequest, HttpResponse
 
 
 class DecodeError(WireError):

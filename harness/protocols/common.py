@@ -1,0 +1,141 @@
+"""Helpers every protocol shares: JSON loading with typed errors, status -> error kind, Retry-After, ids."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from harness import ir
+from harness.protocols.base import DecodeError
+
+_STATUS_KINDS: dict[int, ir.ErrorKind] = {
+    400: ir.ErrorKind.INVALID_REQUEST,
+    401: ir.ErrorKind.AUTH,
+    403: ir.ErrorKind.PERMISSION,
+    404: ir.ErrorKind.NOT_FOUND,
+    408: ir.ErrorKind.TIMEOUT,
+    409: ir.ErrorKind.INVALID_REQUEST,
+    413: ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED,
+    422: ir.ErrorKind.INVALID_REQUEST,
+    429: ir.ErrorKind.THROTTLED,
+    500: ir.ErrorKind.SERVER,
+    502: ir.ErrorKind.SERVER,
+    503: ir.ErrorKind.OVERLOADED,
+    504: ir.ErrorKind.TIMEOUT,
+    529: ir.ErrorKind.OVERLOADED,
+}
+
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "input token count",
+)
+
+# The status each kind is sent with when a protocol has no more specific rule.
+KIND_STATUS: dict[ir.ErrorKind, int] = {
+    ir.ErrorKind.THROTTLED: 429,
+    ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED: 400,
+    ir.ErrorKind.AUTH: 401,
+    ir.ErrorKind.PERMISSION: 403,
+    ir.ErrorKind.NOT_FOUND: 404,
+    ir.ErrorKind.INVALID_REQUEST: 400,
+    ir.ErrorKind.OVERLOADED: 503,
+    ir.ErrorKind.SERVER: 500,
+    ir.ErrorKind.NETWORK: 502,
+    ir.ErrorKind.TIMEOUT: 504,
+    ir.ErrorKind.MALFORMED_STREAM: 502,
+}
+
+
+def kind_for_status(status: int, message: str = "") -> ir.ErrorKind:
+    """The error kind an HTTP status (and, for 400s, a context-window message) means."""
+    if status in (400, 413) and any(m in message.lower() for m in _CONTEXT_MARKERS):
+        return ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
+    if status in _STATUS_KINDS:
+        return _STATUS_KINDS[status]
+    if 500 <= status < 600:
+        return ir.ErrorKind.SERVER
+    return ir.ErrorKind.INVALID_REQUEST
+
+
+def is_context_message(message: str) -> bool:
+    """Whether an error message says the context window was exceeded."""
+    return any(m in message.lower() for m in _CONTEXT_MARKERS)
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from a `Retry-After` (or `retry-after-ms`) header; None when absent or unreadable."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    if "retry-after-ms" in lower:
+        try:
+            return max(float(lower["retry-after-ms"]) / 1000.0, 0.0)
+        except ValueError:
+            return None
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    from datetime import UTC, datetime
+
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def retry_after_headers(error: ir.IRError) -> dict[str, str]:
+    """The `retry-after` header for an error that carries one (whole seconds, rounded up)."""
+    if error.retry_after is None:
+        return {}
+    seconds = int(-(-error.retry_after // 1))
+    return {"retry-after": str(seconds)}
+
+
+def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
+    """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset."""
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError as exc:
+        raise DecodeError(protocol, f"{what} is not UTF-8: {exc.reason}", offset=offset + exc.start) from exc
+    except json.JSONDecodeError as exc:
+        raise DecodeError(protocol, f"{what} is not JSON: {exc.msg}", offset=offset + exc.pos) from exc
+
+
+def load_object(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
+    """Parse a JSON object or raise `DecodeError`."""
+    value = load_json(protocol, data, offset=offset, what=what)
+    if not isinstance(value, dict):
+        raise DecodeError(protocol, f"{what} is {type(value).__name__}, expected a JSON object", offset=offset)
+    return value
+
+
+def dump_json(value: Any) -> bytes:
+    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def parse_arguments(raw: str) -> Any:
+    """Tool arguments parsed from JSON text; an empty string means no arguments (`{}`); None if invalid."""
+    if raw.strip() == "":
+        return {}
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return None
+
+
+def synth_tool_id(prefix: str, *parts: object) -> str:
+    """A deterministic tool-call id for protocols without ids: prefix + short hash of what identifies it."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:24]
+    return f"{prefix}{digest}"
