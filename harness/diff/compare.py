@@ -1,0 +1,68 @@
+"""Compare two normalized views with deepdiff; every divergence carries its path, both values and, for stream
+events, the index of the event where the runs first part ways."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from harness.diff import normalize
+from harness.diff.normalize import Rule, View
+
+_MISSING = "<missing>"
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One place where two runs differ."""
+
+    path: str
+    """Where, as a JSON path like `events[3].text` or `response.stop_reason.kind`."""
+    left: Any
+    """Value on the reference side (`<missing>` when absent)."""
+    right: Any
+    """Value on the compared side (`<missing>` when absent)."""
+    event_index: int | None
+    """Index of the (normalized) stream event the path is in, when it is in one."""
+    change: str
+    """deepdiff's name for the change (values_changed, iterable_item_added, ...)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form for traces and reports."""
+        return asdict(self)
+
+
+def _path_text(parts: list[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def diff_views(left: View, right: View) -> list[Divergence]:
+    """All divergences between two (already normalized) views, first divergence first."""
+    tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2, cutoff_intersection_for_pairs=1)
+    found: list[Divergence] = []
+    for change, levels in tree.items():
+        for level in levels:
+            parts = level.path(output_format="list")
+            index = parts[1] if len(parts) > 1 and parts[0] == "events" and isinstance(parts[1], int) else None
+            left_v = level.t1 if type(level.t1).__name__ != "NotPresent" else _MISSING
+            right_v = level.t2 if type(level.t2).__name__ != "NotPresent" else _MISSING
+            found.append(Divergence(_path_text(parts), left_v, right_v, index, change))
+    return sorted(found, key=_order)
+
+
+def _order(d: Divergence) -> tuple[int, int, str]:
+    # Stream events first (by index: the first diverging event leads), then the response, then the rest.
+    if d.event_index is not None:
+        return (0, d.event_index, d.path)
+    return (1 if d.path.startswith("response") else 2, 0, d.path)
+
+
+def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:
+    """Normalize both views with `rules`, drop usage one side cannot report, and diff them."""
+    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
+    return diff_views(a, b)

@@ -1,0 +1,115 @@
+"""Triage: the verdict of one case from its three runs, exactly as the table in DESIGN.md says.
+
+| baseline(F) | baseline(B) | translated | verdict |
+|---|---|---|---|
+| ok | ok | ok, no unexplained divergence | pass |
+| ok | ok | fails a check, or diverges | proxy bug (response side) |
+| any | any | upstream request IR differs from frontend IR | proxy bug (request side) |
+| any | fails the same way | fails | backend issue |
+| fails | ok | ok | baseline issue (frontend's own backend) |
+| declared unsupported capability | | | unsupported (not a failure) |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from harness.diff.compare import Divergence
+
+
+class Verdict(StrEnum):
+    """The outcome of one case."""
+
+    PASS = "pass"
+    PROXY_BUG_REQUEST = "proxy_bug_request"
+    PROXY_BUG_RESPONSE = "proxy_bug_response"
+    BACKEND_ISSUE = "backend_issue"
+    BASELINE_ISSUE = "baseline_issue"
+    UNSUPPORTED = "unsupported"
+
+    @property
+    def is_proxy_bug(self) -> bool:
+        """Whether this verdict fails the gate."""
+        return self in (Verdict.PROXY_BUG_REQUEST, Verdict.PROXY_BUG_RESPONSE)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What triage needs to know of one run."""
+
+    ok: bool
+    """Every check passed and nothing broke (no exception, no grammar violation)."""
+    failures: frozenset[str] = frozenset()
+    """Names of the failed checks (and `grammar:<rule>` / `exception:<class>` for other breakage)."""
+
+
+@dataclass(frozen=True)
+class Triage:
+    """A verdict with the reason a person can act on."""
+
+    verdict: Verdict
+    """The outcome."""
+    reason: str
+    """Why, in one sentence."""
+    first_divergence: Divergence | None = None
+    """The first divergence that decided it, if one did."""
+    divergences: list[Divergence] = field(default_factory=list)
+    """All divergences that decided it."""
+
+
+def _names(failures: frozenset[str]) -> str:
+    return ", ".join(sorted(failures)) or "no named check"
+
+
+def triage(
+    baseline_frontend: RunOutcome,
+    baseline_backend: RunOutcome,
+    translated: RunOutcome,
+    *,
+    request_divergences: list[Divergence],
+    response_divergences: list[Divergence],
+    unsupported: str | None = None,
+) -> Triage:
+    """The verdict for one case. `unsupported` names the missing capability when the case cannot run."""
+    if unsupported:
+        return Triage(Verdict.UNSUPPORTED, f"declared unsupported: {unsupported}")
+    if request_divergences:
+        first = request_divergences[0]
+        return Triage(
+            Verdict.PROXY_BUG_REQUEST,
+            f"upstream request differs from the client's request at {first.path}",
+            first,
+            request_divergences,
+        )
+    if not translated.ok and not baseline_backend.ok and translated.failures & baseline_backend.failures:
+        same = translated.failures & baseline_backend.failures
+        return Triage(Verdict.BACKEND_ISSUE, f"the backend's own baseline fails the same way ({_names(same)})")
+    if not baseline_frontend.ok:
+        if translated.ok or translated.failures <= baseline_frontend.failures:
+            return Triage(
+                Verdict.BASELINE_ISSUE,
+                f"the frontend's own baseline fails ({_names(baseline_frontend.failures)})",
+            )
+        extra = translated.failures - baseline_frontend.failures
+        return Triage(Verdict.PROXY_BUG_RESPONSE, f"translated run fails checks the baseline passes ({_names(extra)})")
+    if not translated.ok:
+        return Triage(
+            Verdict.PROXY_BUG_RESPONSE,
+            f"translated run fails ({_names(translated.failures)})",
+            response_divergences[0] if response_divergences else None,
+            response_divergences,
+        )
+    if response_divergences:
+        first = response_divergences[0]
+        return Triage(
+            Verdict.PROXY_BUG_RESPONSE,
+            f"translated run diverges from the frontend baseline at {first.path}",
+            first,
+            response_divergences,
+        )
+    if not baseline_backend.ok:
+        return Triage(
+            Verdict.PASS, f"translation holds; the backend's baseline fails ({_names(baseline_backend.failures)})"
+        )
+    return Triage(Verdict.PASS, "all three runs agree")

@@ -1,0 +1,163 @@
+"""Normalization rules, first divergence, request-side losses and triage verdicts."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import ir
+from harness.diff import RunOutcome, Verdict, compare, request_divergences, strip_losses, triage
+from harness.diff import normalize as n
+from tests import strategies
+
+
+def view(events: list[ir.StreamEvent], response: ir.Response | None = None) -> n.View:
+    return {
+        "events": ir.events_to_json(events),
+        "response": ir.to_json(response) if response else None,
+        "error": None,
+    }
+
+
+def text_events(chunks: list[str], *, msg_id: str = "msg_1", model: str = "m") -> list[ir.StreamEvent]:
+    return [
+        ir.MessageStart(id=msg_id, model=model, usage=ir.Usage(input_tokens=3)),
+        ir.TextStart(index=0),
+        *[ir.TextDelta(index=0, text=c) for c in chunks],
+        ir.TextEnd(index=0),
+        ir.UsageEvent(usage=ir.Usage(output_tokens=2)),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn", raw="stop")),
+    ]
+
+
+def test_chunking_ids_models_and_raw_stop_values_do_not_diverge() -> None:
+    left = view(text_events(["Hel", "lo"], msg_id="msg_A", model="claude"))
+    right = view(text_events(["H", "ello"], msg_id="chatcmpl-B", model="gpt"))
+    right["events"][-1]["stop_reason"]["raw"] = "end_turn"
+    assert compare(left, right) == []
+
+
+def test_first_divergence_names_the_event_and_both_values() -> None:
+    left = view(text_events(["Hello", " world"]))
+    right = view(text_events(["Hello", " wor"]))
+    found = compare(left, right)
+    assert found[0].path == "events[2].text"
+    assert found[0].event_index == 2
+    assert (found[0].left, found[0].right) == ("Hello world", "Hello wor")
+
+
+def test_missing_event_is_reported_as_missing() -> None:
+    left = view(text_events(["a"]))
+    right = view([e for e in text_events(["a"]) if e.kind != "text_end"])
+    found = compare(left, right)
+    assert found[0].event_index == 3
+    assert found[0].path.startswith("events[3]")
+
+
+def test_tool_call_ids_are_compared_by_order_of_appearance() -> None:
+    def events(ids: tuple[str, str]) -> list[ir.StreamEvent]:
+        return [
+            ir.MessageStart(),
+            ir.ToolCallStart(index=0, id=ids[0], name="a"),
+            ir.ToolCallEnd(index=0),
+            ir.ToolCallStart(index=1, id=ids[1], name="b"),
+            ir.ToolCallEnd(index=1),
+            ir.Done(stop_reason=ir.StopReason(kind="tool_use")),
+        ]
+
+    assert compare(view(events(("toolu_1", "toolu_2"))), view(events(("call_x", "call_y")))) == []
+    swapped = compare(view(events(("toolu_1", "toolu_2"))), view(events(("call_x", "call_x"))))
+    assert swapped and swapped[0].path == "events[3].id"
+
+
+def test_usage_a_backend_cannot_report_is_not_compared_but_a_wrong_figure_is() -> None:
+    base = ir.Response(content=[ir.TextPart(text="x")], usage=ir.Usage(input_tokens=5, cache_read_tokens=2))
+    no_cache = base.model_copy(update={"usage": ir.Usage(input_tokens=5)})
+    wrong = base.model_copy(update={"usage": ir.Usage(input_tokens=0, cache_read_tokens=2)})
+    assert compare(view([], base), view([], no_cache)) == []
+    found = compare(view([], base), view([], wrong))
+    assert [d.path for d in found] == ["response.usage.input_tokens"]
+
+
+@given(strategies.responses(), st.integers(1, 7), st.integers(1, 7))
+def test_any_chunking_of_the_same_response_compares_equal(resp: ir.Response, a: int, b: int) -> None:
+    left = view(strategies.events_for(resp, chunk=a), resp)
+    right = view(strategies.events_for(resp, chunk=b), resp)
+    assert compare(left, right) == []
+
+
+def test_rules_do_not_mutate_their_input() -> None:
+    original = view(text_events(["a", "b"]))
+    snapshot = repr(original)
+    n.apply(original)
+    assert repr(original) == snapshot
+
+
+def request(**kw: object) -> dict[str, object]:
+    base = ir.Request(
+        model="m",
+        messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])],
+        tools=[ir.Tool(name="get_weather")],
+        temperature=0.2,
+    )
+    return ir.to_json(base.model_copy(update=kw))
+
+
+def test_request_side_tools_dropped_is_a_divergence() -> None:
+    found = request_divergences(request(), request(tools=[]))
+    assert found and found[0].path.startswith("request.tools")
+
+
+def test_request_side_model_name_and_declared_losses_are_allowed() -> None:
+    assert request_divergences(request(), request(model="other", temperature=None), losses=["Request.temperature"]) == []
+    assert request_divergences(request(), request(temperature=None)) != []
+
+
+def test_strip_losses_removes_fields_of_a_part_kind_and_whole_parts() -> None:
+    req = ir.to_json(
+        ir.Request(
+            model="m",
+            messages=[
+                ir.Message(
+                    role="assistant",
+                    content=[ir.ThinkingPart(text="t", signature="sig"), ir.TextPart(text="x")],
+                ),
+                ir.Message(
+                    role="user",
+                    content=[ir.ImagePart(source=ir.UrlImage(url="https://e/x.png")), ir.TextPart(text="y")],
+                ),
+            ],
+        )
+    )
+    stripped = strip_losses(req, ["ThinkingPart.signature", "ImagePart"])
+    assert stripped["messages"][0]["content"][0] == {"kind": "thinking", "text": "t"}
+    assert stripped["messages"][1]["content"] == [{"kind": "text", "text": "y"}]
+
+
+OK = RunOutcome(ok=True)
+
+
+def fail(*names: str) -> RunOutcome:
+    return RunOutcome(ok=False, failures=frozenset(names))
+
+
+def test_triage_table() -> None:
+    div = compare(view(text_events(["a"])), view(text_events(["b"])))
+    assert triage(OK, OK, OK, request_divergences=[], response_divergences=[]).verdict is Verdict.PASS
+    got = triage(OK, OK, OK, request_divergences=[], response_divergences=div)
+    assert got.verdict is Verdict.PROXY_BUG_RESPONSE and got.first_divergence == div[0]
+    assert triage(OK, OK, fail("text"), request_divergences=[], response_divergences=[]).verdict is (
+        Verdict.PROXY_BUG_RESPONSE
+    )
+    assert triage(fail("x"), fail("y"), OK, request_divergences=div, response_divergences=[]).verdict is (
+        Verdict.PROXY_BUG_REQUEST
+    )
+    assert triage(OK, fail("text"), fail("text"), request_divergences=[], response_divergences=div).verdict is (
+        Verdict.BACKEND_ISSUE
+    )
+    assert triage(fail("usage"), OK, OK, request_divergences=[], response_divergences=[]).verdict is (
+        Verdict.BASELINE_ISSUE
+    )
+    got = triage(OK, OK, OK, request_divergences=div, response_divergences=[], unsupported="vision")
+    assert got.verdict is Verdict.UNSUPPORTED and "vision" in got.reason
+    assert Verdict.PROXY_BUG_REQUEST.is_proxy_bug and not Verdict.BACKEND_ISSUE.is_proxy_bug
