@@ -1,0 +1,21 @@
+"""Framing only: incremental SSE, NDJSON and JSON-array stream decoders and encoders, plain HTTP messages.
+
+Imports nothing else of the harness. Every decoder is chunk-boundary independent (any split of the same bytes
+gives the same output) and raises `FramingError` with a byte offset on malformed input.
+"""
+
+from harness.wire.errors import FramingError, WireError
+from harness.wire.http import HttpRequest, HttpResponse
+from harness.wire.sse import SSEDecoder, SSEEvent, encode_sse, encode_sse_comment, iter_sse
+
+__all__ = [
+    "FramingError",
+    "HttpRequest",
+    "HttpResponse",
+    "SSEDecoder",
+    "SSEEvent",
+    "WireError",
+    "encode_sse",
+    "encode_sse_comment",
+    "iter_sse",
+]
