@@ -6,15 +6,21 @@ gives the same output) and raises `FramingError` with a byte offset on malformed
 
 from harness.wire.errors import FramingError, WireError
 from harness.wire.http import HttpRequest, HttpResponse
+from harness.wire.jsonarray import JSONArrayDecoder, JSONArrayEncoder
+from harness.wire.ndjson import NDJSONDecoder, encode_ndjson
 from harness.wire.sse import SSEDecoder, SSEEvent, encode_sse, encode_sse_comment, iter_sse
 
 __all__ = [
     "FramingError",
     "HttpRequest",
     "HttpResponse",
+    "JSONArrayDecoder",
+    "JSONArrayEncoder",
+    "NDJSONDecoder",
     "SSEDecoder",
     "SSEEvent",
     "WireError",
+    "encode_ndjson",
     "encode_sse",
     "encode_sse_comment",
     "iter_sse",

@@ -1,0 +1,112 @@
+"""Newline-delimited JSON framing (Ollama's `application/x-ndjson` streams): incremental decoder and encoder."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.wire.errors import FramingError
+
+DEFAULT_MAX_LINE_SIZE = 16 * 1024 * 1024
+"""Longest line a decoder buffers before raising `FramingError`."""
+
+_BLANK = b" \t\r"
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json accepts NaN/Infinity; they are not JSON, and a provider sending them is a framing bug.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def load_json(data: bytes, offset: int) -> Any:
+    """Parse one strict JSON value from UTF-8 `data` found at byte `offset`; FramingError with the offset if not."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as exc:
+        raise FramingError(f"invalid UTF-8 in JSON ({exc.reason})", offset=offset + exc.start) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        where = offset + len(text[: exc.pos].encode())
+        raise FramingError(f"invalid JSON: {exc.msg}", offset=where) from None
+    except (ValueError, RecursionError) as exc:
+        # parse_constant's rejection, or nesting deeper than the interpreter's recursion limit.
+        raise FramingError(f"invalid JSON: {exc}", offset=offset) from None
+
+
+class NDJSONDecoder:
+    """Incremental NDJSON decoder: one parsed JSON value per non-blank line, the same for any chunking."""
+
+    def __init__(self, *, max_line_size: int = DEFAULT_MAX_LINE_SIZE) -> None:
+        self.max_line_size = max_line_size
+        """Limit on the bytes of one line (a line still being received counts)."""
+        self._pending: list[bytes] = []
+        self._pending_len = 0
+        self._offset = 0  # absolute offset of the first pending byte (the start of the next line)
+        self._error: FramingError | None = None
+        self._closed = False
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        """Consume the next bytes; return the values of the lines they complete."""
+        self._check_usable()
+        last = chunk.rfind(b"\n")
+        if last < 0:
+            self._hold(chunk)
+            return []
+        end = last + 1
+        self._pending.append(chunk[:end])
+        region = b"".join(self._pending)
+        self._pending = []
+        self._pending_len = 0
+        out = self._parse(region.split(b"\n")[:-1])
+        if end < len(chunk):
+            self._hold(chunk[end:])
+        return out
+
+    def close(self) -> list[Any]:
+        """Signal the end of the stream; a last line without newline is accepted."""
+        self._check_usable()
+        self._closed = True
+        if not self._pending:
+            return []
+        tail = b"".join(self._pending)
+        self._pending = []
+        return self._parse([tail])
+
+    def _check_usable(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._closed:
+            raise RuntimeError("NDJSONDecoder used after close()")
+
+    def _hold(self, piece: bytes) -> None:
+        if not piece:
+            return
+        self._pending.append(piece)
+        self._pending_len += len(piece)
+        if self._pending_len > self.max_line_size:
+            self._error = FramingError(f"NDJSON line longer than {self.max_line_size} bytes", offset=self._offset)
+            raise self._error
+
+    def _parse(self, lines: list[bytes]) -> list[Any]:
+        out: list[Any] = []
+        pos = self._offset
+        for line in lines:
+            if len(line) > self.max_line_size:
+                self._error = FramingError(f"NDJSON line longer than {self.max_line_size} bytes", offset=pos)
+                raise self._error
+            # A CRLF line end leaves a CR, which JSON treats as whitespace; whitespace-only lines are skipped.
+            if line.strip(_BLANK):
+                try:
+                    out.append(load_json(line, pos))
+                except FramingError as exc:
+                    self._error = exc
+                    raise
+            pos += len(line) + 1
+        self._offset = pos
+        return out
+
+
+def encode_ndjson(value: Any) -> bytes:
+    """One NDJSON line: compact JSON (UTF-8, not ASCII-escaped) and a newline."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
