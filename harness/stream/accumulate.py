@@ -51,7 +51,7 @@ def parse_tool_arguments(raw: str) -> tuple[Any, str | None]:
     try:
         return json.loads(raw), None
     except json.JSONDecodeError as exc:
-        return None, f"{exc.msg} at char {exc.pos}"
+        return None, f"{exc.msg} (char {exc.pos})"
 
 
 class Accumulator:

@@ -9,7 +9,7 @@ Violations are data, not exceptions, because the diff engine and reports show th
 
 | rule                  | raised by                | meaning                                                        |
 |-----------------------|--------------------------|----------------------------------------------------------------|
-| `start_first`         | any event                | the stream does not begin with `message_start`                 |
+| `start_first`         | any event, finish()      | the stream does not begin with `message_start`                 |
 | `duplicate_start`     | `message_start`          | a second `message_start`                                       |
 | `block_restarted`     | `*_start`, redacted      | a block start on a content index that was already used         |
 | `index_order`         | `*_start`, redacted      | a new block's index is not the next one (0, 1, 2, ...)         |
@@ -110,7 +110,11 @@ class GrammarChecker:
         if self._terminated:
             return []
         at = self._position
-        return [Violation("missing_terminal", at, "the stream ended without done or error"), *self._unclosed(at)]
+        out = []
+        if at == 0:
+            out.append(Violation("start_first", at, "the stream is empty"))
+        out.append(Violation("missing_terminal", at, "the stream ended without done or error"))
+        return out + self._unclosed(at)
 
     def _open_block(self, at: int, index: int, block: str, *, whole: bool) -> list[Violation]:
         if index in self._blocks:
