@@ -66,7 +66,6 @@ class GrammarChecker:
     def __init__(self) -> None:
         self._position = 0
         self._started = False
-        self._start_reported = False
         self._terminated = False
         self._next_index = 0
         # Content index -> block type, for every block ever opened; open ones are also in `_open`.
@@ -81,15 +80,12 @@ class GrammarChecker:
             return [Violation("event_after_terminal", at, f"{event.kind} after the terminal event")]
         out: list[Violation] = []
         if event.kind == "message_start":
+            # A late first message_start is not reported again: event 0 already broke `start_first`.
             if self._started:
                 out.append(Violation("duplicate_start", at, "a second message_start"))
-            elif at != 0 and not self._start_reported:
-                out.append(Violation("start_first", at, f"message_start at event {at}, not first"))
             self._started = True
             return out
         if not self._started and at == 0:
-            # Reported once: a late message_start after this adds nothing new.
-            self._start_reported = True
             out.append(Violation("start_first", at, f"stream begins with {event.kind}, not message_start"))
         match event:
             case ir.TextStart() | ir.ThinkingStart() | ir.ToolCallStart():
