@@ -3,3 +3,4 @@
 from __future__ import annotations
 
 # Each import below registers one protocol (or profile set) with harness.protocols.registry.
+import harness.protocols.ollama  # noqa: F401

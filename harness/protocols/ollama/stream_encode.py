@@ -1,0 +1,77 @@
+"""IR events -> a streamed `/api/chat` body, written the way Ollama writes it, one event at a time.
+
+One NDJSON line per text or thinking delta (`{"model", "created_at", "message": {"role": "assistant",
+"content": ...}, "done": false}`), one line per tool call once its arguments are complete (Ollama sends
+calls whole, arguments as an object), then the final `done: true` line with `done_reason` and eval counts.
+An `ErrorEvent` becomes Ollama's mid-stream `{"error": "..."}` line. Block starts/ends and redacted thinking
+have no wire form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.ollama._fields import encode_tool_call
+from harness.protocols.ollama.errors import stream_error_line
+from harness.protocols.ollama.response import chunk_head, done_reason, usage_fields
+from harness.wire.ndjson import encode_ndjson
+
+
+class OllamaStreamEncoder:
+    """Incremental IR -> NDJSON encoder for one streamed `/api/chat` reply."""
+
+    def __init__(self, *, request: ir.Request | None = None) -> None:
+        self._request = request
+        self._model: str | None = None
+        self._usage = ir.Usage()
+        self._calls: dict[int, tuple[str, str, list[str]]] = {}  # IR index -> (id, name, argument fragments)
+        self._ordinal = 0
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """The NDJSON bytes for this event (empty when it has no wire form of its own)."""
+        match event:
+            case ir.MessageStart():
+                self._model = event.model
+                if event.usage is not None:
+                    self._usage = self._usage.merged(event.usage)
+            case ir.TextDelta() if event.text:
+                return self._line({"role": "assistant", "content": event.text})
+            case ir.ThinkingDelta() if event.text:
+                return self._line({"role": "assistant", "content": "", "thinking": event.text})
+            case ir.ToolCallStart():
+                self._calls[event.index] = (event.id, event.name, [])
+            case ir.ToolCallDelta() if event.index in self._calls:
+                self._calls[event.index][2].append(event.arguments)
+            case ir.ToolCallEnd() if event.index in self._calls:
+                return self._tool_call(*self._calls.pop(event.index))
+            case ir.UsageEvent():
+                self._usage = self._usage.merged(event.usage)
+            case ir.Done():
+                return self._done(event)
+            case ir.ErrorEvent():
+                return encode_ndjson(stream_error_line(event.error))
+        return b""
+
+    def close(self) -> bytes:
+        """Nothing follows the final line in Ollama streams."""
+        return b""
+
+    def _line(self, message: dict[str, Any]) -> bytes:
+        return encode_ndjson(chunk_head(self._model, self._request) | {"message": message, "done": False})
+
+    def _tool_call(self, call_id: str, name: str, fragments: list[str]) -> bytes:
+        raw = "".join(fragments)
+        part = ir.ToolCallPart(id=call_id, name=name, arguments=common.parse_arguments(raw), arguments_raw=raw)
+        self._ordinal += 1
+        call = encode_tool_call(part, self._ordinal - 1)
+        return self._line({"role": "assistant", "content": "", "tool_calls": [call]})
+
+    def _done(self, event: ir.Done) -> bytes:
+        final: dict[str, Any] = {"message": {"role": "assistant", "content": ""}, "done": True}
+        reason = done_reason(event.stop_reason)
+        if reason is not None:
+            final["done_reason"] = reason
+        final.update(usage_fields(self._usage.merged(event.usage)))
+        return encode_ndjson(chunk_head(self._model, self._request) | final)
