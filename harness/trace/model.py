@@ -1,0 +1,165 @@
+"""The trace of one run, and the result of one case (three runs and their triage)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness import ir
+
+TRACE_SCHEMA_VERSION = 1
+
+RunRole = Literal["baseline_frontend", "baseline_backend", "translated"]
+RunStatus = Literal["ok", "failed", "error", "skipped"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class Check(_Model):
+    """One expectation of the scenario, evaluated on what the SDK saw."""
+
+    name: str
+    """Stable check name (e.g. `stop_reason`, `text_equals`, `tool_calls`)."""
+    passed: bool
+    """Whether the expectation held."""
+    expected: Any = None
+    """What the scenario expects."""
+    actual: Any = None
+    """What the SDK saw."""
+
+
+class SdkView(_Model):
+    """What the client SDK finally saw, normalized to IR."""
+
+    response: ir.Response | None = None
+    """The final response (accumulated from the stream for streamed runs)."""
+    events: list[ir.StreamEvent] | None = None
+    """The stream as the SDK delivered it, normalized to IR events (streamed runs only)."""
+    error: ir.IRError | None = None
+    """The error the SDK raised, if any."""
+    exception: str | None = None
+    """Qualified class name of the SDK exception, if one was raised."""
+
+
+class Wire(_Model):
+    """Where the raw bytes of a run are, and a readable excerpt of them."""
+
+    cassette: str | None = None
+    """Cassette the backend answer was replayed from (path relative to the cassette root)."""
+    interaction: int | None = None
+    """Interaction index inside the cassette."""
+    upstream: str = ""
+    """Raw upstream response bytes as text (UTF-8 with replacement), truncated to `limit`."""
+    frontend: str = ""
+    """Raw bytes the proxy sent to the client as text, truncated to `limit`."""
+    upstream_chunks: int = 0
+    """Number of chunks the upstream body arrived in."""
+    frontend_chunks: int = 0
+    """Number of chunks the client received."""
+    truncated: bool = False
+    """Whether either excerpt was cut."""
+
+
+class Timings(_Model):
+    """Wall-clock timings in milliseconds."""
+
+    total_ms: float = 0.0
+    """From sending the request to the SDK returning."""
+    first_byte_ms: float | None = None
+    """From the proxy receiving the request to its first response byte."""
+
+
+class RunTrace(_Model):
+    """Everything one run did, as JSON: the unit the diff engine and the reports read."""
+
+    schema_version: int = TRACE_SCHEMA_VERSION
+    """Version of this trace format."""
+    case_id: str
+    """Id of the case this run belongs to (the baseline runs are shared between cases)."""
+    role: RunRole
+    """Which of the three runs this is."""
+    scenario: str
+    """Scenario id."""
+    client: str
+    """Protocol the SDK client spoke (its driver)."""
+    upstream: str
+    """Backend protocol or profile the proxy talked to."""
+    mode: Literal["passthrough", "translate"]
+    """Proxy mode."""
+    stream: bool
+    """Whether the run streamed."""
+    trace_id: str | None = None
+    """The proxy's trace id of the exchange."""
+    frontend_request: ir.Request | None = None
+    """The client's request decoded by the proxy's frontend codec."""
+    upstream_request: ir.Request | None = None
+    """The request the proxy sent upstream, decoded back to IR."""
+    upstream_status: int | None = None
+    """HTTP status of the upstream answer."""
+    upstream_events: list[ir.StreamEvent] | None = None
+    """The upstream stream decoded to IR."""
+    upstream_response: ir.Response | None = None
+    """The upstream non-streamed body decoded to IR."""
+    sdk: SdkView = Field(default_factory=SdkView)
+    """What the client SDK saw."""
+    checks: list[Check] = Field(default_factory=list)
+    """The scenario's expectations, evaluated."""
+    grammar: list[str] = Field(default_factory=list)
+    """Event-grammar violations seen by the proxy on the upstream stream (`rule at event N: detail`)."""
+    status: RunStatus = "ok"
+    """ok: every check passed; failed: a check failed; error: the harness could not complete the run."""
+    error: str | None = None
+    """Why the run could not complete (status error), in words."""
+    timings: Timings = Field(default_factory=Timings)
+    """How long it took."""
+    wire: Wire = Field(default_factory=Wire)
+    """Raw-wire references and excerpts."""
+
+
+class DivergenceJSON(_Model):
+    """A divergence as stored in a case result."""
+
+    path: str
+    """JSON path of the difference."""
+    left: Any = None
+    """Reference value (`<missing>` when absent)."""
+    right: Any = None
+    """Compared value (`<missing>` when absent)."""
+    event_index: int | None = None
+    """Stream event index, when the path is in an event."""
+    change: str = ""
+    """Kind of change."""
+
+
+class CaseResult(_Model):
+    """One case: its three runs and the verdict."""
+
+    case_id: str
+    """`<scenario>[<frontend>-><backend>,<stream|nonstream>]`."""
+    scenario: str
+    """Scenario id."""
+    frontend: str
+    """Frontend protocol (the client SDK's)."""
+    backend: str
+    """Backend protocol or profile."""
+    stream: bool
+    """Whether the case streams."""
+    verdict: str
+    """Triage verdict (see harness.diff.Verdict)."""
+    reason: str
+    """Why, in one sentence."""
+    first_divergence: DivergenceJSON | None = None
+    """The divergence that decided the verdict, if any."""
+    request_divergences: list[DivergenceJSON] = Field(default_factory=list)
+    """Upstream request IR vs the client's request IR."""
+    response_divergences: list[DivergenceJSON] = Field(default_factory=list)
+    """Translated run vs frontend baseline, after normalization."""
+    runs: dict[str, RunTrace] = Field(default_factory=dict)
+    """The three runs by role (absent for unsupported cases)."""
+    known: str | None = None
+    """Reason from the known-failures file when this case is listed there."""
+    duration_ms: float = 0.0
+    """Time spent on the case (baselines shared with other cases are not counted again)."""
