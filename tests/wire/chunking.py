@@ -7,6 +7,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from hypothesis import strategies as st
+
 
 class Decoder(Protocol):
     """What every framing decoder offers: feed chunks, then close."""
@@ -60,3 +62,11 @@ def outcome(make: Callable[[], Decoder], chunks: Sequence[bytes]) -> tuple[str, 
         return ("ok", run(make, chunks))
     except FramingError as exc:
         return ("error", exc.offset)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+"""Any JSON value (no NaN/Infinity), for encoder/decoder round trips."""
