@@ -1,0 +1,135 @@
+"""Content blocks <-> IR parts, shared by requests (messages) and responses (content).
+
+Blocks with no IR part (server_tool_use, web_search_tool_result and the other server-tool results, document,
+search_result, container_upload, images by file id, ...) decode to None: the caller leaves them out of the IR
+and, for requests, keeps the raw wire messages in `provider_fields` (see request.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from harness import ir
+from harness.protocols.anthropic.mapping import NAME, dumps
+from harness.protocols.base import DecodeError
+
+
+def field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """A required field of a given JSON type, or `DecodeError` naming where it was missing."""
+    value = obj.get(key)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    # JSON true/false are Python ints too: a boolean is only accepted where a boolean is asked for.
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        expected = "/".join(k.__name__ for k in kinds)
+        raise DecodeError(NAME, f"{where}.{key} is {type(value).__name__}, expected {expected}")
+    return value
+
+
+def optional(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """An optional field (absent or null -> None) of a given JSON type."""
+    if obj.get(key) is None:
+        return None
+    return field(obj, key, kind, where)
+
+
+def _image(block: Mapping[str, Any], where: str) -> ir.ImagePart | None:
+    source = field(block, "source", dict, where)
+    source_type = source.get("type")
+    if source_type == "base64":
+        return ir.ImagePart(
+            source=ir.Base64Image(
+                media_type=field(source, "media_type", str, f"{where}.source"),
+                data=field(source, "data", str, f"{where}.source"),
+            )
+        )
+    if source_type == "url":
+        return ir.ImagePart(source=ir.UrlImage(url=field(source, "url", str, f"{where}.source")))
+    return None  # file-id images have no IR source
+
+
+def tool_call(block: Mapping[str, Any], where: str) -> ir.ToolCallPart:
+    """A `tool_use` block as an IR tool call; the input object is re-serialized compactly as the raw text."""
+    arguments = block.get("input", {})
+    return ir.ToolCallPart(
+        id=field(block, "id", str, where),
+        name=field(block, "name", str, where),
+        arguments=arguments,
+        arguments_raw=dumps(arguments),
+    )
+
+
+def _tool_result(block: Mapping[str, Any], where: str, names: Mapping[str, str]) -> ir.ToolResultPart:
+    call_id = field(block, "tool_use_id", str, where)
+    content = block.get("content")
+    parts: list[ir.TextPart | ir.ImagePart] = []
+    if isinstance(content, str):
+        parts.append(ir.TextPart(text=content))
+    elif isinstance(content, list):
+        for j, item in enumerate(content):
+            if not isinstance(item, dict):
+                raise DecodeError(NAME, f"{where}.content[{j}] is {type(item).__name__}, expected an object")
+            part = part_from_block(item, f"{where}.content[{j}]", names)
+            if isinstance(part, ir.TextPart | ir.ImagePart):
+                parts.append(part)
+            # other kinds inside a tool result (document, search_result) have no IR form
+    elif content is not None:
+        raise DecodeError(NAME, f"{where}.content is {type(content).__name__}, expected a string or a list")
+    is_error = optional(block, "is_error", bool, where) or False
+    # The wire has no tool name on a result: recover it from the assistant's tool_use with the same id.
+    return ir.ToolResultPart(tool_call_id=call_id, name=names.get(call_id), content=parts, is_error=is_error)
+
+
+def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, str]) -> ir.ContentPart | None:
+    """The IR part of one content block, or None for a block type the IR has no part for.
+
+    `names` maps tool_use ids seen so far to tool names, to fill `ToolResultPart.name`.
+    """
+    block_type = field(block, "type", str, where)
+    if block_type == "text":
+        return ir.TextPart(text=field(block, "text", str, where))
+    if block_type == "image":
+        return _image(block, where)
+    if block_type == "tool_use":
+        return tool_call(block, where)
+    if block_type == "tool_result":
+        return _tool_result(block, where, names)
+    if block_type == "thinking":
+        signature = optional(block, "signature", str, where)
+        return ir.ThinkingPart(text=field(block, "thinking", str, where), signature=signature or None)
+    if block_type == "redacted_thinking":
+        return ir.RedactedThinkingPart(data=field(block, "data", str, where))
+    return None
+
+
+def _tool_result_block(part: ir.ToolResultPart) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_call_id}
+    if len(part.content) == 1 and isinstance(part.content[0], ir.TextPart):
+        block["content"] = part.content[0].text  # the common string shorthand
+    elif part.content:
+        block["content"] = [block_from_part(p) for p in part.content]
+    if part.is_error:
+        block["is_error"] = True
+    return block
+
+
+def block_from_part(part: ir.ContentPart) -> dict[str, Any]:
+    """The wire content block of one IR part."""
+    if isinstance(part, ir.TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ir.ImagePart):
+        if isinstance(part.source, ir.Base64Image):
+            source = {"type": "base64", "media_type": part.source.media_type, "data": part.source.data}
+        else:
+            source = {"type": "url", "url": part.source.url}
+        return {"type": "image", "source": source}
+    if isinstance(part, ir.ToolCallPart):
+        # `input` must be an object; arguments that are not one (invalid JSON text) go as {} (see losses).
+        arguments = part.arguments if isinstance(part.arguments, dict) else {}
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": arguments}
+    if isinstance(part, ir.ToolResultPart):
+        return _tool_result_block(part)
+    if isinstance(part, ir.ThinkingPart):
+        # signature is a required string on the wire; "" stands for "none" and decodes back to None.
+        return {"type": "thinking", "thinking": part.text, "signature": part.signature or ""}
+    return {"type": "redacted_thinking", "data": part.data}

@@ -1,0 +1,151 @@
+"""Small Anthropic <-> IR mappings every direction shares: constants, usage, stop reasons, safe JSON loading."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.base import DecodeError
+
+NAME = "anthropic"
+"""Registry name of the codec and key of `Request.provider_fields`."""
+
+ANTHROPIC_VERSION = "2023-06-01"
+"""The `anthropic-version` header the encoder sends (the only stable version of the Messages API)."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""`max_tokens` is required on the wire; sent when the IR has none (listed in the codec's losses)."""
+
+MISSING_MESSAGE_ID = "msg_unknown"
+"""`id` is required in a message; sent when the IR has none (listed in the codec's losses)."""
+
+_STOP_KINDS: dict[str, ir.StopKind] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "tool_use": "tool_use",
+    "refusal": "refusal",
+    "pause_turn": "other",
+    # Generation stopped because the context window filled up: a length limit, like max_tokens.
+    "model_context_window_exceeded": "max_tokens",
+}
+
+# IR kind -> wire stop_reason. content_filter is closest to Anthropic's `refusal` (a classifier stepped in);
+# `error` and `other` have no wire value that would not make a client act (pause_turn asks it to resend),
+# so they are sent as a plain end_turn.
+_WIRE_STOPS: dict[str, str] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "tool_use": "tool_use",
+    "refusal": "refusal",
+    "content_filter": "refusal",
+    "error": "end_turn",
+    "other": "end_turn",
+}
+
+
+def load_json(data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
+    """Parse JSON, raising only `DecodeError` (also for nesting too deep or integers too long to convert)."""
+    try:
+        return common.load_json(NAME, data, offset=offset, what=what)
+    except DecodeError:
+        raise
+    except RecursionError as exc:
+        raise DecodeError(NAME, f"{what} nests too deeply", offset=offset) from exc
+    except ValueError as exc:  # e.g. an integer literal longer than Python converts
+        raise DecodeError(NAME, f"{what} is not usable JSON: {exc}", offset=offset) from exc
+
+
+def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
+    """Parse a JSON object, raising only `DecodeError`."""
+    value = load_json(data, offset=offset, what=what)
+    if not isinstance(value, dict):
+        raise DecodeError(NAME, f"{what} is {type(value).__name__}, expected a JSON object", offset=offset)
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text as the API sends it."""
+    return common.dump_json(value).decode("utf-8")
+
+
+def stop_reason_from_wire(stop_reason: Any, stop_sequence: Any) -> ir.StopReason | None:
+    """The IR stop reason of a wire `stop_reason` / `stop_sequence` pair (None when the wire says null)."""
+    if stop_reason is None:
+        return None
+    if not isinstance(stop_reason, str):
+        raise DecodeError(NAME, f"stop_reason is {type(stop_reason).__name__}, expected a string")
+    kind = _STOP_KINDS.get(stop_reason, "other")
+    sequence = stop_sequence if kind == "stop_sequence" and isinstance(stop_sequence, str) else None
+    return ir.StopReason(kind=kind, raw=stop_reason, sequence=sequence)
+
+
+def stop_reason_to_wire(stop: ir.StopReason | None) -> tuple[str | None, str | None]:
+    """The wire `stop_reason` and `stop_sequence` for an IR stop reason."""
+    if stop is None:
+        return None, None
+    wire = _WIRE_STOPS[stop.kind]
+    return wire, stop.sequence if wire == "stop_sequence" else None
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int | None:
+    value = usage.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DecodeError(NAME, f"usage.{key} is {value!r}, expected a non-negative integer")
+    return value
+
+
+def usage_from_wire(usage: Any) -> ir.Usage:
+    """IR usage from a wire usage object: IR input_tokens = input + cache_read + cache_creation."""
+    if not isinstance(usage, Mapping):
+        raise DecodeError(NAME, f"usage is {type(usage).__name__}, expected an object")
+    fresh = _count(usage, "input_tokens")
+    cache_read = _count(usage, "cache_read_input_tokens")
+    cache_write = _count(usage, "cache_creation_input_tokens")
+    details = usage.get("output_tokens_details")
+    reasoning = _count(details, "thinking_tokens") if isinstance(details, Mapping) else None
+    total_input = None if fresh is None else fresh + (cache_read or 0) + (cache_write or 0)
+    return ir.Usage(
+        input_tokens=total_input,
+        output_tokens=_count(usage, "output_tokens"),
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        reasoning_tokens=reasoning,
+    )
+
+
+def usage_to_wire(usage: ir.Usage | None, *, required: bool) -> dict[str, Any]:
+    """Wire usage for IR usage (cached tokens taken back out of input_tokens).
+
+    `required=True` (a message's usage) always sends input_tokens and output_tokens, 0 when unknown; otherwise
+    (a message_delta's cumulative usage) only the figures the IR has are sent, so message_start values stand.
+    """
+    usage = usage or ir.Usage()
+    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+    out: dict[str, Any] = {}
+    if usage.input_tokens is not None or required:
+        # The wire cannot say "fewer input tokens than were cached": clamp (listed in losses).
+        out["input_tokens"] = max((usage.input_tokens or 0) - cached, 0)
+    if usage.cache_write_tokens is not None:
+        out["cache_creation_input_tokens"] = usage.cache_write_tokens
+    if usage.cache_read_tokens is not None:
+        out["cache_read_input_tokens"] = usage.cache_read_tokens
+    # output_tokens is required in both message usage and message_delta usage.
+    out["output_tokens"] = usage.output_tokens or 0
+    if usage.reasoning_tokens is not None:
+        out["output_tokens_details"] = {"thinking_tokens": usage.reasoning_tokens}
+    return out
+
+
+def merge_wire_usage(base: dict[str, Any], newer: Any) -> dict[str, Any]:
+    """Cumulative wire usage: message_delta figures replace message_start ones key by key (null keeps)."""
+    if not isinstance(newer, Mapping):
+        raise DecodeError(NAME, f"usage is {type(newer).__name__}, expected an object")
+    merged = dict(base)
+    merged.update({k: v for k, v in newer.items() if v is not None})
+    return merged

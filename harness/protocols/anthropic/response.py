@@ -1,0 +1,88 @@
+"""Non-streamed Messages responses (`{"type":"message",...}`) <-> IR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ir
+from harness.protocols.anthropic.blocks import block_from_part, field, optional, part_from_block
+from harness.protocols.anthropic.mapping import (
+    MISSING_MESSAGE_ID,
+    NAME,
+    dumps,
+    load_object,
+    stop_reason_from_wire,
+    stop_reason_to_wire,
+    usage_from_wire,
+    usage_to_wire,
+)
+from harness.protocols.base import DecodeError
+from harness.wire.http import HttpResponse
+
+
+def decode_content(content: Any, where: str) -> list[ir.OutputPart]:
+    """Response content blocks -> IR output parts.
+
+    Server-tool blocks (server_tool_use, web_search_tool_result, ...) have no IR part and are skipped;
+    citations on text blocks are dropped and the text kept (see the codec's losses).
+    """
+    if not isinstance(content, list):
+        raise DecodeError(NAME, f"{where} is {type(content).__name__}, expected a list")
+    parts: list[ir.OutputPart] = []
+    for j, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise DecodeError(NAME, f"{where}[{j}] is {type(block).__name__}, expected an object")
+        part = part_from_block(block, f"{where}[{j}]", {})
+        if isinstance(part, ir.TextPart | ir.ToolCallPart | ir.ThinkingPart | ir.RedactedThinkingPart):
+            parts.append(part)
+        elif part is not None:
+            raise DecodeError(NAME, f"{where}[{j}] is a {block['type']} block, which a response cannot hold")
+    return parts
+
+
+def decode_response(body: bytes) -> ir.Response:
+    """A Messages response body -> IR response."""
+    message = load_object(body, what="response body")
+    if message.get("type") != "message":
+        raise DecodeError(NAME, f"response type is {message.get('type')!r}, expected 'message'")
+    return ir.Response(
+        id=optional(message, "id", str, "message"),
+        model=optional(message, "model", str, "message"),
+        content=decode_content(message.get("content"), "content"),
+        stop_reason=stop_reason_from_wire(message.get("stop_reason"), message.get("stop_sequence")),
+        usage=usage_from_wire(field(message, "usage", dict, "message")),
+    )
+
+
+def message_object(
+    *,
+    message_id: str | None,
+    model: str | None,
+    content: list[dict[str, Any]],
+    stop: ir.StopReason | None,
+    usage: ir.Usage | None,
+) -> dict[str, Any]:
+    """A wire `message` object (a response body, or the `message` of a stream's message_start)."""
+    stop_reason, stop_sequence = stop_reason_to_wire(stop)
+    return {
+        "id": message_id if message_id is not None else MISSING_MESSAGE_ID,
+        "type": "message",
+        "role": "assistant",
+        "model": model if model is not None else "",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": stop_sequence,
+        "usage": usage_to_wire(usage, required=True),
+    }
+
+
+def encode_response(response: ir.Response) -> HttpResponse:
+    """IR response -> a Messages response body (200, application/json)."""
+    body = message_object(
+        message_id=response.id,
+        model=response.model,
+        content=[block_from_part(p) for p in response.content],
+        stop=response.stop_reason,
+        usage=response.usage,
+    )
+    return HttpResponse(status=200, headers={"content-type": "application/json"}, body=dumps(body).encode("utf-8"))

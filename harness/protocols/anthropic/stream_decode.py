@@ -1,0 +1,255 @@
+"""Incremental Anthropic SSE stream -> IR events.
+
+Wire blocks map one to one to IR blocks (the wire has explicit starts), except blocks with no IR part
+(server_tool_use, web_search_tool_result, other server-tool results, unknown types): those are skipped with
+their deltas, and IR indices stay dense (0, 1, 2, ... in the order mapped blocks open). `citations_delta`s
+are dropped and the text kept. `ping` may come anywhere and is ignored; so are event types this decoder does
+not know, as Anthropic's versioning policy asks of clients. The stream never ends with `[DONE]`:
+`message_stop` is the terminal marker, a mid-stream `event: error` the failed end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness import ir
+from harness.protocols.anthropic.blocks import field, optional, tool_call
+from harness.protocols.anthropic.errors import error_from_object
+from harness.protocols.anthropic.mapping import (
+    NAME,
+    dumps,
+    load_object,
+    merge_wire_usage,
+    stop_reason_from_wire,
+    usage_from_wire,
+)
+from harness.protocols.base import DecodeError
+from harness.wire.sse import SSEDecoder, SSEEvent
+
+_DELTA_BLOCK = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "thinking",
+    "input_json_delta": "tool_call",
+    "citations_delta": "text",
+}
+
+
+@dataclass
+class _Block:
+    """An open wire block that maps to an IR block."""
+
+    kind: str  # text | thinking | tool_call
+    index: int  # IR content index
+    signature: str = ""
+
+
+class AnthropicStreamDecoder:
+    """Feed SSE bytes, get IR events; `close()` at end of input."""
+
+    def __init__(self) -> None:
+        self._sse = SSEDecoder()
+        self._started = False
+        self._done = False
+        self._next_index = 0
+        self._open: dict[int, _Block | None] = {}  # wire index -> block (None: skipped, no IR form)
+        self._seen: set[int] = set()
+        self._usage: dict[str, Any] = {}  # cumulative wire usage
+        self._stop: ir.StopReason | None = None
+
+    def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
+        """Consume the next bytes; return the IR events they complete."""
+        out: list[ir.StreamEvent] = []
+        for event in self._sse.feed(chunk):
+            out += self._event(event)
+        return out
+
+    def close(self) -> list[ir.StreamEvent]:
+        """End of input; a stream cut before `message_stop` ends with a malformed_stream error event."""
+        out: list[ir.StreamEvent] = []
+        for event in self._sse.close():
+            # An event cut off by EOF counts only if its data is complete JSON; otherwise it is the truncation.
+            if event.terminated or _is_json(event.data):
+                out += self._event(event)
+        if not self._done:
+            where = "before message_start" if not self._started else "without message_stop"
+            out += self._fail(ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"anthropic stream ended {where}"))
+        return out
+
+    # --- one SSE event ------------------------------------------------------------------------------------
+
+    def _event(self, event: SSEEvent) -> list[ir.StreamEvent]:
+        if event.data == "":
+            return []  # no data: nothing to dispatch (an SSE keep-alive)
+        if self._done:
+            if event.event == "ping":
+                return []
+            raise DecodeError(NAME, f"{event.event} event after the end of the stream", offset=event.offset)
+        if event.event == "error" and not _is_json(event.data):
+            # The official SDK reports a non-JSON error event with its raw text; so do we.
+            return self._fail(ir.IRError.of(ir.ErrorKind.SERVER, event.data))
+        data = load_object(event.data, offset=event.offset, what=f"{event.event} event data")
+        try:
+            return self._dispatch(data)
+        except DecodeError as exc:
+            if exc.offset is not None:
+                raise
+            raise DecodeError(NAME, exc.message.removeprefix(f"{NAME}: "), offset=event.offset) from exc
+
+    def _dispatch(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise DecodeError(NAME, "event data has no string 'type'")
+        if kind == "ping":
+            return []
+        if kind == "error":
+            return self._fail(error_from_object(data.get("error"), status=None))
+        if kind == "message_start":
+            return self._message_start(data)
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            return []  # an event type added after this decoder was written
+        if not self._started:
+            raise DecodeError(NAME, f"{kind} before message_start")
+        return handler(self, data)
+
+    def _content_block_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        index = field(data, "index", int, "content_block_start")
+        return self._block_start(index, field(data, "content_block", dict, "content_block_start"))
+
+    def _content_block_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        block = self._block(field(data, "index", int, "content_block_delta"), "content_block_delta")
+        return [] if block is None else self._delta(block, field(data, "delta", dict, "content_block_delta"))
+
+    def _content_block_stop(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        index = field(data, "index", int, "content_block_stop")
+        block = self._block(index, "content_block_stop")
+        del self._open[index]
+        return [] if block is None else [_end_event(block)]
+
+    def _message_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        if self._started:
+            raise DecodeError(NAME, "a second message_start")
+        self._started = True
+        message = field(data, "message", dict, "message_start")
+        usage = message.get("usage")
+        self._usage = merge_wire_usage({}, usage) if usage is not None else {}
+        return [
+            ir.MessageStart(
+                id=optional(message, "id", str, "message"),
+                model=optional(message, "model", str, "message"),
+                usage=usage_from_wire(self._usage) if usage is not None else None,
+            )
+        ]
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> list[ir.StreamEvent]:
+        if index in self._seen:
+            raise DecodeError(NAME, f"content_block_start for index {index}, which already started")
+        self._seen.add(index)
+        block_type = field(block, "type", str, "content_block")
+        out: list[ir.StreamEvent] = []
+        at = self._next_index
+        if block_type == "text":
+            self._open[index] = _Block("text", at)
+            out += [ir.TextStart(index=at), *_text(ir.TextDelta, at, field(block, "text", str, "content_block"))]
+        elif block_type == "thinking":
+            signature = optional(block, "signature", str, "content_block") or ""
+            self._open[index] = _Block("thinking", at, signature)
+            thinking = field(block, "thinking", str, "content_block")
+            out += [ir.ThinkingStart(index=at), *_text(ir.ThinkingDelta, at, thinking)]
+        elif block_type == "tool_use":
+            call = tool_call(block, "content_block")
+            self._open[index] = _Block("tool_call", at)
+            out.append(ir.ToolCallStart(index=at, id=call.id, name=call.name))
+            if call.arguments not in ({}, None):  # input normally arrives as input_json_delta fragments
+                out.append(ir.ToolCallDelta(index=at, arguments=dumps(call.arguments)))
+        elif block_type == "redacted_thinking":
+            self._open[index] = None  # whole at start; its content_block_stop adds nothing
+            out.append(ir.RedactedThinking(index=at, data=field(block, "data", str, "content_block")))
+        else:
+            self._open[index] = None  # server tools and unknown blocks: no IR form (see module doc)
+            return []
+        self._next_index += 1
+        return out
+
+    def _block(self, index: int, kind: str) -> _Block | None:
+        if index not in self._open:
+            raise DecodeError(NAME, f"{kind} for index {index}, which is not open")
+        return self._open[index]
+
+    def _delta(self, block: _Block, delta: dict[str, Any]) -> list[ir.StreamEvent]:
+        delta_type = field(delta, "type", str, "delta")
+        expected = _DELTA_BLOCK.get(delta_type)
+        if expected is None:
+            return []  # a delta type added after this decoder was written
+        if expected != block.kind:
+            raise DecodeError(NAME, f"{delta_type} on a {block.kind} block")
+        if delta_type == "text_delta":
+            return _text(ir.TextDelta, block.index, field(delta, "text", str, delta_type))
+        if delta_type == "thinking_delta":
+            return _text(ir.ThinkingDelta, block.index, field(delta, "thinking", str, delta_type))
+        if delta_type == "signature_delta":
+            block.signature += field(delta, "signature", str, delta_type)
+            return []
+        if delta_type == "input_json_delta":
+            fragment = field(delta, "partial_json", str, delta_type)
+            return [ir.ToolCallDelta(index=block.index, arguments=fragment)] if fragment else []
+        return []  # citations_delta: citations have no IR form (see losses)
+
+    def _message_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
+        delta = field(data, "delta", dict, "message_delta")
+        self._stop = stop_reason_from_wire(delta.get("stop_reason"), delta.get("stop_sequence"))
+        if data.get("usage") is not None:
+            self._usage = merge_wire_usage(self._usage, data["usage"])
+        return []
+
+    def _message_stop(self, _data: dict[str, Any]) -> list[ir.StreamEvent]:
+        out = self._close_blocks()
+        self._done = True
+        usage = usage_from_wire(self._usage) if self._usage else None
+        return [*out, ir.Done(stop_reason=self._stop, usage=usage)]
+
+    def _fail(self, error: ir.IRError) -> list[ir.StreamEvent]:
+        # The IR wants message_start first; a stream that failed before the wire's gets an empty one.
+        out: list[ir.StreamEvent] = [] if self._started else [ir.MessageStart()]
+        self._started = True
+        out += self._close_blocks()
+        self._done = True
+        return [*out, ir.ErrorEvent(error=error)]
+
+    def _close_blocks(self) -> list[ir.StreamEvent]:
+        out = [_end_event(b) for b in self._open.values() if b is not None]
+        self._open.clear()
+        return out
+
+
+_HANDLERS: dict[str, Callable[[AnthropicStreamDecoder, dict[str, Any]], list[ir.StreamEvent]]] = {
+    "content_block_start": AnthropicStreamDecoder._content_block_start,
+    "content_block_delta": AnthropicStreamDecoder._content_block_delta,
+    "content_block_stop": AnthropicStreamDecoder._content_block_stop,
+    "message_delta": AnthropicStreamDecoder._message_delta,
+    "message_stop": AnthropicStreamDecoder._message_stop,
+}
+
+
+def _text(cls: type[ir.TextDelta] | type[ir.ThinkingDelta], index: int, text: str) -> list[ir.StreamEvent]:
+    # The IR never carries an empty text or thinking delta (Anthropic sends one before signature_delta).
+    return [cls(index=index, text=text)] if text else []
+
+
+def _end_event(block: _Block) -> ir.StreamEvent:
+    if block.kind == "text":
+        return ir.TextEnd(index=block.index)
+    if block.kind == "thinking":
+        return ir.ThinkingEnd(index=block.index, signature=block.signature or None)
+    return ir.ToolCallEnd(index=block.index)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        load_object(text)
+    except DecodeError:
+        return False
+    return True
