@@ -1,0 +1,120 @@
+"""Translate mode: frontend decode -> IR -> upstream encode -> upstream decode -> grammar check -> frontend
+encode. Streams are translated event by event and each frontend chunk is sent as soon as it exists."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import anyio
+import httpx2
+from starlette.responses import Response
+
+from harness import ir
+from harness.protocols import Codec, DecodeError
+from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
+from harness.proxy.models import TranslateHooks
+from harness.proxy.responses import TappedStream, send_error, send_whole
+from harness.proxy.state import Call
+from harness.proxy.tap import TRACE_HEADER
+from harness.proxy.translate_stream import EventPipe
+from harness.proxy.upstream import authorized, error_for_exception
+
+# Seconds the proxy keeps reading an upstream stream after its terminal event, to record trailing bytes.
+DRAIN_SECONDS = 2.0
+
+
+async def run(call: Call) -> Response:
+    """Translate one request and its answer."""
+    state, rec, route = call.state, call.recorder, call.route
+    rec.mode = "translate"
+    try:
+        frontend_ir = call.frontend.decode_request(call.request)
+    except DecodeError as exc:
+        state.counters["frontend_decode_errors"] += 1
+        return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, str(exc)))
+    rec.set(frontend_request=frontend_ir)
+    hooks = state.hooks_for(route)
+    codec = state.codec(route.upstream.protocol)
+    upstream_ir = frontend_ir.model_copy(update={"model": route.upstream_model, "stream": call.stream})
+    outgoing = authorized(codec, codec.encode_request(hooks.on_upstream_request(upstream_ir)), route.upstream)
+    record_outgoing(call, outgoing, route.upstream.protocol)
+    opened = await open_upstream(call, outgoing)
+    if isinstance(opened, Response):
+        return opened
+    if opened.status_code >= 400:
+        return await _upstream_error(call, codec, opened)
+    if not call.stream:
+        return await _whole(call, codec, opened, frontend_ir)
+    return _stream(call, codec, opened, frontend_ir, hooks)
+
+
+async def _upstream_error(call: Call, codec: Codec, upstream: httpx2.Response) -> Response:
+    """An upstream HTTP error becomes the frontend's own error body and status."""
+    body = await read_whole(call, upstream)
+    if isinstance(body, Response):
+        return body
+    call.state.counters["upstream_http_errors"] += 1
+    error = codec.decode_error(upstream.status_code, dict(upstream.headers), body)
+    return await send_error(call.state, call.recorder, call.frontend, error)
+
+
+async def _whole(call: Call, codec: Codec, upstream: httpx2.Response, frontend_ir: ir.Request) -> Response:
+    """A non-streamed answer: decode the upstream body, encode it for the frontend."""
+    body = await read_whole(call, upstream)
+    if isinstance(body, Response):
+        return body
+    try:
+        response = codec.decode_response(body)
+    except DecodeError as exc:
+        call.state.counters["upstream_decode_errors"] += 1
+        error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"upstream body: {exc}")
+        return await send_error(call.state, call.recorder, call.frontend, error)
+    call.recorder.set(upstream_response=response)
+    return await send_whole(call.state, call.recorder, call.frontend.encode_response(response, request=frontend_ir))
+
+
+def _stream(
+    call: Call, codec: Codec, upstream: httpx2.Response, frontend_ir: ir.Request, hooks: TranslateHooks
+) -> TappedStream:
+    state, rec = call.state, call.recorder
+    pipe = EventPipe(codec.stream_decoder(), call.frontend.stream_encoder(request=frontend_ir), hooks, rec)
+    finished = False
+
+    async def body() -> AsyncIterator[bytes]:
+        nonlocal finished
+        chunks = upstream.aiter_bytes()
+        try:
+            async for chunk in chunks:
+                rec.upstream_chunk(chunk)
+                for out in pipe.feed(chunk):
+                    yield out
+                if pipe.terminated:
+                    break
+            if pipe.terminated:
+                # The client has its terminal event; read what the upstream still sends, for the trace only,
+                # and only briefly so that an upstream that keeps the connection open cannot stall the client.
+                with anyio.move_on_after(DRAIN_SECONDS):
+                    async for chunk in chunks:
+                        rec.upstream_chunk(chunk)
+                        pipe.feed(chunk)
+            tail = pipe.close()
+        except httpx2.HTTPError as exc:
+            state.counters["upstream_failures_mid_stream"] += 1
+            tail = pipe.fail(error_for_exception(call.route.upstream, exc))
+        finally:
+            with anyio.CancelScope(shield=True):
+                await upstream.aclose()
+        for out in tail:
+            yield out
+        finished = True
+
+    async def on_close() -> None:
+        if not finished:
+            state.counters["client_disconnects"] += 1
+            rec.error = rec.error or client_gone()
+        pipe.finish()
+        await state.complete(rec)
+
+    headers = {"content-type": call.frontend.stream_media_type, "cache-control": "no-cache", TRACE_HEADER: rec.trace_id}
+    rec.set(frontend_status=200)
+    return TappedStream(body(), status_code=200, headers=headers, on_close=on_close)

@@ -1,0 +1,122 @@
+"""Talking to upstreams: the shared HTTP client, URLs, credentials, header hygiene and transport errors."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlencode
+
+import httpx2
+
+from harness import ir
+from harness.protocols import Codec, HttpRequest
+from harness.proxy.config import UpstreamConfig
+
+# Credentials a client may have sent to the proxy; the proxy never forwards them (it uses its own key).
+CLIENT_CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
+CLIENT_CREDENTIAL_QUERY = frozenset({"key"})
+# Connection-level headers that belong to one hop only (RFC 9110 7.6.1) plus those httpx2 sets itself.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+# Name fragments that mark a header as secret when recording headers for the trace.
+_SECRET_FRAGMENTS = ("auth", "key", "token", "secret", "cookie", "signature", "password")
+
+
+class MissingKeyError(RuntimeError):
+    """The configured key variable is not set; the message names the variable, never a value."""
+
+
+def make_client(transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
+    """The client all upstream calls share; tests and the harness inject an in-process transport."""
+    # No client-level timeout: each request carries its upstream's own (see `timeout_for`).
+    return httpx2.AsyncClient(transport=transport, timeout=None, follow_redirects=False, trust_env=False)
+
+
+def timeout_for(upstream: UpstreamConfig) -> httpx2.Timeout:
+    """Connect and read timeouts of one upstream (writes and pool waits bounded like reads / connects)."""
+    return httpx2.Timeout(
+        connect=upstream.connect_timeout,
+        read=upstream.read_timeout,
+        write=upstream.read_timeout,
+        pool=upstream.connect_timeout,
+    )
+
+
+def api_key(upstream: UpstreamConfig) -> str | None:
+    """The upstream's key, read from its environment variable now (so rotation needs no restart)."""
+    if upstream.api_key_env is None:
+        return None
+    value = os.environ.get(upstream.api_key_env)
+    if not value:
+        raise MissingKeyError(f"environment variable {upstream.api_key_env} (key of upstream {upstream.name}) is unset")
+    return value
+
+
+def without_client_credentials(request: HttpRequest) -> HttpRequest:
+    """The request minus the client's own credentials and hop-by-hop headers."""
+    headers = {k: v for k, v in request.headers.items() if k not in CLIENT_CREDENTIAL_HEADERS and k not in HOP_BY_HOP}
+    query = {k: v for k, v in request.query.items() if k not in CLIENT_CREDENTIAL_QUERY}
+    return HttpRequest(method=request.method, path=request.path, query=query, headers=headers, body=request.body)
+
+
+def authorized(codec: Codec, request: HttpRequest, upstream: UpstreamConfig) -> HttpRequest:
+    """The request with the upstream's key applied the way its protocol expects (unchanged if keyless)."""
+    key = api_key(upstream)
+    return request if key is None else codec.with_auth(request, key)
+
+
+def url_for(upstream: UpstreamConfig, request: HttpRequest) -> str:
+    """Absolute URL of a codec request: base URL + path + query."""
+    query = f"?{urlencode(request.query)}" if request.query else ""
+    return f"{upstream.base_url}{request.path}{query}"
+
+
+def public_url(upstream: UpstreamConfig, path: str) -> str:
+    """URL without query string, safe to log and record."""
+    return f"{upstream.base_url}{path}"
+
+
+def build(client: httpx2.AsyncClient, upstream: UpstreamConfig, request: HttpRequest) -> httpx2.Request:
+    """The httpx2 request for a codec request, with the upstream's timeouts."""
+    headers = {k: v for k, v in request.headers.items() if k not in HOP_BY_HOP}
+    # Ask for exactly the encoding the request named (identity when none), so bytes pass through unchanged
+    # and httpx2 does not add its own Accept-Encoding.
+    headers.setdefault("accept-encoding", "identity")
+    return client.build_request(
+        request.method,
+        url_for(upstream, request),
+        headers=headers,
+        content=request.body,
+        timeout=timeout_for(upstream),
+    )
+
+
+def safe_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Headers fit for a trace: anything that may carry a credential is dropped by name."""
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    return {k.lower(): v for k, v in items if not any(f in k.lower() for f in _SECRET_FRAGMENTS)}
+
+
+def response_headers(headers: httpx2.Headers) -> dict[str, str]:
+    """Upstream response headers to pass on to the client (hop-by-hop ones dropped)."""
+    return {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP}
+
+
+def error_for_exception(upstream: UpstreamConfig, exc: httpx2.HTTPError) -> ir.IRError:
+    """A transport failure talking to an upstream as an IR error of kind timeout or network."""
+    kind = ir.ErrorKind.TIMEOUT if isinstance(exc, httpx2.TimeoutException) else ir.ErrorKind.NETWORK
+    detail = str(exc) or type(exc).__name__
+    return ir.IRError.of(kind, f"upstream {upstream.name}: {type(exc).__name__}: {detail}")
