@@ -1,0 +1,124 @@
+"""`OpenAICodec`: OpenAI Chat Completions in all four directions, parameterized by a provider `Profile`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import ClassVar, TypeVar
+
+from pydantic import ValidationError
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.base import DecodeError
+from harness.protocols.openai import errors, request_decode, request_encode
+from harness.protocols.openai import response as response_body
+from harness.protocols.openai.profile import Profile
+from harness.protocols.openai.stream_decode import ChatStreamDecoder
+from harness.protocols.openai.stream_encode import ChatStreamEncoder
+from harness.wire.http import HttpRequest, HttpResponse
+
+T = TypeVar("T")
+
+LOSSES: Mapping[str, str] = MappingProxyType(
+    {
+        "Request.thinking": "Chat Completions has no thinking budget (only `reasoning_effort`, kept raw); not sent",
+        "Message.content[ThinkingPart]": "assistant reasoning is not sent back (a profile's request_reasoning_field "
+        "can carry it)",
+        "Message.content[ImagePart]": "only user messages carry images; system/assistant images are dropped",
+        "Message.content order": "an assistant message is reasoning, content, then tool_calls: parts are reordered "
+        "that way and adjacent texts (and thinking) join, in requests, responses and streams",
+        "Message(role=tool)": "each tool result is its own `tool` message; consecutive ones decode as one IR message",
+        "ThinkingPart.signature": "no wire field for reasoning signatures",
+        "RedactedThinkingPart": "no wire form; dropped",
+        "ToolResultPart.name": "tool messages carry no name; decoding recovers it from the assistant tool call with "
+        "the same id",
+        "ToolResultPart.is_error": "tool messages have no error flag",
+        "ToolResultPart.content[ImagePart]": "tool messages carry text only",
+        "StopReason.kind": "stop_sequence, refusal, error and other all travel as finish_reason `stop` and decode as "
+        "end_turn (a message with `refusal` text decodes as refusal)",
+        "StopReason.raw": "rewritten as OpenAI's finish_reason",
+        "StopReason.sequence": "OpenAI does not say which stop sequence matched",
+        "Usage.cache_write_tokens": "OpenAI reports no cache writes",
+        "Usage.input_tokens": "required on the wire: an unknown figure is sent as 0",
+        "Usage.output_tokens": "required on the wire: an unknown figure is sent as 0",
+        "MessageStart.usage": "no usage at stream start: merged into the final usage chunk",
+        "UsageEvent": "no mid-stream usage: merged into the final usage chunk",
+        "Done.usage": "sent only when the client asked include_usage; an absent usage is sent as zeros",
+        "Response.id": "required: a missing id is sent as a placeholder",
+        "Response.model": "required: a missing model is sent as ''",
+        "IRError.status": "a mid-stream error has no status",
+        "IRError.retry_after": "a mid-stream error has no Retry-After",
+        "IRError.code": "replaced by the kind's OpenAI code when it would decode to another kind",
+    }
+)
+
+
+class OpenAICodec:
+    """OpenAI Chat Completions (`POST /v1/chat/completions`), or an OpenAI-compatible provider via its profile."""
+
+    losses: ClassVar[Mapping[str, str]] = LOSSES
+    stream_media_type = "text/event-stream"
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.name = profile.name
+
+    def __repr__(self) -> str:
+        return f"OpenAICodec({self.name!r})"
+
+    def _guard(self, decode: Callable[[], T]) -> T:
+        # IR models validate on construction; a value that slips past the field checks is still bad input.
+        try:
+            return decode()
+        except ValidationError as exc:
+            raise DecodeError(self.name, f"does not map to IR: {exc.errors()[0]['msg']}") from exc
+
+    # --- requests -------------------------------------------------------------------------------------
+    def decode_request(self, request: HttpRequest) -> ir.Request:
+        """A client's Chat Completions request -> IR."""
+        return self._guard(lambda: request_decode.decode_request(self.profile, request.body))
+
+    def encode_request(self, request: ir.Request) -> HttpRequest:
+        """IR -> the request an OpenAI SDK client would send (no auth)."""
+        body = request_encode.encode_request_body(self.profile, request)
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        return HttpRequest(method="POST", path=self.profile.path, headers=headers, body=common.dump_json(body))
+
+    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
+        """The request with `Authorization: Bearer KEY` (or Azure's `api-key: KEY`)."""
+        header = ("api-key", api_key) if self.profile.auth == "api-key" else ("authorization", f"Bearer {api_key}")
+        return dataclasses.replace(request, headers={**request.headers, header[0]: header[1]})
+
+    def is_stream_request(self, request: HttpRequest) -> bool:
+        """Whether the body asks `"stream": true`."""
+        body = common.load_object(self.name, request.body, what="request body")
+        return body.get("stream") is True
+
+    # --- responses ------------------------------------------------------------------------------------
+    def decode_response(self, body: bytes) -> ir.Response:
+        """A `chat.completion` body -> IR."""
+        return self._guard(lambda: response_body.decode_response(self.profile, body))
+
+    def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
+        """IR -> a `chat.completion` response."""
+        body = common.dump_json(response_body.encode_response_body(self.profile, response))
+        return HttpResponse(status=200, headers={"content-type": "application/json"}, body=body)
+
+    def stream_decoder(self) -> ChatStreamDecoder:
+        """A fresh decoder for one SSE body."""
+        return ChatStreamDecoder(self.profile)
+
+    def stream_encoder(self, *, request: ir.Request | None = None) -> ChatStreamEncoder:
+        """A fresh encoder; the usage-only chunk is sent unless `request` declined `include_usage`."""
+        return ChatStreamEncoder(self.profile, include_usage=request_encode.include_usage(self.profile, request))
+
+    # --- errors ---------------------------------------------------------------------------------------
+    def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
+        """An error response -> IR error (never raises)."""
+        return errors.decode_error(self.profile, status, headers, body)
+
+    def encode_error(self, error: ir.IRError) -> HttpResponse:
+        """IR error -> OpenAI's error response."""
+        return errors.encode_error(error)

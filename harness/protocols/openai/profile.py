@@ -1,0 +1,107 @@
+"""`Profile`: what one OpenAI-compatible provider does differently from OpenAI Chat Completions.
+
+The codec (`OpenAICodec`) is written once; a provider is a frozen `Profile` value: a few settings plus hook
+functions that normalize the provider's JSON into OpenAI's shape before the common decoder reads it (and the
+reverse on encode). Every hook defaults to "no change", so OpenAI itself is `Profile(name="openai")`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from harness import ir
+
+JSONDict = dict[str, Any]
+JSONHook = Callable[[JSONDict], JSONDict]
+"""Takes a parsed JSON object from the provider and returns it in OpenAI's shape (may return the same dict)."""
+RequestHook = Callable[[JSONDict, ir.Request], JSONDict]
+"""Adjusts an encoded request body for the provider, given the IR it came from."""
+UsageEncodeHook = Callable[[JSONDict, ir.Usage], JSONDict]
+"""Adds the provider's own usage fields to an encoded OpenAI `usage` object."""
+ToolIdHook = Callable[[str], str]
+"""Rewrites a tool-call id into the form the provider accepts (applied to calls and results alike)."""
+
+AuthStyle = Literal["bearer", "api-key"]
+
+
+def same(obj: JSONDict) -> JSONDict:
+    """The default JSON hook: no change."""
+    return obj
+
+
+def same_request(body: JSONDict, request: ir.Request) -> JSONDict:
+    """The default request hook: no change."""
+    return body
+
+
+def same_usage(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """The default usage-encoding hook: no change."""
+    return usage
+
+
+def same_id(tool_id: str) -> str:
+    """The default tool-id hook: ids are kept as given."""
+    return tool_id
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One OpenAI-compatible provider: registry name, endpoint, auth, reasoning field and quirk hooks."""
+
+    name: str
+    """Registry name of the codec (`openai`, `deepseek`, `groq`, ...); also the `provider_fields` key."""
+    base_path: str = "/v1"
+    """Path prefix of the provider's API (`/v1`; Groq `/openai/v1`; DeepSeek serves without a prefix)."""
+    auth: AuthStyle = "bearer"
+    """`bearer`: `Authorization: Bearer KEY`; `api-key`: an `api-key: KEY` header (Azure)."""
+    reasoning_field: str = "reasoning_content"
+    """Delta/message field the encoder writes thinking text to (OpenAI has none; `reasoning_content` is the
+    de-facto field of DeepSeek, vLLM and llama.cpp; Groq and OpenRouter use `reasoning`)."""
+    reasoning_fields_read: tuple[str, ...] = ("reasoning_content", "reasoning")
+    """Fields the decoder reads thinking text from, first non-empty wins."""
+    request_reasoning_field: str | None = None
+    """Assistant-message field that sends earlier thinking back to the provider; None drops it (OpenAI rejects
+    unknown message fields; DeepSeek answers 400 when `reasoning_content` is sent back)."""
+    sends_stream_options: bool = True
+    """Whether a streamed request asks for `stream_options.include_usage` by default."""
+    max_tokens_field: str = "max_completion_tokens"
+    """Field `Request.max_tokens` is sent in when the client's own choice is unknown."""
+    tool_id_prefix: str = "call_"
+    """Prefix of the ids synthesized for tool calls that arrive without one."""
+    encode_tool_id: ToolIdHook = same_id
+    """Tool-id form the provider accepts (e.g. Mistral's 9 alphanumerics)."""
+    finish_reasons: Mapping[str, ir.StopKind] = field(default_factory=dict)
+    """Provider finish_reason values beyond OpenAI's, -> IR stop kind."""
+    error_codes: Mapping[str, ir.ErrorKind] = field(default_factory=dict)
+    """Provider error `code`/`type` strings beyond OpenAI's, -> IR error kind."""
+    stream_error_events: frozenset[str] = frozenset({"error"})
+    """SSE `event:` names whose data is an error payload (Groq sends `event: error` inside a 200 stream)."""
+    decode_chunk: JSONHook = same
+    """Normalizes one stream chunk (a parsed `data:` payload) before the common decoder reads it."""
+    decode_body: JSONHook = same
+    """Normalizes a non-streamed response body before the common decoder reads it."""
+    decode_usage: JSONHook = same
+    """Normalizes a `usage` object (stream or not) into OpenAI's shape."""
+    encode_request: RequestHook = same_request
+    """Adjusts an encoded request body for the provider."""
+    encode_usage: UsageEncodeHook = same_usage
+    """Adds provider-specific usage fields when encoding."""
+    encode_chunk: JSONHook = same
+    """Adjusts an encoded stream chunk for the provider."""
+
+    def __post_init__(self) -> None:
+        # Freeze the tables so one profile value can never be changed by a codec that uses it.
+        object.__setattr__(self, "finish_reasons", _frozen(self.finish_reasons))
+        object.__setattr__(self, "error_codes", _frozen(self.error_codes))
+
+    @property
+    def path(self) -> str:
+        """Path of the chat completions endpoint."""
+        return f"{self.base_path}/chat/completions"

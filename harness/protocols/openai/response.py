@@ -1,0 +1,102 @@
+"""Non-streamed `chat.completion` bodies <-> IR responses.
+
+A Chat Completions message has one reasoning text (compatible servers), one content string and then tool
+calls, so IR content decodes in that order; encoding joins thinking parts and text parts (a listed loss).
+A `refusal` message decodes as text with stop kind `refusal`. Only choice 0 is read: a proxy under test is
+asked for one choice, and `n` > 1 answers are rejected rather than silently cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.openai._json import Reader
+from harness.protocols.openai.mapping import (
+    content_text,
+    decode_usage,
+    encode_usage,
+    finish_reason,
+    first_reasoning,
+    stop_reason,
+)
+from harness.protocols.openai.profile import JSONDict, Profile
+
+PLACEHOLDER_ID = "chatcmpl-harness"
+"""Response id sent when the IR response has none (OpenAI's schema requires one)."""
+
+
+def tool_call_part(profile: Profile, r: Reader, item: Any, where: str, response_id: str | None) -> ir.ToolCallPart:
+    """One `tool_calls` entry of a response message."""
+    call = r.obj(item, where)
+    function = r.obj(call.get("function"), f"{where}.function")
+    name = r.str_(function.get("name"), f"{where}.function.name")
+    raw = r.opt_str(function.get("arguments"), f"{where}.function.arguments") or ""
+    call_id = r.opt_str(call.get("id"), f"{where}.id") or common.synth_tool_id(
+        profile.tool_id_prefix, response_id, where
+    )
+    return ir.ToolCallPart(id=call_id, name=name, arguments=common.parse_arguments(raw), arguments_raw=raw)
+
+
+def decode_response(profile: Profile, body: bytes) -> ir.Response:
+    """A `chat.completion` body -> IR response."""
+    r = Reader(profile.name)
+    data = r.obj(profile.decode_body(common.load_object(profile.name, body, what="response body")), "body")
+    response_id = r.opt_str(data.get("id"), "id")
+    choices = r.opt_lst(data.get("choices"), "choices")
+    content: list[ir.OutputPart] = []
+    stop: ir.StopReason | None = None
+    if choices:
+        if len(choices) > 1:
+            r.fail("choices", f"{len(choices)} choices; only n=1 is supported")
+        choice = r.obj(choices[0], "choices[0]")
+        message = r.obj(choice.get("message"), "choices[0].message")
+        if message.get("function_call") is not None:
+            r.fail("choices[0].message.function_call", "the legacy functions API is not supported")
+        thinking = first_reasoning(profile, r, message, "choices[0].message")
+        if thinking:
+            content.append(ir.ThinkingPart(text=thinking))
+        text = content_text(r, message.get("content"), "choices[0].message.content")
+        refusal = r.opt_str(message.get("refusal"), "choices[0].message.refusal")
+        if text or refusal:
+            content.append(ir.TextPart(text=text + (refusal or "")))
+        calls = r.opt_lst(message.get("tool_calls"), "choices[0].message.tool_calls")
+        for i, item in enumerate(calls):
+            content.append(tool_call_part(profile, r, item, f"choices[0].message.tool_calls[{i}]", response_id))
+        raw_finish = r.opt_str(choice.get("finish_reason"), "choices[0].finish_reason")
+        stop = stop_reason(profile, raw_finish, refused=bool(refusal))
+    usage = decode_usage(profile, r, data.get("usage"))
+    return ir.Response(
+        id=response_id,
+        model=r.opt_str(data.get("model"), "model"),
+        content=content,
+        stop_reason=stop,
+        usage=usage or ir.Usage(),
+    )
+
+
+def encode_response_body(profile: Profile, response: ir.Response) -> JSONDict:
+    """An IR response as a `chat.completion` body."""
+    message: JSONDict = {"role": "assistant"}
+    thinking = "".join(p.text for p in response.content if isinstance(p, ir.ThinkingPart))
+    if thinking:
+        message[profile.reasoning_field] = thinking
+    texts = [p.text for p in response.content if isinstance(p, ir.TextPart)]
+    message["content"] = "".join(texts) if texts else None
+    message["refusal"] = None
+    calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}} for c in calls
+        ]
+    return {
+        "id": response.id or PLACEHOLDER_ID,
+        "object": "chat.completion",
+        "created": 0,
+        "model": response.model or "",
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(response.stop_reason)}
+        ],
+        "usage": encode_usage(profile, response.usage),
+    }
