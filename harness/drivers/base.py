@@ -1,0 +1,172 @@
+"""What every SDK driver shares: the result it reports, the driver contract, and error normalization.
+
+A driver maps an IR request onto its SDK's own call by hand (never through our codecs: the point is an
+independent client), runs it, and writes down what the SDK returned as IR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from harness import ir
+from harness.protocols.common import is_context_message, kind_for_status, retry_after
+from harness.scenarios.model import Capability, SdkException
+
+DUMMY_API_KEY = "conformance-test-key"
+"""Key the SDK clients send to the proxy; the proxy (or replay) holds any real upstream credentials."""
+
+
+class SdkResult(BaseModel):
+    """What an SDK client saw, normalized to IR; the scenario's checks run on this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    response: ir.Response | None = None
+    """The SDK's response object as IR (non-streamed runs)."""
+    events: list[ir.StreamEvent] | None = None
+    """The SDK's stream as IR events (streamed runs); ends with `done` or `error` like any IR stream."""
+    error: ir.IRError | None = None
+    """The error the SDK reported (an exception, or an error inside the stream)."""
+    exception_class: str | None = None
+    """Public name of the SDK exception class raised, e.g. `openai.RateLimitError`."""
+    exception: SdkException | None = None
+    """Neutral name of that exception, per the driver's table."""
+    retry_after: float | None = None
+    """Retry-After seconds the SDK exposed with the error (None when absent or not surfaced)."""
+    models: list[str] | None = None
+    """Model ids from a listing call (bare ids, without any `models/` prefix)."""
+
+
+class UnsupportedRequest(ValueError):
+    """The IR request asks for something this SDK cannot express (a scenario that should not run here)."""
+
+
+@runtime_checkable
+class Driver(Protocol):
+    """One SDK client speaking one frontend protocol."""
+
+    name: str
+    """Frontend protocol the SDK speaks: `openai`, `anthropic`, `gemini`, `ollama`."""
+    capabilities: ClassVar[frozenset[Capability]]
+    """What this SDK can ask for and surface; scenarios requiring more are reported unsupported."""
+
+    def run(self, request: ir.Request, *, stream: bool, base_url: str, http_client: Any) -> SdkResult:
+        """Send `request` through the SDK to `base_url` (server root) over `http_client`; report what came back."""
+        ...
+
+    def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:
+        """List models through the SDK."""
+        ...
+
+
+def public_name(exc: BaseException) -> str:
+    """The class name as users import it: private modules dropped (`openai._exceptions.X` -> `openai.X`)."""
+    parts: list[str] = []
+    for part in type(exc).__module__.split("."):
+        if part.startswith("_"):
+            break
+        parts.append(part)
+    return ".".join([*parts, type(exc).__qualname__])
+
+
+# Provider error `type` / `code` strings that say what kind of error arrived inside a 200 stream, where
+# there is no status to go by. Matched case-insensitively as substrings, first match wins.
+_CODE_KINDS: tuple[tuple[str, ir.ErrorKind], ...] = (
+    ("context_length", ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED),
+    ("rate_limit", ir.ErrorKind.THROTTLED),
+    ("resource_exhausted", ir.ErrorKind.THROTTLED),
+    ("overloaded", ir.ErrorKind.OVERLOADED),
+    ("unavailable", ir.ErrorKind.OVERLOADED),
+    ("authentication", ir.ErrorKind.AUTH),
+    ("unauthenticated", ir.ErrorKind.AUTH),
+    ("permission", ir.ErrorKind.PERMISSION),
+    ("not_found", ir.ErrorKind.NOT_FOUND),
+    ("invalid", ir.ErrorKind.INVALID_REQUEST),
+    ("timeout", ir.ErrorKind.TIMEOUT),
+    ("deadline", ir.ErrorKind.TIMEOUT),
+    ("server", ir.ErrorKind.SERVER),
+    ("internal", ir.ErrorKind.SERVER),
+    ("api_error", ir.ErrorKind.SERVER),
+)
+
+
+def kind_for_code(code: str | None) -> ir.ErrorKind | None:
+    """The error kind a provider's error type/code string names, if it names one."""
+    if not code:
+        return None
+    lower = code.lower()
+    for marker, kind in _CODE_KINDS:
+        if marker in lower:
+            return kind
+    return None
+
+
+def error_from_status(
+    status: int, message: str, *, code: str | None = None, headers: Mapping[str, str] | None = None
+) -> ir.IRError:
+    """The IR error for an HTTP error the SDK raised: kind from the status, refined for context overflow."""
+    kind = kind_for_status(status, message)
+    if kind is ir.ErrorKind.INVALID_REQUEST and code and is_context_message(code):
+        kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
+    return ir.IRError.of(kind, message, status=status, retry_after=retry_after(headers or {}), code=code)
+
+
+def error_in_stream(message: str, *, code: str | None = None, status: int | None = None) -> ir.IRError:
+    """The IR error for an error that arrived inside a 200 stream: kind from the code (or a status in it)."""
+    kind = kind_for_code(code)
+    if kind is None and status is not None and status >= 400:
+        kind = kind_for_status(status, message)
+    if kind is None:
+        kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED if is_context_message(message) else ir.ErrorKind.SERVER
+    return ir.IRError.of(kind, message, code=code)
+
+
+def neutral_for_status(status: int) -> SdkException:
+    """The neutral exception name an HTTP status means, for SDKs whose classes do not say more."""
+    if status == 200:
+        return SdkException.STREAM_ERROR
+    table = {
+        400: SdkException.BAD_REQUEST,
+        401: SdkException.AUTHENTICATION,
+        403: SdkException.PERMISSION_DENIED,
+        404: SdkException.NOT_FOUND,
+        408: SdkException.TIMEOUT,
+        413: SdkException.BAD_REQUEST,
+        422: SdkException.BAD_REQUEST,
+        429: SdkException.RATE_LIMIT,
+        503: SdkException.OVERLOADED,
+        504: SdkException.TIMEOUT,
+        529: SdkException.OVERLOADED,
+    }
+    if status in table:
+        return table[status]
+    if status >= 500:
+        return SdkException.SERVER_ERROR
+    return SdkException.BAD_REQUEST if status >= 400 else SdkException.OTHER
+
+
+def failed(
+    error: ir.IRError,
+    neutral: SdkException,
+    exc: BaseException,
+    *,
+    events: list[ir.StreamEvent] | None = None,
+) -> SdkResult:
+    """The result of a call that raised: the error, the class names, Retry-After, and any events so far."""
+    return SdkResult(
+        events=events,
+        error=error,
+        exception_class=public_name(exc),
+        exception=neutral,
+        retry_after=error.retry_after,
+    )
+
+
+def headers_of(exc: BaseException) -> Mapping[str, str]:
+    """Response headers an SDK exception carries (`exc.response.headers`), or none."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    return headers if isinstance(headers, Mapping) else {}
