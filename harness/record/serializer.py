@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-_SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# The pure-Python dumper: libyaml escapes astral-plane characters (emoji), which forbids literal blocks.
+_SAFE_DUMPER = yaml.SafeDumper
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

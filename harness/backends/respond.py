@@ -1,0 +1,76 @@
+"""The wire a real provider would send for a scenario's scripted reply, produced by that protocol's encoder.
+
+`respond` is pure (request in, status + headers + chunks out) so the reference ASGI app, the recorder and the
+tests share one code path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from harness import ir
+from harness.backends.chunking import effective, family
+from harness.protocols import Codec, HttpRequest
+from harness.scenarios.model import ReplyError, ReplyModels, ReplyOk, Scenario
+from harness.scenarios.resolve import resolve
+from harness.scenarios.script import scripted_events, scripted_response
+
+
+@dataclass(frozen=True)
+class WireReply:
+    """A backend's answer with its chunk boundaries."""
+
+    status: int
+    """HTTP status."""
+    headers: dict[str, str]
+    """Response headers (lower-case names)."""
+    chunks: list[bytes] = field(default_factory=list)
+    """Body pieces in the order they are sent."""
+    scenario: str = ""
+    """Scenario that was answered."""
+    stream: bool = False
+    """Whether the answer is a stream."""
+
+    @property
+    def body(self) -> bytes:
+        """The whole body."""
+        return b"".join(self.chunks)
+
+
+def _split(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def _stream(codec: Codec, scenario: Scenario, reply: ReplyOk, request: ir.Request) -> list[bytes]:
+    chunking = effective(codec.name, family(codec), scenario.chunking)
+    events = scripted_events(reply, chunking, model=request.model)
+    encoder = codec.stream_encoder(request=request)
+    chunks = [b for b in (encoder.encode(e) for e in events) if b]
+    if reply.truncate_after is None:  # a truncated stream just stops: no terminal marker
+        tail = encoder.close()
+        if tail:
+            chunks.append(tail)
+    if chunking.transport_chunk_bytes:
+        chunks = _split(b"".join(chunks), chunking.transport_chunk_bytes)
+    return chunks
+
+
+def respond(codec: Codec, http_request: HttpRequest, scenarios: Sequence[Scenario]) -> WireReply:
+    """Decode the request, find its scenario, and encode the scripted reply in this codec's wire format."""
+    request = codec.decode_request(http_request)
+    scenario = resolve(request, scenarios)
+    stream = codec.is_stream_request(http_request)
+    reply = scenario.reply
+    if isinstance(reply, ReplyError):
+        error = reply.error if reply.status is None else reply.error.model_copy(update={"status": reply.status})
+        out = codec.encode_error(error)
+        status = reply.status or out.status
+        return WireReply(status, dict(out.headers), [out.body], scenario.id, stream)
+    if isinstance(reply, ReplyModels):
+        raise ValueError(f"scenario {scenario.id} is a models listing; it is answered by the proxy, not a backend")
+    if stream:
+        headers = {"content-type": codec.stream_media_type, "cache-control": "no-cache"}
+        return WireReply(200, headers, _stream(codec, scenario, reply, request), scenario.id, True)
+    out = codec.encode_response(scripted_response(reply, model=request.model), request=request)
+    return WireReply(out.status, dict(out.headers), [out.body], scenario.id, False)

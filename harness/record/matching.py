@@ -1,0 +1,48 @@
+"""vcrpy matchers by scenario: a recorded request matches when it decodes to the same scenario and streaming
+mode, not when its bytes are equal, so a fixed translation never forces a re-record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from harness.protocols import Codec, HttpRequest
+from harness.scenarios.model import Scenario
+from harness.scenarios.resolve import resolve
+
+
+def http_request_of(vcr_request: Any) -> HttpRequest:
+    """Our HttpRequest from a vcrpy Request."""
+    body = vcr_request.body or b""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    headers = {str(k): str(v) for k, v in dict(vcr_request.headers).items()}
+    return HttpRequest.from_url(vcr_request.method, vcr_request.uri, headers, body)
+
+
+def scenario_key(codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest) -> tuple[str, bool]:
+    """(scenario id, stream) of a backend request, found by decoding it."""
+    decoded = codec.decode_request(request)
+    return resolve(decoded, scenarios).id, codec.is_stream_request(request)
+
+
+def _name(key: tuple[str, bool]) -> str:
+    return f"{key[0]} ({'stream' if key[1] else 'nonstream'})"
+
+
+def scenario_matcher(codec: Codec, scenarios: Sequence[Scenario]) -> Callable[[Any, Any], None]:
+    """A vcrpy matcher `(r1, r2)` that raises AssertionError naming both scenarios when they differ."""
+    cache: dict[tuple[str, str, bytes], tuple[str, bool]] = {}
+
+    def key(vcr_request: Any) -> tuple[str, bool]:
+        http = http_request_of(vcr_request)
+        ident = (http.method, vcr_request.uri, http.body)
+        if ident not in cache:
+            cache[ident] = scenario_key(codec, scenarios, http)
+        return cache[ident]
+
+    def scenario(r1: Any, r2: Any) -> None:
+        k1, k2 = key(r1), key(r2)
+        assert k1 == k2, f"scenario {_name(k1)} != recorded {_name(k2)}"
+
+    return scenario

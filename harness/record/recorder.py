@@ -1,0 +1,143 @@
+"""Recording with vcrpy: one scenario's request sent to a source (a reference backend, or the real provider)
+while vcrpy records it into the readable cassette, with chunk boundaries and metadata added.
+
+vcrpy buffers a streamed body while recording, so the boundaries come from the source itself: a reference
+backend reports the chunks it produced; for a real provider the SSE event / NDJSON line boundaries are stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx2
+import vcr
+from vcr import matchers as vcr_matchers
+
+from harness import __version__
+from harness.backends import WireReply, respond
+from harness.protocols import HttpRequest, registry
+from harness.record import serializer
+from harness.record.chunks import event_boundaries
+from harness.record.layout import cassette_path, mode_name
+from harness.record.matching import scenario_matcher
+from harness.record.modes import RecordMode
+from harness.record.scrub import is_secret_header, scrub_body, scrub_url
+from harness.scenarios.model import Scenario
+
+RECORD_TIMEOUT = httpx2.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+REFERENCE_BASE = "http://reference.invalid"
+
+
+@dataclass
+class Source:
+    """Where recordings come from."""
+
+    kind: Literal["reference", "real"]
+    """A reference backend (no keys, in-process) or the real provider over the network."""
+    base_url: str = REFERENCE_BASE
+    """Provider base URL (real), or the placeholder the reference transport answers on."""
+    api_key: str | None = None
+    """Key for the real provider; never stored."""
+    model: str | None = None
+    """Real model name to send (real only); reference recordings send the scenario id."""
+    transport: httpx2.BaseTransport | None = None
+    """Transport to use; None builds the default for the kind."""
+    replies: list[WireReply] = field(default_factory=list)
+    """Replies a reference backend produced, with their chunk boundaries (filled while recording)."""
+
+
+def reference_source(scenarios: Sequence[Scenario]) -> Source:
+    """A source answering with the reference backends in-process, through an httpx2 MockTransport."""
+    source = Source(kind="reference")
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        backend, _, rest = request.url.path.lstrip("/").partition("/")
+        http = HttpRequest.from_url(
+            request.method, f"/{rest}?{request.url.query.decode()}", dict(request.headers), request.read()
+        )
+        reply = respond(registry.get(backend), http, scenarios)
+        source.replies.append(reply)
+        return httpx2.Response(reply.status, headers=reply.headers, content=reply.body)
+
+    source.transport = httpx2.MockTransport(handler)
+    return source
+
+
+def _scrub_request(request: Any) -> Any:
+    request.headers = {k: v for k, v in dict(request.headers).items() if not is_secret_header(k)}
+    request.uri = scrub_url(request.uri)
+    if request.body:
+        request.body = scrub_body(request.body if isinstance(request.body, bytes) else request.body.encode())
+    return request
+
+
+def _attach(source: Source) -> Any:
+    def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
+        response["headers"] = {k: v for k, v in response["headers"].items() if not is_secret_header(k)}
+        body = response["body"]["string"] or b""
+        if source.kind == "reference" and source.replies:
+            lengths = [len(c) for c in source.replies[-1].chunks]
+        else:
+            lengths = event_boundaries(body)
+        response["body"]["chunks"] = lengths if sum(lengths) == len(body) else [len(body)]
+        return response
+
+    return before_record_response
+
+
+def record_one(
+    backend: str,
+    scenario: Scenario,
+    stream: bool,
+    *,
+    scenarios: Sequence[Scenario],
+    root: Path,
+    source: Source,
+    mode: RecordMode = RecordMode.ONCE,
+) -> Path:
+    """Record (or, per `mode`, keep) the cassette of one (backend, scenario, streaming mode); returns its path."""
+    codec = registry.get(backend)
+    request = scenario.request_for(source.model or scenario.id, stream=stream)
+    http = codec.encode_request(request)
+    if source.api_key:
+        http = codec.with_auth(http, source.api_key)
+    path = cassette_path(root, backend, scenario.id, stream)
+    if mode is RecordMode.REWRITE:
+        path.unlink(missing_ok=True)
+    recorder = vcr.VCR(
+        record_mode=mode.vcr_mode,
+        match_on=["method", "scenario"],
+        before_record_request=_scrub_request,
+        before_record_response=_attach(source),
+        decode_compressed_response=False,
+    )
+    recorder.register_serializer("harness", serializer)
+    recorder.register_matcher("scenario", scenario_matcher(codec, scenarios))
+    recorder.register_matcher("method", vcr_matchers.method)
+    prefix = f"{source.base_url}/{backend}" if source.kind == "reference" else source.base_url.rstrip("/")
+    url = prefix + http.path
+    headers = {**http.headers, "accept-encoding": "identity"}
+    with recorder.use_cassette(str(path), serializer="harness") as cassette:
+        for key, value in _metadata(backend, scenario, stream, source, request.model).items():
+            cassette.get_metadata(key, value)
+        transport = source.transport or httpx2.HTTPTransport()
+        with httpx2.Client(transport=transport, timeout=RECORD_TIMEOUT) as client:
+            response = client.request(http.method, url, params=http.query, headers=headers, content=http.body)
+            response.read()
+    return path
+
+
+def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, model: str) -> dict[str, Any]:
+    return {
+        "source": source.kind,
+        "backend": backend,
+        "scenario": scenario.id,
+        "mode": mode_name(stream),
+        "model": model,
+        "recorded_at": dt.date.today().isoformat(),
+        "harness_version": __version__,
+    }

@@ -1,0 +1,134 @@
+"""Replay: cassettes served by scenario (found by decoding the request), with their recorded chunk boundaries
+or re-cut adversarially. Never opens a socket; a request with no recording fails with a message naming the
+nearest recordings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from vcr import matchers as vcr_matchers
+from vcr.cassette import Cassette
+from vcr.errors import UnhandledHTTPRequestError
+from vcr.record_mode import RecordMode as VcrMode
+from vcr.request import Request as VcrRequest
+
+from harness.backends import WireReply
+from harness.protocols import HttpRequest, registry
+from harness.record import serializer
+from harness.record.chunks import Rechunk, rechunk, split_by_lengths
+from harness.record.layout import cassette_path, mode_name, recorded
+from harness.record.matching import scenario_key, scenario_matcher
+from harness.scenarios.model import Scenario
+
+# Hop-by-hop and encoding headers describe the original transfer, not the body we serve.
+_DROP_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection"})
+
+
+class ReplayMissError(httpx2.TransportError):
+    """No recording answers this request; the message names the nearest recordings."""
+
+
+class Replayer:
+    """Answers backend requests from the cassettes under `root`."""
+
+    def __init__(
+        self,
+        root: Path,
+        scenarios: Sequence[Scenario],
+        *,
+        rechunk_mode: Rechunk | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.root = root
+        self.scenarios = list(scenarios)
+        self.rechunk_mode = rechunk_mode
+        self.seed = seed
+        self._cassettes: dict[Path, Cassette] = {}
+        self.served: list[tuple[str, str, bool, Path]] = []
+        """(backend, scenario, stream, cassette) of every reply, in order."""
+
+    def _cassette(self, backend: str, path: Path) -> Cassette:
+        if path not in self._cassettes:
+            codec = registry.get(backend)
+            self._cassettes[path] = Cassette.load(
+                path=str(path),
+                serializer=serializer,
+                match_on=(vcr_matchers.method, scenario_matcher(codec, self.scenarios)),
+                record_mode=VcrMode.NONE,
+                allow_playback_repeats=True,
+            )
+        return self._cassettes[path]
+
+    def _miss(self, backend: str, scenario: str, stream: bool, path: Path) -> ReplayMissError:
+        mine = [r for r in recorded(self.root, backend) if r.scenario == scenario]
+        others = [r.backend for r in recorded(self.root) if r.scenario == scenario and r.stream == stream]
+        near = [
+            f"{r.path.relative_to(self.root)} (recorded {mode_name(r.stream)}, asked {mode_name(stream)})" for r in mine
+        ]
+        if others:
+            near.append(f"{scenario}.{mode_name(stream)} is recorded for: {', '.join(sorted(set(others)))}")
+        hint = "; ".join(near) or f"nothing is recorded for scenario {scenario!r} on backend {backend!r}"
+        return ReplayMissError(
+            f"no recording for {backend}/{scenario}.{mode_name(stream)} (expected {path}); nearest: {hint}; "
+            f"record it with `conformance record --backend {backend} --scenario {scenario}`"
+        )
+
+    def reply(self, backend: str, request: HttpRequest) -> WireReply:
+        """The recorded answer to a backend request (relative to the backend's base URL)."""
+        codec = registry.get(backend)
+        scenario, stream = scenario_key(codec, self.scenarios, request)
+        path = cassette_path(self.root, backend, scenario, stream)
+        if not path.is_file():
+            raise self._miss(backend, scenario, stream, path)
+        cassette = self._cassette(backend, path)
+        query = "&".join(f"{k}={v}" for k, v in request.query.items())
+        uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
+        vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
+        try:
+            response: dict[str, Any] = cassette.play_response(vcr_request)
+        except UnhandledHTTPRequestError as exc:
+            closest = cassette.find_requests_with_most_matches(vcr_request)
+            detail = "; ".join(f"{'; '.join(str(f[1]) for f in fails)}" for _, _, fails in closest) or str(exc)
+            raise ReplayMissError(f"{path}: recorded request does not match: {detail}") from exc
+        body = response["body"]["string"] or b""
+        chunks = rechunk(split_by_lengths(body, response["body"].get("chunks")), self.rechunk_mode, seed=self.seed)
+        headers = {}
+        for name, value in response["headers"].items():
+            if name.lower() not in _DROP_HEADERS:
+                headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
+        self.served.append((backend, scenario, stream, path))
+        return WireReply(int(response["status"]["code"]), headers, chunks, scenario, stream)
+
+
+class _ChunkStream(httpx2.AsyncByteStream):
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self._chunks:
+            yield chunk
+
+
+class ReplayTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport answering `http://<any>/<backend>/...` from a Replayer: what the proxy's upstream
+    client uses in-process. Chunk boundaries reach the proxy exactly as recorded (or re-cut)."""
+
+    def __init__(self, replayer: Replayer) -> None:
+        self.replayer = replayer
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Serve one upstream request from the cassettes."""
+        body = await request.aread()
+        backend, _, rest = request.url.path.lstrip("/").partition("/")
+        http = HttpRequest(
+            method=request.method,
+            path=f"/{rest}",
+            query=dict(request.url.params.multi_items()),
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=body,
+        )
+        reply = self.replayer.reply(backend, http)
+        return httpx2.Response(reply.status, headers=reply.headers, stream=_ChunkStream(reply.chunks))
