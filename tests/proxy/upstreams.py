@@ -9,6 +9,7 @@ last chunk, can break off with a transport error, and note when the proxy closes
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -32,8 +33,8 @@ def config(*models: tuple[str, str, str, str], base_url: str = UPSTREAM_URL, **k
     routes = []
     for name, mode, protocol, upstream_model in models:
         upstream = UpstreamConfig(name=f"{protocol}-up", protocol=protocol, base_url=base_url, api_key_env=KEY_ENV)
-        routes.append(ModelRoute(name=name, mode=mode, upstream=upstream, upstream_model=upstream_model))  # type: ignore[arg-type]
-    return ProxyConfig(models=tuple(routes), **kw)  # type: ignore[arg-type]
+        routes.append(ModelRoute(name=name, mode=mode, upstream=upstream, upstream_model=upstream_model))
+    return ProxyConfig(models=tuple(routes), **kw)
 
 
 class ChunkStream(httpx2.AsyncByteStream):
@@ -159,3 +160,40 @@ def thinking_reply(thought: str, text: str, signature: str | None = "sig-1") -> 
         stop_reason=ir.StopReason(kind="end_turn"),
         usage=ir.Usage(input_tokens=30, output_tokens=40, reasoning_tokens=25),
     )
+
+
+def split(body: bytes, parts: int = 7) -> list[bytes]:
+    """A body cut into `parts` uneven chunks (boundaries anywhere, also inside UTF-8 sequences)."""
+    if not body:
+        return [b""]
+    cuts = sorted({(len(body) * (i * i + 1)) // (parts * parts + 1) for i in range(1, parts)} - {0})
+    bounds = [0, *cuts, len(body)]
+    return [body[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+@dataclass
+class ReplayUpstream:
+    """An upstream that answers with one recorded response, body cut into chunks."""
+
+    status: int
+    headers: dict[str, str]
+    chunks: list[bytes]
+    requests: list[httpx2.Request] = field(default_factory=list)
+
+    def transport(self) -> httpx2.MockTransport:
+        """The transport to give `create_app`."""
+        return httpx2.MockTransport(self.handle)
+
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        """Answer with the recording."""
+        self.requests.append(request)
+        return httpx2.Response(self.status, headers=self.headers, stream=ChunkStream(list(self.chunks)))
+
+
+# Transport-level headers of a recording that no longer describe the (already decoded) body.
+TRANSPORT_HEADERS = ("content-encoding", "content-length", "transfer-encoding", "connection")
+
+
+def replay_headers(headers: dict[str, str]) -> dict[str, str]:
+    """Recorded response headers fit to serve the decoded recorded body again."""
+    return {k: v for k, v in headers.items() if k.lower() not in TRANSPORT_HEADERS}
