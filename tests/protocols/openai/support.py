@@ -1,0 +1,226 @@
+"""Helpers shared by the OpenAI Chat Completions tests: corpus access, chunkings, schema checks, and the one
+projection of IR values through the codec's `losses` table that every round-trip property uses."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from harness import ir
+from harness.capture import Interaction, load_interactions
+from harness.protocols import Codec, decode_events, registry
+from harness.protocols.openai import schemas
+from harness.wire.http import HttpRequest, HttpResponse
+from harness.wire.sse import SSEDecoder
+from tests.conftest import corpus_dir
+
+OPENAI = registry.get("openai")
+DEEPSEEK = registry.get("deepseek")
+GROQ = registry.get("groq")
+
+
+def interactions(folder: str, name: str) -> list[Interaction]:
+    """Every interaction of one corpus file (skips when the corpus is absent)."""
+    return load_interactions(corpus_dir(folder) / name)
+
+
+def chunkings(body: bytes) -> dict[str, list[bytes]]:
+    """Whole, one byte at a time, and random sizes (deterministic per body)."""
+    rng = random.Random(len(body))
+    pieces, pos = [], 0
+    while pos < len(body):
+        n = rng.randint(1, 97)
+        pieces.append(body[pos : pos + n])
+        pos += n
+    return {"whole": [body], "1-byte": [body[i : i + 1] for i in range(len(body))], "random": pieces}
+
+
+def decode_stream(body: bytes, codec: Codec = OPENAI) -> list[ir.StreamEvent]:
+    """The events of a whole streamed body."""
+    return decode_events(codec, [body])
+
+
+def sse_payloads(body: bytes) -> list[Any]:
+    """The parsed JSON of every SSE data payload of a body, `[DONE]` left out."""
+    decoder = SSEDecoder()
+    events = [*decoder.feed(body), *decoder.close()]
+    return [json.loads(e.data) for e in events if e.data.strip() != "[DONE]"]
+
+
+def check_request(request: HttpRequest) -> None:
+    """A request body matches the request schema."""
+    schemas.validate("Request", json.loads(request.body))
+
+
+def check_response(response: HttpResponse) -> None:
+    """A non-streamed body matches the response schema."""
+    schemas.validate("Response", json.loads(response.body))
+
+
+def check_error(response: HttpResponse) -> None:
+    """An error body matches the error schema."""
+    schemas.validate("Error", json.loads(response.body))
+
+
+def check_stream(body: bytes) -> None:
+    """Every data payload of a streamed body is a chunk or an error object."""
+    for payload in sse_payloads(body):
+        schemas.validate("StreamPayload", payload)
+
+
+# --- projection through the losses table ------------------------------------------------------------------
+
+
+def _merge_adjacent(parts: list[ir.OutputPart]) -> list[ir.OutputPart]:
+    out: list[ir.OutputPart] = []
+    for part in parts:
+        last = out[-1] if out else None
+        if isinstance(part, ir.TextPart) and isinstance(last, ir.TextPart):
+            out[-1] = ir.TextPart(text=last.text + part.text)
+        elif isinstance(part, ir.ThinkingPart) and isinstance(last, ir.ThinkingPart):
+            out[-1] = ir.ThinkingPart(text=last.text + part.text, signature=last.signature)
+        else:
+            out.append(part)
+    return out
+
+
+def _one_message_order(parts: list[ir.OutputPart]) -> list[ir.OutputPart]:
+    thinking = "".join(p.text for p in parts if isinstance(p, ir.ThinkingPart))
+    text = "".join(p.text for p in parts if isinstance(p, ir.TextPart))
+    out: list[ir.OutputPart] = [ir.ThinkingPart(text=thinking)] if thinking else []
+    out += [ir.TextPart(text=text)] if text else []
+    return out + [p for p in parts if isinstance(p, ir.ToolCallPart)]
+
+
+def _output_parts(parts: list[ir.OutputPart], losses: Mapping[str, str], streamed: bool) -> list[ir.OutputPart]:
+    if "RedactedThinkingPart" in losses:
+        parts = [p for p in parts if not isinstance(p, ir.RedactedThinkingPart)]
+    if "ThinkingPart.signature" in losses:
+        parts = [p.model_copy(update={"signature": None}) if isinstance(p, ir.ThinkingPart) else p for p in parts]
+    if "Message.content order" in losses:
+        parts = _merge_adjacent(parts) if streamed else _one_message_order(parts)
+    return parts
+
+
+def _stop(stop: ir.StopReason | None, losses: Mapping[str, str]) -> ir.StopReason | None:
+    if stop is None:
+        return None
+    update: dict[str, Any] = {}
+    if "StopReason.kind" in losses and stop.kind in ("stop_sequence", "refusal", "error", "other"):
+        update["kind"] = "end_turn"
+    if "StopReason.raw" in losses:
+        update["raw"] = None
+    if "StopReason.sequence" in losses:
+        update["sequence"] = None
+    return stop.model_copy(update=update)
+
+
+def _usage(usage: ir.Usage, losses: Mapping[str, str]) -> ir.Usage:
+    update: dict[str, Any] = {}
+    if "Usage.cache_write_tokens" in losses:
+        update["cache_write_tokens"] = None
+    for name in ("input_tokens", "output_tokens"):
+        if f"Usage.{name}" in losses and getattr(usage, name) is None:
+            update[name] = 0
+    return usage.model_copy(update=update)
+
+
+def _request_message(message: ir.Message, losses: Mapping[str, str]) -> ir.Message:
+    parts = list(message.content)
+    if "Message.content[ThinkingPart]" in losses:
+        parts = [p for p in parts if not isinstance(p, ir.ThinkingPart)]
+    if "Message.content[ImagePart]" in losses and message.role != "user":
+        parts = [p for p in parts if not isinstance(p, ir.ImagePart)]
+    update: dict[str, Any] = {}
+    if "ToolResultPart.is_error" in losses:
+        update["is_error"] = False
+    images = "ToolResultPart.content[ImagePart]" in losses
+    parts = [
+        p.model_copy(update={**update, "content": [c for c in p.content if not (images and c.kind == "image")]})
+        if isinstance(p, ir.ToolResultPart)
+        else p
+        for p in parts
+    ]
+    if "Message.content order" in losses and message.role == "assistant":
+        kinds = ("thinking", "text", "tool_call")
+        parts = sorted(parts, key=lambda p: kinds.index(p.kind) if p.kind in kinds else len(kinds))
+    return message.model_copy(update={"content": parts})
+
+
+def _request(request: ir.Request, losses: Mapping[str, str]) -> ir.Request:
+    messages = [_request_message(m, losses) for m in request.messages]
+    if "Message(role=tool)" in losses:
+        merged: list[ir.Message] = []
+        for m in messages:
+            if m.role == "tool" and merged and merged[-1].role == "tool":
+                merged[-1] = merged[-1].model_copy(update={"content": [*merged[-1].content, *m.content]})
+            else:
+                merged.append(m)
+        messages = merged
+    if "ToolResultPart.name" in losses:
+        names: dict[str, str] = {}
+        recovered: list[ir.Message] = []
+        for m in messages:
+            for p in m.content:
+                if isinstance(p, ir.ToolCallPart):
+                    names[p.id] = p.name
+            content = [
+                p.model_copy(update={"name": names.get(p.tool_call_id)}) if isinstance(p, ir.ToolResultPart) else p
+                for p in m.content
+            ]
+            recovered.append(m.model_copy(update={"content": content}))
+        messages = recovered
+    update: dict[str, Any] = {"messages": messages}
+    if "Request.thinking" in losses:
+        update["thinking"] = None
+    return request.model_copy(update=update)
+
+
+def _event(event: ir.StreamEvent, losses: Mapping[str, str]) -> ir.StreamEvent | None:
+    if isinstance(event, ir.RedactedThinking) and "RedactedThinkingPart" in losses:
+        return None
+    if isinstance(event, ir.ThinkingEnd) and "ThinkingPart.signature" in losses:
+        return event.model_copy(update={"signature": None})
+    if isinstance(event, ir.Done):
+        usage = None if event.usage is None else _usage(event.usage, losses)
+        return event.model_copy(update={"stop_reason": _stop(event.stop_reason, losses), "usage": usage})
+    return event
+
+
+def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False) -> Any:
+    """An IR value as the protocol can carry it: each listed loss blanks or normalizes its field. Works on a
+    Request, a Response (`streamed` says whether it went through a stream) and a list of stream events."""
+    if isinstance(value, ir.Request):
+        return _request(value, losses)
+    if isinstance(value, ir.Response):
+        return value.model_copy(
+            update={
+                "content": _output_parts(list(value.content), losses, streamed),
+                "stop_reason": _stop(value.stop_reason, losses),
+                "usage": _usage(value.usage, losses),
+                "id": value.id if value.id is not None or "Response.id" not in losses else "chatcmpl-harness",
+                "model": value.model if value.model is not None or "Response.model" not in losses else "",
+            }
+        )
+    if isinstance(value, list):
+        return [e for e in (_event(ev, losses) for ev in value) if e is not None]
+    raise TypeError(f"cannot project {type(value).__name__}")
+
+
+def coalesce(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:
+    """Events with consecutive deltas of one block joined, so streams chunked differently compare equal."""
+    out: list[ir.StreamEvent] = []
+    for event in events:
+        last = out[-1] if out else None
+        if isinstance(event, ir.TextDelta | ir.ThinkingDelta) and type(last) is type(event):
+            assert isinstance(last, ir.TextDelta | ir.ThinkingDelta)
+            if last.index == event.index:
+                out[-1] = last.model_copy(update={"text": last.text + event.text})
+                continue
+        if isinstance(event, ir.ToolCallDelta) and isinstance(last, ir.ToolCallDelta) and last.index == event.index:
+            out[-1] = last.model_copy(update={"arguments": last.arguments + event.arguments})
+            continue
+        out.append(event)
+    return out
