@@ -68,12 +68,20 @@ def error_from_object(error: Any, *, status: int | None, retry_after: float | No
         if isinstance(raw_message, str):
             message = raw_message
         elif raw_message is not None:
-            message = json.dumps(raw_message, ensure_ascii=False)
+            message = _as_text(raw_message)
     elif isinstance(error, str):
         message = error
     return ir.IRError.of(
         kind_for(error_type, status, message), message, status=status, retry_after=retry_after, code=error_type
     )
+
+
+def _as_text(value: Any) -> str:
+    # A message that is not a string is shown as its JSON; one too deep even for that is shown by type.
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

@@ -67,6 +67,7 @@ LOSSES = MappingProxyType(
             "(the kind travels only in the message of a 400 invalid_request_error)"
         ),
         "IRError.status": "derived from the error type on encode; None mid-stream",
+        "IRError.retry_after": "an `event: error` inside a stream has no headers, so no retry-after",
         "IRError.code": "the Anthropic error type, derived from the kind unless the code already is one",
     }
 )

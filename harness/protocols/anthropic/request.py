@@ -190,7 +190,12 @@ def _stop(body: Mapping[str, Any]) -> list[str]:
 
 def _number(body: Mapping[str, Any], key: str) -> float | None:
     value = optional(body, key, (int, float), "body")
-    return None if value is None else float(value)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except OverflowError as exc:  # an integer literal beyond float range
+        raise DecodeError(NAME, f"{key} is out of range") from exc
 
 
 def _response_format(body: Mapping[str, Any], extra: dict[str, Any]) -> ir.ResponseFormat | None:
