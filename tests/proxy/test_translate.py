@@ -1,0 +1,155 @@
+"""Translate mode across every pair of registered frontend and upstream protocols: the client's own codec
+reads back the text, tool calls, thinking, usage, stop reason and errors the upstream's codec produced."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import ir
+from harness.protocols import Codec, decode_events, registry
+from harness.stream import accumulate
+from tests.proxy.client import proxy
+from tests.proxy.upstreams import ScriptedUpstream, config, text_reply, thinking_reply, tool_reply
+
+pytestmark = pytest.mark.anyio
+
+PROTOCOLS = ("openai", "anthropic", "gemini", "ollama")
+PAIRS = [(f, u) for f in PROTOCOLS for u in PROTOCOLS]
+FRONT_MODEL = "front-model"
+UP_MODEL = "up-model"
+
+WEATHER = ir.Tool(
+    name="get_weather",
+    description="Weather in a city",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+TIME = ir.Tool(name="get_time", parameters={"type": "object", "properties": {"tz": {"type": "string"}}})
+
+
+def codecs(frontend: str, upstream: str) -> tuple[Codec, Codec]:
+    for name in (frontend, upstream):
+        if name not in registry.names():
+            pytest.skip(f"codec {name!r} not registered yet")
+    return registry.get(frontend), registry.get(upstream)
+
+
+def user_request(*, stream: bool, tools: bool = False) -> ir.Request:
+    return ir.Request(
+        model=FRONT_MODEL,
+        system="Be brief.",
+        messages=[ir.Message(role="user", content=[ir.TextPart(text="What is the weather in Paris?")])],
+        tools=[WEATHER, TIME] if tools else [],
+        max_tokens=256,
+        stream=stream,
+    )
+
+
+async def ask(
+    frontend: Codec, upstream: ScriptedUpstream, request: ir.Request
+) -> tuple[ir.Response | ir.IRError, object]:
+    """Send an IR request as the frontend's wire; read the answer back with the frontend codec."""
+    wire = frontend.encode_request(request)
+    async with proxy(config((FRONT_MODEL, "translate", upstream.protocol, UP_MODEL)), upstream.transport()) as p:
+        response = await p.client.post(wire.path, params=wire.query, headers=wire.headers, content=wire.body)
+    if response.status_code >= 400:
+        return frontend.decode_error(response.status_code, dict(response.headers), response.content), p.exchange
+    if request.stream:
+        result = accumulate(decode_events(frontend, [response.content]))
+        assert result.error is None, result.error
+        return result.response, p.exchange
+    return frontend.decode_response(response.content), p.exchange
+
+
+def texts(response: ir.Response) -> str:
+    return "".join(p.text for p in response.content if isinstance(p, ir.TextPart))
+
+
+def calls(response: ir.Response) -> list[tuple[str, object]]:
+    return [(p.name, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize(("frontend", "upstream"), PAIRS)
+async def test_text_usage_and_stop_reason(frontend: str, upstream: str, stream: bool) -> None:
+    front, _ = codecs(frontend, upstream)
+    up = ScriptedUpstream(upstream, text_reply("Sunny, 21 °C in Paris.", input=12, output=8))
+    response, ex = await ask(front, up, user_request(stream=stream))
+    assert isinstance(response, ir.Response)
+    assert texts(response) == "Sunny, 21 °C in Paris."
+    assert response.stop_reason is not None and response.stop_reason.kind == "end_turn"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (12, 8)
+    # What was really sent upstream: the upstream model, the same conversation.
+    assert ex.upstream_request is not None and ex.upstream_request.model == UP_MODEL
+    assert ex.upstream_request.system == "Be brief."
+    assert ex.upstream_request.messages[-1].content == [ir.TextPart(text="What is the weather in Paris?")]
+    assert ex.violations == () and ex.error is None and ex.problems == ()
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize(("frontend", "upstream"), PAIRS)
+async def test_parallel_tool_calls(frontend: str, upstream: str, stream: bool) -> None:
+    front, _ = codecs(frontend, upstream)
+    reply = tool_reply(("call_1", "get_weather", {"city": "Paris"}), ("call_2", "get_time", {"tz": "Europe/Paris"}))
+    response, ex = await ask(front, ScriptedUpstream(upstream, reply), user_request(stream=stream, tools=True))
+    assert isinstance(response, ir.Response)
+    assert calls(response) == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "Europe/Paris"})]
+    assert response.stop_reason is not None and response.stop_reason.kind == "tool_use"
+    assert ex.upstream_request is not None
+    assert [t.name for t in ex.upstream_request.tools] == ["get_weather", "get_time"]
+    assert ex.upstream_request.tools[0].parameters["required"] == ["city"]
+
+
+@pytest.mark.parametrize(("frontend", "upstream"), PAIRS)
+async def test_text_then_tool_call_stream(frontend: str, upstream: str) -> None:
+    front, _ = codecs(frontend, upstream)
+    reply = tool_reply(("call_9", "get_weather", {"city": "Zürich"}), text="Let me look.")
+    response, _ = await ask(front, ScriptedUpstream(upstream, reply), user_request(stream=True, tools=True))
+    assert isinstance(response, ir.Response)
+    assert texts(response) == "Let me look."
+    assert calls(response) == [("get_weather", {"city": "Zürich"})]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize(("frontend", "upstream"), PAIRS)
+async def test_thinking(frontend: str, upstream: str, stream: bool) -> None:
+    front, up_codec = codecs(frontend, upstream)
+    reply = thinking_reply("The user wants weather. ", "It is sunny.")
+    response, _ = await ask(front, ScriptedUpstream(upstream, reply), user_request(stream=stream))
+    assert isinstance(response, ir.Response)
+    assert texts(response) == "It is sunny."
+    thoughts = "".join(p.text for p in response.content if isinstance(p, ir.ThinkingPart))
+    if "ThinkingPart" in front.losses or "ThinkingPart" in up_codec.losses:
+        pytest.skip(f"thinking is a declared loss of {frontend} or {upstream}")
+    assert thoughts == "The user wants weather. "
+
+
+ERROR_KINDS = [
+    ir.ErrorKind.THROTTLED,
+    ir.ErrorKind.OVERLOADED,
+    ir.ErrorKind.AUTH,
+    ir.ErrorKind.PERMISSION,
+    ir.ErrorKind.NOT_FOUND,
+    ir.ErrorKind.INVALID_REQUEST,
+    ir.ErrorKind.SERVER,
+]
+
+
+@pytest.mark.parametrize("kind", ERROR_KINDS, ids=str)
+@pytest.mark.parametrize(("frontend", "upstream"), PAIRS)
+async def test_upstream_http_error_becomes_the_frontends_native_error(
+    frontend: str, upstream: str, kind: ir.ErrorKind
+) -> None:
+    front, up_codec = codecs(frontend, upstream)
+    error = ir.IRError.of(kind, f"upstream says {kind}", retry_after=3 if kind.retryable else None)
+    up = ScriptedUpstream(upstream, error)
+    result, ex = await ask(front, up, user_request(stream=True))
+    # Expected: the kind as the upstream's codec reads its own error, then as the frontend's codec reads its own.
+    wire = up_codec.encode_error(error)
+    seen = up_codec.decode_error(wire.status, wire.headers, wire.body)
+    native = front.encode_error(seen)
+    assert isinstance(result, ir.IRError)
+    assert result.kind == front.decode_error(native.status, native.headers, native.body).kind
+    assert ex.frontend_status == native.status
+    assert ex.error is not None and ex.error.kind == seen.kind
+    if "IRError.kind" not in front.losses and "IRError.kind" not in up_codec.losses:
+        assert result.kind == kind
