@@ -116,7 +116,8 @@ def error_from_status(
 
 def error_in_stream(message: str, *, code: str | None = None, status: int | None = None) -> ir.IRError:
     """The IR error for an error that arrived inside a 200 stream: kind from the code (or a status in it)."""
-    kind = kind_for_code(code)
+    # Without a code (Ollama sends only a message) the message itself may name the kind.
+    kind = kind_for_code(code) or kind_for_code(message)
     if kind is None and status is not None and status >= 400:
         kind = kind_for_status(status, message)
     if kind is None:

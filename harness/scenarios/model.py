@@ -10,7 +10,7 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness import ir
 
@@ -84,6 +84,13 @@ class Chunking(ScenarioModel):
     """Bytes per HTTP body chunk when the stream is served; odd sizes split multi-byte UTF-8 characters."""
 
 
+def _retryable_by_kind(data: Any) -> Any:
+    """An error written without `retryable` gets the kind's default, as `IRError.of` gives it."""
+    if isinstance(data, dict) and "retryable" not in data and data.get("kind") in set(ir.ErrorKind):
+        return {**data, "retryable": ir.ErrorKind(data["kind"]).retryable}
+    return data
+
+
 class MidstreamError(ScenarioModel):
     """An error that replaces the rest of a stream after some events were sent."""
 
@@ -91,6 +98,8 @@ class MidstreamError(ScenarioModel):
     """How many scripted IR events (counting `message_start`) are sent before the error."""
     error: ir.IRError
     """The error the backend sends inside the 200 stream."""
+
+    _defaults = field_validator("error", mode="before")(_retryable_by_kind)
 
 
 class ReplyOk(ScenarioModel):
@@ -141,6 +150,8 @@ class ReplyError(ScenarioModel):
     """Tag."""
     error: ir.IRError
     """The error; its `retry_after` becomes the Retry-After header."""
+
+    _defaults = field_validator("error", mode="before")(_retryable_by_kind)
     status: int | None = Field(default=None, ge=400, le=599)
     """HTTP status; None lets each protocol pick its own for the kind (Anthropic overloaded -> 529, else 503)."""
 
