@@ -100,6 +100,8 @@ class ScriptedUpstream:
 
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
         """Answer one request."""
+        if request.method != "POST":  # e.g. the diagnostics reachability probe
+            return httpx2.Response(404, text="not found")
         self.requests.append(request)
         wire = self.wire_request(request)
         reply = self.reply(self.codec.decode_request(wire)) if callable(self.reply) else self.reply
