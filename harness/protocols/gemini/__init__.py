@@ -1,0 +1,108 @@
+"""The Gemini (Generative Language API) codec: `models/{model}:generateContent` and `:streamGenerateContent`.
+
+Covers `v1` and `v1beta`, SSE (`alt=sse`, CRLF) and streamed-JSON-array responses, API keys by
+`x-goog-api-key` header (or `key=` query, which decoding ignores as it carries no IR). Module map:
+`request_decode` / `request_encode` (requests), `parts` (parts <-> IR content and the thoughtSignature rule),
+`chunks` (one response object -> events), `response`, `stream_decode`, `stream_encode`, `errors`, `ids`
+(how tool-call ids are synthesized), `mapping` (usage, finishReason), `schemas` (JSON Schemas of the wire).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import ClassVar
+
+from harness import ir
+from harness.protocols import registry
+from harness.protocols.gemini import errors, request_decode, request_encode, response
+from harness.protocols.gemini.fields import EncodeError
+from harness.protocols.gemini.stream_decode import GeminiStreamDecoder
+from harness.protocols.gemini.stream_encode import GeminiStreamEncoder
+from harness.wire.http import HttpRequest, HttpResponse
+
+__all__ = ["LOSSES", "EncodeError", "GeminiCodec", "GeminiStreamDecoder", "GeminiStreamEncoder"]
+
+LOSSES: Mapping[str, str] = {
+    "Request.parallel_tool_calls": "Gemini has no switch for parallel function calls",
+    "Request.system:parts_joined": "several systemInstruction text parts are joined by newlines into one prompt",
+    "Message.role:system": "Gemini has only user and model turns: a later system message is sent as a user turn",
+    "ResponseFormatJsonSchema.name": "Gemini response schemas have no name",
+    "ResponseFormatJsonSchema.strict": "Gemini has no strict flag; responseJsonSchema always constrains output",
+    "ThinkingConfig.budget_tokens:when_disabled": "thinking off is thinkingBudget 0, which leaves no budget",
+    "RedactedThinkingPart": "Gemini has no encrypted-thinking part; it is left out",
+    "TextPart:adjacent": "Gemini text is a run of parts with no block boundary: adjacent text parts become one",
+    "ThinkingPart:adjacent": "adjacent thought parts are one thinking block unless a thoughtSignature ends the first",
+    "ToolCallPart.arguments_raw": "functionCall.args is a JSON object: the text is re-serialized compactly",
+    "ToolResultPart.content:text_joined": "functionResponse.response holds one text: text parts are joined",
+    "Usage.cache_write_tokens": "Gemini reports no cache writes",
+    "Usage.output_tokens:below_reasoning": (
+        "sent as candidatesTokenCount + thoughtsTokenCount, so an output below reasoning_tokens (or None beside "
+        "reasoning_tokens) comes back as reasoning_tokens"
+    ),
+    "StopReason.raw": "re-derived: the finishReason Gemini would send",
+    "StopReason.sequence": "Gemini does not say which stop sequence matched",
+    "StopReason.kind:stop_sequence": "a matched stop sequence is finishReason STOP (end_turn)",
+    "StopReason.kind:refusal": "a refusal is sent as finishReason SAFETY (content_filter)",
+    "Done.stop_reason:None": "a stream must end with a finishReason: none is sent as FINISH_REASON_UNSPECIFIED (other)",
+    "IRError.kind:context_window_exceeded": "sent as INVALID_ARGUMENT: recognised again only from the message text",
+    "IRError.kind:network": "no Google status for it: sent as 502 INTERNAL (server)",
+    "IRError.kind:malformed_stream": "no Google status for it: sent as 502 INTERNAL (server)",
+    "IRError.code": "becomes the google.rpc status string of the kind",
+}
+
+
+class GeminiCodec:
+    """Gemini in all four directions (see the package docstring)."""
+
+    name = "gemini"
+    stream_media_type = "text/event-stream"
+    losses: ClassVar[Mapping[str, str]] = LOSSES
+
+    def decode_request(self, request: HttpRequest) -> ir.Request:
+        """A client's wire request -> IR (model from the path, stream from the method)."""
+        return request_decode.decode_request(request)
+
+    def encode_request(self, request: ir.Request) -> HttpRequest:
+        """IR -> the wire request (`alt=sse` for streams unless provider_fields ask for the JSON array)."""
+        return request_encode.encode_request(request)
+
+    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
+        """The request carrying the key in `x-goog-api-key`."""
+        return dataclasses.replace(request, headers={**request.headers, "x-goog-api-key": api_key})
+
+    def is_stream_request(self, request: HttpRequest) -> bool:
+        """Whether the path's method is streamGenerateContent."""
+        match = request_decode.PATH.search(request.path)
+        return match is not None and match["method"] == "streamGenerateContent"
+
+    def decode_response(self, body: bytes) -> ir.Response:
+        """A generateContent body -> IR."""
+        return response.decode_response(body)
+
+    def encode_response(self, response_: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
+        """IR -> a generateContent body."""
+        return response.encode_response(response_, request=request)
+
+    def stream_decoder(self) -> GeminiStreamDecoder:
+        """A decoder that detects SSE, JSON-array or plain-JSON framing from the body itself."""
+        return GeminiStreamDecoder()
+
+    def stream_encoder(
+        self, *, request: ir.Request | None = None, json_array: bool | None = None
+    ) -> GeminiStreamEncoder:
+        """An SSE encoder, or a JSON-array one when `json_array` (default: what the request asked for)."""
+        if json_array is None:
+            json_array = bool(request and request.provider_fields.get(self.name, {}).get("json_array_stream"))
+        return GeminiStreamEncoder(json_array=json_array)
+
+    def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
+        """An error response -> IR error; never raises."""
+        return errors.decode_error(status, headers, body)
+
+    def encode_error(self, error: ir.IRError) -> HttpResponse:
+        """IR error -> Gemini's error body and status."""
+        return errors.encode_error(error)
+
+
+CODEC = registry.register(GeminiCodec())

@@ -1,0 +1,120 @@
+"""Reading Gemini JSON: camelCase or snake_case keys, and type checks that raise `DecodeError`.
+
+The Generative Language API parses request bodies as proto JSON, which accepts both `thoughtSignature` and
+`thought_signature`; real clients use both (google-genai sends `thinkingConfig: {"include_thoughts": ...}` and
+`parameters_json_schema`, llm-gemini sends `function_call`). So every lookup here tries both spellings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness.protocols.base import DecodeError
+
+PROTOCOL = "gemini"
+
+_UPPER = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake(name: str) -> str:
+    """The snake_case spelling of a camelCase field name (`thoughtSignature` -> `thought_signature`)."""
+    return _UPPER.sub("_", name).lower()
+
+
+def has(obj: Mapping[str, Any], name: str) -> bool:
+    """Whether the object carries the field under either spelling."""
+    return name in obj or snake(name) in obj
+
+
+def get(obj: Mapping[str, Any], name: str) -> Any:
+    """The field's value under either spelling (camelCase wins), or None."""
+    if name in obj:
+        return obj[name]
+    return obj.get(snake(name))
+
+
+def spellings(names: Iterable[str]) -> frozenset[str]:
+    """Both spellings of each name, for telling known fields from extra ones."""
+    out: set[str] = set()
+    for name in names:
+        out.update((name, snake(name)))
+    return frozenset(out)
+
+
+def extras(obj: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The fields of `obj` that are not in `known` (kept verbatim for provider_fields)."""
+    return {k: v for k, v in obj.items() if k not in known}
+
+
+def fail(message: str, offset: int | None = None) -> DecodeError:
+    """A `DecodeError` of this protocol."""
+    return DecodeError(PROTOCOL, message, offset=offset)
+
+
+def as_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any]:
+    """`value` if it is a JSON object, else `DecodeError` naming `what`."""
+    if not isinstance(value, dict):
+        raise fail(f"{what} is {type(value).__name__}, expected an object", offset)
+    return value
+
+
+def opt_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any] | None:
+    """`value` if it is an object, None if absent, else `DecodeError`."""
+    return None if value is None else as_object(value, what, offset)
+
+
+def as_list(value: Any, what: str, offset: int | None = None) -> list[Any]:
+    """`value` if it is a JSON array (None counts as empty), else `DecodeError`."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise fail(f"{what} is {type(value).__name__}, expected an array", offset)
+    return value
+
+
+def as_str(value: Any, what: str, offset: int | None = None) -> str:
+    """`value` if it is a string, else `DecodeError`."""
+    if not isinstance(value, str):
+        raise fail(f"{what} is {type(value).__name__}, expected a string", offset)
+    return value
+
+
+def opt_str(value: Any, what: str, offset: int | None = None) -> str | None:
+    """`value` if it is a string, None if absent, else `DecodeError`."""
+    return None if value is None else as_str(value, what, offset)
+
+
+def opt_int(value: Any, what: str, offset: int | None = None) -> int | None:
+    """`value` if it is an integer (proto JSON may quote int64 as a string), None if absent, else `DecodeError`."""
+    if value is None:
+        return None
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value):
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(f"{what} is {type(value).__name__}, expected an integer", offset)
+    return value
+
+
+def opt_float(value: Any, what: str, offset: int | None = None) -> float | None:
+    """`value` as a float if it is a number, None if absent, else `DecodeError`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(f"{what} is {type(value).__name__}, expected a number", offset)
+    return float(value)
+
+
+def opt_bool(value: Any, what: str, offset: int | None = None) -> bool | None:
+    """`value` if it is a boolean, None if absent, else `DecodeError`."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise fail(f"{what} is {type(value).__name__}, expected a boolean", offset)
+
+
+class EncodeError(ValueError):
+    """An IR value the Gemini wire cannot express (e.g. a tool result whose tool name is unknown)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{PROTOCOL}: {message}")

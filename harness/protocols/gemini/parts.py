@@ -1,0 +1,246 @@
+"""Gemini `parts` <-> IR content, with the thoughtSignature rule shared by responses, streams and requests.
+
+Gemini has no block boundaries: a stream (or a model turn) is a sequence of parts, and consecutive text parts
+are one answer. A part with `"thought": true` is reasoning. So decoding runs a small state machine over the
+parts that opens an IR block at the first non-empty text of a kind and closes it when another kind begins.
+
+Where a `thoughtSignature` goes (Gemini puts it on the first part after the thoughts, or on a functionCall
+when no thoughts were returned, or on a trailing empty text part):
+- on a thought part: it ends that thinking block and becomes its `ThinkingPart.signature`;
+- on any other part, while a thinking block is open: it ends that block as its signature;
+- otherwise: an empty `ThinkingPart(text="", signature=...)` is synthesized right before the part.
+The encoder mirrors this: a ThinkingPart's signature rides on the next text / functionCall / image part, or on
+a trailing `{"text": ""}` part when nothing (or another thinking block) follows, so every signature round-trips.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Sequence
+from typing import Any
+
+from harness import ir
+from harness.protocols.common import dump_json, parse_arguments
+from harness.protocols.gemini.fields import (
+    EncodeError,
+    as_object,
+    as_str,
+    fail,
+    get,
+    has,
+    opt_bool,
+    opt_str,
+    spellings,
+)
+from harness.protocols.gemini.ids import ToolIds
+from harness.protocols.gemini.mapping import standard_base64
+
+# Part fields that describe a part rather than carry its data.
+_PART_META = spellings(["thought", "thoughtSignature", "partMetadata", "mediaResolution", "videoMetadata"])
+
+
+class ContentMachine:
+    """Gemini parts of one streamed response or one model turn -> IR block events, one part at a time."""
+
+    def __init__(self, ids: ToolIds, *, turn: int = 0) -> None:
+        self._ids = ids
+        self._turn = turn
+        self._open: str | None = None  # kind of the open block: "text" or "thinking"
+        self._index = 0
+        self._next = 0
+        self.tool_calls = 0
+        """Function calls seen so far (their ordinal numbers the synthesized ids)."""
+
+    def part(self, value: Any, where: str) -> list[ir.StreamEvent]:
+        """The events one part adds."""
+        part = as_object(value, where)
+        sig = opt_str(get(part, "thoughtSignature"), f"{where}.thoughtSignature")
+        if has(part, "functionCall"):
+            return self.signature(sig) + self._function_call(get(part, "functionCall"), f"{where}.functionCall")
+        if has(part, "text"):
+            text = as_str(get(part, "text"), f"{where}.text")
+            if opt_bool(get(part, "thought"), f"{where}.thought"):
+                return self._thought(text, sig)
+            out = self.signature(sig)
+            return out + self._text(text) if text else out
+        data = [key for key in part if key not in _PART_META]
+        if data:
+            raise fail(f"{where}: unsupported part {data[0]!r} (the IR has no equivalent in model output)")
+        return self.signature(sig)
+
+    def signature(self, sig: str | None) -> list[ir.StreamEvent]:
+        """A signature on a non-thought part: it ends the open thinking block, or gets an empty one."""
+        if sig is None:
+            return []
+        out: list[ir.StreamEvent] = []
+        if self._open != "thinking":
+            out += self.close()
+            out += self._start("thinking")
+        out.append(ir.ThinkingEnd(index=self._index, signature=sig))
+        self._open = None
+        return out
+
+    def close(self) -> list[ir.StreamEvent]:
+        """Close the open block, if any."""
+        if self._open is None:
+            return []
+        kind, self._open = self._open, None
+        if kind == "text":
+            return [ir.TextEnd(index=self._index)]
+        return [ir.ThinkingEnd(index=self._index)]
+
+    def _start(self, kind: str) -> list[ir.StreamEvent]:
+        self._index, self._next, self._open = self._next, self._next + 1, kind
+        if kind == "text":
+            return [ir.TextStart(index=self._index)]
+        return [ir.ThinkingStart(index=self._index)]
+
+    def _thought(self, text: str, sig: str | None) -> list[ir.StreamEvent]:
+        if not text and sig is None:
+            return []
+        out: list[ir.StreamEvent] = []
+        if self._open != "thinking":
+            out += self.close()
+            out += self._start("thinking")
+        if text:
+            out.append(ir.ThinkingDelta(index=self._index, text=text))
+        if sig is not None:
+            out.append(ir.ThinkingEnd(index=self._index, signature=sig))
+            self._open = None
+        return out
+
+    def _text(self, text: str) -> list[ir.StreamEvent]:
+        out: list[ir.StreamEvent] = []
+        if self._open != "text":
+            out += self.close()
+            out += self._start("text")
+        out.append(ir.TextDelta(index=self._index, text=text))
+        return out
+
+    def _function_call(self, value: Any, where: str) -> list[ir.StreamEvent]:
+        call = as_object(value, where)
+        name = as_str(get(call, "name"), f"{where}.name")
+        args = get(call, "args")
+        args = {} if args is None else as_object(args, f"{where}.args")
+        args_json = dump_json(args).decode("utf-8")
+        call_id = opt_str(get(call, "id"), f"{where}.id")
+        if call_id is None:
+            call_id = self._ids.implied(self._turn, self.tool_calls, name, args_json)
+        self._ids.use(call_id, name)
+        self.tool_calls += 1
+        out = self.close()
+        index, self._next = self._next, self._next + 1
+        return [
+            *out,
+            ir.ToolCallStart(index=index, id=call_id, name=name),
+            ir.ToolCallDelta(index=index, arguments=args_json),
+            ir.ToolCallEnd(index=index),
+        ]
+
+
+class PartsFold:
+    """IR block events (as ContentMachine emits them: one block at a time) -> content parts."""
+
+    def __init__(self) -> None:
+        self.parts: list[ir.TextPart | ir.ThinkingPart | ir.ToolCallPart] = []
+        """The parts completed so far."""
+        self._buf: list[str] = []
+        self._call = ("", "")
+
+    def add(self, events: Sequence[ir.StreamEvent]) -> None:
+        """Fold more events in."""
+        for event in events:
+            match event:
+                case ir.TextStart() | ir.ThinkingStart():
+                    self._buf = []
+                case ir.ToolCallStart():
+                    self._buf, self._call = [], (event.id, event.name)
+                case ir.TextDelta() | ir.ThinkingDelta():
+                    self._buf.append(event.text)
+                case ir.ToolCallDelta():
+                    self._buf.append(event.arguments)
+                case ir.TextEnd():
+                    self.parts.append(ir.TextPart(text="".join(self._buf)))
+                case ir.ThinkingEnd():
+                    self.parts.append(ir.ThinkingPart(text="".join(self._buf), signature=event.signature))
+                case ir.ToolCallEnd():
+                    raw = "".join(self._buf)
+                    call_id, name = self._call
+                    self.parts.append(
+                        ir.ToolCallPart(id=call_id, name=name, arguments=parse_arguments(raw), arguments_raw=raw)
+                    )
+
+
+def decode_image(part: dict[str, Any], where: str) -> ir.ImagePart | None:
+    """The image of an `inlineData` / `fileData` part, None for other parts. Any media type is carried (the
+    IR image source is the only inline-media carrier): PDFs and audio keep their `mimeType`."""
+    if has(part, "inlineData"):
+        blob = as_object(get(part, "inlineData"), f"{where}.inlineData")
+        media = as_str(get(blob, "mimeType"), f"{where}.inlineData.mimeType")
+        data = standard_base64(as_str(get(blob, "data"), f"{where}.inlineData.data"))
+        return ir.ImagePart(source=ir.Base64Image(media_type=media, data=data))
+    if has(part, "fileData"):
+        file = as_object(get(part, "fileData"), f"{where}.fileData")
+        return ir.ImagePart(source=ir.UrlImage(url=as_str(get(file, "fileUri"), f"{where}.fileData.fileUri")))
+    return None
+
+
+def encode_image(part: ir.ImagePart) -> dict[str, Any]:
+    """An `inlineData` part, or a `fileData` part (mimeType guessed from the URL when it says)."""
+    source = part.source
+    if isinstance(source, ir.Base64Image):
+        return {"inlineData": {"mimeType": source.media_type, "data": source.data}}
+    file: dict[str, Any] = {"fileUri": source.url}
+    guessed, _ = mimetypes.guess_type(source.url)
+    if guessed is not None:
+        file["mimeType"] = guessed
+    return {"fileData": file}
+
+
+def function_call(part: ir.ToolCallPart, ids: ToolIds, *, turn: int, ordinal: int) -> dict[str, Any]:
+    """A `functionCall` object; `id` only when it differs from the one the decoder would synthesize."""
+    if not isinstance(part.arguments, dict):
+        raise EncodeError(
+            f"tool call {part.name!r} ({part.id}): Gemini needs the arguments as a JSON object, "
+            f"got {part.arguments_raw!r}"
+        )
+    call: dict[str, Any] = {"name": part.name, "args": part.arguments}
+    if part.id != ids.implied(turn, ordinal, part.name, dump_json(part.arguments).decode("utf-8")):
+        call["id"] = part.id
+    ids.use(part.id, part.name)
+    return call
+
+
+def encode_parts(content: Sequence[ir.ContentPart], ids: ToolIds, *, turn: int = 0) -> list[dict[str, Any]]:
+    """Model-side IR parts -> Gemini parts (redacted thinking has no Gemini form and is left out)."""
+    out: list[dict[str, Any]] = []
+    pending: str | None = None  # a signature waiting for the next non-thought part
+    ordinal = 0
+    for part in content:
+        item: dict[str, Any]
+        if isinstance(part, ir.ThinkingPart):
+            if pending is not None:
+                out.append({"text": "", "thoughtSignature": pending})
+            if part.text:
+                out.append({"text": part.text, "thought": True})
+            pending = part.signature
+            continue
+        if isinstance(part, ir.TextPart):
+            if not part.text:
+                continue
+            item = {"text": part.text}
+        elif isinstance(part, ir.ToolCallPart):
+            item = {"functionCall": function_call(part, ids, turn=turn, ordinal=ordinal)}
+            ordinal += 1
+        elif isinstance(part, ir.ImagePart):
+            item = encode_image(part)
+        elif isinstance(part, ir.RedactedThinkingPart):
+            continue
+        else:
+            raise EncodeError(f"a {part.kind} part cannot be part of a model turn")
+        if pending is not None:
+            item["thoughtSignature"], pending = pending, None
+        out.append(item)
+    if pending is not None:
+        out.append({"text": "", "thoughtSignature": pending})
+    return out

@@ -1,0 +1,93 @@
+"""Incremental decoding of `streamGenerateContent` bodies, whichever framing the server chose.
+
+The framing is detected from the first non-whitespace byte: `[` is the JSON-array stream (no `alt=sse`),
+`{` is a plain JSON body (Google answers a failed `alt=sse` request with its usual pretty-printed error JSON
+under content-type text/event-stream), anything else is SSE (`data: {...}\\r\\n\\r\\n`). The terminal marker
+is the finishReason (or a prompt blockReason); a stream that ends without one, a cut-off SSE event or an
+unclosed array decodes to a `malformed_stream` error event from `close()`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.gemini.chunks import ChunkDecoder
+from harness.protocols.gemini.fields import PROTOCOL, fail
+from harness.wire.errors import FramingError
+from harness.wire.jsonarray import JSONArrayDecoder
+from harness.wire.sse import SSEDecoder, SSEEvent
+
+_NON_WS = re.compile(rb"[^ \t\r\n]")
+_MAX_PLAIN = 16 * 1024 * 1024  # a plain (unframed) JSON body is buffered whole; it is an error body in practice
+
+
+class GeminiStreamDecoder:
+    """Feed a streamed body chunk by chunk; get IR events. The same events for any chunking."""
+
+    def __init__(self) -> None:
+        self._chunks = ChunkDecoder()
+        self._mode: str | None = None  # "sse", "array" or "plain" once the first byte is seen
+        self._head = bytearray()  # bytes held until the framing is known, or the whole plain body
+        self._sse = SSEDecoder()
+        self._array = JSONArrayDecoder()
+
+    def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
+        """Consume the next bytes; return the events they complete."""
+        if self._mode is None:
+            self._head += chunk
+            match = _NON_WS.search(self._head)
+            if match is None:
+                return []
+            first = self._head[match.start()]
+            self._mode = "array" if first == ord("[") else "plain" if first == ord("{") else "sse"
+            chunk, self._head = bytes(self._head), bytearray()
+        if self._mode == "sse":
+            return self._from_sse(self._sse.feed(chunk))
+        if self._mode == "array":
+            return self._from_array(self._array.feed(chunk))
+        self._head += chunk
+        if len(self._head) > _MAX_PLAIN:
+            raise fail(f"unframed JSON body larger than {_MAX_PLAIN} bytes", 0)
+        return []
+
+    def close(self) -> list[ir.StreamEvent]:
+        """End of the body: the remaining events, ending in Done or a terminal ErrorEvent."""
+        out: list[ir.StreamEvent] = []
+        if self._mode == "sse":
+            tail = self._sse.close()
+            cut = [e for e in tail if not e.terminated]
+            out += self._from_sse([e for e in tail if e.terminated])
+            if cut:
+                return out + self._malformed(f"SSE event cut off by the end of the stream at byte {cut[0].offset}")
+        elif self._mode == "array":
+            try:
+                out += self._from_array(self._array.close())
+            except FramingError as exc:
+                return out + self._malformed(exc.message + (f" at byte {exc.offset}" if exc.offset is not None else ""))
+        elif self._mode == "plain":
+            body = bytes(self._head)
+            out += self._chunks.chunk(common.load_object(PROTOCOL, body), 0, http_error=True)
+        return out + self._chunks.finish(require_terminal=True)
+
+    def _from_sse(self, events: list[SSEEvent]) -> list[ir.StreamEvent]:
+        out: list[ir.StreamEvent] = []
+        for event in events:
+            if event.data == "":
+                continue  # an event with only comments or fields carries no chunk
+            obj = common.load_object(PROTOCOL, event.data, offset=event.offset, what="SSE data")
+            out += self._chunks.chunk(obj, event.offset)
+        return out
+
+    def _from_array(self, values: list[object]) -> list[ir.StreamEvent]:
+        out: list[ir.StreamEvent] = []
+        for value in values:
+            out += self._chunks.chunk(value)
+        return out
+
+    def _malformed(self, message: str) -> list[ir.StreamEvent]:
+        if self._chunks.terminated:
+            return []
+        error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, message)
+        return self._chunks.finish_with(ir.ErrorEvent(error=error))
