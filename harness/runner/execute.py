@@ -1,0 +1,151 @@
+"""One run: an SDK driver sends a scenario's request through the proxy; the trace records what every layer saw."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from harness import drivers, ir
+from harness.drivers.base import SdkResult, UnsupportedRequest
+from harness.proxy import Exchange
+from harness.record.layout import cassette_path
+from harness.runner.environment import Environment, route_name
+from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
+from harness.scenarios.model import Scenario
+from harness.trace.model import Check, RunRole, RunTrace, SdkView, Timings, Wire
+
+WIRE_EXCERPT = 16_384
+"""Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
+
+
+class Unsupported(Exception):
+    """The SDK cannot express the scenario's request."""
+
+
+def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, bool]:
+    data = b"".join(chunks)
+    return data[:WIRE_EXCERPT].decode("utf-8", "replace"), len(data) > WIRE_EXCERPT
+
+
+def _check(result: CheckResult) -> Check:
+    return Check(name=result.name, passed=result.passed, expected=result.expected, actual=result.actual)
+
+
+def _wire(env: Environment, exchange: Exchange | None, backend: str, scenario: str, stream: bool) -> Wire:
+    path = cassette_path(env.cassettes, backend, scenario, stream)
+    if exchange is None:
+        return Wire(cassette=str(path.relative_to(env.cassettes)), interaction=0)
+    upstream, cut_up = _excerpt(exchange.upstream_chunks)
+    frontend, cut_front = _excerpt(exchange.frontend_chunks)
+    return Wire(
+        cassette=str(path.relative_to(env.cassettes)),
+        interaction=0,
+        upstream=upstream,
+        frontend=frontend,
+        upstream_chunks=len(exchange.upstream_chunks),
+        frontend_chunks=len(exchange.frontend_chunks),
+        truncated=cut_up or cut_front or exchange.truncated,
+    )
+
+
+def _sdk_view(result: SdkResult) -> SdkView:
+    return SdkView(
+        response=result.response,
+        events=result.events,
+        error=result.error,
+        exception=result.exception.value if result.exception else None,
+    )
+
+
+def run_once(
+    env: Environment,
+    *,
+    case_id: str,
+    role: RunRole,
+    scenario: Scenario,
+    client: str,
+    backend: str,
+    mode: Literal["passthrough", "translate"],
+    stream: bool,
+) -> RunTrace:
+    """Run one of the three runs of a case and write down its trace. Raises Unsupported when the SDK cannot
+    express the request."""
+    driver = drivers.get(client)
+    run_key = f"{role}:{client}:{backend}:{scenario.id}:{'s' if stream else 'n'}"
+    model = route_name(scenario.id, backend, mode)
+    started = time.perf_counter()
+    with env.client(run_key, client) as http:
+        try:
+            if scenario.kind == "models_list":
+                result = driver.list_models(base_url=env.base_url, http_client=http)
+            else:
+                request = scenario.request_for(model, stream=stream)
+                result = driver.run(request, stream=stream, base_url=env.base_url, http_client=http)
+        except UnsupportedRequest as exc:
+            raise Unsupported(f"{client} SDK: {exc}") from exc
+    total_ms = (time.perf_counter() - started) * 1000
+    exchange = env.collector.pop(run_key)
+    checks = [_check(c) for c in evaluate(scenario, result, capabilities=driver.capabilities)]
+    if exchange is not None and exchange.upstream_request is not None:
+        checks += [_check(c) for c in evaluate_upstream(scenario, exchange.upstream_request)]
+    grammar = [str(v) for v in exchange.violations] if exchange else []
+    failed = [c for c in checks if not c.passed]
+    first_byte = None
+    if exchange is not None and exchange.timings.first_byte is not None:
+        first_byte = (exchange.timings.first_byte - exchange.timings.start) * 1000
+    return RunTrace(
+        case_id=case_id,
+        role=role,
+        scenario=scenario.id,
+        client=client,
+        upstream=backend,
+        mode=mode,
+        stream=stream,
+        trace_id=exchange.trace_id if exchange else None,
+        frontend_request=exchange.frontend_request if exchange else None,
+        upstream_request=exchange.upstream_request if exchange else None,
+        upstream_status=exchange.upstream_status if exchange else None,
+        upstream_events=list(exchange.upstream_events) if exchange and exchange.upstream_events else None,
+        upstream_response=exchange.upstream_response if exchange else None,
+        sdk=_sdk_view(result),
+        checks=checks,
+        grammar=grammar,
+        status="failed" if failed or grammar else "ok",
+        timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
+        wire=_wire(env, exchange, backend, scenario.id, stream),
+    )
+
+
+def error_trace(
+    *,
+    case_id: str,
+    role: RunRole,
+    scenario: str,
+    client: str,
+    backend: str,
+    mode: Literal["passthrough", "translate"],
+    stream: bool,
+    error: str,
+) -> RunTrace:
+    """The trace of a run the harness could not complete."""
+    return RunTrace(
+        case_id=case_id,
+        role=role,
+        scenario=scenario,
+        client=client,
+        upstream=backend,
+        mode=mode,
+        stream=stream,
+        status="error",
+        error=error,
+    )
+
+
+def sdk_view_json(trace: RunTrace) -> dict[str, object]:
+    """The part of a trace the response-side diff compares: what the SDK saw."""
+    return {
+        "response": ir.to_json(trace.sdk.response) if trace.sdk.response else None,
+        "events": ir.events_to_json(trace.sdk.events) if trace.sdk.events is not None else None,
+        "error": ir.to_json(trace.sdk.error) if trace.sdk.error else None,
+        "exception": trace.sdk.exception,
+    }

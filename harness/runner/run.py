@@ -1,0 +1,247 @@
+"""The runner: expand the matrix, run every case's three runs (baselines shared), judge, and feed the writers.
+
+Runs go through a thread pool (`jobs`); results are judged and emitted in the matrix's deterministic order, so
+a parallel run reports exactly what a serial one does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from harness import drivers
+from harness.backends import family
+from harness.protocols import registry
+from harness.proxy import TranslateHooks
+from harness.record import Rechunk
+from harness.record.layout import cassette_path
+from harness.runner.environment import Environment
+from harness.runner.events import CaseFinished, RunFinished, RunStarted, Writer
+from harness.runner.execute import Unsupported, error_trace, run_once
+from harness.runner.judge import judge
+from harness.runner.known import Known, load_known
+from harness.runner.matrix import Case, expand, missing_capabilities
+from harness.scenarios.loader import load_scenarios
+from harness.trace.model import CaseResult, RunRole, RunTrace
+from harness.trace.writer import write_case
+
+RunKey = tuple[RunRole, str, str, str, bool]  # role, client, backend, scenario, stream
+
+
+@dataclass
+class RunOptions:
+    """What to run and how."""
+
+    scenarios: Path = Path("scenarios")
+    cassettes: Path = Path("cassettes")
+    reports: Path = Path("reports")
+    frontends: Sequence[str] | None = None
+    backends: Sequence[str] | None = None
+    only: Sequence[str] | None = None
+    streams: Sequence[bool] = (True, False)
+    jobs: int = 1
+    socket: bool = False
+    rechunk: Rechunk | None = None
+    known: Path = Path("conformance-known.toml")
+    run_id: str | None = None
+    hooks: TranslateHooks | None = None
+    write_traces: bool = True
+    on_progress: Callable[[str], None] | None = None
+    results: list[CaseResult] = field(default_factory=list)
+
+
+def default_frontends() -> list[str]:
+    """Frontends that have both an SDK driver and a codec."""
+    return [name for name in drivers.names() if name in registry.names()]
+
+
+def default_backends(cassettes: Path) -> list[str]:
+    """Backends that have recordings."""
+    if not cassettes.is_dir():
+        return []
+    return sorted(p.name for p in cassettes.iterdir() if p.is_dir() and p.name in registry.names())
+
+
+def codec_capabilities(name: str) -> frozenset[str]:
+    """What a protocol can carry, as its codec declares it."""
+    caps = getattr(registry.get(name), "capabilities", None)
+    if caps is None:
+        raise TypeError(f"protocol {name!r} declares no capabilities")
+    return frozenset(str(c) for c in caps)
+
+
+def capabilities(case: Case) -> dict[str, frozenset[str]]:
+    """What each party of a case can do."""
+    return {
+        f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
+        f"{case.frontend} frontend": codec_capabilities(case.frontend),
+        f"{case.backend} backend": codec_capabilities(case.backend),
+        f"{family(registry.get(case.backend))} SDK": frozenset(
+            drivers.get(family(registry.get(case.backend))).capabilities
+        ),
+    }
+
+
+def _runs_of(case: Case) -> dict[RunRole, RunKey]:
+    backend_client = family(registry.get(case.backend))
+    return {
+        "baseline_frontend": ("baseline_frontend", case.frontend, case.frontend, case.scenario, case.stream),
+        "baseline_backend": ("baseline_backend", backend_client, case.backend, case.scenario, case.stream),
+        "translated": ("translated", case.frontend, case.backend, case.scenario, case.stream),
+    }
+
+
+class Runner:
+    """One matrix run."""
+
+    def __init__(self, options: RunOptions, writers: Sequence[Writer] = ()) -> None:
+        self.options = options
+        self.writers = list(writers)
+        self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.folder = options.reports / self.run_id
+        self.scenarios = load_scenarios(options.scenarios)
+        if options.only:
+            unknown = set(options.only) - {s.id for s in self.scenarios}
+            if unknown:
+                raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+            self.scenarios = [s for s in self.scenarios if s.id in set(options.only)]
+        self.frontends = list(options.frontends or default_frontends())
+        self.backends = list(options.backends or default_backends(options.cassettes))
+        for name in [*self.frontends, *self.backends]:
+            registry.get(name)  # unknown names fail here, before anything runs
+        self.cases = expand(self.scenarios, self.frontends, self.backends, streams=options.streams)
+
+    def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
+        for writer in self.writers:
+            writer.handle(event)
+
+    def _one(self, env: Environment, key: RunKey, case_id: str) -> RunTrace:
+        role, client, backend, scenario_id, stream = key
+        mode: Literal["passthrough", "translate"] = "translate" if role == "translated" else "passthrough"
+        scenario = env.scenarios[scenario_id]
+        path = cassette_path(self.options.cassettes, backend, scenario_id, stream)
+        if scenario.kind != "models_list" and not path.is_file():
+            return error_trace(
+                case_id=case_id,
+                role=role,
+                scenario=scenario_id,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+                error=f"missing cassette: {path} (run `conformance record "
+                f"--backend {backend} --scenario {scenario_id}`)",
+            )
+        try:
+            return run_once(
+                env,
+                case_id=case_id,
+                role=role,
+                scenario=scenario,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+            )
+        except Unsupported:
+            raise
+        except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
+            return error_trace(
+                case_id=case_id,
+                role=role,
+                scenario=scenario_id,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+
+    def run(self) -> RunFinished:
+        """Run the matrix, emit events to the writers, and return the gate's summary."""
+        started = time.perf_counter()
+        known = load_known(self.options.known)
+        self._emit(
+            RunStarted(
+                self.run_id,
+                [c.case_id for c in self.cases],
+                self.frontends,
+                self.backends,
+                [s.id for s in self.scenarios],
+            )
+        )
+        by_id = {s.id: s for s in self.scenarios}
+        gaps = {c: missing_capabilities(by_id[c.scenario], capabilities(c)) for c in self.cases}
+        wanted: dict[RunKey, str] = {}
+        for case in self.cases:
+            if gaps[case] is None:
+                for key in _runs_of(case).values():
+                    wanted.setdefault(key, case.case_id)
+        env = Environment(
+            self.scenarios,
+            sorted({k[2] for k in wanted} | set(self.backends)),
+            self.options.cassettes,
+            socket=self.options.socket,
+            rechunk=self.options.rechunk,
+            hooks=self.options.hooks,
+        )
+        traces: dict[RunKey, RunTrace | str] = {}
+        try:
+            traces = self._run_all(env, wanted)
+        finally:
+            env.close()
+        results = [self._judge(case, gaps[case], traces) for case in self.cases]
+        return self._finish(results, known, started)
+
+    def _run_all(self, env: Environment, wanted: dict[RunKey, str]) -> dict[RunKey, RunTrace | str]:
+        def work(key: RunKey) -> RunTrace | str:
+            try:
+                trace = self._one(env, key, wanted[key])
+            except Unsupported as exc:
+                return str(exc)
+            if self.options.on_progress:
+                self.options.on_progress(wanted[key])
+            return trace
+
+        keys = list(wanted)
+        if self.options.jobs <= 1:
+            return {k: work(k) for k in keys}
+        with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
+            return dict(zip(keys, pool.map(work, keys), strict=True))
+
+    def _judge(self, case: Case, gap: str | None, traces: dict[RunKey, RunTrace | str]) -> CaseResult:
+        if gap is not None:
+            return judge(case, {}, unsupported=gap)
+        runs = {role: traces[key] for role, key in _runs_of(case).items()}
+        unsupported = next((r for r in runs.values() if isinstance(r, str)), None)
+        if unsupported is not None:
+            return judge(case, {}, unsupported=unsupported)
+        return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
+
+    def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
+        counts: dict[str, int] = {}
+        new_bugs, fixed = [], []
+        for result in results:
+            entry = known.get(result.case_id)
+            if entry is not None:
+                result = result.model_copy(update={"known": entry.reason})
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            is_bug = result.verdict in ("proxy_bug_request", "proxy_bug_response")
+            if is_bug and not (entry and entry.verdict == result.verdict):
+                new_bugs.append(result.case_id)
+            if entry is not None and not is_bug:
+                fixed.append(result.case_id)
+            if self.options.write_traces:
+                write_case(result, self.folder / "cases")
+            self.options.results.append(result)
+            self._emit(CaseFinished(result))
+        finished = RunFinished(
+            self.run_id, time.perf_counter() - started, counts, new_bugs, fixed, 1 if new_bugs else 0
+        )
+        self._emit(finished)
+        return finished
