@@ -33,8 +33,10 @@ def deepseek_cache_usage(usage: JSONDict) -> JSONDict:
 
 
 def deepseek_encode_usage(usage: JSONDict, value: ir.Usage) -> JSONDict:
-    """DeepSeek: report cache hits and misses the way DeepSeek does."""
-    hit = value.cache_read_tokens or 0
+    """DeepSeek: report cache hits and misses the way DeepSeek does (when the hits are known at all)."""
+    if value.cache_read_tokens is None:
+        return usage
+    hit = value.cache_read_tokens
     return {
         **usage,
         "prompt_cache_hit_tokens": hit,
