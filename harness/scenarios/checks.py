@@ -128,7 +128,7 @@ def _content_checks(expect: Expectations, flat: Seen, scenario: Scenario) -> lis
         out.append(_check("text_is_json", parsed is not None, True, flat.text))
         fmt = scenario.request.response_format
         if expect.text_matches_schema and isinstance(fmt, ir.ResponseFormatJsonSchema):
-            problems = [e.message for e in jsonschema.Draft202012Validator(fmt.schema_).iter_errors(parsed)]
+            problems = sorted(e.message for e in jsonschema.Draft202012Validator(fmt.schema_).iter_errors(parsed))
             out.append(_check("text_matches_schema", parsed is not None and not problems, fmt.schema_, problems))
     return out
 
