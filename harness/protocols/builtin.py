@@ -7,3 +7,4 @@ import harness.protocols.anthropic  # noqa: F401
 import harness.protocols.gemini  # noqa: F401
 import harness.protocols.ollama  # noqa: F401
 import harness.protocols.openai  # noqa: F401
+import harness.protocols.qwen_xml  # noqa: F401

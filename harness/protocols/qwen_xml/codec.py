@@ -1,0 +1,180 @@
+"""`XmlToolCallCodec`: a base protocol's codec whose model writes tool calls as Qwen `<tool_call>` text.
+
+Every direction delegates to the base codec, looked up in the registry by name at call time (so the wrapper
+can be registered before its base), and wraps it with the transforms of `transform`:
+decoders turn `<tool_call>` text into structured tool calls, encoders write structured calls as text.
+
+Requests: with `tools_in_prompt=False` (an OpenAI-compatible base such as vLLM, whose chat template renders
+the `tools` field itself) requests pass through unchanged. With `tools_in_prompt=True` (a base that cannot
+carry tools, or a raw completion endpoint) the encoder renders tools and tool history into the prompt in the
+Qwen/Hermes template form, and the decoder reads them back (see `prompt`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from harness import ir
+from harness.protocols import registry
+from harness.protocols.base import Codec, StreamDecoder, StreamEncoder
+from harness.protocols.qwen_xml import prompt, transform
+from harness.wire.http import HttpRequest, HttpResponse
+
+OWN_LOSSES: Mapping[str, str] = MappingProxyType(
+    {
+        "ToolCallPart.id": "text tool calls have no ids; decoders synthesize call_<hash of message id, position, "
+        "name, arguments>.",
+        "ToolCallPart.arguments_raw": "arguments come back as compact JSON of the parsed object.",
+        "ToolCallPart.arguments": "Coder-style (<parameter=...>) values without a schema: text that parses as "
+        "JSON (42, true, [..]) comes back typed; string parameters whose text looks like JSON lose their type.",
+        "Response.content": "text and tool calls share one text block on the wire: the newline the template puts "
+        "before and after each call is not text, and adjacent text parts merge.",
+        "StopReason.kind": "tool_use travels as the base's end_turn and comes back tool_use when the text holds calls.",
+        "Request.tools": "tools_in_prompt only: the tools travel as the template's system-prompt block.",
+        "Request.tool_choice": "tools_in_prompt only: the template has no tool_choice; dropped.",
+        "ToolResultPart.is_error": "tools_in_prompt only: a <tool_response> has no error flag.",
+        "ToolResultPart.name": "tools_in_prompt only: recovered from the call it answers, by position.",
+    }
+)
+"""What the text form of tool calls loses, on top of the base protocol's losses."""
+
+
+class _Losses(Mapping[str, str]):
+    """The base codec's losses (looked up when first read) merged with the XML transform's own."""
+
+    def __init__(self, base_name: str) -> None:
+        self._base_name = base_name
+
+    def _merged(self) -> dict[str, str]:
+        return {**registry.get(self._base_name).losses, **OWN_LOSSES}
+
+    def __getitem__(self, key: str) -> str:
+        return self._merged()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._merged())
+
+    def __len__(self) -> int:
+        return len(self._merged())
+
+
+class XmlToolCallCodec:
+    """A base protocol whose tool calls travel as `<tool_call>` text in the model's output."""
+
+    losses: ClassVar[Mapping[str, str]] = OWN_LOSSES
+
+    def __new__(cls, base_name: str, name: str, **_: Any) -> XmlToolCallCodec:
+        # `losses` is a class variable in the codec contract, yet it depends on the base: each instance gets
+        # its own subclass whose table merges the base's losses (read lazily, the base may register later).
+        sub = type(f"{cls.__name__}[{name}]", (cls,), {"losses": _Losses(base_name)})
+        instance: XmlToolCallCodec = super().__new__(sub)
+        return instance
+
+    def __init__(
+        self,
+        base_name: str,
+        name: str,
+        *,
+        tools_in_prompt: bool = False,
+        style: str = "hermes",
+        stream_media_type: str = "text/event-stream",
+    ) -> None:
+        self.base_name = base_name
+        """Registry name of the protocol the model's text travels in."""
+        self.name = name
+        self.tools_in_prompt = tools_in_prompt
+        """Whether requests carry tools in the system prompt (see the module docstring)."""
+        self.style = style
+        """Body format encoders write: `hermes` (JSON) or `coder` (Qwen3-Coder XML)."""
+        self.stream_media_type = stream_media_type
+
+    def __repr__(self) -> str:
+        return f"XmlToolCallCodec({self.base_name!r}, {self.name!r})"
+
+    @property
+    def base(self) -> Codec:
+        """The base codec, from the registry."""
+        return registry.get(self.base_name)
+
+    def decode_request(self, request: HttpRequest) -> ir.Request:
+        """The base's request decoding (tools read back from the prompt with tools_in_prompt)."""
+        decoded = self.base.decode_request(request)
+        return prompt.parse_request(decoded) if self.tools_in_prompt else decoded
+
+    def encode_request(self, request: ir.Request) -> HttpRequest:
+        """The base's request encoding (tools rendered into the prompt with tools_in_prompt)."""
+        return self.base.encode_request(
+            prompt.render_request(request, style=self.style) if self.tools_in_prompt else request
+        )
+
+    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
+        """As the base does it."""
+        return self.base.with_auth(request, api_key)
+
+    def is_stream_request(self, request: HttpRequest) -> bool:
+        """As the base says."""
+        return self.base.is_stream_request(request)
+
+    def decode_response(self, body: bytes) -> ir.Response:
+        """The base's response with `<tool_call>` text made structured."""
+        response, _warnings = transform.decode_response(self.base.decode_response(body))
+        return response
+
+    def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
+        """The base's response with structured calls written as `<tool_call>` text."""
+        return self.base.encode_response(transform.encode_response(response, style=self.style), request=request)
+
+    def stream_decoder(self) -> StreamDecoder:
+        """The base's stream decoder followed by the XML tool-call decoder."""
+        return XmlStreamDecoder(self.base.stream_decoder())
+
+    def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
+        """The XML tool-call encoder followed by the base's stream encoder."""
+        return XmlStreamEncoder(self.base.stream_encoder(request=request), style=self.style)
+
+    def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
+        """As the base does it."""
+        return self.base.decode_error(status, headers, body)
+
+    def encode_error(self, error: ir.IRError) -> HttpResponse:
+        """As the base does it."""
+        return self.base.encode_error(error)
+
+
+class XmlStreamDecoder:
+    """Base stream decoder + `XmlToolCallDecoder`; `warnings` lists malformed calls passed on as text."""
+
+    def __init__(self, base: StreamDecoder) -> None:
+        self._base = base
+        self._xml = transform.XmlToolCallDecoder()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Malformed or unterminated tool calls seen so far."""
+        return self._xml.warnings
+
+    def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
+        """Decode with the base, then transform."""
+        return [out for event in self._base.feed(chunk) for out in self._xml.feed(event)]
+
+    def close(self) -> list[ir.StreamEvent]:
+        """Close the base, then transform what it returns."""
+        return [out for event in self._base.close() for out in self._xml.feed(event)]
+
+
+class XmlStreamEncoder:
+    """`XmlToolCallEncoder` + base stream encoder."""
+
+    def __init__(self, base: StreamEncoder, *, style: str) -> None:
+        self._base = base
+        self._xml = transform.XmlToolCallEncoder(style=style)
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """Transform, then encode with the base."""
+        return b"".join(self._base.encode(out) for out in self._xml.feed(event))
+
+    def close(self) -> bytes:
+        """The base's trailing bytes."""
+        return self._base.close()
