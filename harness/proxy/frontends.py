@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.protocols import HttpRequest
+from harness.protocols import Codec, HttpRequest
 
 GEMINI_ACTIONS = ("generateContent", "streamGenerateContent")
 _GEMINI_PATH = re.compile(r"^/(?P<version>v1|v1beta)/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$")
@@ -43,6 +43,12 @@ class Frontend:
         if not isinstance(model, str) or not model:
             raise RequestShapeError("request body has no 'model' string")
         return model
+
+    def stream_media_type(self, codec: Codec, request: HttpRequest) -> str:
+        """Content-Type of a translated stream: Gemini streams a JSON array unless the query says `alt=sse`."""
+        if self.model_in_path and request.query.get("alt") != "sse":
+            return "application/json"
+        return codec.stream_media_type
 
     def with_model(self, request: HttpRequest, model: str) -> HttpRequest:
         """The same request for another model name (pass-through with a configured upstream model)."""

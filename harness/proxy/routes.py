@@ -92,7 +92,7 @@ def generation(frontend: Frontend, label: str | None = None, *, count_tokens: bo
                 return await _count_tokens_locally(call)
             if route.mode == "passthrough":
                 return await passthrough.forward(call, frontend, tap_ir=not count_tokens)
-            return await translate.run(call)
+            return await translate.run(call, frontend)
         except (MissingKeyError, registry.UnknownProtocolError) as exc:
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.SERVER, f"proxy: {exc}"))
 

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from harness import ir
 from harness.protocols import Codec, DecodeError
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
+from harness.proxy.frontends import Frontend
 from harness.proxy.models import TranslateHooks
 from harness.proxy.responses import TappedStream, send_error, send_whole
 from harness.proxy.state import Call
@@ -23,7 +24,7 @@ from harness.proxy.upstream import authorized, error_for_exception
 DRAIN_SECONDS = 2.0
 
 
-async def run(call: Call) -> Response:
+async def run(call: Call, frontend: Frontend) -> Response:
     """Translate one request and its answer."""
     state, rec, route = call.state, call.recorder, call.route
     rec.mode = "translate"
@@ -45,7 +46,8 @@ async def run(call: Call) -> Response:
         return await _upstream_error(call, codec, opened)
     if not call.stream:
         return await _whole(call, codec, opened, frontend_ir)
-    return _stream(call, codec, opened, frontend_ir, hooks)
+    media_type = frontend.stream_media_type(call.frontend, call.request)
+    return _stream(call, codec, opened, frontend_ir, hooks, media_type)
 
 
 async def _upstream_error(call: Call, codec: Codec, upstream: httpx2.Response) -> Response:
@@ -74,7 +76,12 @@ async def _whole(call: Call, codec: Codec, upstream: httpx2.Response, frontend_i
 
 
 def _stream(
-    call: Call, codec: Codec, upstream: httpx2.Response, frontend_ir: ir.Request, hooks: TranslateHooks
+    call: Call,
+    codec: Codec,
+    upstream: httpx2.Response,
+    frontend_ir: ir.Request,
+    hooks: TranslateHooks,
+    media_type: str,
 ) -> TappedStream:
     state, rec = call.state, call.recorder
     pipe = EventPipe(codec.stream_decoder(), call.frontend.stream_encoder(request=frontend_ir), hooks, rec)
@@ -115,6 +122,6 @@ def _stream(
         pipe.finish()
         await state.complete(rec)
 
-    headers = {"content-type": call.frontend.stream_media_type, "cache-control": "no-cache", TRACE_HEADER: rec.trace_id}
+    headers = {"content-type": media_type, "cache-control": "no-cache", TRACE_HEADER: rec.trace_id}
     rec.set(frontend_status=200)
     return TappedStream(body(), status_code=200, headers=headers, on_close=on_close)

@@ -7,10 +7,16 @@ from contextlib import asynccontextmanager
 
 import httpx2
 
+from harness.protocols import Codec
 from harness.proxy import Exchange, ProxyConfig, StreamingASGITransport, create_app
 from harness.proxy.models import TranslateHooks
 
 PROXY_URL = "http://proxy.test"
+
+
+def declares(codec: Codec, path: str) -> bool:
+    """Whether a codec's losses table names this IR path (alone or with a `:case` or `.field` suffix)."""
+    return any(key == path or key.startswith((f"{path}:", f"{path}.")) for key in codec.losses)
 
 
 class Proxy:

@@ -11,7 +11,7 @@ import pytest
 from harness import ir
 from harness.protocols import Codec, decode_events, registry
 from harness.proxy import TranslateHooks, state_of
-from tests.proxy.client import proxy
+from tests.proxy.client import declares, proxy
 from tests.proxy.upstreams import ScriptedUpstream, config, text_reply
 
 pytestmark = pytest.mark.anyio
@@ -126,7 +126,7 @@ async def test_upstream_failure_mid_stream_becomes_the_frontends_mid_stream_erro
     assert text and LONG_TEXT.startswith(text) and text != LONG_TEXT
     last = events[-1]
     assert isinstance(last, ir.ErrorEvent), last
-    if "IRError.kind" not in front.losses:
+    if not declares(front, "IRError.kind"):
         assert last.error.kind == ir.ErrorKind.NETWORK
     ex = p.exchange
     assert ex.error is not None and ex.error.kind == ir.ErrorKind.NETWORK
@@ -140,7 +140,7 @@ async def test_upstream_stream_without_terminal_marker_ends_in_malformed_stream(
     front, _ = need(frontend, "anthropic")
     up = ScriptedUpstream("anthropic", text_reply("cut short"))
     original = up.stream_chunks
-    up.stream_chunks = lambda reply: original(reply)[:-2]  # type: ignore[method-assign]  # drop message_stop
+    up.stream_chunks = lambda reply, request=None: original(reply, request)[:-2]  # type: ignore[method-assign]  # drop message_stop
     path, query, headers, body = stream_request(front)
     async with proxy(config(("m", "translate", "anthropic", "m")), up.transport()) as p:
         response = await asyncio.wait_for(p.client.post(path, params=query, headers=headers, content=body), 5)

@@ -104,21 +104,22 @@ class ScriptedUpstream:
             return httpx2.Response(404, text="not found")
         self.requests.append(request)
         wire = self.wire_request(request)
-        reply = self.reply(self.codec.decode_request(wire)) if callable(self.reply) else self.reply
+        decoded = self.codec.decode_request(wire)
+        reply = self.reply(decoded) if callable(self.reply) else self.reply
         if isinstance(reply, ir.IRError):
             err = self.codec.encode_error(reply)
             return httpx2.Response(err.status, headers=err.headers, content=err.body)
         if not self.codec.is_stream_request(wire):
-            ok = self.codec.encode_response(reply)
+            ok = self.codec.encode_response(reply, request=decoded)
             return httpx2.Response(ok.status, headers=ok.headers, content=ok.body)
-        chunks = self.stream_chunks(reply)
+        chunks = self.stream_chunks(reply, decoded)
         stream = ChunkStream(chunks, gate=self.gate, fail_after=self.fail_after, delay=self.delay)
         self.streams.append(stream)
         return httpx2.Response(200, headers={"content-type": self.codec.stream_media_type}, stream=stream)
 
-    def stream_chunks(self, reply: ir.Response) -> list[bytes]:
+    def stream_chunks(self, reply: ir.Response, request: ir.Request | None = None) -> list[bytes]:
         """The encoded stream of a reply, one chunk per event (empty encodings skipped)."""
-        encoder = self.codec.stream_encoder()
+        encoder = self.codec.stream_encoder(request=request)
         chunks = [encoder.encode(e) for e in events_for(reply, chunk=4)]
         chunks.append(encoder.close())
         chunks = [c for c in chunks if c]
