@@ -12,22 +12,21 @@ byte-level bugs this harness exists to find), and an event cut off by the end of
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple, NoReturn
 
 from harness.wire.errors import FramingError
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
-"""Largest event (bytes of its lines, excluding line ends) a decoder buffers before raising `FramingError`."""
+"""Largest event block (bytes of its lines, line ends included) a decoder accepts before raising `FramingError`."""
 
 _BOM = b"\xef\xbb\xbf"
 _LF = 0x0A
 _CR = 0x0D
-_COLON = 0x3A
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
-    """One dispatched server-sent event."""
+class SSEEvent(NamedTuple):
+    """One dispatched server-sent event (a named tuple: immutable, and several times cheaper to build than a
+    frozen dataclass, which matters at hundreds of thousands of events per second)."""
 
     event: str
     """The `event:` field, or 'message' when the event had none."""
@@ -43,12 +42,15 @@ class SSEEvent:
     """False only for an event cut off by the end of the stream (no blank line after it), returned by `close()`."""
 
 
+_new_tuple = tuple.__new__
+
+
 class SSEDecoder:
     """Incremental SSE decoder: feed bytes as they arrive, get complete events; the same for any chunking."""
 
     def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self.max_event_size = max_event_size
-        """Limit on the bytes one event (including a line still being received) may occupy."""
+        """Limit on the bytes (line ends included) of one event block, a line still being received included."""
         self.comments: list[str] = []
         """Every comment line seen so far, without the ':' and one following space."""
         self.retry: int | None = None
@@ -64,7 +66,10 @@ class SSEDecoder:
         self._data: list[str] = []
         self._event_retry: int | None = None
         self._start = -1  # offset of the current block's first field line, -1 before it
-        self._block_bytes = 0  # bytes of the current block's lines, for the size limit
+        # The size limit as a position: the current block began right after the last blank line, and it is too
+        # large once a line boundary (or the bytes of a pending line) lies beyond begin + limit. Positions are
+        # absolute, so the check does not depend on where chunks were cut.
+        self._deadline = max_event_size
         self._error: FramingError | None = None
         self._closed = False
 
@@ -75,12 +80,15 @@ class SSEDecoder:
             self._skip_lf = False
             if chunk[0] == _LF:
                 chunk = chunk[1:]
+                if self._deadline == self._offset + self.max_event_size:
+                    self._deadline += 1  # the line ending in CR reset the block: it begins after the LF
                 self._offset += 1
+                self._check_size(self._offset)
         if not self._bom_done:
             chunk = self._strip_bom(chunk)
         if not chunk:
             return []
-        # Only complete lines are parsed; line ends are ASCII, so a cut before the last one never splits a
+        # Only complete lines are parsed; line ends are ASCII, so a cut after the last one never splits a
         # UTF-8 sequence, and everything after it waits for the next chunk.
         last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
         if last < 0:
@@ -90,15 +98,16 @@ class SSEDecoder:
         if self._pending:
             self._pending.append(chunk[:end])
             region = b"".join(self._pending)
+            self._pending = []
+            self._pending_len = 0
         else:
             region = chunk[:end] if end < len(chunk) else chunk
-        self._pending = []
-        self._pending_len = 0
         events = self._parse(region, [])
         if end < len(chunk):
             self._hold(chunk[end:])
-        elif chunk[last] == _CR:
-            self._skip_lf = True
+        else:
+            self._check_size(self._offset)
+            self._skip_lf = chunk[last] == _CR
         return events
 
     def close(self) -> list[SSEEvent]:
@@ -112,7 +121,17 @@ class SSEDecoder:
             self._pending_len = 0
             self._parse(tail + b"\n", out)
         if self._data:
-            out.append(self._dispatch(terminated=False))
+            out.append(
+                SSEEvent(
+                    self._event_type or "message",
+                    "\n".join(self._data),
+                    self.last_event_id,
+                    self._event_retry,
+                    self._start,
+                    terminated=False,
+                )
+            )
+            self._data = []
         return out
 
     def _check_usable(self) -> None:
@@ -126,6 +145,11 @@ class SSEDecoder:
         self._error = FramingError(message, offset=offset)
         return self._error
 
+    def _check_size(self, end: int) -> None:
+        if end > self._deadline:
+            limit = self.max_event_size
+            raise self._fail(f"SSE event larger than {limit} bytes", self._deadline - limit)
+
     def _strip_bom(self, chunk: bytes) -> bytes:
         have = b"".join(self._pending) + chunk
         if len(have) < len(_BOM) and _BOM.startswith(have):
@@ -138,86 +162,93 @@ class SSEDecoder:
         self._pending_len = 0
         if have.startswith(_BOM):
             self._offset = len(_BOM)
+            self._deadline += len(_BOM)
             return have[len(_BOM) :]
         return have
 
     def _hold(self, piece: bytes) -> None:
         self._pending.append(piece)
         self._pending_len += len(piece)
-        if self._block_bytes + self._pending_len > self.max_event_size:
-            start = self._start if self._start >= 0 else self._offset
-            raise self._fail(f"SSE event larger than {self.max_event_size} bytes", start)
+        self._check_size(self._offset + self._pending_len)
 
     def _parse(self, region: bytes, out: list[SSEEvent]) -> list[SSEEvent]:
         """Parse `region`, which ends with a line end and starts at `self._offset`; append events to `out`."""
-        if b"\r" in region:
-            raw = region.splitlines(keepends=True)
-            lines = [line.rstrip(b"\r\n") for line in raw]
-            widths: list[int] | None = [len(line) for line in raw]
+        # One C-level decode and split per region instead of one per line: this is what makes the decoder
+        # faster than a line-at-a-time parser. Byte widths come from the text when it is ASCII (same length).
+        try:
+            text = region.decode()
+        except UnicodeDecodeError as exc:
+            self._parse_until_invalid(region, exc, out)
+        if "\r" not in text:
+            separator = "\n"
+        elif "\n" not in text:
+            separator = "\r"
+        elif text.count("\r\n") == text.count("\n") == text.count("\r"):
+            separator = "\r\n"  # Gemini: every line ends in CRLF
         else:
-            lines = region.split(b"\n")
-            lines.pop()  # the empty piece after the final LF
-            widths = None
-        pos = self._offset
-        limit = self.max_event_size
-        for i, line in enumerate(lines):
-            width = widths[i] if widths is not None else len(line) + 1
-            if not line:
-                if self._data:
-                    out.append(self._dispatch(terminated=True))
-                else:
-                    self._event_type = ""
-                    self._event_retry = None
-                    self._start = -1
-                self._block_bytes = 0
-                pos += width
-                continue
-            self._block_bytes += len(line)
-            if self._block_bytes > limit:
-                raise self._fail(f"SSE event larger than {limit} bytes", self._start if self._start >= 0 else pos)
-            try:
-                text = line.decode()
-            except UnicodeDecodeError as exc:
-                raise self._fail(f"invalid UTF-8 in SSE line ({exc.reason})", pos + exc.start) from None
-            if line[0] == _COLON:
-                self.comments.append(text[2:] if text.startswith(" ", 1) else text[1:])
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            lines.pop()  # the empty piece after the final line end
+            return self._lines(lines, map(len, region.splitlines(keepends=True)), out)
+        lines = text.split(separator)
+        lines.pop()
+        pieces = lines if len(text) == len(region) else region.split(separator.encode())
+        return self._lines(lines, map(len(separator).__add__, map(len, pieces)), out)
+
+    def _lines(self, lines: list[str], widths: Iterable[int], out: list[SSEEvent]) -> list[SSEEvent]:
+        """The WHATWG line interpretation, with the decoder's state in locals for speed."""
+        pos, limit, deadline = self._offset, self.max_event_size, self._deadline
+        start, data, event_type, retry = self._start, self._data, self._event_type, self._event_retry
+        for line, width in zip(lines, widths, strict=False):
+            if pos > deadline:
+                raise self._fail(f"SSE event larger than {limit} bytes", deadline - limit)
+            if line.startswith("data:"):  # by far the most common line: no partition, no field lookup
+                start = pos if start < 0 else start
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            elif not line:
+                if data:
+                    # tuple.__new__ skips the named tuple's Python-level __new__; every field is given.
+                    fields = (event_type or "message", "\n".join(data), self.last_event_id, retry, start, True)
+                    out.append(_new_tuple(SSEEvent, fields))
+                    data = []
+                event_type, retry, start, deadline = "", None, -1, pos + width + limit
+            elif line[0] == ":":
+                self.comments.append(line[2:] if line.startswith(" ", 1) else line[1:])
+                if start < 0:
+                    # Comments are not kept in the event, so an endless run of keep-alives is never too large;
+                    # but the comment line itself was buffered while it arrived, so it must fit.
+                    if pos + len(line.encode()) > deadline:
+                        raise self._fail(f"SSE event larger than {limit} bytes", deadline - limit)
+                    deadline = pos + width + limit
             else:
-                if self._start < 0:
-                    self._start = pos
-                self._field(text)
+                start = pos if start < 0 else start
+                name, colon, value = line.partition(":")
+                if colon and value.startswith(" "):
+                    value = value[1:]
+                if name == "event":
+                    event_type = value
+                elif name == "data":
+                    data.append(value)
+                elif name == "id":
+                    if "\0" not in value:
+                        self.last_event_id = value
+                elif name == "retry" and value.isascii() and value.isdigit():
+                    retry = self.retry = int(value)
+                # Any other field name is ignored, as the spec requires.
             pos += width
-        self._offset = pos
+        self._offset, self._deadline = pos, deadline
+        self._start, self._data, self._event_type, self._event_retry = start, data, event_type, retry
         return out
 
-    def _field(self, text: str) -> None:
-        name, colon, value = text.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            self._data.append(value)
-        elif name == "event":
-            self._event_type = value
-        elif name == "id":
-            if "\0" not in value:
-                self.last_event_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            self._event_retry = self.retry = int(value)
-        # Any other field name is ignored, as the spec requires.
-
-    def _dispatch(self, *, terminated: bool) -> SSEEvent:
-        event = SSEEvent(
-            self._event_type or "message",
-            "\n".join(self._data),
-            self.last_event_id,
-            self._event_retry,
-            self._start,
-            terminated,
-        )
-        self._event_type = ""
-        self._data = []
-        self._event_retry = None
-        self._start = -1
-        return event
+    def _parse_until_invalid(self, region: bytes, exc: UnicodeDecodeError, out: list[SSEEvent]) -> NoReturn:
+        """Parse the lines before the invalid byte, then raise for it: errors come in stream order."""
+        bad = exc.start
+        line_start = max(region.rfind(b"\n", 0, bad), region.rfind(b"\r", 0, bad)) + 1
+        if line_start:
+            self._parse(region[:line_start], out)  # valid UTF-8; may raise a size error first
+        # Had this line arrived in pieces, its bytes would have met the size limit before the decode.
+        ends = [i for i in (region.find(b"\n", bad), region.find(b"\r", bad)) if i >= 0]
+        self._check_size(self._offset + min(ends, default=len(region)) - line_start)
+        raise self._fail(f"invalid UTF-8 in SSE line ({exc.reason})", self._offset + bad - line_start)
 
 
 def iter_sse(chunks: Iterable[bytes], *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> Iterator[SSEEvent]:

@@ -223,9 +223,20 @@ def test_max_event_size_on_a_line_still_arriving() -> None:
     assert info.value.offset == 10
 
 
-def test_max_event_size_counts_one_block_only() -> None:
-    body = b"".join(b"data: 0123456789\n\n" for _ in range(10))
-    assert len(decode(body, max_event_size=16)) == 10
+def test_max_event_size_counts_one_block_with_its_line_ends() -> None:
+    body = b"".join(b"data: 0123456789\n\n" for _ in range(10))  # 17 bytes before each blank line
+    assert len(decode(body, max_event_size=17)) == 10
+    with pytest.raises(FramingError) as info:
+        decode(body, max_event_size=16)
+    assert info.value.offset == 0
+
+
+def test_comment_lines_do_not_count_toward_the_size_limit() -> None:
+    body = b":keep-alive\n" * 100 + b"data: x\n\n"
+    assert fields(decode(body, max_event_size=12)) == [("message", "x")]
+    with pytest.raises(FramingError) as info:
+        decode(body + b"data: 0123456789\n:c\n\n", max_event_size=12)
+    assert info.value.offset == 1209
 
 
 def test_error_is_sticky() -> None:

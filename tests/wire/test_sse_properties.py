@@ -39,10 +39,11 @@ def test_any_split_gives_the_same_output(body: bytes, cuts: list[int]) -> None:
     assert outcome(split_at(body, cuts)) == outcome([body])
 
 
-@given(soup, st.integers(min_value=1, max_value=24))
-def test_any_split_gives_the_same_size_limit_error(body: bytes, limit: int) -> None:
-    one_byte = [body[i : i + 1] for i in range(len(body))]
-    assert outcome(one_byte, limit) == outcome([body], limit)
+@given(soup, st.integers(min_value=1, max_value=24), st.lists(st.integers(min_value=0, max_value=200), max_size=12))
+def test_any_split_gives_the_same_size_limit_error(body: bytes, limit: int, cuts: list[int]) -> None:
+    whole = outcome([body], limit)
+    assert outcome([body[i : i + 1] for i in range(len(body))], limit) == whole
+    assert outcome(split_at(body, cuts), limit) == whole
 
 
 @given(st.binary(max_size=300), st.lists(st.integers(min_value=0, max_value=300), max_size=8))
