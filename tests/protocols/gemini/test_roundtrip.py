@@ -1,0 +1,304 @@
+"""Round trips through the Gemini wire (hypothesis): IR -> encode -> decode == IR, projected through `LOSSES`.
+
+`project` is the one projection: one step per key of the codec's loss table (a test checks the two agree), each
+blanking or normalizing what Gemini cannot carry, applied alike to the IR sent and the IR received.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import ir
+from harness.protocols import common, decode_events, encode_events
+from harness.protocols.gemini import LOSSES
+from harness.stream import validate
+from tests import strategies
+from tests.protocols.gemini.support import CODEC, check_error, check_request, check_response, check_stream
+
+Doc = dict[str, Any]
+Step = Callable[[str, Doc], None]
+
+
+def _model_lists(kind: str, doc: Doc) -> list[list[Doc]]:
+    """The lists of model-side parts (or event blocks) in a document."""
+    if kind == "response":
+        return [doc["content"]]
+    if kind == "request":
+        return [m["content"] for m in doc["messages"] if m["role"] == "assistant"]
+    if kind == "events":
+        return [doc["blocks"]]
+    return []
+
+
+def _each_part(kind: str, doc: Doc, part_kind: str) -> list[Doc]:
+    return [p for parts in _model_lists(kind, doc) for p in parts if p["kind"] == part_kind]
+
+
+def _drop(kind: str, doc: Doc, part_kind: str) -> None:
+    for parts in _model_lists(kind, doc):
+        parts[:] = [p for p in parts if p["kind"] != part_kind]
+
+
+def _merge(kind: str, doc: Doc, part_kind: str, mergeable: Callable[[Doc], bool]) -> None:
+    for parts in _model_lists(kind, doc):
+        out: list[Doc] = []
+        for part in parts:
+            prev = out[-1] if out else None
+            if prev is not None and prev["kind"] == part["kind"] == part_kind and mergeable(prev):
+                key = "deltas" if "deltas" in prev else "text"
+                prev[key] += part[key]
+                if "signature" in part:
+                    prev["signature"] = part["signature"]
+            else:
+                out.append(part)
+        parts[:] = out
+
+
+def _usages(kind: str, doc: Doc) -> list[Doc]:
+    if kind == "response":
+        return [doc["usage"]]
+    terminal = doc.get("terminal") or {}
+    return [terminal["usage"]] if terminal.get("kind") == "done" and terminal.get("usage") else []
+
+
+def _stops(kind: str, doc: Doc) -> list[Doc]:
+    if kind == "response":
+        return [doc["stop_reason"]] if doc["stop_reason"] else []
+    terminal = doc.get("terminal") or {}
+    return [terminal["stop_reason"]] if terminal.get("kind") == "done" and terminal.get("stop_reason") else []
+
+
+def _errors(kind: str, doc: Doc) -> list[Doc]:
+    if kind == "error":
+        return [doc]
+    terminal = doc.get("terminal") or {}
+    return [terminal["error"]] if terminal.get("kind") == "error" else []
+
+
+def _set_error_kind(doc: Doc, kind: str) -> None:
+    doc["kind"], doc["retryable"] = kind, ir.ErrorKind(kind).retryable
+
+
+def _args(kind: str, doc: Doc) -> None:
+    for part in _each_part(kind, doc, "tool_call"):
+        if "deltas" in part:
+            part["deltas"] = [common.dump_json(json.loads("".join(part["deltas"]))).decode()]
+        else:
+            part["arguments_raw"] = common.dump_json(part["arguments"]).decode()
+
+
+def _join_results(kind: str, doc: Doc) -> None:
+    for message in doc.get("messages", []) if kind == "request" else []:
+        for part in message["content"]:
+            if part["kind"] == "tool_result":
+                text = "".join(p["text"] for p in part["content"] if p["kind"] == "text")
+                images = [p for p in part["content"] if p["kind"] == "image"]
+                part["content"] = ([{"kind": "text", "text": text}] if text else []) + images
+
+
+def _output_below_reasoning(kind: str, doc: Doc) -> None:
+    for usage in _usages(kind, doc):
+        if usage["reasoning_tokens"] is not None:
+            usage["output_tokens"] = max(usage["output_tokens"] or 0, usage["reasoning_tokens"])
+
+
+def _context_kind(kind: str, doc: Doc) -> None:
+    for error in _errors(kind, doc):
+        if error["kind"] in ("invalid_request", "context_window_exceeded"):
+            context = common.is_context_message(error["message"])
+            _set_error_kind(error, "context_window_exceeded" if context else "invalid_request")
+
+
+def _stop_kind(old: str, new: str) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        for stop in _stops(kind, doc):
+            stop["kind"] = new if stop["kind"] == old else stop["kind"]
+
+    return step
+
+
+def _error_kind(old: str, new: str) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        for error in _errors(kind, doc):
+            if error["kind"] == old:
+                _set_error_kind(error, new)
+
+    return step
+
+
+def _no_stop(kind: str, doc: Doc) -> None:
+    terminal = doc.get("terminal") or {}
+    if terminal.get("kind") == "done" and terminal.get("stop_reason") is None:
+        terminal["stop_reason"] = {"kind": "other", "raw": None, "sequence": None}
+
+
+def _request_field(name: str, value: Any) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        if kind == "request":
+            doc[name] = value
+
+    return step
+
+
+def _system_role(kind: str, doc: Doc) -> None:
+    for message in doc.get("messages", []) if kind == "request" else []:
+        message["role"] = "user" if message["role"] == "system" else message["role"]
+
+
+def _schema_field(name: str, value: Any) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        fmt = doc.get("response_format") if kind == "request" else None
+        if fmt is not None and fmt["kind"] == "json_schema":
+            fmt[name] = value
+
+    return step
+
+
+def _disabled_budget(kind: str, doc: Doc) -> None:
+    thinking = doc.get("thinking") if kind == "request" else None
+    if thinking is not None and not thinking["enabled"]:
+        thinking["budget_tokens"] = None
+
+
+def _usage_field(name: str) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        for usage in _usages(kind, doc):
+            usage[name] = None
+
+    return step
+
+
+def _stop_field(name: str) -> Step:
+    def step(kind: str, doc: Doc) -> None:
+        for stop in _stops(kind, doc):
+            stop[name] = None
+
+    return step
+
+
+def _error_code(kind: str, doc: Doc) -> None:
+    for error in _errors(kind, doc):
+        error["code"] = None
+
+
+STEPS: dict[str, Step] = {
+    "Request.parallel_tool_calls": _request_field("parallel_tool_calls", None),
+    # The IR system prompt is one string, so IR -> wire -> IR never has several parts to join.
+    "Request.system:parts_joined": lambda kind, doc: None,
+    "Message.role:system": _system_role,
+    "ResponseFormatJsonSchema.name": _schema_field("name", "response"),
+    "ResponseFormatJsonSchema.strict": _schema_field("strict", None),
+    "ThinkingConfig.budget_tokens:when_disabled": _disabled_budget,
+    "RedactedThinkingPart": lambda kind, doc: _drop(kind, doc, "redacted_thinking"),
+    "TextPart:adjacent": lambda kind, doc: _merge(kind, doc, "text", lambda prev: True),
+    "ThinkingPart:adjacent": lambda kind, doc: _merge(kind, doc, "thinking", lambda prev: prev["signature"] is None),
+    "ToolCallPart.arguments_raw": _args,
+    "ToolResultPart.content:text_joined": _join_results,
+    "Usage.cache_write_tokens": _usage_field("cache_write_tokens"),
+    "Usage.output_tokens:below_reasoning": _output_below_reasoning,
+    "StopReason.raw": _stop_field("raw"),
+    "StopReason.sequence": _stop_field("sequence"),
+    "StopReason.kind:stop_sequence": _stop_kind("stop_sequence", "end_turn"),
+    "StopReason.kind:refusal": _stop_kind("refusal", "content_filter"),
+    "Done.stop_reason:None": _no_stop,
+    "IRError.kind:context_window_exceeded": _context_kind,
+    "IRError.kind:network": _error_kind("network", "server"),
+    "IRError.kind:malformed_stream": _error_kind("malformed_stream", "server"),
+    "IRError.code": _error_code,
+}
+
+
+def events_doc(events: list[ir.StreamEvent]) -> Doc:
+    """Events as start, blocks (deltas kept as sent) and terminal, so block-level losses can be projected."""
+    doc: Doc = {"start": None, "blocks": [], "terminal": None, "usage_events": []}
+    open_blocks: dict[int, Doc] = {}
+    for event in ir.events_to_json(events):
+        kind = event["kind"]
+        if kind == "message_start":
+            doc["start"] = event
+        elif kind in ("text_start", "thinking_start", "tool_call_start"):
+            block = {"kind": kind.removesuffix("_start"), "deltas": []}
+            block.update({k: event[k] for k in ("id", "name") if k in event})
+            doc["blocks"].append(block)
+            open_blocks[event["index"]] = block
+        elif kind.endswith("_delta"):
+            open_blocks[event["index"]]["deltas"].append(event.get("text", event.get("arguments")))
+        elif kind == "thinking_end":
+            open_blocks[event["index"]]["signature"] = event["signature"]
+        elif kind == "redacted_thinking":
+            doc["blocks"].append({"kind": kind, "data": event["data"]})
+        elif kind in ("done", "error"):
+            doc["terminal"] = event
+        elif kind == "usage":
+            doc["usage_events"].append(event)
+    return doc
+
+
+def project(kind: str, doc: Doc) -> Doc:
+    """The document with every loss of the table applied (kind: request, response, events or error)."""
+    out = copy.deepcopy(doc)
+    for key in LOSSES:
+        STEPS[key](kind, out)
+    return out
+
+
+def test_projection_steps_are_the_loss_table() -> None:
+    assert list(STEPS) == list(LOSSES)
+
+
+@given(strategies.requests)
+def test_request_round_trip(request: ir.Request) -> None:
+    wire = CODEC.encode_request(request)
+    check_request(wire)
+    assert CODEC.is_stream_request(wire) == request.stream
+    back = CODEC.decode_request(wire)
+    assert project("request", ir.to_json(back)) == project("request", ir.to_json(request))
+
+
+@given(strategies.responses())
+def test_response_round_trip(response: ir.Response) -> None:
+    wire = CODEC.encode_response(response)
+    check_response(wire)
+    back = CODEC.decode_response(wire.body)
+    assert project("response", ir.to_json(back)) == project("response", ir.to_json(response))
+
+
+@given(strategies.responses(), st.booleans())
+def test_stream_round_trip(response: ir.Response, json_array: bool) -> None:
+    events = strategies.events_for(response)
+    encoder = CODEC.stream_encoder(json_array=json_array)  # type: ignore[call-arg]
+    body = b"".join(encoder.encode(e) for e in events) + encoder.close()
+    check_stream(body)
+    back = decode_events(CODEC, [body])
+    assert validate(back) == []
+    assert project("events", events_doc(back)) == project("events", events_doc(events))
+
+
+@given(strategies.errors)
+def test_error_round_trip(error: ir.IRError) -> None:
+    wire = CODEC.encode_error(error)
+    check_error(wire)
+    back = CODEC.decode_error(wire.status, wire.headers, wire.body)
+    keep = ("kind", "message", "retry_after")
+    assert {k: project("error", ir.to_json(back))[k] for k in keep} == {
+        k: project("error", ir.to_json(error))[k] for k in keep
+    }
+
+
+@given(strategies.errors)
+def test_stream_error_round_trip(error: ir.IRError) -> None:
+    events: list[ir.StreamEvent] = [ir.MessageStart(id="r1", model="m"), ir.ErrorEvent(error=error)]
+    body = encode_events(CODEC, events)
+    check_stream(body)
+    back = decode_events(CODEC, [body])
+    assert validate(back) == []
+    sent, got = project("events", events_doc(events)), project("events", events_doc(back))
+    keep = ("kind", "message", "retry_after")
+    assert {k: got["terminal"]["error"][k] for k in keep} == {k: sent["terminal"]["error"][k] for k in keep}
+    assert got["terminal"]["error"]["status"] is None  # a mid-stream error has no HTTP status
