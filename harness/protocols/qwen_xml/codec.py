@@ -28,7 +28,8 @@ OWN_LOSSES: Mapping[str, str] = MappingProxyType(
         "name, arguments>.",
         "ToolCallPart.arguments_raw": "arguments come back as compact JSON of the parsed object.",
         "ToolCallPart.arguments": "Coder-style (<parameter=...>) values without a schema: text that parses as "
-        "JSON (42, true, [..]) comes back typed; string parameters whose text looks like JSON lose their type.",
+        "JSON (42, true, [..]) comes back typed; string parameters whose text looks like JSON lose their type; a "
+        "value containing '</parameter>' cannot be carried.",
         "Response.content": "text and tool calls share one text block on the wire: the newline the template puts "
         "before and after each call is not text, and adjacent text parts merge.",
         "StopReason.kind": "tool_use travels as the base's end_turn and comes back tool_use when the text holds calls.",
