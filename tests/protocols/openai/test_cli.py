@@ -1,0 +1,65 @@
+"""`conformance decode --protocol openai|groq` on real captures prints the IR."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.conftest import corpus_dir
+
+pytestmark = pytest.mark.corpus
+
+
+def _run(capsys: pytest.CaptureFixture[str], protocol: str, *args: str) -> dict[str, Any]:
+    code = main(["decode", "--protocol", protocol, *args])
+    out = capsys.readouterr().out
+    assert code == 0
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def test_cli_decodes_a_stream_capture(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_dir("openai_chat") / "stream-parallel-tool-calls.yaml"
+    out = _run(capsys, "openai", "--kind", "stream", "--interaction", "0", str(path))
+    assert sorted(out) == ["events", "response"]
+    assert out["events"][0] == {
+        "kind": "message_start",
+        "id": "chatcmpl-CoDWpGC47t2wtJ7PYJq9LCn0IZunc",
+        "model": "gpt-4o-2024-08-06",
+        "usage": None,
+    }
+    assert out["events"][-1]["kind"] == "done"
+    response = out["response"]
+    assert [(p["name"], p["arguments"]) for p in response["content"]] == [
+        ("secret_retrieval_tool", {"password": "mellon"}),
+        ("secret_retrieval_tool", {"password": "radiance"}),
+    ]
+    assert response["stop_reason"] == {"kind": "tool_use", "raw": "tool_calls", "sequence": None}
+    assert response["usage"]["input_tokens"] == 75 and response["usage"]["output_tokens"] == 53
+
+
+def test_cli_decodes_an_error_capture(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_dir("openai_chat") / "error-404-model-not-found.yaml"
+    out = _run(capsys, "openai", "--kind", "response", "--interaction", "0", str(path))
+    assert list(out) == ["error"]
+    error = out["error"]
+    assert (error["kind"], error["status"], error["code"]) == ("not_found", 404, "model_not_found")
+    assert error["message"].startswith("The model `this-model-does-not-exist-12345` does not exist")
+
+
+def test_cli_decodes_a_request_capture(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_dir("openai_chat") / "error-400-unsupported-value.yaml"
+    out = _run(capsys, "openai", "--kind", "request", "--interaction", "0", str(path))
+    request = out["request"]
+    assert (request["model"], request["system"]) == ("o1-mini", "You are a helpful assistant.")
+    assert request["messages"] == [{"role": "user", "content": [{"kind": "text", "text": "Hello"}]}]
+
+
+def test_cli_decodes_a_groq_mid_stream_error(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_dir("openai_compat") / "groq-stream-midstream-error-event.yaml"
+    out = _run(capsys, "groq", "--kind", "stream", "--interaction", "0", str(path))
+    assert sorted(out) == ["error", "events"]
+    assert (out["error"]["kind"], out["error"]["code"]) == ("invalid_request", "tool_use_failed")

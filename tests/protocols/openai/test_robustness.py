@@ -1,0 +1,114 @@
+"""Garbage, damaged real traffic and wrongly typed JSON into every decoder: only `WireError`s come out
+(`DecodeError` and the framing layer's `FramingError`), and `decode_error` never raises at all."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.protocols import Codec, decode_events
+from harness.wire.errors import WireError
+from harness.wire.http import HttpRequest
+from tests.conftest import corpus_files
+from tests.protocols.openai import support
+
+CODECS = [support.OPENAI, support.DEEPSEEK, support.GROQ]
+
+
+@cache
+def _bodies() -> list[bytes]:
+    """Request and response bodies of every OpenAI and OpenAI-compatible corpus file."""
+    out: list[bytes] = []
+    for folder in ("openai_chat", "openai_compat"):
+        for path in corpus_files(folder):
+            for item in support.interactions(folder, path.name):
+                out += [item.request.body, item.response.body]
+    return out
+
+
+@st.composite
+def mutations(draw: st.DrawFn, body: bytes) -> bytes:
+    """`body` with byte flips, a truncation, a deleted range or inserted bytes."""
+    data = bytearray(body)
+    how = draw(st.sampled_from(["flip", "truncate", "delete", "insert"]))
+    if how == "flip" and data:
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.integers(0, len(data) - 1))
+            data[i] ^= draw(st.integers(1, 255))
+    elif how == "truncate":
+        del data[draw(st.integers(0, len(data))) :]
+    elif how == "delete":
+        a = draw(st.integers(0, len(data)))
+        del data[a : a + draw(st.integers(1, 64))]
+    else:
+        data[draw(st.integers(0, len(data))) : 0] = draw(st.binary(min_size=1, max_size=8))
+    return bytes(data)
+
+
+def _every_decoder(codec: Codec, body: bytes) -> None:
+    request = HttpRequest(method="POST", path="/v1/chat/completions", body=body)
+    for decode in (
+        lambda: codec.decode_request(request),
+        lambda: codec.is_stream_request(request),
+        lambda: codec.decode_response(body),
+        lambda: decode_events(codec, [body]),
+        lambda: decode_events(codec, [body[i : i + 7] for i in range(0, len(body), 7)]),
+    ):
+        with contextlib.suppress(WireError):
+            decode()
+    codec.decode_error(500, {"retry-after": "soon"}, body)  # never raises at all
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
+@given(body=st.binary(max_size=300))
+def test_random_bytes_raise_only_wire_errors(codec: Codec, body: bytes) -> None:
+    _every_decoder(codec, body)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
+@given(data=st.data())
+def test_mutated_corpus_raises_only_wire_errors(codec: Codec, data: st.DataObject) -> None:
+    bodies = _bodies()
+    if not bodies:
+        pytest.skip("corpus absent")
+    _every_decoder(codec, data.draw(mutations(data.draw(st.sampled_from(bodies)))))
+
+
+KEYS = [
+    "model", "messages", "role", "content", "tool_calls", "function", "name", "arguments", "id", "index", "type",
+    "tool_call_id", "tools", "tool_choice", "stream", "stream_options", "include_usage", "stop", "max_tokens",
+    "max_completion_tokens", "response_format", "json_schema", "schema", "strict", "choices", "delta", "message",
+    "finish_reason", "usage", "prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens",
+    "completion_tokens_details", "reasoning_tokens", "reasoning_content", "reasoning", "refusal", "error", "code",
+    "image_url", "url", "text", "x_groq", "prompt_cache_hit_tokens", "temperature", "parallel_tool_calls",
+]  # fmt: skip
+ROLES = st.sampled_from(["system", "developer", "user", "assistant", "tool", "function", "text", "image_url"])
+scalars = st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=8) | ROLES
+shapes: st.SearchStrategy[Any] = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+    max_leaves=20,
+)
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
+@given(value=st.dictionaries(st.sampled_from(KEYS), shapes, max_size=6))
+def test_wrongly_typed_json_raises_only_wire_errors(codec: Codec, value: dict[str, Any]) -> None:
+    body = json.dumps(value).encode()
+    _every_decoder(codec, body)
+    _every_decoder(codec, b"data: " + body + b"\n\ndata: [DONE]\n\n")
+    _every_decoder(codec, b"event: error\ndata: " + body + b"\n\n")
+
+
+def test_decode_error_keeps_non_json_text_as_message() -> None:
+    error = support.OPENAI.decode_error(502, {}, b"<html>Bad Gateway</html>\n")
+    assert (error.kind, error.message, error.status) == ("server", "<html>Bad Gateway</html>", 502)
+    error = support.OPENAI.decode_error(503, {}, b"\xff\xfe not utf-8")
+    assert error.kind == "overloaded" and error.message.endswith("not utf-8")
