@@ -164,3 +164,37 @@ def test_openai_compat_endpoint_decodes_with_the_openai_codec() -> None:
     assert response.usage.input_tokens == 21
     assert response.usage.output_tokens == 16
     assert json.loads(item.response.body)["system_fingerprint"] == "fp_ollama"
+
+
+def test_quirk_cloud_streams_ndjson_under_application_json() -> None:
+    item = corpus("api-chat-stream-thinking-cloud.httprr")
+    assert item.response.headers["content-type"] == "application/json"
+    # The body is still one JSON object per line; the decoder ignores the content type.
+    lines = item.response.body.splitlines()
+    assert len(lines) == 48
+    assert json.loads(lines[-1])["done"] is True
+
+
+def test_quirk_final_done_line_carries_an_empty_content_that_opens_no_block() -> None:
+    body = corpus("api-chat-stream-thinking-cloud.httprr").response.body
+    last_two = [json.loads(line) for line in body.splitlines()[-2:]]
+    assert [c["message"]["content"] for c in last_two] == ["", ""]
+    events = decode_stream(body)
+    assert sum(isinstance(e, ir.TextStart) for e in events) == 1
+    assert not any(isinstance(e, ir.TextDelta) and e.text == "" for e in events)
+
+
+def test_quirk_empty_format_string_means_plain_text() -> None:
+    for name in ("api-chat-stream-local.httprr", "api-chat-error-400-tools-unsupported.httprr"):
+        item = corpus(name)
+        assert json.loads(item.request.body)["format"] == ""
+        assert CODEC.decode_request(item.request).response_format == ir.ResponseFormatText()
+
+
+def test_quirk_cloud_tool_call_has_id_and_function_index() -> None:
+    body = json.loads(corpus("api-chat-tool-call-thinking-cloud.httprr").response.body)
+    (call,) = body["message"]["tool_calls"]
+    assert call["id"] == "call_mo1wm122"
+    assert call["function"]["index"] == 0
+    (part,) = [p for p in CODEC.decode_response(json.dumps(body).encode()).content if isinstance(p, ir.ToolCallPart)]
+    assert part.id == "call_mo1wm122"

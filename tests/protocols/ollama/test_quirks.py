@@ -150,7 +150,9 @@ def test_think_level_string_is_kept_for_the_round_trip() -> None:
     request = _request({"model": "gpt-oss:20b", "messages": [], "think": "high"})
     assert request.thinking == ir.ThinkingConfig(enabled=True)
     assert request.provider_fields == {"ollama": {"think": "high"}}
-    assert json.loads(CODEC.encode_request(request).body)["think"] == "high"
+    wire = CODEC.encode_request(request)
+    support.check_request(wire)
+    assert json.loads(wire.body)["think"] == "high"
     assert _request({"model": "m", "think": False}).thinking == ir.ThinkingConfig(enabled=False)
 
 
@@ -169,7 +171,9 @@ def test_options_map_to_ir_and_the_rest_is_kept() -> None:
     )
     assert (request.temperature, request.top_p, request.max_tokens, request.stop) == (0.5, 0.9, 12, ["\n"])
     assert request.provider_fields == {"ollama": {"options": {"top_k": 40}}}
-    encoded = json.loads(CODEC.encode_request(request).body)
+    wire = CODEC.encode_request(request)
+    support.check_request(wire)
+    encoded = json.loads(wire.body)
     assert encoded["options"] == {"temperature": 0.5, "top_p": 0.9, "num_predict": 12, "stop": ["\n"], "top_k": 40}
 
 
@@ -207,7 +211,9 @@ def test_url_images_are_dropped_by_the_encoder() -> None:
             )
         ],
     )
-    body = json.loads(CODEC.encode_request(request).body)
+    wire = CODEC.encode_request(request)
+    support.check_request(wire)
+    body = json.loads(wire.body)
     assert body["messages"] == [{"role": "user", "content": "what is this?"}]
     assert "UrlImage" in CODEC.losses
 

@@ -187,6 +187,7 @@ def test_stream_round_trip(response: ir.Response, chunk: int) -> None:
     support.check_stream(body)
     decoded = decode_events(CODEC, [body])
     assert canonical(decoded) == canonical(strategies.events_for(project(response, streamed=True)))
+    assert decode_events(CODEC, [body[i : i + 1] for i in range(len(body))]) == decoded
 
 
 @given(strategies.errors)
