@@ -1,0 +1,112 @@
+"""Shared driver parts: the event builder, error normalization, class names, the registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import ir
+from harness.drivers import base, get, names
+from harness.drivers.events import EventBuilder
+from harness.drivers.registry import UnknownDriverError
+from harness.scenarios import SdkException
+from harness.stream import validate
+
+
+def test_builder_flows_text_and_thinking_into_numbered_blocks() -> None:
+    b = EventBuilder()
+    b.flow_thinking("")
+    b.flow_thinking("hmm", signature="s1")
+    b.flow_text("")
+    b.flow_text("Hi")
+    b.flow_text(" there")
+    b.tool_call("t", id="c1", name="f", arguments="{}")
+    events = b.done(ir.StopReason(kind="tool_use"))
+    assert events == [
+        ir.MessageStart(),
+        ir.ThinkingStart(index=0),
+        ir.ThinkingDelta(index=0, text="hmm"),
+        ir.ThinkingEnd(index=0, signature="s1"),
+        ir.TextStart(index=1),
+        ir.TextDelta(index=1, text="Hi"),
+        ir.TextDelta(index=1, text=" there"),
+        ir.TextEnd(index=1),
+        ir.ToolCallStart(index=2, id="c1", name="f"),
+        ir.ToolCallDelta(index=2, arguments="{}"),
+        ir.ToolCallEnd(index=2),
+        ir.Done(stop_reason=ir.StopReason(kind="tool_use")),
+    ]
+    assert validate(events) == []
+
+
+def test_builder_fail_closes_open_blocks_and_refuses_a_second_end() -> None:
+    b = EventBuilder()
+    b.open(0, "text")
+    b.delta(0, "x")
+    b.add_usage(ir.Usage(input_tokens=3))
+    b.add_usage(ir.Usage(output_tokens=4))
+    error = ir.IRError.of(ir.ErrorKind.SERVER, "boom")
+    events = b.fail(error)
+    assert events[-2:] == [ir.TextEnd(index=0), ir.ErrorEvent(error=error)]
+    assert b.usage == ir.Usage(input_tokens=3, output_tokens=4)
+    with pytest.raises(RuntimeError, match="already ended"):
+        b.done(None)
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "code", "kind"),
+    [
+        (429, "slow", None, ir.ErrorKind.THROTTLED),
+        (400, "bad", "context_length_exceeded", ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED),
+        (400, "prompt is too long: 250000 tokens", None, ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED),
+        (400, "bad", "invalid_request_error", ir.ErrorKind.INVALID_REQUEST),
+        (529, "Overloaded", None, ir.ErrorKind.OVERLOADED),
+        (500, "oops", None, ir.ErrorKind.SERVER),
+    ],
+)
+def test_error_from_status(status: int, message: str, code: str | None, kind: ir.ErrorKind) -> None:
+    error = base.error_from_status(status, message, code=code, headers={"Retry-After": "3"})
+    assert (error.kind, error.status, error.retry_after, error.code) == (kind, status, 3.0, code)
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "kind"),
+    [
+        ("Overloaded", "overloaded_error", ir.ErrorKind.OVERLOADED),
+        ("x", "RESOURCE_EXHAUSTED", ir.ErrorKind.THROTTLED),
+        ("model is overloaded, please retry", None, ir.ErrorKind.OVERLOADED),
+        ("something broke", None, ir.ErrorKind.SERVER),
+    ],
+)
+def test_error_in_stream(message: str, code: str | None, kind: ir.ErrorKind) -> None:
+    error = base.error_in_stream(message, code=code)
+    assert (error.kind, error.status, error.message) == (kind, None, message)
+
+
+def test_neutral_for_status() -> None:
+    assert [base.neutral_for_status(s) for s in (200, 401, 404, 429, 500, 503, 529, 418)] == [
+        SdkException.STREAM_ERROR,
+        SdkException.AUTHENTICATION,
+        SdkException.NOT_FOUND,
+        SdkException.RATE_LIMIT,
+        SdkException.SERVER_ERROR,
+        SdkException.OVERLOADED,
+        SdkException.OVERLOADED,
+        SdkException.BAD_REQUEST,
+    ]
+
+
+def test_public_name_drops_private_modules() -> None:
+    import json
+
+    import openai
+
+    assert base.public_name(openai.APIError("m", request=None, body=None)) == "openai.APIError"  # type: ignore[arg-type]
+    assert base.public_name(json.JSONDecodeError("m", "", 0)) == "json.decoder.JSONDecodeError"
+
+
+def test_registry() -> None:
+    assert names() == ["anthropic", "gemini", "ollama", "openai"]
+    assert [get(n).name for n in names()] == names()
+    assert isinstance(get("openai"), base.Driver)
+    with pytest.raises(UnknownDriverError, match="no SDK driver for protocol 'bedrock'"):
+        get("bedrock")
