@@ -66,9 +66,10 @@ class SSEDecoder:
         self._data: list[str] = []
         self._event_retry: int | None = None
         self._start = -1  # offset of the current block's first field line, -1 before it
-        # The size limit as a position: the current block began right after the last blank line, and it is too
-        # large once a line boundary (or the bytes of a pending line) lies beyond begin + limit. Positions are
-        # absolute, so the check does not depend on where chunks were cut.
+        # The size limit as a position: the current block began right after the last blank line (or after the
+        # last comment line that came before any field), and it is too large once a line boundary, or the end
+        # of a line still arriving, lies beyond begin + limit. Positions are absolute, so the check does not
+        # depend on where chunks were cut, and it costs one comparison per line.
         self._deadline = max_event_size
         self._error: FramingError | None = None
         self._closed = False
@@ -181,16 +182,20 @@ class SSEDecoder:
             self._parse_until_invalid(region, exc, out)
         if "\r" not in text:
             separator = "\n"
+            lines = text.split(separator)
         elif "\n" not in text:
             separator = "\r"
-        elif text.count("\r\n") == text.count("\n") == text.count("\r"):
-            separator = "\r\n"  # Gemini: every line ends in CRLF
+            lines = text.split(separator)
         else:
-            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-            lines.pop()  # the empty piece after the final line end
-            return self._lines(lines, map(len, region.splitlines(keepends=True)), out)
-        lines = text.split(separator)
-        lines.pop()
+            separator = "\r\n"
+            lines = text.split(separator)
+            if not len(lines) - 1 == text.count("\n") == text.count("\r"):
+                # Mixed line ends: normalize the text, take each line's width from the bytes.
+                lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                lines.pop()  # the empty piece after the final line end
+                return self._lines(lines, map(len, region.splitlines(keepends=True)), out)
+            # Otherwise every line ends in CRLF (Gemini).
+        lines.pop()  # the empty piece after the final line end
         pieces = lines if len(text) == len(region) else region.split(separator.encode())
         return self._lines(lines, map(len(separator).__add__, map(len, pieces)), out)
 
@@ -211,6 +216,9 @@ class SSEDecoder:
                     out.append(_new_tuple(SSEEvent, fields))
                     data = []
                 event_type, retry, start, deadline = "", None, -1, pos + width + limit
+            elif line.startswith("event:"):  # the second most common (Anthropic, Responses API)
+                start = pos if start < 0 else start
+                event_type = line[7:] if line.startswith(" ", 6) else line[6:]
             elif line[0] == ":":
                 self.comments.append(line[2:] if line.startswith(" ", 1) else line[1:])
                 if start < 0:
@@ -224,7 +232,7 @@ class SSEDecoder:
                 name, colon, value = line.partition(":")
                 if colon and value.startswith(" "):
                     value = value[1:]
-                if name == "event":
+                if name == "event":  # only without a colon ("event"), which resets the type
                     event_type = value
                 elif name == "data":
                     data.append(value)
