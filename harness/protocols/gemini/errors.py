@@ -85,13 +85,22 @@ def _details(err: Mapping[str, Any]) -> tuple[list[str], float | None]:
     return reasons, delay
 
 
+def _text(value: Any) -> str:
+    """A message as text: strings as they are, other JSON as JSON (never raising: decode_error must not)."""
+    if isinstance(value, str) or value is None:
+        return value or ""
+    try:
+        return json.dumps(value)
+    except (ValueError, RecursionError):
+        return repr(type(value))
+
+
 def error_from_object(
     err: Mapping[str, Any], *, http_status: int | None = None, http_error: bool = False
 ) -> ir.IRError:
     """An IR error from the `error` object. Its numeric `code` becomes the IR status only for a whole error
     body (`http_error`); a mid-stream error has no HTTP status of its own, but the code still classifies it."""
-    message = err.get("message")
-    message = message if isinstance(message, str) else ("" if message is None else json.dumps(message))
+    message = _text(err.get("message"))
     status = err.get("status") if isinstance(err.get("status"), str) else None
     code = err.get("code") if isinstance(err.get("code"), int) and not isinstance(err.get("code"), bool) else None
     if http_status is None and http_error:

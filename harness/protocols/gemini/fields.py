@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from harness.protocols import common
 from harness.protocols.base import DecodeError
 
 PROTOCOL = "gemini"
@@ -51,6 +52,17 @@ def extras(obj: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
 def fail(message: str, offset: int | None = None) -> DecodeError:
     """A `DecodeError` of this protocol."""
     return DecodeError(PROTOCOL, message, offset=offset)
+
+
+def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
+    """Parse a JSON object or raise `DecodeError`, also for what `json` rejects outside its own error type
+    (integers over the interpreter's digit limit raise ValueError, deep nesting RecursionError)."""
+    try:
+        return common.load_object(PROTOCOL, data, offset=offset, what=what)
+    except DecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise fail(f"{what} is not readable JSON: {exc}", offset) from exc
 
 
 def as_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any]:
@@ -103,7 +115,10 @@ def opt_float(value: Any, what: str, offset: int | None = None) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise fail(f"{what} is {type(value).__name__}, expected a number", offset)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError as exc:
+        raise fail(f"{what} is out of range", offset) from exc
 
 
 def opt_bool(value: Any, what: str, offset: int | None = None) -> bool | None:

@@ -5,11 +5,12 @@ How an id is made (the same rule in the decoder and the encoder, so ids round-tr
 - A `functionCall` that carries an `id` (clients such as llm-gemini and pydantic-ai send one back; the API
   accepts it) keeps it.
 - Otherwise its id is `common.synth_tool_id("call_", ordinal, name, args)`, where `ordinal` is the call's
-  position among the function calls of its response (or of its model turn in a request) and `args` is the
-  compact JSON of its arguments. A turn of a request replayed from a response therefore gets the same ids the
-  response decoded to. If that id is already taken in the same request (the model made the same call in two
-  turns, as in the llm-gemini corpus), the turn number is mixed in: `synth_tool_id("call_", turn, ordinal,
-  name, args)`, so ids stay unique within a request.
+  position among the function calls of its response (or of its model turn in a request) and `name` and
+  `args` are their ASCII-escaped compact JSON (so any string, even a lone surrogate, hashes). A turn of a
+  request replayed from a response therefore gets the same ids the response decoded to. If that id is
+  already taken in the same request (the model made the same call in two turns, as in the llm-gemini
+  corpus), the turn number is mixed in: `synth_tool_id("call_", turn, ordinal, name, args)`, so ids stay
+  unique within a request.
 - The encoder leaves `id` out exactly when the IR id equals the id the decoder would synthesize, so a
   Gemini-shaped conversation stays Gemini-shaped and any other id travels explicitly.
 - A `functionResponse` without `id` answers the first unanswered call of the same name in the latest model
@@ -18,7 +19,14 @@ How an id is made (the same rule in the decoder and the encoder, so ids round-tr
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from harness.protocols.common import synth_tool_id
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
 
 
 class ToolIds:
@@ -28,12 +36,12 @@ class ToolIds:
         self._used: set[str] = set()
         self._pending: list[tuple[str, str]] = []  # (id, name) of unanswered calls of the latest model turn
 
-    def implied(self, turn: int, ordinal: int, name: str, args_json: str) -> str:
+    def implied(self, turn: int, ordinal: int, name: str, args: Any) -> str:
         """The id the decoder gives a call that has no `id` on the wire."""
-        base = synth_tool_id("call_", ordinal, name, args_json)
+        base = synth_tool_id("call_", ordinal, _key(name), _key(args))
         if base not in self._used:
             return base
-        return synth_tool_id("call_", turn, ordinal, name, args_json)
+        return synth_tool_id("call_", turn, ordinal, _key(name), _key(args))
 
     def use(self, call_id: str, name: str) -> None:
         """Record a call's final id (explicit or implied) as taken and awaiting its result."""
@@ -49,7 +57,7 @@ class ToolIds:
         for call_id, call_name in self._pending:
             if call_name == name:
                 return call_id
-        return synth_tool_id("call_", "result", turn, ordinal, name)
+        return synth_tool_id("call_", "result", turn, ordinal, _key(name))
 
     def answer(self, call_id: str) -> None:
         """Mark the call with this id as answered (no effect if it is not pending)."""

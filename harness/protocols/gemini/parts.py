@@ -15,12 +15,13 @@ a trailing `{"text": ""}` part when nothing (or another thinking block) follows,
 
 from __future__ import annotations
 
+import json
 import mimetypes
 from collections.abc import Sequence
 from typing import Any
 
 from harness import ir
-from harness.protocols.common import dump_json, parse_arguments
+from harness.protocols.common import parse_arguments
 from harness.protocols.gemini.fields import (
     EncodeError,
     as_object,
@@ -122,10 +123,11 @@ class ContentMachine:
         name = as_str(get(call, "name"), f"{where}.name")
         args = get(call, "args")
         args = {} if args is None else as_object(args, f"{where}.args")
-        args_json = dump_json(args).decode("utf-8")
+        # Compact JSON text as str: no UTF-8 round here, so odd strings (lone surrogates) still decode.
+        args_json = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         call_id = opt_str(get(call, "id"), f"{where}.id")
         if call_id is None:
-            call_id = self._ids.implied(self._turn, self.tool_calls, name, args_json)
+            call_id = self._ids.implied(self._turn, self.tool_calls, name, args)
         self._ids.use(call_id, name)
         self.tool_calls += 1
         out = self.close()
@@ -205,7 +207,7 @@ def function_call(part: ir.ToolCallPart, ids: ToolIds, *, turn: int, ordinal: in
             f"got {part.arguments_raw!r}"
         )
     call: dict[str, Any] = {"name": part.name, "args": part.arguments}
-    if part.id != ids.implied(turn, ordinal, part.name, dump_json(part.arguments).decode("utf-8")):
+    if part.id != ids.implied(turn, ordinal, part.name, part.arguments):
         call["id"] = part.id
     ids.use(part.id, part.name)
     return call

@@ -25,6 +25,7 @@ from harness.protocols.gemini.fields import (
     fail,
     get,
     has,
+    load_object,
     opt_bool,
     opt_float,
     opt_int,
@@ -69,7 +70,7 @@ def parse_path(path: str) -> tuple[str, str, bool]:
 def decode_request(request: HttpRequest) -> ir.Request:
     """A client's wire request -> IR."""
     version, model, stream = parse_path(request.path)
-    body = common.load_object(PROTOCOL, request.body)
+    body = load_object(request.body)
     provider: dict[str, Any] = {}
     if version != "v1beta":
         provider["api_version"] = version

@@ -7,7 +7,7 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.gemini.chunks import ChunkDecoder
-from harness.protocols.gemini.fields import PROTOCOL, fail
+from harness.protocols.gemini.fields import fail, load_object
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import finish_reason, usage_metadata
 from harness.protocols.gemini.parts import PartsFold, encode_parts
@@ -18,7 +18,7 @@ JSON_TYPE = "application/json; charset=UTF-8"
 
 def decode_response(body: bytes) -> ir.Response:
     """A generateContent body -> IR response (decoded like a one-chunk stream, so both paths agree)."""
-    obj = common.load_object(PROTOCOL, body)
+    obj = load_object(body)
     decoder = ChunkDecoder()
     events = decoder.chunk(obj, 0) + decoder.finish(require_terminal=False)
     terminal = events[-1]

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 
 from harness import ir
-from harness.protocols import common
 from harness.protocols.gemini.chunks import ChunkDecoder
-from harness.protocols.gemini.fields import PROTOCOL, fail
+from harness.protocols.gemini.fields import fail, load_object
 from harness.wire.errors import FramingError
 from harness.wire.jsonarray import JSONArrayDecoder
 from harness.wire.sse import SSEDecoder, SSEEvent
@@ -68,7 +67,7 @@ class GeminiStreamDecoder:
                 return out + self._malformed(exc.message + (f" at byte {exc.offset}" if exc.offset is not None else ""))
         elif self._mode == "plain":
             body = bytes(self._head)
-            out += self._chunks.chunk(common.load_object(PROTOCOL, body), 0, http_error=True)
+            out += self._chunks.chunk(load_object(body), 0, http_error=True)
         return out + self._chunks.finish(require_terminal=True)
 
     def _from_sse(self, events: list[SSEEvent]) -> list[ir.StreamEvent]:
@@ -76,7 +75,7 @@ class GeminiStreamDecoder:
         for event in events:
             if event.data == "":
                 continue  # an event with only comments or fields carries no chunk
-            obj = common.load_object(PROTOCOL, event.data, offset=event.offset, what="SSE data")
+            obj = load_object(event.data, offset=event.offset, what="SSE data")
             out += self._chunks.chunk(obj, event.offset)
         return out
 
