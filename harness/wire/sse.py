@@ -43,6 +43,7 @@ class SSEEvent(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+_MAX_RETRY_DIGITS = 100  # far beyond any real reconnection time in milliseconds
 
 
 class SSEDecoder:
@@ -240,6 +241,8 @@ class SSEDecoder:
                     if "\0" not in value:
                         self.last_event_id = value
                 elif name == "retry" and value.isascii() and value.isdigit():
+                    if len(value) > _MAX_RETRY_DIGITS:  # int() itself refuses past 4300 digits
+                        raise self._fail(f"SSE retry value of {len(value)} digits", pos)
                     retry = self.retry = int(value)
                 # Any other field name is ignored, as the spec requires.
             pos += width

@@ -99,6 +99,10 @@ def test_malformed_input_raises_framing_error_with_offset(body: bytes, offset: i
     assert error_offset(*[body[i : i + 1] for i in range(len(body))]) == offset
 
 
+def test_integer_beyond_the_interpreter_digit_limit_is_a_framing_error() -> None:
+    assert error_offset(b"[1, " + b"7" * 5000 + b"]") == 4
+
+
 def test_unclosed_array_message_names_the_state() -> None:
     with pytest.raises(FramingError, match="not closed"):
         decode(b'[{"a": 1}\n,\r\n')

@@ -90,6 +90,10 @@ def test_deep_nesting_is_a_framing_error() -> None:
     assert error_offset(b"[" * 100_000 + b"]" * 100_000 + b"\n") == 0
 
 
+def test_integer_beyond_the_interpreter_digit_limit_is_a_framing_error() -> None:
+    assert error_offset(b"1\n" + b"7" * 5000 + b"\n") == 2
+
+
 def test_max_line_size() -> None:
     assert error_offset(b"1\n" + b" " * 10 + b"22\n", max_line_size=8) == 2
     decoder = NDJSONDecoder(max_line_size=8)

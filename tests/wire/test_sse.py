@@ -167,6 +167,12 @@ def test_retry_only_ascii_digits() -> None:
     assert decoder.retry == 3000
 
 
+def test_absurdly_long_retry_is_a_framing_error_not_a_value_error() -> None:
+    with pytest.raises(FramingError) as info:
+        decode(b"data: a\n\nretry: " + b"9" * 5000 + b"\n")
+    assert info.value.offset == 9
+
+
 def test_retry_without_data_updates_stream_retry() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"retry: 500\n\n") == []
