@@ -1,0 +1,126 @@
+"""`junit.xml`: one test case per conformance case, for CI systems that display JUnit results.
+
+Mapping of verdicts (chosen so that the JUnit view agrees with the gate's exit code):
+
+- pass: a passing test case.
+- proxy_bug_request / proxy_bug_response (new): `<failure message="<verdict>: <reason>" type="<verdict>">`
+  whose body is the first divergence and the failed checks.
+- a proxy bug listed in the known-failures file: `<skipped type="known_failure" message="known <verdict>:
+  <known reason>">`, as pytest reports an xfail.
+- backend_issue / baseline_issue: `<skipped type="<verdict>" message="<verdict>: <reason>">`: the case could
+  not test the proxy, which is not the proxy's failure.
+- unsupported: `<skipped type="unsupported" message="unsupported: <reason>">`.
+
+Every non-passing case also carries the details in `<system-out>`, and every case has `<properties>` with its
+verdict, scenario, frontend, backend and stream flag.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from harness.report.model import FileWriter, RunReport, failed_checks, is_proxy_bug, json_value
+from harness.trace.model import CaseResult
+
+# XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` with characters XML 1.0 cannot hold written as `\\xNN` escapes."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _details(case: CaseResult) -> str:
+    lines = [f"verdict: {case.verdict}", f"reason: {case.reason}"]
+    if case.known:
+        lines.append(f"known failure: {case.known}")
+    first = case.first_divergence
+    if first is not None:
+        where = f" (stream event {first.event_index})" if first.event_index is not None else ""
+        lines += [
+            f"first divergence: {first.path}{where}",
+            f"  reference: {json_value(first.left)}",
+            f"  compared:  {json_value(first.right)}",
+        ]
+    for role, run in case.runs.items():
+        failed = failed_checks(run)
+        if failed:
+            lines.append(f"{role} failed checks: {', '.join(failed)}")
+        if run.error:
+            lines.append(f"{role} error: {run.error}")
+    more = len(case.request_divergences) + len(case.response_divergences) - (1 if first is not None else 0)
+    if more > 0:
+        lines.append(f"{more} more divergence(s): see the case view in index.html")
+    return "\n".join(lines) + "\n"
+
+
+def _outcome(case: CaseResult) -> tuple[str, str, str] | None:
+    """(element, type, message) for a non-passing case, None for a pass."""
+    if case.verdict == "pass":
+        return None
+    if is_proxy_bug(case.verdict):
+        if case.known:
+            return ("skipped", "known_failure", f"known {case.verdict}: {case.known}")
+        return ("failure", case.verdict, f"{case.verdict}: {case.reason}")
+    return ("skipped", case.verdict, f"{case.verdict}: {case.reason}")
+
+
+def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
+    element = ET.SubElement(
+        parent,
+        "testcase",
+        classname=xml_text(f"{case.frontend}->{case.backend}"),
+        name=xml_text(case.case_id),
+        time=f"{case.duration_ms / 1000:.3f}",
+    )
+    props = ET.SubElement(element, "properties")
+    for name, value in (
+        ("verdict", case.verdict),
+        ("scenario", case.scenario),
+        ("frontend", case.frontend),
+        ("backend", case.backend),
+        ("stream", "true" if case.stream else "false"),
+    ):
+        ET.SubElement(props, "property", name=name, value=xml_text(value))
+    outcome = _outcome(case)
+    if outcome is None:
+        return None
+    tag, kind, message = outcome
+    details = xml_text(_details(case))
+    child = ET.SubElement(element, tag, message=xml_text(message), type=kind)
+    if tag == "failure":
+        child.text = details
+    ET.SubElement(element, "system-out").text = details
+    return tag
+
+
+def render_junit(report: RunReport) -> str:
+    """The JUnit XML document of a finished run."""
+    root = ET.Element("testsuites", name="conformance")
+    suite = ET.SubElement(root, "testsuite", name="conformance")
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="run_id", value=xml_text(report.run_id))
+    tally = {"failure": 0, "skipped": 0}
+    for case in report.cases:
+        tag = _testcase(suite, case)
+        if tag is not None:
+            tally[tag] += 1
+    for element in (root, suite):
+        element.set("tests", str(len(report.cases)))
+        element.set("failures", str(tally["failure"]))
+        element.set("errors", "0")
+        element.set("skipped", str(tally["skipped"]))
+        element.set("time", f"{report.duration_s:.3f}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+class JUnitWriter(FileWriter):
+    """Writes `junit.xml`."""
+
+    file_name = "junit.xml"
+
+    def render(self, report: RunReport) -> str:
+        """The JUnit XML text."""
+        return render_junit(report)

@@ -1,0 +1,193 @@
+"""What every report writer shares: the run gathered from runner events, verdict order, and the SDK view.
+
+Writers do not talk to each other; each one owns a `Collector` that turns the event sequence (RunStarted,
+CaseFinished*, RunFinished) into one `RunReport`, and writes its file from that report when the run ends.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from harness.diff import Verdict
+from harness.diff.normalize import View
+from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.trace.model import CaseResult, RunTrace
+from harness.trace.writer import atomic_write_text
+
+VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+"""Every verdict, in the order reports list them."""
+
+ROLES: tuple[str, ...] = ("baseline_frontend", "translated", "baseline_backend")
+"""The three runs of a case, in the order the case view shows them side by side."""
+
+
+class ReportError(ValueError):
+    """The runner's events do not make a consistent run (out of order, unknown verdict, counts that disagree)."""
+
+
+def is_proxy_bug(verdict: str) -> bool:
+    """Whether a verdict is a proxy bug (the only verdicts that can fail the gate)."""
+    return Verdict(verdict).is_proxy_bug
+
+
+def sdk_view(run: RunTrace) -> View:
+    """The JSON view of what the SDK saw, in the shape the diff engine compares (`response`, `events`, `error`)."""
+    data = run.sdk.model_dump(mode="json", by_alias=True)
+    # The exception class name is SDK-specific (openai.X vs anthropic.X) and not IR: it is never compared.
+    return {key: data[key] for key in ("response", "events", "error")}
+
+
+def empty_counts() -> dict[str, int]:
+    """A count of zero for every verdict, in report order."""
+    return dict.fromkeys(VERDICTS, 0)
+
+
+def _merge_order(declared: Iterable[str], seen: Iterable[str]) -> list[str]:
+    # The runner declares the matrix axes up front; anything a case brings that was not declared is appended
+    # (not dropped) so that every case shows up in the matrix.
+    out = list(dict.fromkeys(declared))
+    out.extend(x for x in dict.fromkeys(seen) if x not in out)
+    return out
+
+
+@dataclass
+class RunReport:
+    """One finished run as the writers see it."""
+
+    run_id: str
+    """Id of the run (the report folder name)."""
+    sut: str
+    """What was under test."""
+    frontends: list[str]
+    """Matrix rows, in the runner's order."""
+    backends: list[str]
+    """Matrix columns, in the runner's order."""
+    scenarios: list[str]
+    """Scenario ids, in the runner's order."""
+    cases: list[CaseResult] = field(default_factory=list)
+    """Every case, in the order the runner finished them."""
+    duration_s: float = 0.0
+    """Wall time of the run."""
+    exit_code: int = 0
+    """The gate's exit code."""
+    new_proxy_bugs: list[str] = field(default_factory=list)
+    """Proxy-bug cases that are not known failures."""
+    fixed: list[str] = field(default_factory=list)
+    """Known failures that now pass."""
+
+    def counts(self) -> dict[str, int]:
+        """Cases per verdict (every verdict present, zero when none)."""
+        out = empty_counts()
+        for case in self.cases:
+            out[case.verdict] += 1
+        return out
+
+    def cells(self) -> dict[tuple[str, str], dict[str, int]]:
+        """Cases per verdict for every (frontend, backend) cell of the matrix, empty cells included."""
+        out = {(f, b): empty_counts() for f in self.frontends for b in self.backends}
+        for case in self.cases:
+            out[(case.frontend, case.backend)][case.verdict] += 1
+        return out
+
+    def proxy_bugs(self) -> list[CaseResult]:
+        """The proxy-bug cases, in run order."""
+        return [c for c in self.cases if is_proxy_bug(c.verdict)]
+
+
+class Collector:
+    """Turns the runner's event sequence into a RunReport, checking that the sequence makes sense."""
+
+    def __init__(self) -> None:
+        """Start empty: the next event must be RunStarted."""
+        self._started: RunStarted | None = None
+        self._cases: list[CaseResult] = []
+
+    def handle(self, event: RunnerEvent) -> RunReport | None:
+        """Take one event; returns the finished report on RunFinished, else None."""
+        if isinstance(event, RunStarted):
+            if self._started is not None:
+                raise ReportError(f"run {event.run_id!r} started twice")
+            self._started = event
+            return None
+        if self._started is None:
+            raise ReportError(f"{type(event).__name__} before RunStarted")
+        if isinstance(event, CaseFinished):
+            if event.result.verdict not in VERDICTS:
+                raise ReportError(f"{event.result.case_id}: unknown verdict {event.result.verdict!r}")
+            self._cases.append(event.result)
+            return None
+        return self._finish(self._started, event)
+
+    def _finish(self, started: RunStarted, event: RunFinished) -> RunReport:
+        report = RunReport(
+            run_id=event.run_id,
+            sut=started.sut,
+            frontends=_merge_order(started.frontends, (c.frontend for c in self._cases)),
+            backends=_merge_order(started.backends, (c.backend for c in self._cases)),
+            scenarios=_merge_order(started.scenarios, (c.scenario for c in self._cases)),
+            cases=list(self._cases),
+            duration_s=event.duration_s,
+            exit_code=event.exit_code,
+            new_proxy_bugs=list(event.new_proxy_bugs),
+            fixed=list(event.fixed),
+        )
+        # The runner counts the same results the writers received: a mismatch is a bug on one side, and a
+        # report that silently disagrees with the gate would be worse than none.
+        if event.counts:
+            counted = {k: v for k, v in report.counts().items() if v}
+            claimed = {k: v for k, v in event.counts.items() if v}
+            if counted != claimed:
+                raise ReportError(f"run {event.run_id}: RunFinished counts {claimed} but cases give {counted}")
+        self._started = None
+        self._cases = []
+        return report
+
+
+def first_path(case: CaseResult) -> str | None:
+    """The path of the case's first divergence, if it has one."""
+    return case.first_divergence.path if case.first_divergence is not None else None
+
+
+def failed_checks(run: RunTrace | None) -> list[str]:
+    """Names of the checks a run failed."""
+    return [c.name for c in run.checks if not c.passed] if run is not None else []
+
+
+def json_value(value: Any, limit: int | None = None) -> str:
+    """A divergence value as readable text (`<missing>` stays as is), cut to `limit` characters if given."""
+    if isinstance(value, str) and value == "<missing>":
+        return value
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+class FileWriter(ABC):
+    """A writer that renders one file into the run's report folder when the run finishes."""
+
+    file_name: ClassVar[str]
+    """Name of the file inside the report folder."""
+
+    def __init__(self, out_dir: Path) -> None:
+        """Write into `out_dir` (normally `reports/<run-id>/`)."""
+        self.out_dir = out_dir
+        self._collector = Collector()
+
+    @property
+    def path(self) -> Path:
+        """Where the file is written."""
+        return self.out_dir / self.file_name
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Collect the event; on RunFinished render and atomically write the file."""
+        report = self._collector.handle(event)
+        if report is not None:
+            atomic_write_text(self.path, self.render(report))
+
+    @abstractmethod
+    def render(self, report: RunReport) -> str:
+        """The file's content for a finished run."""

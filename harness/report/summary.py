@@ -1,0 +1,87 @@
+"""`summary.json`: the run in numbers for machines (dashboards, bots, the next run's "fixed" list).
+
+Its JSON Schema ships next to this module (`summary.schema.json`); the writer validates before writing.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from harness.report.model import FileWriter, ReportError, RunReport, first_path
+from harness.trace.writer import case_file_name
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+@cache
+def summary_schema() -> dict[str, Any]:
+    """The JSON Schema of summary.json."""
+    text = resources.files("harness.report").joinpath("summary.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def validate_summary(data: dict[str, Any]) -> None:
+    """Raise ReportError when `data` does not match the summary schema."""
+    schema = summary_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+        raise ReportError(f"summary invalid at {where}: {error.message}")
+
+
+def build_summary(report: RunReport) -> dict[str, Any]:
+    """The summary of a finished run as JSON-ready data."""
+    cells = report.cells()
+    return {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "run_id": report.run_id,
+        "sut": report.sut,
+        "duration_s": round(report.duration_s, 3),
+        "exit_code": report.exit_code,
+        "total": len(report.cases),
+        "counts": report.counts(),
+        "frontends": report.frontends,
+        "backends": report.backends,
+        "scenarios": report.scenarios,
+        "cells": [
+            {"frontend": f, "backend": b, "total": sum(counts.values()), "counts": counts}
+            for (f, b), counts in cells.items()
+        ],
+        "new_proxy_bugs": report.new_proxy_bugs,
+        "fixed": report.fixed,
+        "cases": [
+            {
+                "case_id": c.case_id,
+                "scenario": c.scenario,
+                "frontend": c.frontend,
+                "backend": c.backend,
+                "stream": c.stream,
+                "verdict": c.verdict,
+                "reason": c.reason,
+                "first_divergence": first_path(c),
+                "known": c.known,
+                "duration_ms": round(c.duration_ms, 3),
+                "trace": f"cases/{case_file_name(c.case_id)}.json",
+            }
+            for c in report.cases
+        ],
+    }
+
+
+class SummaryWriter(FileWriter):
+    """Writes `summary.json`, validated against its schema."""
+
+    file_name = "summary.json"
+
+    def render(self, report: RunReport) -> str:
+        """The summary as indented JSON text."""
+        data = build_summary(report)
+        validate_summary(data)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,153 @@
+"""The terminal summary (a `rich` matrix table and the list of proxy bugs) and a progress helper for the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from harness.report.model import Collector, RunReport, is_proxy_bug, json_value
+from harness.runner.events import RunnerEvent
+from harness.trace.model import CaseResult
+
+STYLES: dict[str, str] = {
+    "pass": "green",
+    "proxy_bug_request": "bold red",
+    "proxy_bug_response": "bold red",
+    "backend_issue": "yellow",
+    "baseline_issue": "magenta",
+    "unsupported": "dim",
+}
+"""Colour of each verdict."""
+
+SHORT: dict[str, str] = {
+    "pass": "pass",
+    "proxy_bug_request": "bug:req",
+    "proxy_bug_response": "bug:resp",
+    "backend_issue": "backend",
+    "baseline_issue": "baseline",
+    "unsupported": "unsup",
+}
+"""Short verdict labels that keep matrix cells narrow."""
+
+VALUE_LIMIT = 120
+"""Longest divergence value printed on the terminal (the HTML report has the whole value)."""
+
+
+def _cell(counts: dict[str, int]) -> Text:
+    text = Text()
+    for verdict, n in counts.items():
+        if n:
+            if text:
+                text.append(" ")
+            text.append(f"{n} {SHORT[verdict]}", style=STYLES[verdict])
+    return text if text else Text("-", style="dim")
+
+
+def matrix_table(report: RunReport) -> Table:
+    """Frontend x backend table whose cells count cases per verdict, coloured."""
+    # Names are wrapped in Text so that brackets in them are never read as rich markup.
+    table = Table(title=Text(f"conformance run {report.run_id}"), title_justify="left")
+    table.add_column(Text("frontend \\ backend"), style="bold")
+    for backend in report.backends:
+        table.add_column(Text(backend))
+    cells = report.cells()
+    for frontend in report.frontends:
+        table.add_row(Text(frontend), *[_cell(cells[(frontend, b)]) for b in report.backends])
+    return table
+
+
+def _bug_line(case: CaseResult) -> Text:
+    line = Text("  ")
+    line.append(case.verdict, style=STYLES[case.verdict])
+    line.append(f" {case.case_id}", style="bold")
+    if case.known:
+        line.append(f" (known: {case.known})", style="dim")
+    line.append(f"\n    {case.reason}")
+    first = case.first_divergence
+    if first is not None:
+        line.append(f"\n    first divergence at {first.path}: ")
+        line.append(json_value(first.left, VALUE_LIMIT), style="green")
+        line.append(" != ")
+        line.append(json_value(first.right, VALUE_LIMIT), style="red")
+    return line
+
+
+def print_summary(report: RunReport, console: Console) -> None:
+    """Print the matrix, the proxy bugs with their first divergence, the totals and the gate's outcome."""
+    console.print(matrix_table(report))
+    bugs = report.proxy_bugs()
+    if bugs:
+        console.print(Text(f"proxy bugs ({len(bugs)}):", style="bold"))
+        for case in bugs:
+            console.print(_bug_line(case), soft_wrap=True)
+    totals = Text(f"{len(report.cases)} cases in {report.duration_s:.1f}s: ")
+    parts = [(f"{n} {v}", STYLES[v]) for v, n in report.counts().items() if n]
+    for i, (label, style) in enumerate(parts):
+        totals.append(label, style=style)
+        if i < len(parts) - 1:
+            totals.append(", ")
+    console.print(totals)
+    if report.fixed:
+        console.print(Text(f"fixed since the known-failures list: {', '.join(report.fixed)}", style="green"))
+    gate = "FAIL" if report.exit_code else "PASS"
+    detail = f"{len(report.new_proxy_bugs)} new proxy bug(s)" if report.new_proxy_bugs else "no new proxy bugs"
+    console.print(Text(f"gate: {gate} ({detail})", style="bold red" if report.exit_code else "bold green"))
+
+
+class TerminalWriter:
+    """Prints the summary to a console when the run finishes."""
+
+    def __init__(self, console: Console) -> None:
+        """Print to `console` (pass `Console(file=...)` to capture)."""
+        self.console = console
+        self._collector = Collector()
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Collect the event; print the summary on RunFinished."""
+        report = self._collector.handle(event)
+        if report is not None:
+            print_summary(report, self.console)
+
+
+@dataclass
+class ProgressHandle:
+    """What the runner advances once per finished case."""
+
+    progress: Progress
+    """The rich progress display (disabled when not on a terminal)."""
+    task: TaskID
+    """Its one task."""
+    bugs: int = 0
+    """Proxy bugs seen so far."""
+
+    def advance(self, case: CaseResult) -> None:
+        """Count one finished case and show it as the latest."""
+        if is_proxy_bug(case.verdict):
+            self.bugs += 1
+        self.progress.update(self.task, advance=1, latest=case.case_id, bugs=self.bugs)
+
+
+@contextmanager
+def progress(total: int, console: Console | None = None) -> Iterator[ProgressHandle]:
+    """A progress bar over `total` cases; draws nothing when the console is not a terminal (CI logs, pipes)."""
+    console = console or Console(stderr=True)
+    bar = Progress(
+        TextColumn("[bold]cases"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[bugs]} proxy bugs"),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[latest]}", style="dim", markup=False),
+        console=console,
+        disable=not console.is_terminal,
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task("cases", total=total, latest="", bugs=0)
+        yield ProgressHandle(bar, task)
