@@ -1,0 +1,59 @@
+"""Report writers, one per format, each consuming the runner's events (RunStarted, CaseFinished*, RunFinished):
+`index.html` (triage view), `junit.xml`, `summary.json`, and the terminal summary; plus a progress helper.
+
+The runner uses `report_writers(reports/<run-id>, console)`; `conformance report` replays a finished run's
+case traces through the same writers (`events_for_run` + `emit`), so there is one code path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.report.html import HtmlWriter, render_html
+from harness.report.junit import JUnitWriter, render_junit
+from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport, sdk_view
+from harness.report.rerender import emit, events_for_run, load_cases
+from harness.report.summary import SummaryWriter, build_summary, summary_schema, validate_summary
+from harness.report.terminal import TerminalWriter, print_summary, progress
+from harness.runner.events import Writer
+
+
+def file_writers(out_dir: Path) -> list[FileWriter]:
+    """The writers of the report folder: index.html, junit.xml and summary.json."""
+    return [HtmlWriter(out_dir), JUnitWriter(out_dir), SummaryWriter(out_dir)]
+
+
+def report_writers(out_dir: Path, console: Console | None = None) -> list[Writer]:
+    """Every writer for a run: the report files, and the terminal summary when a console is given."""
+    writers: list[Writer] = [*file_writers(out_dir)]
+    if console is not None:
+        writers.append(TerminalWriter(console))
+    return writers
+
+
+__all__ = [
+    "VERDICTS",
+    "Collector",
+    "FileWriter",
+    "HtmlWriter",
+    "JUnitWriter",
+    "ReportError",
+    "RunReport",
+    "SummaryWriter",
+    "TerminalWriter",
+    "build_summary",
+    "emit",
+    "events_for_run",
+    "file_writers",
+    "load_cases",
+    "print_summary",
+    "progress",
+    "render_html",
+    "render_junit",
+    "report_writers",
+    "sdk_view",
+    "summary_schema",
+    "validate_summary",
+]

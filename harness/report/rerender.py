@@ -1,0 +1,96 @@
+"""Re-render a run's reports from its case traces by replaying synthetic runner events through the same writers.
+
+The case files in `reports/<run-id>/cases/` are the source of truth. What they do not hold (the run's wall
+time, the system under test, the order of cases and matrix axes) is taken from the run's previous
+`summary.json` when it is there; without it the duration is the sum of the case durations, the order is by
+case id, and the axes are sorted. The gate is recomputed from the cases: a proxy bug not marked `known` is new.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.report.model import ReportError, is_proxy_bug
+from harness.report.summary import validate_summary
+from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer
+from harness.trace import CaseResult, TraceError, read_case
+
+UNKNOWN_SUT = "unknown (re-rendered from case traces)"
+
+
+def _previous_summary(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read the previous summary: {exc}") from exc
+    try:
+        validate_summary(data)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from exc
+    return data
+
+
+def load_cases(run_dir: Path) -> list[CaseResult]:
+    """Every case trace of a run, validated (raises ReportError when there are none or one is invalid)."""
+    folder = run_dir / "cases"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise ReportError(f"no case traces in {folder}")
+    try:
+        return [read_case(path) for path in files]
+    except TraceError as exc:
+        raise ReportError(str(exc)) from exc
+
+
+def _ordered(cases: list[CaseResult], previous: dict[str, Any] | None) -> list[CaseResult]:
+    rank = {c["case_id"]: i for i, c in enumerate(previous["cases"])} if previous else {}
+    return sorted(cases, key=lambda c: (rank.get(c.case_id, len(rank)), c.case_id))
+
+
+def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> Sequence[str]:
+    seen = sorted(set(values))
+    if previous is None:
+        return seen
+    declared: list[str] = previous[key]
+    return [*declared, *(v for v in seen if v not in declared)]
+
+
+def events_for_run(run_dir: Path) -> list[RunnerEvent]:
+    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports."""
+    previous = _previous_summary(run_dir)
+    cases = _ordered(load_cases(run_dir), previous)
+    run_id = previous["run_id"] if previous else run_dir.resolve().name
+    new_bugs = [c.case_id for c in cases if is_proxy_bug(c.verdict) and not c.known]
+    started = RunStarted(
+        run_id=run_id,
+        case_ids=[c.case_id for c in cases],
+        frontends=_axis(previous, "frontends", (c.frontend for c in cases)),
+        backends=_axis(previous, "backends", (c.backend for c in cases)),
+        scenarios=_axis(previous, "scenarios", (c.scenario for c in cases)),
+        sut=previous["sut"] if previous else UNKNOWN_SUT,
+    )
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.verdict] = counts.get(case.verdict, 0) + 1
+    finished = RunFinished(
+        run_id=run_id,
+        duration_s=previous["duration_s"] if previous else sum(c.duration_ms for c in cases) / 1000,
+        counts=counts,
+        new_proxy_bugs=new_bugs,
+        fixed=[c.case_id for c in cases if c.known and c.verdict == "pass"],
+        exit_code=1 if new_bugs else 0,
+    )
+    return [started, *(CaseFinished(c) for c in cases), finished]
+
+
+def emit(events: Iterable[RunnerEvent], writers: Sequence[Writer]) -> None:
+    """Feed every event to every writer, in order."""
+    for event in events:
+        for writer in writers:
+            writer.handle(event)
