@@ -1,0 +1,48 @@
+"""`conformance report`: re-render a run's index.html, junit.xml and summary.json from its case traces."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
+from harness.runner.events import RunFinished, Writer
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the subcommand."""
+    p = sub.add_parser(
+        "report",
+        help="re-render a run's reports from its case traces",
+        description=(
+            "Read every case trace in RUN/cases/ and write RUN/index.html, RUN/junit.xml and RUN/summary.json "
+            "again through the same writers the runner uses, then print the terminal summary. Exit 0 when the "
+            "reports were written (--gate: the run's gate exit code instead), 1 when the traces cannot be read."
+        ),
+    )
+    p.add_argument("--run", type=Path, required=True, help="report folder of the run (reports/<run-id>)")
+    p.add_argument("--quiet", action="store_true", help="do not print the terminal summary")
+    p.add_argument("--gate", action="store_true", help="exit with the run's gate code (1 on a new proxy bug)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Re-render the run's reports."""
+    try:
+        events = events_for_run(args.run)
+    except ReportError as exc:
+        print(f"conformance report: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    files = file_writers(args.run)
+    writers: list[Writer] = [*files]
+    if not args.quiet:
+        writers.append(TerminalWriter(Console()))
+    emit(events, writers)
+    for writer in files:
+        print(f"wrote {writer.path}", file=sys.stderr)  # noqa: T201
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)  # events_for_run always ends with it
+    return finished.exit_code if args.gate else 0
