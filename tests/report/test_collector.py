@@ -1,0 +1,60 @@
+"""The event sequence every writer relies on: order, known verdicts, and counts that agree with the cases."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from harness.report import Collector, ReportError
+from harness.runner.events import CaseFinished, RunFinished
+from tests.report.factory import case, sample_cases, sample_events
+
+
+def test_collects_a_run_in_order() -> None:
+    collector = Collector()
+    results = [collector.handle(e) for e in sample_events()]
+    assert results[:-1] == [None] * 8
+    report = results[-1]
+    assert report is not None
+    assert [c.case_id for c in report.cases] == [c.case_id for c in sample_cases()]
+    assert report.frontends == ["anthropic", "openai"]
+    assert report.cells()[("anthropic", "gemini")]["baseline_issue"] == 1
+    assert [c.case_id for c in report.proxy_bugs()][-1] == "usage[openai->gemini,stream]"
+
+
+def test_case_before_run_started_is_an_error() -> None:
+    with pytest.raises(ReportError, match="CaseFinished before RunStarted"):
+        Collector().handle(CaseFinished(sample_cases()[0]))
+
+
+def test_unknown_verdict_is_an_error() -> None:
+    events = sample_events([case("x", "openai", "gemini", "flaky", "sometimes")])
+    collector = Collector()
+    collector.handle(events[0])
+    with pytest.raises(ReportError, match=r"x\[openai->gemini,stream\]: unknown verdict 'flaky'"):
+        collector.handle(events[1])
+
+
+def test_counts_that_disagree_with_the_cases_are_an_error() -> None:
+    events = sample_events()
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    events[-1] = dataclasses.replace(finished, counts={"pass": 7})
+    collector = Collector()
+    for event in events[:-1]:
+        collector.handle(event)
+    with pytest.raises(ReportError, match="RunFinished counts"):
+        collector.handle(events[-1])
+
+
+def test_undeclared_axis_values_are_appended_not_dropped() -> None:
+    extra = case("text-basic", "gemini", "ollama", "pass", "all three runs agree")
+    collector = Collector()
+    report = None
+    for event in sample_events([extra]):
+        report = collector.handle(event)
+    assert report is not None
+    assert report.frontends == ["anthropic", "openai", "gemini"]
+    assert report.backends == ["anthropic", "openai", "gemini", "ollama"]
+    assert report.cells()[("gemini", "ollama")]["pass"] == 1

@@ -1,0 +1,87 @@
+"""`conformance report`: re-render a run from its case traces through the same writers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.report import ReportError, emit, events_for_run, file_writers
+from harness.report.rerender import UNKNOWN_SUT
+from harness.runner.events import CaseFinished, RunFinished, RunStarted
+from harness.trace import write_case
+from tests.report.factory import RUN_ID, sample_cases, sample_events
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """A run folder as the runner leaves it: case traces and the three report files."""
+    folder = tmp_path / RUN_ID
+    for case in sample_cases():
+        write_case(case, folder / "cases")
+    emit(sample_events(), file_writers(folder))
+    return folder
+
+
+def _texts(folder: Path) -> dict[str, str]:
+    return {name: (folder / name).read_text(encoding="utf-8") for name in ("index.html", "junit.xml", "summary.json")}
+
+
+def test_rerender_reproduces_the_runners_reports_byte_for_byte(run_dir: Path) -> None:
+    before = _texts(run_dir)
+    # summary.json stays: it holds the run's duration and order, which the case traces do not.
+    for name in ("index.html", "junit.xml"):
+        (run_dir / name).write_text("stale", encoding="utf-8")
+    assert main(["report", "--run", str(run_dir), "--quiet"]) == 0
+    assert _texts(run_dir) == before
+
+
+def test_events_keep_run_order_and_facts_from_the_previous_summary(run_dir: Path) -> None:
+    events = events_for_run(run_dir)
+    started, finished = events[0], events[-1]
+    assert isinstance(started, RunStarted) and isinstance(finished, RunFinished)
+    assert started.run_id == RUN_ID and started.sut == "built-in proxy"
+    assert list(started.backends) == ["anthropic", "openai", "gemini"]
+    cases = [e.result.case_id for e in events[1:-1] if isinstance(e, CaseFinished)]
+    assert cases == [c.case_id for c in sample_cases()]
+    assert finished.duration_s == 3.25
+    assert finished.exit_code == 1
+    assert list(finished.new_proxy_bugs) == [
+        "text-basic[anthropic->openai,stream]",
+        "tools-stream[anthropic->openai,stream]",
+    ]
+
+
+def test_without_a_summary_order_and_duration_come_from_the_cases(run_dir: Path) -> None:
+    (run_dir / "summary.json").unlink()
+    events = events_for_run(run_dir)
+    started, finished = events[0], events[-1]
+    assert isinstance(started, RunStarted) and isinstance(finished, RunFinished)
+    assert started.sut == UNKNOWN_SUT
+    assert started.run_id == RUN_ID  # the folder name
+    assert list(started.backends) == ["anthropic", "gemini", "openai"]
+    assert list(started.case_ids) == sorted(c.case_id for c in sample_cases())
+    assert finished.duration_s == pytest.approx(7 * 0.040)
+    assert main(["report", "--run", str(run_dir), "--quiet"]) == 0
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["counts"]["proxy_bug_response"] == 2
+    assert summary["exit_code"] == 1
+
+
+def test_gate_flag_returns_the_runs_exit_code(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--run", str(run_dir), "--gate"]) == 1
+    captured = capsys.readouterr()
+    assert "gate: FAIL (2 new proxy bug(s))" in captured.out
+    assert f"wrote {run_dir / 'index.html'}" in captured.err
+
+
+def test_missing_or_invalid_traces_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--run", str(tmp_path), "--quiet"]) == 1
+    assert f"no case traces in {tmp_path / 'cases'}" in capsys.readouterr().err
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "bad.json").write_text('{"case_id": 3}', encoding="utf-8")
+    with pytest.raises(ReportError, match=r"bad\.json"):
+        events_for_run(tmp_path)
+    assert main(["report", "--run", str(tmp_path), "--quiet"]) == 1

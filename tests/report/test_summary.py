@@ -1,0 +1,95 @@
+"""summary.json: counts by verdict and by matrix cell, the gate, the case list; valid against its schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from harness.report import ReportError, summary_schema, validate_summary
+from tests.report.factory import RUN_ID
+
+
+@pytest.fixture(scope="module")
+def summary(report_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_schema_is_a_valid_json_schema() -> None:
+    schema = summary_schema()
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+
+
+def test_summary_validates_against_its_schema(summary: dict[str, Any]) -> None:
+    validate_summary(summary)
+
+
+def test_counts_by_verdict(summary: dict[str, Any]) -> None:
+    assert summary["run_id"] == RUN_ID
+    assert summary["total"] == 7
+    assert summary["counts"] == {
+        "pass": 1,
+        "proxy_bug_request": 1,
+        "proxy_bug_response": 2,
+        "backend_issue": 1,
+        "baseline_issue": 1,
+        "unsupported": 1,
+    }
+
+
+def test_cells_cover_the_whole_matrix_with_counts(summary: dict[str, Any]) -> None:
+    cells = {(c["frontend"], c["backend"]): c for c in summary["cells"]}
+    assert len(cells) == 6  # 2 frontends x 3 backends, empty cells included
+    bug_cell = cells[("anthropic", "openai")]
+    assert bug_cell["total"] == 2
+    assert bug_cell["counts"]["proxy_bug_request"] == 1
+    assert bug_cell["counts"]["proxy_bug_response"] == 1
+    assert cells[("anthropic", "anthropic")]["total"] == 0
+    assert cells[("openai", "anthropic")]["counts"] | {} == {
+        "pass": 1,
+        "proxy_bug_request": 0,
+        "proxy_bug_response": 0,
+        "backend_issue": 1,
+        "baseline_issue": 0,
+        "unsupported": 0,
+    }
+
+
+def test_gate_new_bugs_duration(summary: dict[str, Any]) -> None:
+    assert summary["exit_code"] == 1
+    assert summary["new_proxy_bugs"] == [
+        "text-basic[anthropic->openai,stream]",
+        "tools-stream[anthropic->openai,stream]",
+    ]
+    assert summary["fixed"] == []
+    assert summary["duration_s"] == 3.25
+
+
+def test_cases_in_run_order_with_first_divergence_path(summary: dict[str, Any]) -> None:
+    by_id = {c["case_id"]: c for c in summary["cases"]}
+    assert [c["case_id"] for c in summary["cases"]][:2] == [
+        "text-basic[openai->anthropic,stream]",
+        "text-basic[anthropic->openai,stream]",
+    ]
+    bug = by_id["tools-stream[anthropic->openai,stream]"]
+    assert bug["verdict"] == "proxy_bug_request"
+    assert bug["first_divergence"] == "request.tools[0]"
+    assert bug["trace"] == "cases/tools-stream__anthropic-to-openai_stream.json"
+    assert by_id["usage[openai->gemini,stream]"]["known"] == "gemini usage arrives late (issue 12)"
+    assert by_id["text-basic[openai->anthropic,stream]"]["first_divergence"] is None
+
+
+def test_schema_rejects_an_unknown_verdict_and_a_missing_count(summary: dict[str, Any]) -> None:
+    bad = copy.deepcopy(summary)
+    bad["cases"][0]["verdict"] = "flaky"
+    with pytest.raises(ReportError, match="cases/0/verdict"):
+        validate_summary(bad)
+    bad = copy.deepcopy(summary)
+    del bad["counts"]["unsupported"]
+    with pytest.raises(ReportError, match="counts"):
+        validate_summary(bad)
