@@ -11,6 +11,7 @@ from tests.conftest import corpus_dir
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    """Run `conformance decode --protocol anthropic ARGS` and return its JSON output."""
     assert main(["decode", "--protocol", "anthropic", *args]) == 0
     out: dict[str, object] = json.loads(capsys.readouterr().out)
     return out

@@ -12,6 +12,7 @@ from tests.protocols.anthropic.support import CODEC, assert_schema
 
 
 def body(error_type: str, message: str) -> bytes:
+    """An Anthropic error body as the API sends it."""
     return json.dumps(
         {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_1"}
     ).encode()

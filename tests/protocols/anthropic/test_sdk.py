@@ -6,6 +6,7 @@ our encoders. The client validates responses strictly against its own models, an
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from harness.protocols import encode_events
 from harness.protocols.anthropic import encode_count_tokens_response
 from harness.wire.http import HttpRequest, HttpResponse
 from tests import strategies
-from tests.protocols.anthropic.support import CODEC, random_chunks
+from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema, random_chunks
 
 Answer = Callable[[ir.Request], HttpResponse]
 
@@ -59,9 +60,20 @@ class Server:
         self.wire.append(wire)
         self.requests.append(decoded)
         reply = self.answer(decoded)
+        _check_schema(reply)
         if self.chunked:  # the body arrives in small random pieces, as from a real socket
             return httpx2.Response(reply.status, headers=reply.headers, content=_iterate(reply.body))
         return httpx2.Response(reply.status, headers=reply.headers, content=reply.body)
+
+
+def _check_schema(reply: HttpResponse) -> None:
+    """Everything the mock server sends matches our wire schemas too."""
+    if reply.status >= 400:
+        assert_schema("error", json.loads(reply.body))
+    elif reply.headers["content-type"] == CODEC.stream_media_type:
+        assert_stream_schema(reply.body)
+    elif "input_tokens" not in json.loads(reply.body):  # count_tokens answers have their own tiny shape
+        assert_schema("response", json.loads(reply.body))
 
 
 def _iterate(body: bytes) -> Iterator[bytes]:

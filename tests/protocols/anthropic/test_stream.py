@@ -35,14 +35,17 @@ def sse(*payloads: dict[str, Any]) -> bytes:
 
 
 def text_delta(text: str, index: int = 0) -> dict[str, Any]:
+    """A content_block_delta payload carrying text."""
     return {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}
 
 
 def block_stop(index: int = 0) -> dict[str, Any]:
+    """A content_block_stop payload."""
     return {"type": "content_block_stop", "index": index}
 
 
 def message_delta(stop_reason: str | None, usage: dict[str, Any], stop_sequence: str | None = None) -> dict[str, Any]:
+    """A message_delta payload with a stop reason and cumulative usage."""
     delta = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
     return {"type": "message_delta", "delta": delta, "usage": usage}
 
