@@ -43,7 +43,9 @@ class _Body(httpx2.AsyncByteStream):
             item = await self._queue.get()
             if isinstance(item, _AppFinished):
                 if item.error is not None:
-                    raise item.error
+                    # After the response started, a failing app is a connection broken mid-body: report it as
+                    # the protocol error a client would get from a real server.
+                    raise httpx2.RemoteProtocolError(f"server broke off the response: {item.error}") from item.error
                 return
             if item["type"] != "http.response.body":
                 continue

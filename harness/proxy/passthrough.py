@@ -18,6 +18,12 @@ from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER, StreamTap, decode_request_for_tap
 from harness.proxy.upstream import authorized, error_for_exception, response_headers, without_client_credentials
 
+
+class UpstreamBrokeError(ConnectionError):
+    """The upstream connection failed mid-body; raised to the server so that it breaks the client's connection
+    too, and the client sees the same failure it would see talking to the upstream directly."""
+
+
 # Error bodies are kept for decoding even without a tap (counters need the error kind); this bounds them.
 MAX_ERROR_BODY = 1024 * 1024
 
@@ -70,11 +76,12 @@ def _relay(call: Call, codec: Codec, upstream: httpx2.Response, *, tap_ir: bool)
                 yield chunk
             finished = True
         except httpx2.HTTPError as exc:
-            # Bytes already sent cannot be taken back: the client sees the stream end without its terminal
-            # marker, exactly as it would talking to the upstream directly.
+            # Bytes already sent cannot be taken back, and ending the body cleanly would hand the client a
+            # truncated stream that looks complete to most SDKs. So the break is passed on as a break.
             state.counters["upstream_failures_mid_stream"] += 1
             rec.error = error_for_exception(call.route.upstream, exc)
             finished = True
+            raise UpstreamBrokeError(rec.error.message) from exc
         finally:
             with anyio.CancelScope(shield=True):
                 await upstream.aclose()

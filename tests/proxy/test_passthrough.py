@@ -7,6 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from harness import ir
@@ -150,13 +151,20 @@ async def test_upstream_error_passes_through_with_its_status_and_is_classified()
     assert ex.upstream_events == ()
 
 
-async def test_passthrough_upstream_failure_mid_stream_ends_the_stream_cleanly() -> None:
+async def test_passthrough_upstream_failure_mid_stream_breaks_the_client_connection_too() -> None:
     upstream = ScriptedUpstream("anthropic", text_reply("one two three four five"), fail_after=4)
     body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "stream": True}
-    async with proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p:
-        response = await p.client.post("/v1/messages", json=body)
-    assert response.status_code == 200
-    assert b"message_stop" not in response.content  # the client sees the break, as it would directly
+    received = b""
+    async with (
+        proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p,
+        p.client.stream("POST", "/v1/messages", json=body) as response,
+    ):
+        assert response.status_code == 200
+        with pytest.raises(httpx2.RemoteProtocolError, match="upstream connection reset"):
+            async for chunk in response.aiter_bytes():
+                received += chunk
+    # The bytes before the break arrived unchanged; no terminal event was invented.
+    assert received == b"".join(upstream.streams[0].chunks[:4])
     ex = p.exchange
     assert ex.error is not None and ex.error.kind == ir.ErrorKind.NETWORK
     assert isinstance(ex.upstream_events[-1], ir.ErrorEvent)

@@ -154,7 +154,7 @@ def tool_reply(*calls: tuple[str, str, dict[str, object]], text: str | None = No
     )
 
 
-def thinking_reply(thought: str, text: str, signature: str | None = "sig-1") -> ir.Response:
+def thinking_reply(thought: str, text: str, signature: str | None = "c2lnLTE=") -> ir.Response:
     """An answer with a thinking block then text."""
     return ir.Response(
         id="resp_3",
