@@ -8,12 +8,15 @@ from typing import Any, ClassVar, cast
 import anthropic
 import httpx2
 from anthropic.types import Message, MessageParam, RawMessageStreamEvent
+from pydantic import ValidationError
 
 from harness import ir
 from harness.drivers.base import (
+    DECODE_ERRORS,
     DUMMY_API_KEY,
     SdkResult,
     UnsupportedRequest,
+    decode_failure,
     error_from_status,
     error_in_stream,
     failed,
@@ -237,6 +240,13 @@ class _StreamState:
         return self.builder.done(self.stop)
 
 
+def _classify(exc: anthropic.APIError | json.JSONDecodeError | ValidationError) -> tuple[ir.IRError, SdkException]:
+    """The IR error and neutral exception name for what the SDK raised."""
+    if isinstance(exc, anthropic.APIError):
+        return _error(exc), _neutral(exc)
+    return decode_failure(exc)
+
+
 def _neutral(exc: anthropic.APIError) -> SdkException:
     if isinstance(exc, anthropic.APIStatusError) and exc.status_code == 200:
         # The SDK raises a plain APIStatusError carrying the 200 response for an `event: error` in the stream.
@@ -293,22 +303,16 @@ class AnthropicDriver:
         """Call `messages.create`, streamed (raw events) or not, and normalize what came back."""
         client = self.client(base_url, http_client)
         kwargs = params(request)
-        if not stream:
-            try:
-                return SdkResult(response=response_to_ir(client.messages.create(**kwargs)))
-            except anthropic.APIError as exc:
-                return failed(_error(exc), _neutral(exc), exc)
         state = _StreamState()
         try:
+            if not stream:
+                return SdkResult(response=response_to_ir(client.messages.create(**kwargs)))
             for event in client.messages.create(**kwargs, stream=True):
                 state.add(event)
-        except anthropic.APIError as exc:
-            error = _error(exc)
-            events = state.builder.fail(error) if state.builder.started else None
-            return failed(error, _neutral(exc), exc, events=events)
-        except json.JSONDecodeError as exc:
-            error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"stream data is not JSON: {exc.msg}")
-            return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error))
+        except (anthropic.APIError, *DECODE_ERRORS) as exc:
+            error, neutral = _classify(exc)
+            events = state.builder.fail(error) if stream and state.builder.started else None
+            return failed(error, neutral, exc, events=events)
         return SdkResult(events=state.end())
 
     def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:

@@ -6,10 +6,11 @@ independent client), runs it, and writes down what the SDK returned as IR.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness import ir
 from harness.protocols.common import is_context_message, kind_for_status, retry_after
@@ -164,6 +165,17 @@ def failed(
         exception=neutral,
         retry_after=error.retry_after,
     )
+
+
+DECODE_ERRORS = (json.JSONDecodeError, ValidationError)
+"""What SDKs raise when a body or stream line is not JSON, or not the shape their types expect."""
+
+
+def decode_failure(exc: json.JSONDecodeError | ValidationError) -> tuple[ir.IRError, SdkException]:
+    """The IR error for an answer the SDK could not parse (IR has one kind for it: `malformed_stream`)."""
+    what = "not JSON" if isinstance(exc, json.JSONDecodeError) else "not the shape the SDK expects"
+    message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).splitlines()[0]
+    return ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"response is {what}: {message}"), SdkException.DECODE_ERROR
 
 
 def headers_of(exc: BaseException) -> Mapping[str, str]:

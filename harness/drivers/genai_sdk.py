@@ -10,12 +10,15 @@ from typing import Any, ClassVar
 import httpx2
 from google import genai
 from google.genai import errors, types
+from pydantic import ValidationError
 
 from harness import ir
 from harness.drivers.base import (
+    DECODE_ERRORS,
     DUMMY_API_KEY,
     SdkResult,
     UnsupportedRequest,
+    decode_failure,
     error_from_status,
     error_in_stream,
     failed,
@@ -266,7 +269,21 @@ def _error(exc: errors.APIError) -> ir.IRError:
     return error_from_status(status, message, code=exc.status, headers=headers_of(exc))
 
 
-def _transport_failure(exc: httpx2.TransportError) -> tuple[ir.IRError, SdkException]:
+def _classify(
+    exc: errors.APIError
+    | errors.UnknownApiResponseError
+    | httpx2.TransportError
+    | json.JSONDecodeError
+    | ValidationError,
+) -> tuple[ir.IRError, SdkException]:
+    """The IR error and neutral exception name for what the SDK raised."""
+    if isinstance(exc, errors.APIError):
+        return _error(exc), _neutral(exc)
+    if isinstance(exc, json.JSONDecodeError | ValidationError):
+        return decode_failure(exc)
+    if isinstance(exc, errors.UnknownApiResponseError):
+        # The SDK's own wrapper for a body or stream line that is not JSON.
+        return ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"response is not JSON: {exc}"), SdkException.DECODE_ERROR
     if isinstance(exc, httpx2.TimeoutException):
         return ir.IRError.of(ir.ErrorKind.TIMEOUT, str(exc)), SdkException.TIMEOUT
     return ir.IRError.of(ir.ErrorKind.NETWORK, str(exc)), SdkException.CONNECTION
@@ -304,28 +321,16 @@ class GenaiDriver:
         """Call `generate_content` or `generate_content_stream` and normalize what came back."""
         models = self.client(base_url, http_client).models
         kwargs: dict[str, Any] = {"model": request.model, "contents": contents(request), "config": config(request)}
-        if not stream:
-            try:
-                return SdkResult(response=response_to_ir(models.generate_content(**kwargs)))
-            except errors.APIError as exc:
-                return failed(_error(exc), _neutral(exc), exc)
-            except httpx2.TransportError as exc:
-                return failed(*_transport_failure(exc), exc)
         state = _StreamState()
         try:
+            if not stream:
+                return SdkResult(response=response_to_ir(models.generate_content(**kwargs)))
             for chunk in models.generate_content_stream(**kwargs):
                 state.add(chunk)
-        except errors.APIError as exc:
-            error = _error(exc)
-            return failed(
-                error, _neutral(exc), exc, events=state.builder.fail(error) if state.builder.started else None
-            )
-        except httpx2.TransportError as exc:
-            error, neutral = _transport_failure(exc)
-            return failed(error, neutral, exc, events=state.builder.fail(error) if state.builder.started else None)
-        except json.JSONDecodeError as exc:
-            error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"stream data is not JSON: {exc.msg}")
-            return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error))
+        except (errors.APIError, errors.UnknownApiResponseError, httpx2.TransportError, *DECODE_ERRORS) as exc:
+            error, neutral = _classify(exc)
+            events = state.builder.fail(error) if stream and state.builder.started else None
+            return failed(error, neutral, exc, events=events)
         return SdkResult(events=state.end())
 
     def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:

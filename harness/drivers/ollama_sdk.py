@@ -13,11 +13,14 @@ from typing import Any, ClassVar
 
 import httpx
 import ollama
+from pydantic import ValidationError
 
 from harness import ir
 from harness.drivers.base import (
+    DECODE_ERRORS,
     SdkResult,
     UnsupportedRequest,
+    decode_failure,
     error_from_status,
     error_in_stream,
     failed,
@@ -190,6 +193,17 @@ def response_to_ir(chunk: ollama.ChatResponse) -> ir.Response:
     )
 
 
+def _classify(
+    exc: ollama.ResponseError | httpx.TransportError | json.JSONDecodeError | ValidationError,
+) -> tuple[ir.IRError, SdkException]:
+    """The IR error and neutral exception name for what the SDK raised."""
+    if isinstance(exc, httpx.TransportError):
+        return ir.IRError.of(ir.ErrorKind.NETWORK, str(exc)), SdkException.CONNECTION
+    if isinstance(exc, json.JSONDecodeError | ValidationError):
+        return decode_failure(exc)
+    return _failure(exc)
+
+
 def _failure(exc: ollama.ResponseError) -> tuple[ir.IRError, SdkException]:
     message = str(exc.error)
     if exc.status_code == -1:
@@ -225,27 +239,17 @@ class OllamaDriver:
         """Call `chat`, streamed or not, and normalize what came back."""
         client = self.client(base_url, http_client)
         kwargs = params(request)
-        if not stream:
-            try:
-                return SdkResult(response=response_to_ir(client.chat(**kwargs, stream=False)))
-            except ollama.ResponseError as exc:
-                return failed(*_failure(exc), exc)
-            except httpx.TransportError as exc:
-                return failed(ir.IRError.of(ir.ErrorKind.NETWORK, str(exc)), SdkException.CONNECTION, exc)
         state = _StreamState()
-        chunks: Iterator[ollama.ChatResponse] = client.chat(**kwargs, stream=True)
         try:
+            if not stream:
+                return SdkResult(response=response_to_ir(client.chat(**kwargs, stream=False)))
+            chunks: Iterator[ollama.ChatResponse] = client.chat(**kwargs, stream=True)
             for chunk in chunks:
                 state.add(chunk)
-        except ollama.ResponseError as exc:
-            error, neutral = _failure(exc)
-            return failed(error, neutral, exc, events=state.builder.fail(error) if state.builder.started else None)
-        except json.JSONDecodeError as exc:
-            error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"stream line is not JSON: {exc.msg}")
-            return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error))
-        except httpx.TransportError as exc:
-            error = ir.IRError.of(ir.ErrorKind.NETWORK, str(exc))
-            return failed(error, SdkException.CONNECTION, exc, events=state.builder.fail(error))
+        except (ollama.ResponseError, httpx.TransportError, *DECODE_ERRORS) as exc:
+            error, neutral = _classify(exc)
+            events = state.builder.fail(error) if stream and state.builder.started else None
+            return failed(error, neutral, exc, events=events)
         return SdkResult(events=state.end())
 
     def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:

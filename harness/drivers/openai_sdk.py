@@ -15,12 +15,15 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionUserMessageParam,
 )
+from pydantic import ValidationError
 
 from harness import ir
 from harness.drivers.base import (
+    DECODE_ERRORS,
     DUMMY_API_KEY,
     SdkResult,
     UnsupportedRequest,
+    decode_failure,
     error_from_status,
     error_in_stream,
     failed,
@@ -276,6 +279,13 @@ class _StreamState:
         return self.builder.done(_stop(self.finish))
 
 
+def _classify(exc: openai.APIError | json.JSONDecodeError | ValidationError) -> tuple[ir.IRError, SdkException]:
+    """The IR error and neutral exception name for what the SDK raised."""
+    if isinstance(exc, openai.APIError):
+        return _error(exc), _neutral(exc)
+    return decode_failure(exc)
+
+
 def _neutral(exc: openai.APIError) -> SdkException:
     for cls, neutral in _CLASSES:
         if isinstance(exc, cls):
@@ -328,23 +338,17 @@ class OpenAIDriver:
         """Call `chat.completions.create`, streamed or not, and normalize what came back."""
         client = self.client(base_url, http_client)
         kwargs = params(request)
-        if not stream:
-            try:
-                return SdkResult(response=response_to_ir(client.chat.completions.create(**kwargs)))
-            except openai.APIError as exc:
-                return failed(_error(exc), _neutral(exc), exc)
         state = _StreamState()
         try:
+            if not stream:
+                return SdkResult(response=response_to_ir(client.chat.completions.create(**kwargs)))
             chunks = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             for chunk in chunks:
                 state.add(chunk)
-        except openai.APIError as exc:
-            error = _error(exc)
-            events = state.builder.fail(error) if state.builder.started else None
-            return failed(error, _neutral(exc), exc, events=events)
-        except json.JSONDecodeError as exc:
-            error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"stream data is not JSON: {exc.msg}")
-            return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error))
+        except (openai.APIError, *DECODE_ERRORS) as exc:
+            error, neutral = _classify(exc)
+            events = state.builder.fail(error) if stream and state.builder.started else None
+            return failed(error, neutral, exc, events=events)
         return SdkResult(events=state.end())
 
     def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:

@@ -110,3 +110,36 @@ def test_registry() -> None:
     assert isinstance(get("openai"), base.Driver)
     with pytest.raises(UnknownDriverError, match="no SDK driver for protocol 'bedrock'"):
         get("bedrock")
+
+
+BROKEN_STREAMS = {
+    "openai": b'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m",'
+    b'"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: {broken\n\n',
+    "anthropic": b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message",'
+    b'"role":"assistant","model":"c","content":[],"stop_reason":null,"stop_sequence":null,'
+    b'"usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: content_block_start\ndata: {broken\n\n',
+    "gemini": b'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}\n\ndata: {broken\n\n',
+    "ollama": b'{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}\n{broken\n',
+}
+DECODE_CLASSES = {
+    "openai": "json.decoder.JSONDecodeError",
+    "anthropic": "json.decoder.JSONDecodeError",
+    "gemini": "google.genai.errors.UnknownApiResponseError",
+    "ollama": "json.decoder.JSONDecodeError",
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(BROKEN_STREAMS))
+def test_broken_json_is_a_decode_error_not_a_crash(protocol: str) -> None:
+    from tests.drivers.mock import SCENARIOS, Recorder, Reply
+
+    for stream, body in ((True, BROKEN_STREAMS[protocol]), (False, b"{broken")):
+        rec = Recorder(Reply.stream(body) if stream else Reply(200, body, {"content-type": "application/json"}))
+        client = rec.httpx_client() if protocol == "ollama" else rec.httpx2_client()
+        request = SCENARIOS["text-basic"].request_for("m", stream=stream)
+        result = get(protocol).run(request, stream=stream, base_url="http://proxy", http_client=client)
+        assert result.exception is SdkException.DECODE_ERROR
+        assert result.exception_class == (DECODE_CLASSES[protocol] if stream else "json.decoder.JSONDecodeError")
+        assert result.error is not None and result.error.kind is ir.ErrorKind.MALFORMED_STREAM
+        if stream:
+            assert result.events is not None and result.events[-1] == ir.ErrorEvent(error=result.error)
