@@ -14,7 +14,8 @@ How an id is made (the same rule in the decoder and the encoder, so ids round-tr
 - The encoder leaves `id` out exactly when the IR id equals the id the decoder would synthesize, so a
   Gemini-shaped conversation stays Gemini-shaped and any other id travels explicitly.
 - A `functionResponse` without `id` answers the first unanswered call of the same name in the latest model
-  turn; with none, its id is `synth_tool_id("call_", "result", turn, ordinal, name)`.
+  turn; with none, its id is `synth_tool_id("call_", "result", turn, ordinal, name)`. The encoder writes
+  the `id` of a functionResponse whenever the call it answers carries one, so ids always come in pairs.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class ToolIds:
     def __init__(self) -> None:
         self._used: set[str] = set()
         self._pending: list[tuple[str, str]] = []  # (id, name) of unanswered calls of the latest model turn
+        self._explicit: set[str] = set()  # ids that travel on the wire
 
     def implied(self, turn: int, ordinal: int, name: str, args: Any) -> str:
         """The id the decoder gives a call that has no `id` on the wire."""
@@ -43,9 +45,11 @@ class ToolIds:
             return base
         return synth_tool_id("call_", turn, ordinal, _key(name), _key(args))
 
-    def use(self, call_id: str, name: str) -> None:
-        """Record a call's final id (explicit or implied) as taken and awaiting its result."""
+    def use(self, call_id: str, name: str, *, explicit: bool) -> None:
+        """Record a call's final id as taken and awaiting its result (`explicit`: the id is on the wire)."""
         self._used.add(call_id)
+        if explicit:
+            self._explicit.add(call_id)
         self._pending.append((call_id, name))
 
     def new_model_turn(self) -> None:
@@ -58,6 +62,10 @@ class ToolIds:
             if call_name == name:
                 return call_id
         return synth_tool_id("call_", "result", turn, ordinal, _key(name))
+
+    def is_explicit(self, call_id: str) -> bool:
+        """Whether a call with this id carries it on the wire."""
+        return call_id in self._explicit
 
     def answer(self, call_id: str) -> None:
         """Mark the call with this id as answered (no effect if it is not pending)."""

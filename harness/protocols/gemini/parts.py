@@ -126,9 +126,10 @@ class ContentMachine:
         # Compact JSON text as str: no UTF-8 round here, so odd strings (lone surrogates) still decode.
         args_json = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         call_id = opt_str(get(call, "id"), f"{where}.id")
+        explicit = call_id is not None
         if call_id is None:
             call_id = self._ids.implied(self._turn, self.tool_calls, name, args)
-        self._ids.use(call_id, name)
+        self._ids.use(call_id, name, explicit=explicit)
         self.tool_calls += 1
         out = self.close()
         index, self._next = self._next, self._next + 1
@@ -209,7 +210,7 @@ def function_call(part: ir.ToolCallPart, ids: ToolIds, *, turn: int, ordinal: in
     call: dict[str, Any] = {"name": part.name, "args": part.arguments}
     if part.id != ids.implied(turn, ordinal, part.name, part.arguments):
         call["id"] = part.id
-    ids.use(part.id, part.name)
+    ids.use(part.id, part.name, explicit="id" in call)
     return call
 
 

@@ -96,7 +96,8 @@ def _function_response(
             "Gemini's functionResponse needs the name"
         )
     result: dict[str, Any] = {"name": name, "response": _response(part)}
-    if part.tool_call_id != ids.implied_result(turn, ordinal, name):
+    implied = ids.implied_result(turn, ordinal, name)
+    if part.tool_call_id != implied or ids.is_explicit(part.tool_call_id):
         result["id"] = part.tool_call_id
     ids.answer(part.tool_call_id)
     images = [encode_image(p) for p in part.content if isinstance(p, ir.ImagePart)]

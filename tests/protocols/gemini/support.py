@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import cache
 from typing import Any
 
 from harness import ir
@@ -18,9 +19,14 @@ from tests.conftest import corpus_dir
 CODEC = registry.get("gemini")
 
 
+@cache
+def _load(name: str) -> tuple[Interaction, ...]:
+    return tuple(load_interactions(corpus_dir("gemini") / name))
+
+
 def corpus(name: str) -> list[Interaction]:
-    """Every interaction of a Gemini corpus file."""
-    return load_interactions(corpus_dir("gemini") / name)
+    """Every interaction of a Gemini corpus file (read once per test session)."""
+    return list(_load(name))
 
 
 def chunkings(body: bytes) -> dict[str, list[bytes]]:
