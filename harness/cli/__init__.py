@@ -11,7 +11,13 @@ from harness import __version__
 
 # Subcommand modules, each with `add_parser(subparsers)` that sets `func(args) -> int` as default.
 # Imported lazily by name so that `--help` stays fast and a broken subcommand cannot hide the others.
-SUBCOMMANDS: tuple[str, ...] = ("harness.cli.decode", "harness.cli.diff", "harness.cli.report", "harness.cli.run")
+SUBCOMMANDS: tuple[str, ...] = (
+    "harness.cli.decode",
+    "harness.cli.diff",
+    "harness.cli.report",
+    "harness.cli.run",
+    "harness.cli.serve",
+)
 
 EXIT_OK = 0
 EXIT_FAIL = 1
