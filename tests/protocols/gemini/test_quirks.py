@@ -419,3 +419,37 @@ def test_model_turn_with_image_and_signature() -> None:
     assert thinking == ir.ThinkingPart(text="", signature="c2ln")
     assert isinstance(image, ir.ImagePart)
     assert json.loads(CODEC.encode_request(request).body)["contents"] == body["contents"]
+
+
+def test_response_schema_openapi_and_enum_mime() -> None:
+    """`responseSchema` (OpenAPI subset, upper-case types) is the older field; `text/x.enum` is a Gemini-only
+    mime type. Both decode and go out again as the client sent them."""
+    config = {
+        "responseMimeType": "text/x.enum",
+        "responseSchema": {"type": "STRING", "enum": ["yes", "no"]},
+        "topK": 40,
+    }
+    body = {"contents": [], "generationConfig": config}
+    wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
+    request = CODEC.decode_request(wire)
+    assert request.response_format == ir.ResponseFormatJsonSchema(schema={"type": "string", "enum": ["yes", "no"]})
+    assert request.provider_fields == {
+        "gemini": {
+            "response_schema_key": "responseSchema",
+            "generationConfig": {"topK": 40, "responseMimeType": "text/x.enum"},
+        }
+    }
+    sent = json.loads(CODEC.encode_request(request).body)["generationConfig"]
+    assert sent == {**config, "responseSchema": {"type": "string", "enum": ["yes", "no"]}}
+
+
+def test_unknown_top_level_fields_are_kept() -> None:
+    """llm-gemini sends safetySettings, which the IR has no field for: kept and sent again."""
+    item = corpus("json-array-stream-thought-function-call.yaml")[0]
+    request = CODEC.decode_request(item.request)
+    settings = request.provider_fields["gemini"]["body"]["safetySettings"]
+    assert [s["category"] for s in settings][:2] == [
+        "HARM_CATEGORY_DANGEROUS_CONTENT",
+        "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+    ]
+    assert json.loads(CODEC.encode_request(request).body)["safetySettings"] == settings
