@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness import ir
 from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted
 from harness.trace import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Wire
@@ -120,104 +122,98 @@ def case(
     )
 
 
-def sample_cases() -> list[CaseResult]:
-    """Seven cases over 2 frontends x 3 backends: every verdict, a known bug, and provider text with markup."""
-    text_div = DivergenceJSON(
+def _three(scenario: str, frontend: str, backend: str, translated: RunTrace, **kw: Any) -> dict[str, RunTrace]:
+    """Both baselines as plain passing runs, with the given translated run."""
+    return {
+        "baseline_frontend": run("baseline_frontend", scenario, frontend, frontend, **kw),
+        "translated": translated,
+        "baseline_backend": run("baseline_backend", scenario, backend, backend, **kw),
+    }
+
+
+def text_bug() -> CaseResult:
+    """Translated stream loses text: a response-side proxy bug at events[2].text."""
+    first = DivergenceJSON(
         path="events[2].text", left="Hello world", right="Hello wor", event_index=2, change="values_changed"
     )
-    tools_div = DivergenceJSON(
+    bad = run(
+        "translated",
+        "text-basic",
+        "anthropic",
+        "openai",
+        chunks=("Hello", " wor"),
+        checks=(("text_equals", False), ("stop_reason", True)),
+    )
+    runs = _three("text-basic", "anthropic", "openai", bad)
+    reason = "translated run fails (text_equals)"
+    return case("text-basic", "anthropic", "openai", "proxy_bug_response", reason, first=first, runs=runs)
+
+
+def tools_bug() -> CaseResult:
+    """The proxy drops the tools from the upstream request: a request-side proxy bug."""
+    first = DivergenceJSON(
         path="request.tools[0]", left=ir.to_json(WEATHER), right="<missing>", change="iterable_item_removed"
     )
-    usage_div = DivergenceJSON(path="response.usage.output_tokens", left=3, right=0, change="values_changed")
+    bad = run("translated", "tools-stream", "anthropic", "openai", tools=True, sent_tools=False)
+    runs = _three("tools-stream", "anthropic", "openai", bad, tools=True)
+    reason = "upstream request differs from the client's request at request.tools[0]"
+    return case(
+        "tools-stream", "anthropic", "openai", "proxy_bug_request", reason, first=first, request_divs=[first], runs=runs
+    )
+
+
+def backend_issue() -> CaseResult:
+    """The backend's own baseline fails the same check as the translated run."""
+    failing = (("retry_after", False),)
+    runs = {
+        "baseline_frontend": run("baseline_frontend", "rate-limit", "openai", "openai", stream=False),
+        "translated": run("translated", "rate-limit", "openai", "anthropic", stream=False, checks=failing),
+        "baseline_backend": run(
+            "baseline_backend", "rate-limit", "anthropic", "anthropic", stream=False, checks=failing
+        ),
+    }
+    reason = "the backend's own baseline fails the same way (retry_after)"
+    return case("rate-limit", "openai", "anthropic", "backend_issue", reason, stream=False, runs=runs)
+
+
+def markup_case() -> CaseResult:
+    """A baseline issue whose provider text and reason carry HTML/script markup."""
+    base = run(
+        "baseline_frontend",
+        "markup",
+        "anthropic",
+        "anthropic",
+        stream=False,
+        chunks=(XSS,),
+        checks=(("text_equals", False),),
+    )
+    runs = {
+        "baseline_frontend": base,
+        "translated": run("translated", "markup", "anthropic", "gemini", stream=False, chunks=(XSS,)),
+        "baseline_backend": run("baseline_backend", "markup", "gemini", "gemini", stream=False, chunks=(XSS,)),
+    }
+    reason = f"the frontend's own baseline fails ({XSS})"
+    return case("markup", "anthropic", "gemini", "baseline_issue", reason, stream=False, runs=runs)
+
+
+def known_bug() -> CaseResult:
+    """A proxy bug listed in the known-failures file."""
+    first = DivergenceJSON(path="response.usage.output_tokens", left=3, right=0, change="values_changed")
+    reason = "translated run diverges from the frontend baseline at response.usage.output_tokens"
+    known = "gemini usage arrives late (issue 12)"
+    return case("usage", "openai", "gemini", "proxy_bug_response", reason, first=first, known=known)
+
+
+def sample_cases() -> list[CaseResult]:
+    """Seven cases over 2 frontends x 3 backends: every verdict, a known bug, and provider text with markup."""
     return [
         case("text-basic", "openai", "anthropic", "pass", "all three runs agree"),
-        case(
-            "text-basic",
-            "anthropic",
-            "openai",
-            "proxy_bug_response",
-            "translated run fails (text_equals)",
-            first=text_div,
-            runs={
-                "baseline_frontend": run("baseline_frontend", "text-basic", "anthropic", "anthropic"),
-                "translated": run(
-                    "translated",
-                    "text-basic",
-                    "anthropic",
-                    "openai",
-                    chunks=("Hello", " wor"),
-                    checks=(("text_equals", False), ("stop_reason", True)),
-                ),
-                "baseline_backend": run("baseline_backend", "text-basic", "openai", "openai"),
-            },
-        ),
-        case(
-            "tools-stream",
-            "anthropic",
-            "openai",
-            "proxy_bug_request",
-            "upstream request differs from the client's request at request.tools[0]",
-            first=tools_div,
-            request_divs=[tools_div],
-            runs={
-                "baseline_frontend": run("baseline_frontend", "tools-stream", "anthropic", "anthropic", tools=True),
-                "translated": run("translated", "tools-stream", "anthropic", "openai", tools=True, sent_tools=False),
-                "baseline_backend": run("baseline_backend", "tools-stream", "openai", "openai", tools=True),
-            },
-        ),
-        case(
-            "rate-limit",
-            "openai",
-            "anthropic",
-            "backend_issue",
-            "the backend's own baseline fails the same way (retry_after)",
-            stream=False,
-            runs={
-                "baseline_frontend": run("baseline_frontend", "rate-limit", "openai", "openai", stream=False),
-                "translated": run(
-                    "translated", "rate-limit", "openai", "anthropic", stream=False, checks=(("retry_after", False),)
-                ),
-                "baseline_backend": run(
-                    "baseline_backend",
-                    "rate-limit",
-                    "anthropic",
-                    "anthropic",
-                    stream=False,
-                    checks=(("retry_after", False),),
-                ),
-            },
-        ),
+        text_bug(),
+        tools_bug(),
+        backend_issue(),
         case("thinking", "openai", "gemini", "unsupported", "declared unsupported: thinking", stream=False, runs={}),
-        case(
-            "markup",
-            "anthropic",
-            "gemini",
-            "baseline_issue",
-            f"the frontend's own baseline fails ({XSS})",
-            stream=False,
-            runs={
-                "baseline_frontend": run(
-                    "baseline_frontend",
-                    "markup",
-                    "anthropic",
-                    "anthropic",
-                    stream=False,
-                    chunks=(XSS,),
-                    checks=(("text_equals", False),),
-                ),
-                "translated": run("translated", "markup", "anthropic", "gemini", stream=False, chunks=(XSS,)),
-                "baseline_backend": run("baseline_backend", "markup", "gemini", "gemini", stream=False, chunks=(XSS,)),
-            },
-        ),
-        case(
-            "usage",
-            "openai",
-            "gemini",
-            "proxy_bug_response",
-            "translated run diverges from the frontend baseline at response.usage.output_tokens",
-            first=usage_div,
-            known="gemini usage arrives late (issue 12)",
-        ),
+        markup_case(),
+        known_bug(),
     ]
 
 

@@ -11,6 +11,9 @@ from urllib.parse import quote
 
 import pytest
 
+from harness.report import emit, file_writers
+from tests.report.factory import big_matrix, sample_events
+
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium")
@@ -206,3 +209,22 @@ def test_matrix_cell_filter_from_the_url_is_highlighted(index: Path, profile: Pa
 def test_unknown_case_says_so(index: Path, profile: Path) -> None:
     body = dump_dom(index, case_fragment("nope[a->b,stream]"), profile)
     assert body.find("section", id="case-view").text == "no case nope[a->b,stream] in this run"
+
+
+@pytest.mark.slow
+def test_seven_hundred_cases_render_with_a_case_view(tmp_path: Path, profile: Path) -> None:
+    # Small runs: the point is 704 rows and a case view; page size is measured in test_html.
+    cases = big_matrix(wire_chars=200, deltas=5)
+    emit(sample_events(cases), file_writers(tmp_path))
+    body = dump_dom(tmp_path / "index.html", case_fragment("scenario-03[gemini->qwen-xml,stream]"), profile)
+    assert body.find("small", id="shown").text == "(showing 704 of 704)"
+    assert len(body.find("table", id="cases").find("tbody").find_all("tr")) == 704
+    cell = body.find("td", data_frontend="gemini", data_backend="qwen-xml")
+    assert int(cell.attrs["data-total"]) == 22
+    view = body.find("section", id="case-view")
+    assert view.find("h2").text == "scenario-03[gemini->qwen-xml,stream]"
+    assert [d.attrs["data-role"] for d in view.find_all("div") if "data-role" in d.attrs] == [
+        "baseline_frontend",
+        "translated",
+        "baseline_backend",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -84,3 +85,13 @@ def test_unreadable_inputs_exit_2(cases_dir: Path, tmp_path: Path, capsys: pytes
     invalid.write_text('{"role": "translated"}', encoding="utf-8")
     assert main(["diff", str(invalid), str(invalid)]) == 2
     assert "run trace invalid" in capsys.readouterr().err
+
+
+def test_role_choices_are_the_trace_roles() -> None:
+    # The CLI spells the roles out to keep `--help` light; they must stay the trace model's roles.
+    from harness.cli.diff import ROLES
+    from harness.report.model import ROLES as REPORT_ROLES
+    from harness.trace.model import RunRole
+
+    assert set(ROLES) == set(get_args(RunRole))
+    assert ROLES == REPORT_ROLES
