@@ -6,12 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.diff import Divergence, compare
-from harness.report import sdk_view
-from harness.report.model import ROLES, json_value
-from harness.trace import RunTrace, TraceError, validate
+if TYPE_CHECKING:
+    from harness.diff import Divergence
+    from harness.trace import RunTrace
+
+# The diff engine, traces and reports are imported when the command runs, not when `conformance --help` builds
+# the parser; so the role names are spelled out here (they are harness.trace.model.RunRole).
+ROLES = ("baseline_frontend", "translated", "baseline_backend")
 
 EXIT_SAME = 0
 EXIT_DIVERGED = 1
@@ -42,6 +45,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def load_run(path: Path, role: str) -> RunTrace:
     """The run trace in `path`: the file itself, or the run with `role` of a case trace (TraceError otherwise)."""
+    from harness.trace import RunTrace, TraceError, validate
+
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -63,12 +68,18 @@ def load_run(path: Path, role: str) -> RunTrace:
 
 def format_divergence(number: int, d: Divergence) -> str:
     """One divergence as a line of text."""
+    from harness.report.model import json_value
+
     where = f" (stream event {d.event_index})" if d.event_index is not None else ""
     return f"{number}. {d.path}{where}: {json_value(d.left)} != {json_value(d.right)}  [{d.change}]"
 
 
 def run(args: argparse.Namespace) -> int:
     """Compare and print; exit 0 when the views agree, 1 when they diverge, 2 on unreadable input."""
+    from harness.diff import compare
+    from harness.report import sdk_view
+    from harness.trace import TraceError
+
     try:
         left = load_run(args.left, args.left_role or args.role)
         right = load_run(args.right, args.right_role or args.role)

@@ -6,11 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
-from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
-from harness.runner.events import RunFinished, Writer
-
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the subcommand."""
@@ -31,6 +26,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Re-render the run's reports."""
+    # Imported here so that building the parser for `conformance --help` stays light.
+    from rich.console import Console
+
+    from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
+    from harness.runner.events import RunFinished, Writer
+
     try:
         events = events_for_run(args.run)
     except ReportError as exc:
