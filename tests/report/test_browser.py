@@ -175,6 +175,8 @@ def test_request_side_bug_marks_the_dropped_tools(index: Path, profile: Path) ->
     # Marked in the client request (where the tool is); the upstream request has no tools[0] line at all.
     assert marked and all("mark" in m.attrs["class"] for m in marked)
     assert translated.find("span", data_path="request.tools").text.strip() == '"tools": [],'
+    client_request = next(d for d in translated.find_all("details") if "client request" in d.find("summary").text)
+    assert "open" in client_request.attrs  # opened because the request side diverged
 
 
 def test_provider_markup_renders_as_text(index: Path, profile: Path) -> None:

@@ -275,7 +275,7 @@
       el("h4", { text: "upstream request (IR)" }),
       r.upstream_request ? jsonBlock(r.upstream_request, "request", reqDivs, role === "translated" ? first : null)
         : el("p", { class: "none", text: "none" }),
-      el("details", {}, el("summary", { text: "client request (IR)" }),
+      el("details", { open: reqDivs.length > 0 }, el("summary", { text: "client request (IR)" }),
         r.frontend_request ? jsonBlock(r.frontend_request, "request", reqDivs, null) : el("p", { class: "none", text: "none" })),
       el("h4", { text: "raw wire" + (r.wire.truncated ? " (truncated)" : "") }),
       r.wire.cassette ? el("div", { class: "meta mono", text: r.wire.cassette + " #" + r.wire.interaction }) : null,
