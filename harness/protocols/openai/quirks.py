@@ -6,6 +6,9 @@ the common decoder, which reports wrong types as `DecodeError`. Profiles in `pro
 
 from __future__ import annotations
 
+import hashlib
+import re
+import string
 from typing import Any
 
 from harness import ir
@@ -83,3 +86,16 @@ def content_arrays(chunk: JSONDict) -> JSONDict:
             new_delta["reasoning_content"] = thinking
         out.append({**choice, "delta": new_delta})
     return {**chunk, "choices": out}
+
+
+_NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def nine_alphanumerics(tool_id: str) -> str:
+    """Mistral: tool-call ids must be exactly 9 characters of [a-zA-Z0-9]; any other id maps to a stable
+    9-character digest (the same for the call and its result, so they still match)."""
+    if _NINE_ALNUM.fullmatch(tool_id):
+        return tool_id
+    digest = hashlib.sha256(tool_id.encode("utf-8")).digest()
+    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:9])

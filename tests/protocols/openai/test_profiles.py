@@ -221,3 +221,18 @@ def test_together_nonstream_extra_fields() -> None:
     assert _text(response) == "To find the answer, add 4200 and 42.\n\n4200 + 42 = 4242"
     assert response.usage == ir.Usage(input_tokens=44, output_tokens=23)
     assert response.stop_reason == ir.StopReason(kind="end_turn", raw="stop")
+
+
+def test_mistral_nine_alphanumeric_tool_ids_hook_keeps_call_and_result_matched() -> None:
+    mistral = OpenAICodec(Profile(name="mistral-test", encode_tool_id=quirks.nine_alphanumerics))
+    call = ir.ToolCallPart(id="call_M26z19sncd7b4LBgzKRRbaUE", name="f", arguments={}, arguments_raw="{}")
+    result = ir.ToolResultPart(tool_call_id=call.id, name="f", content=[ir.TextPart(text="ok")])
+    request = ir.Request(
+        model="m", messages=[ir.Message(role="assistant", content=[call]), ir.Message(role="tool", content=[result])]
+    )
+    messages = json.loads(mistral.encode_request(request).body)["messages"]
+    sent_id = messages[0]["tool_calls"][0]["id"]
+    assert len(sent_id) == 9 and sent_id.isalnum() and sent_id.isascii()
+    assert messages[1]["tool_call_id"] == sent_id
+    assert quirks.nine_alphanumerics("abcDEF123") == "abcDEF123"
+    assert quirks.nine_alphanumerics(call.id) == sent_id
