@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import httpx2
 
+from bench._timing import interleaved_best
 from harness.wire.sse import SSEDecoder
 
 TARGET_BYTES = 10 * 1024 * 1024
@@ -95,14 +95,11 @@ def run_httpx2(chunks: list[bytes]) -> int:
 
 def best_times(chunks: list[bytes]) -> tuple[float, int, float, int]:
     """Fastest of ROUNDS runs (seconds) and event count, for us and httpx2, interleaved so load hits both alike."""
-    best = {run_harness: float("inf"), run_httpx2: float("inf")}
-    counts = {run_harness: 0, run_httpx2: 0}
-    for _ in range(ROUNDS):
-        for fn in best:
-            start = time.perf_counter()
-            counts[fn] = fn(chunks)
-            best[fn] = min(best[fn], time.perf_counter() - start)
-    return best[run_harness], counts[run_harness], best[run_httpx2], counts[run_httpx2]
+    timings = interleaved_best(
+        {"harness": lambda: run_harness(chunks), "httpx2": lambda: run_httpx2(chunks)}, rounds=ROUNDS
+    )
+    ours, theirs = timings["harness"], timings["httpx2"]
+    return ours.seconds, ours.result, theirs.seconds, theirs.result
 
 
 def main() -> None:
