@@ -12,6 +12,7 @@ from harness import ir
 from harness.protocols import Codec, DecodeError, decode_events, encode_events
 from harness.protocols.openai import DEEPSEEK, GROQ, OpenAICodec, Profile, quirks
 from harness.stream import accumulate, validate
+from tests.conftest import corpus_files
 from tests.protocols.openai import support
 from tests.protocols.openai.support import chunkings, interactions, sse_payloads
 
@@ -31,6 +32,29 @@ def _decode(codec: Codec, name: str, index: int = 0) -> tuple[list[ir.StreamEven
 
 def _text(response: ir.Response, kind: type[ir.TextPart] | type[ir.ThinkingPart] = ir.TextPart) -> str:
     return "".join(p.text for p in response.content if isinstance(p, kind))
+
+
+MISTRAL_TEST = OpenAICodec(Profile(name="mistral-test", decode_chunk=quirks.content_arrays))
+
+
+def _codec_for(name: str) -> Codec:
+    prefix = name.split("-", 1)[0]
+    return {"deepseek": support.DEEPSEEK, "groq": support.GROQ, "mistral": MISTRAL_TEST}.get(prefix, support.OPENAI)
+
+
+@pytest.mark.parametrize("name", [p.name for p in corpus_files(FOLDER)])
+def test_every_openai_compat_file_decodes(name: str) -> None:
+    codec = _codec_for(name)
+    for item in interactions(FOLDER, name):
+        assert codec.decode_request(item.request).messages
+        if item.response.status >= 400:
+            assert codec.decode_error(item.response.status, item.response.headers, item.response.body).message
+        elif "event-stream" in item.response.headers.get("content-type", ""):
+            events = decode_events(codec, [item.response.body])
+            assert validate(events) == []
+            assert all(e.signature is None for e in events if isinstance(e, ir.ThinkingEnd))  # no wire field
+        else:
+            assert codec.decode_response(item.response.body).content
 
 
 # --- DeepSeek ---------------------------------------------------------------------------------------------
@@ -180,8 +204,7 @@ def test_openrouter_429_with_numeric_code_and_metadata() -> None:
 
 
 def test_mistral_content_array_of_typed_thinking_chunks_via_hook() -> None:
-    mistral = OpenAICodec(Profile(name="mistral-test", decode_chunk=quirks.content_arrays))
-    _, response = _decode(mistral, "mistral-stream-thinking-content-array.yaml")
+    _, response = _decode(MISTRAL_TEST, "mistral-stream-thinking-content-array.yaml")
     assert [p.kind for p in response.content] == ["thinking", "text"]
     assert _text(response, ir.ThinkingPart).startswith("Okay, the user is asking how to cross the street.")
     assert _text(response).endswith("you can ensure a safe crossing.")

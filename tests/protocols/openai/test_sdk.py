@@ -86,7 +86,7 @@ def test_sdk_nonstream_request_decodes_and_response_parses(client: openai.OpenAI
             {"role": "developer", "content": "Be brief."},
             {"role": "user", "content": [{"type": "text", "text": "Weather in Oslo?"}]},
         ],
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
         tool_choice={"type": "function", "function": {"name": "get_weather"}},
         max_completion_tokens=256,
         temperature=0.5,
@@ -123,7 +123,7 @@ def test_sdk_stream_parses_text_thinking_tool_call_and_usage(client: openai.Open
     stream = client.chat.completions.create(
         model="gpt-4o",
         messages=[{"role": "user", "content": "Weather in Oslo?"}],
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
         stream=True,
         stream_options={"include_usage": True},
     )
@@ -147,7 +147,7 @@ def test_sdk_stream_helper_accumulates_our_stream(client: openai.OpenAI, backend
     with client.chat.completions.stream(
         model="gpt-4o",
         messages=[{"role": "user", "content": "Weather?"}],
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
     ) as stream:
         final = stream.get_final_completion()
     message = final.choices[0].message

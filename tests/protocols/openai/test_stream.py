@@ -114,7 +114,7 @@ def test_reasoning_field_wins_over_empty_reasoning_content() -> None:
 )
 def test_finish_reason_mapping(finish: str, kind: str) -> None:
     done = _events(_chunk({"content": "x"}), _chunk({}, finish), DONE)[-1]
-    assert isinstance(done, ir.Done) and done.stop_reason == ir.StopReason(kind=kind, raw=finish)  # type: ignore[arg-type]
+    assert isinstance(done, ir.Done) and done.stop_reason == ir.StopReason(kind=kind, raw=finish)
 
 
 def test_unknown_finish_reason_is_other_and_refusal_is_refusal() -> None:
