@@ -156,9 +156,10 @@ def _signature(part: types.Part) -> str | None:
     return base64.b64encode(part.thought_signature).decode("ascii") if part.thought_signature else None
 
 
-def _call_id(call: types.FunctionCall, position: int) -> str:
-    # Gemini usually sends no id; the position in the response makes one that is stable across runs.
-    return call.id or f"call_{position}_{call.name}"
+def _call_id(call: types.FunctionCall, number: int) -> str:
+    # Gemini usually sends no id; the call's number in the response makes one that is stable across runs and
+    # the same streamed or not (however the text around it was chunked).
+    return call.id or f"call_{number}_{call.name}"
 
 
 def _parts(response: types.GenerateContentResponse) -> Iterable[types.Part]:
@@ -179,8 +180,8 @@ def _place_signature(builder: EventBuilder, signature: str, position: int) -> No
     builder.close(key)
 
 
-def _add_part(builder: EventBuilder, part: types.Part, position: int) -> bool:
-    """Feed one part to the builder; True when it was a function call."""
+def _add_part(builder: EventBuilder, part: types.Part, position: int, calls: int) -> bool:
+    """Feed one part (`position` in the response, `calls` function calls before it); True for a call."""
     signature = _signature(part)
     if part.thought:
         builder.flow_thinking(part.text or "")
@@ -192,7 +193,7 @@ def _add_part(builder: EventBuilder, part: types.Part, position: int) -> bool:
     if part.function_call is not None:
         call = part.function_call
         arguments = _compact(call.args or {})
-        builder.tool_call(("call", position), id=_call_id(call, position), name=call.name or "", arguments=arguments)
+        builder.tool_call(("call", position), id=_call_id(call, calls), name=call.name or "", arguments=arguments)
         return True
     builder.flow_text(part.text or "")
     return False
@@ -204,14 +205,14 @@ class _StreamState:
     def __init__(self) -> None:
         self.builder = EventBuilder()
         self.finish: Any = None
-        self.has_calls = False
+        self.calls = 0
         self.position = 0
 
     def add(self, chunk: types.GenerateContentResponse) -> None:
         self.builder.start(id=chunk.response_id, model=chunk.model_version)
         self.builder.add_usage(_usage(chunk.usage_metadata))
         for part in _parts(chunk):
-            self.has_calls |= _add_part(self.builder, part, self.position)
+            self.calls += _add_part(self.builder, part, self.position, self.calls)
             self.position += 1
         if chunk.candidates and chunk.candidates[0].finish_reason is not None:
             self.finish = chunk.candidates[0].finish_reason
@@ -220,14 +221,14 @@ class _StreamState:
         if self.finish is None:
             error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, "stream ended without a finishReason")
             return self.builder.fail(error)
-        return self.builder.done(_stop(self.finish, self.has_calls))
+        return self.builder.done(_stop(self.finish, self.calls > 0))
 
 
 def response_to_ir(response: types.GenerateContentResponse) -> ir.Response:
     """The SDK's response as IR, built through the same part handling as the stream so both agree."""
     state = _StreamState()
     state.add(response)
-    events = state.builder.done(_stop(state.finish, state.has_calls))
+    events = state.builder.done(_stop(state.finish, state.calls > 0))
     content: list[ir.OutputPart] = []
     pending: dict[int, Any] = {}
     for event in events:
@@ -248,7 +249,7 @@ def response_to_ir(response: types.GenerateContentResponse) -> ir.Response:
         id=response.response_id,
         model=response.model_version,
         content=content,
-        stop_reason=_stop(state.finish, state.has_calls),
+        stop_reason=_stop(state.finish, state.calls > 0),
         usage=state.builder.usage or ir.Usage(),
     )
 
