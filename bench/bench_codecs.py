@@ -1,9 +1,9 @@
 """Per-event stream decode and encode cost of every registered codec, as a ratio to the `openai` SDK's own
 per-chunk parsing of the same content, measured in the same run.
 
-The content: one long realistic reply built directly as IR events (message start, a text block of
-TEXT_DELTAS deltas of 1-6 words with non-ASCII, quotes, backslashes and newlines, a tool call whose JSON arguments
-arrive in ARG_FRAGMENTS fragments cut at arbitrary characters, `Done` with usage). Each codec encodes it with its
+The content: one long realistic reply built directly as IR events (message start, a text block of 2,000 deltas of
+1-6 words with non-ASCII, emoji, quotes, backslashes and newlines, a tool call whose ~2.4 KB of JSON arguments
+arrive in 200 fragments cut at arbitrary characters, `Done` with usage). Each codec encodes it with its
 `stream_encoder()` (timed: encode cost), and its `stream_decoder()` decodes the resulting bytes (timed: decode
 cost) fed two ways: as 1-4 KiB socket reads, and one encoder output (one wire event) per chunk. Every decode is
 accumulated and checked against the source content before any figure is printed: a wrong answer fast is no answer.
@@ -17,8 +17,11 @@ iterated through `client.chat.completions.create(stream=True)`. That is the SDK'
 the request through the mock transport, about 1 ms) is included once per stream, under 1% of a full stream.
 
 All per-event figures divide the fastest run's time by the number of IR events of the source stream, the same
-for every row, so a ratio is simply "time to handle this content / the SDK's time to parse this content".
-Timing: `bench._timing.interleaved_best` (warm-up round, then best of ROUNDS rounds, contenders interleaved).
+for every row, so a ratio is simply "time to handle this content / the SDK's time to parse this content". Decode
+ratios compare like chunkings (socket reads with socket reads); encode is compared with the SDK's socket-read
+parse. Timing: `bench._timing.interleaved_best` (one warm-up round, then best of 7 rounds, contenders
+interleaved), by the wall clock; BENCH_CLOCK=cpu prints thread CPU time instead, which stays steady when other
+work keeps the machine busy (the header says how much of the wall time the fastest runs spent on CPU).
 Set BENCH_QUICK=1 for a tiny, one-round run (the smoke test uses it); figures from it mean nothing.
 """
 
@@ -264,6 +267,7 @@ def print_table(
         f"{on_cpu:.0%} on CPU"
     )
     print(f"reference: openai {openai.__version__} chat.completions.create(stream=True) over the openai codec's bytes")
+    print("frames: non-empty encoder outputs (the chunks of the 1/chunk decode); events: IR events decoded")
     print("ratios: decode socket / SDK socket, decode 1/chunk / SDK 1/chunk, encode / SDK socket")
     print(
         f"{'protocol':12} {'frames':>6} {'events':>6} {'bytes':>8} {'dec socket':>10} {'dec 1/chunk':>11} "
