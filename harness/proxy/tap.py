@@ -99,6 +99,10 @@ class Recorder:
         self._violations.extend(violations)
         if not self.enabled:
             return
+        if self._upstream.truncated:
+            # Events are decoded from the upstream bytes: past the byte limit, they are not kept either.
+            self._truncated_events = self._truncated_events or bool(events)
+            return
         room = MAX_TAP_EVENTS - len(self._events)
         if len(events) > room:
             self._truncated_events = True
