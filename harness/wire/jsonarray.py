@@ -55,7 +55,11 @@ class JSONArrayDecoder:
         self._closed = False
 
     def feed(self, chunk: bytes) -> list[Any]:
-        """Consume the next bytes; return every element they complete, in order."""
+        """Consume the next bytes; return every element they complete, in order.
+
+        On malformed input, raises `FramingError`; elements completed earlier in the same chunk are returned
+        first and the (sticky) error is raised by the next call, whatever the chunking.
+        """
         self._check_usable()
         self._buf += chunk
         out: list[Any] = []
@@ -68,7 +72,9 @@ class JSONArrayDecoder:
                     break
         except FramingError as exc:
             self._error = exc
-            raise
+            if not out:
+                raise
+            return out
         self._compact()
         return out
 

@@ -47,20 +47,29 @@ class NDJSONDecoder:
         self._closed = False
 
     def feed(self, chunk: bytes) -> list[Any]:
-        """Consume the next bytes; return the values of the lines they complete."""
+        """Consume the next bytes; return the values of the lines they complete.
+
+        On malformed input, raises `FramingError`; values completed earlier in the same chunk are returned
+        first and the (sticky) error is raised by the next call, whatever the chunking.
+        """
         self._check_usable()
-        last = chunk.rfind(b"\n")
-        if last < 0:
-            self._hold(chunk)
-            return []
-        end = last + 1
-        self._pending.append(chunk[:end])
-        region = b"".join(self._pending)
-        self._pending = []
-        self._pending_len = 0
-        out = self._parse(region.split(b"\n")[:-1])
-        if end < len(chunk):
-            self._hold(chunk[end:])
+        out: list[Any] = []
+        try:
+            last = chunk.rfind(b"\n")
+            if last < 0:
+                self._hold(chunk)
+                return out
+            end = last + 1
+            self._pending.append(chunk[:end])
+            region = b"".join(self._pending)
+            self._pending = []
+            self._pending_len = 0
+            self._parse(region.split(b"\n")[:-1], out)
+            if end < len(chunk):
+                self._hold(chunk[end:])
+        except FramingError:
+            if not out:
+                raise
         return out
 
     def close(self) -> list[Any]:
@@ -71,7 +80,7 @@ class NDJSONDecoder:
             return []
         tail = b"".join(self._pending)
         self._pending = []
-        return self._parse([tail])
+        return self._parse([tail], [])
 
     def _check_usable(self) -> None:
         if self._error is not None:
@@ -88,8 +97,7 @@ class NDJSONDecoder:
             self._error = FramingError(f"NDJSON line longer than {self.max_line_size} bytes", offset=self._offset)
             raise self._error
 
-    def _parse(self, lines: list[bytes]) -> list[Any]:
-        out: list[Any] = []
+    def _parse(self, lines: list[bytes], out: list[Any]) -> list[Any]:
         pos = self._offset
         for line in lines:
             if len(line) > self.max_line_size:

@@ -12,12 +12,13 @@ byte-level bugs this harness exists to find), and an event cut off by the end of
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import NamedTuple, NoReturn
 
 from harness.wire.errors import FramingError
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
-"""Largest event block (bytes of its lines, line ends included) a decoder accepts before raising `FramingError`."""
+"""Largest event block (first line to the end of its last line's text) a decoder accepts; beyond: `FramingError`."""
 
 _BOM = b"\xef\xbb\xbf"
 _LF = 0x0A
@@ -51,7 +52,7 @@ class SSEDecoder:
 
     def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self.max_event_size = max_event_size
-        """Limit on the bytes (line ends included) of one event block, a line still being received included."""
+        """Limit on the bytes of one event block (from its first line to the end of its last line's text)."""
         self.comments: list[str] = []
         """Every comment line seen so far, without the ':' and one following space."""
         self.retry: int | None = None
@@ -68,16 +69,30 @@ class SSEDecoder:
         self._event_retry: int | None = None
         self._start = -1  # offset of the current block's first field line, -1 before it
         # The size limit as a position: the current block began right after the last blank line (or after the
-        # last comment line that came before any field), and it is too large once a line boundary, or the end
-        # of a line still arriving, lies beyond begin + limit. Positions are absolute, so the check does not
-        # depend on where chunks were cut, and it costs one comparison per line.
+        # last comment line that came before any field), and it is too large once the text of one of its lines,
+        # complete or still arriving, reaches beyond begin + limit. Positions are absolute, so the check does
+        # not depend on where chunks were cut, and it costs one comparison per line.
         self._deadline = max_event_size
         self._error: FramingError | None = None
         self._closed = False
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        """Consume the next bytes of the stream; return the events they complete."""
+        """Consume the next bytes of the stream; return the events they complete.
+
+        On malformed input, raises `FramingError`; if events were completed earlier in the same chunk, they are
+        returned first and the (sticky) error is raised by the next call, so what a consumer receives before
+        the error does not depend on where the chunks were cut.
+        """
         self._check_usable()
+        out: list[SSEEvent] = []
+        try:
+            self._feed(chunk, out)
+        except FramingError:
+            if not out:
+                raise
+        return out
+
+    def _feed(self, chunk: bytes, out: list[SSEEvent]) -> None:
         if self._skip_lf and chunk:
             self._skip_lf = False
             if chunk[0] == _LF:
@@ -85,17 +100,16 @@ class SSEDecoder:
                 if self._deadline == self._offset + self.max_event_size:
                     self._deadline += 1  # the line ending in CR reset the block: it begins after the LF
                 self._offset += 1
-                self._check_size(self._offset)
         if not self._bom_done:
             chunk = self._strip_bom(chunk)
         if not chunk:
-            return []
+            return
         # Only complete lines are parsed; line ends are ASCII, so a cut after the last one never splits a
         # UTF-8 sequence, and everything after it waits for the next chunk.
         last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
         if last < 0:
             self._hold(chunk)
-            return []
+            return
         end = last + 1
         if self._pending:
             self._pending.append(chunk[:end])
@@ -104,13 +118,11 @@ class SSEDecoder:
             self._pending_len = 0
         else:
             region = chunk[:end] if end < len(chunk) else chunk
-        events = self._parse(region, [])
+        self._parse(region, out)
         if end < len(chunk):
             self._hold(chunk[end:])
         else:
-            self._check_size(self._offset)
             self._skip_lf = chunk[last] == _CR
-        return events
 
     def close(self) -> list[SSEEvent]:
         """Signal the end of the stream: parse a last line without line end and return an unterminated event."""
@@ -191,21 +203,27 @@ class SSEDecoder:
             separator = "\r\n"
             lines = text.split(separator)
             if not len(lines) - 1 == text.count("\n") == text.count("\r"):
-                # Mixed line ends: normalize the text, take each line's width from the bytes.
+                # Mixed line ends: normalize the text, take each line's size and line-end width from the bytes.
                 lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
                 lines.pop()  # the empty piece after the final line end
-                return self._lines(lines, map(len, region.splitlines(keepends=True)), out)
+                sizes = list(map(len, region.splitlines()))
+                widths = map(len, region.splitlines(keepends=True))
+                return self._lines(lines, sizes, [w - n for w, n in zip(widths, sizes, strict=True)], out)
             # Otherwise every line ends in CRLF (Gemini).
         lines.pop()  # the empty piece after the final line end
         pieces = lines if len(text) == len(region) else region.split(separator.encode())
-        return self._lines(lines, map(len(separator).__add__, map(len, pieces)), out)
+        return self._lines(lines, map(len, pieces), repeat(len(separator)), out)
 
-    def _lines(self, lines: list[str], widths: Iterable[int], out: list[SSEEvent]) -> list[SSEEvent]:
-        """The WHATWG line interpretation, with the decoder's state in locals for speed."""
+    def _lines(
+        self, lines: list[str], sizes: Iterable[int], ends: Iterable[int], out: list[SSEEvent]
+    ) -> list[SSEEvent]:
+        """The WHATWG line interpretation, with the decoder's state in locals for speed. `sizes` are the lines'
+        byte lengths, `ends` the byte widths of their line ends."""
         pos, limit, deadline = self._offset, self.max_event_size, self._deadline
         start, data, event_type, retry = self._start, self._data, self._event_type, self._event_retry
-        for line, width in zip(lines, widths, strict=False):
-            if pos > deadline:
+        for line, size, end in zip(lines, sizes, ends, strict=False):
+            if pos + size > deadline and line:
+                # Checked before the line has any effect, as when its bytes were still arriving (`_hold`).
                 raise self._fail(f"SSE event larger than {limit} bytes", deadline - limit)
             if line.startswith("data:"):  # by far the most common line: no partition, no field lookup
                 start = pos if start < 0 else start
@@ -216,18 +234,14 @@ class SSEDecoder:
                     fields = (event_type or "message", "\n".join(data), self.last_event_id, retry, start, True)
                     out.append(_new_tuple(SSEEvent, fields))
                     data = []
-                event_type, retry, start, deadline = "", None, -1, pos + width + limit
+                event_type, retry, start, deadline = "", None, -1, pos + end + limit
             elif line.startswith("event:"):  # the second most common (Anthropic, Responses API)
                 start = pos if start < 0 else start
                 event_type = line[7:] if line.startswith(" ", 6) else line[6:]
             elif line[0] == ":":
+                if start < 0:  # comments are not kept: an endless run of keep-alives is never too large
+                    deadline = pos + size + end + limit
                 self.comments.append(line[2:] if line.startswith(" ", 1) else line[1:])
-                if start < 0:
-                    # Comments are not kept in the event, so an endless run of keep-alives is never too large;
-                    # but the comment line itself was buffered while it arrived, so it must fit.
-                    if pos + len(line.encode()) > deadline:
-                        raise self._fail(f"SSE event larger than {limit} bytes", deadline - limit)
-                    deadline = pos + width + limit
             else:
                 start = pos if start < 0 else start
                 name, colon, value = line.partition(":")
@@ -245,7 +259,7 @@ class SSEDecoder:
                         raise self._fail(f"SSE retry value of {len(value)} digits", pos)
                     retry = self.retry = int(value)
                 # Any other field name is ignored, as the spec requires.
-            pos += width
+            pos += size + end
         self._offset, self._deadline = pos, deadline
         self._start, self._data, self._event_type, self._event_retry = start, data, event_type, retry
         return out

@@ -54,14 +54,20 @@ def run(make: Callable[[], Decoder], chunks: Sequence[bytes]) -> list[Any]:
     return out
 
 
-def outcome(make: Callable[[], Decoder], chunks: Sequence[bytes]) -> tuple[str, Any]:
-    """('ok', output) or ('error', offset): comparable across chunkings, errors included."""
+def outcome(make: Callable[[], Decoder], chunks: Sequence[bytes]) -> tuple[str, Any, list[Any]]:
+    """('ok', None, output) or ('error', offset, what was delivered before the error): comparable across
+    chunkings, errors included."""
     from harness.wire.errors import FramingError
 
+    decoder = make()
+    out: list[Any] = []
     try:
-        return ("ok", run(make, chunks))
+        for chunk in chunks:
+            out.extend(decoder.feed(chunk))
+        out.extend(decoder.close())
     except FramingError as exc:
-        return ("error", exc.offset)
+        return ("error", exc.offset, out)
+    return ("ok", None, out)
 
 
 json_values = st.recursive(

@@ -117,6 +117,14 @@ def test_max_element_size() -> None:
     assert info.value.offset == 4
 
 
+def test_elements_before_an_error_are_delivered_and_the_next_call_raises() -> None:
+    decoder = JSONArrayDecoder()
+    assert decoder.feed(b'[{"a": 1}\n,\r\n{"b": 2} x') == [{"a": 1}, {"b": 2}]
+    with pytest.raises(FramingError) as info:
+        decoder.close()
+    assert info.value.offset == 22
+
+
 def test_error_is_sticky_and_close_is_final() -> None:
     decoder = JSONArrayDecoder()
     with pytest.raises(FramingError):

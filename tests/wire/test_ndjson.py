@@ -103,6 +103,14 @@ def test_max_line_size() -> None:
     assert info.value.offset == 2
 
 
+def test_values_before_an_error_are_delivered_and_the_next_call_raises() -> None:
+    decoder = NDJSONDecoder()
+    assert decoder.feed(b'{"a":1}\n{oops}\n{"b":2}\n') == [{"a": 1}]
+    with pytest.raises(FramingError) as info:
+        decoder.feed(b"")
+    assert info.value.offset == 9
+
+
 def test_error_is_sticky_and_close_is_final() -> None:
     decoder = NDJSONDecoder()
     with pytest.raises(FramingError):

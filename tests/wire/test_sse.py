@@ -229,12 +229,16 @@ def test_max_event_size_on_a_line_still_arriving() -> None:
     assert info.value.offset == 10
 
 
-def test_max_event_size_counts_one_block_with_its_line_ends() -> None:
-    body = b"".join(b"data: 0123456789\n\n" for _ in range(10))  # 17 bytes before each blank line
-    assert len(decode(body, max_event_size=17)) == 10
+def test_max_event_size_counts_one_block_up_to_the_end_of_its_text() -> None:
+    body = b"".join(b"data: 0123456789\r\n\r\n" for _ in range(10))  # 16 bytes of text per block
+    assert len(decode(body, max_event_size=16)) == 10
     with pytest.raises(FramingError) as info:
-        decode(body, max_event_size=16)
+        decode(body, max_event_size=15)
     assert info.value.offset == 0
+    two_lines = b"event: e\r\ndata: 0123456789\r\n\r\n"  # 10 + 16 bytes, the first line end included
+    assert len(decode(two_lines, max_event_size=26)) == 1
+    with pytest.raises(FramingError):
+        decode(two_lines, max_event_size=25)
 
 
 def test_comment_lines_do_not_count_toward_the_size_limit() -> None:
@@ -243,6 +247,14 @@ def test_comment_lines_do_not_count_toward_the_size_limit() -> None:
     with pytest.raises(FramingError) as info:
         decode(body + b"data: 0123456789\n:c\n\n", max_event_size=12)
     assert info.value.offset == 1209
+
+
+def test_events_before_an_error_are_delivered_and_the_next_call_raises() -> None:
+    decoder = SSEDecoder()
+    assert fields(decoder.feed(b"data: a\n\ndata: \xff\n\n")) == [("message", "a")]
+    with pytest.raises(FramingError) as info:
+        decoder.close()
+    assert info.value.offset == 15
 
 
 def test_error_is_sticky() -> None:

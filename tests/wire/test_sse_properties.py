@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.wire.errors import FramingError
-from harness.wire.sse import SSEDecoder, encode_sse, encode_sse_comment
+from harness.wire.sse import SSEDecoder, SSEEvent, encode_sse, encode_sse_comment
 from tests.wire.chunking import split_at
 
 # Pieces that exercise every branch: field names, colons, spaces, every line end, BOM, NUL, digits, valid and
@@ -23,14 +23,17 @@ valid_soup = st.lists(st.sampled_from([t for t in _TOKENS if t not in (b"\xe4\xb
 
 
 def outcome(chunks: list[bytes], max_event_size: int = 1 << 20) -> tuple[str, Any]:
-    """Everything observable from decoding `chunks`: events, comments, retry, last id; or the error offset."""
+    """Everything observable from decoding `chunks`: events, comments, retry, last id; or the error offset
+    with the events delivered before it."""
     decoder = SSEDecoder(max_event_size=max_event_size)
+    events: list[SSEEvent] = []
     try:
-        events = [e for chunk in chunks for e in decoder.feed(chunk)]
+        for chunk in chunks:
+            events += decoder.feed(chunk)
         events += decoder.close()
     except FramingError as exc:
         assert exc.offset is not None
-        return ("error", exc.offset)
+        return ("error", (exc.offset, events, decoder.comments, decoder.retry, decoder.last_event_id))
     return ("ok", (events, decoder.comments, decoder.retry, decoder.last_event_id))
 
 
