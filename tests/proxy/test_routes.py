@@ -193,3 +193,21 @@ async def test_callback_failure_is_logged_and_counted_not_fatal(caplog: pytest.L
 
 def test_registry_has_the_frontends_the_routes_need() -> None:
     assert {"anthropic", "openai", "ollama"} <= set(registry.names())
+
+
+async def test_never_an_open_relay_requests_go_only_to_configured_upstreams() -> None:
+    hosts: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        hosts.append(request.url.host)
+        return httpx2.Response(404, json={"error": {"message": "nope"}})
+
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
+    spoofed = {"host": "evil.example", "x-forwarded-host": "evil.example", "forwarded": "host=evil.example"}
+    async with proxy(MODELS, httpx2.MockTransport(handler)) as p:
+        await p.client.post("/v1/chat/completions", json=body, headers=spoofed)
+        await p.client.post("/v1/chat/completions", json={**body, "model": "https://evil.example/v1"})
+        await p.client.post("/v1beta/models/evil.example:generateContent", json={"contents": []})
+        await p.client.post("/v1/responses", json=body)
+    assert hosts == ["upstream.test"]  # only the configured model went anywhere, and only to its upstream
+    assert [e.frontend_status for e in p.exchanges] == [404, 404, 404]

@@ -12,7 +12,9 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from google import genai
 from google.genai import errors as genai_errors
+from google.genai import types
 
 from harness import ir
 from harness.protocols import registry
@@ -168,3 +170,33 @@ async def test_upstream_failure_mid_stream_reaches_the_sdk_as_an_error(
     with pytest.raises(expected) as info:
         await call(served, where, sdk, mode, "broken", stream=True)
     assert "upstream connection reset" in str(info.value) or mode == "passthrough"
+
+
+@pytest.mark.parametrize("where", WHERE)
+async def test_each_sdk_lists_the_configured_models(served: Served, where: str) -> None:
+    need("gemini", "passthrough")
+    async with connection(where, served) as (base_url, http):
+        oa = openai.AsyncOpenAI(api_key="k", base_url=f"{base_url}/v1", http_client=http, max_retries=0)
+        openai_ids = [m.id async for m in oa.models.list()]
+        an = anthropic.AsyncAnthropic(api_key="k", base_url=base_url, http_client=http, max_retries=0)
+        anthropic_ids = [m.id async for m in an.models.list()]
+        options = types.HttpOptions(base_url=base_url, httpx_async_client=http, client_args={"verify": TLS})
+        gemini_names = [m.name async for m in await genai.Client(api_key="k", http_options=options).aio.models.list()]
+    configured = [route.name for route in served.app.state.proxy.config.models]
+    assert openai_ids == anthropic_ids == configured
+    assert gemini_names == [f"models/{name}" for name in configured]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_anthropic_beta_messages_and_count_tokens(served: Served, mode: str) -> None:
+    need("anthropic", mode)
+    async with connection("socket", served) as (base_url, http):
+        client = anthropic.AsyncAnthropic(api_key="k", base_url=base_url, http_client=http, max_retries=0)
+        model = model_name("anthropic", mode, "text")
+        beta = await client.beta.messages.create(  # POST /v1/messages?beta=true
+            model=model, max_tokens=32, messages=[{"role": "user", "content": "hi"}]
+        )
+        if mode == "translate":  # estimated locally: the upstream protocol may have no such call
+            counted = await client.messages.count_tokens(model=model, messages=[{"role": "user", "content": "x" * 36}])
+            assert counted.input_tokens == 10  # ceil(("user" + 36 chars) / 4)
+    assert beta.content[0].type == "text" and beta.content[0].text == "Sunny, 21 °C in Paris."
