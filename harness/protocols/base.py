@@ -8,7 +8,7 @@ functions. Codecs raise only `DecodeError` on bad input.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from harness import ir
 from harness.wire.errors import WireError
@@ -56,8 +56,18 @@ class Codec(Protocol):
     """Registry name, e.g. `openai`, `anthropic`, `gemini`, `groq`."""
     stream_media_type: str
     """Content-Type of a streamed response, e.g. `text/event-stream`."""
-    losses: ClassVar[Mapping[str, str]]
-    """IR fields this protocol cannot carry -> why; round-trip properties and the request-side diff use it."""
+
+    @property
+    def losses(self) -> Mapping[str, str]:
+        """What this protocol cannot carry -> why, keyed in the grammar of `harness.diff.losses` (`Model`,
+        `Model.field`, `Model.field:value`); round-trip properties and both diffs apply it."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """Scenario capabilities (`harness.scenarios.model.Capability` values) this protocol can carry, as a
+        frontend and as a backend; cases needing others are reported unsupported, not failed."""
+        ...
 
     # --- requests -------------------------------------------------------------------------------------
     def decode_request(self, request: HttpRequest) -> ir.Request:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -75,22 +77,27 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     lower = {k.lower(): v for k, v in headers.items()}
     if "retry-after-ms" in lower:
         try:
-            return max(float(lower["retry-after-ms"]) / 1000.0, 0.0)
+            millis = float(lower["retry-after-ms"])
         except ValueError:
             return None
+        return max(millis / 1000.0, 0.0) if math.isfinite(millis) else None
     value = lower.get("retry-after")
     if value is None:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
-        pass
+        return _retry_after_date(value)
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+def _retry_after_date(value: str) -> float | None:
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError):
         return None
-    from datetime import UTC, datetime
-
+    if when.tzinfo is None:  # RFC 5322 `-0000` means "UTC, zone unknown": parsed as naive
+        when = when.replace(tzinfo=UTC)
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 

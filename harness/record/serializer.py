@@ -31,7 +31,7 @@ def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
-class _Dumper(_SAFE_DUMPER):  # type: ignore[misc, valid-type]
+class _Dumper(_SAFE_DUMPER):
     """Safe dumper with literal blocks for multi-line text."""
 
 

@@ -24,7 +24,7 @@ from harness.proxy import (
 )
 from harness.record import Rechunk, Replayer, ReplayTransport
 from harness.runner.bridge import HttpxAdapter, LoopThread, SyncBridge
-from harness.scenarios.model import Scenario
+from harness.scenarios.model import ReplyModels, Scenario
 
 RUN_HEADER = "x-conformance-run"
 """Request header carrying the run key, so the tap can hand each exchange to the run that caused it."""
@@ -52,6 +52,16 @@ def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstrea
         for b in backends
         for mode, hooks in _MODES
     ]
+    # A models-list scenario checks that the proxy lists its configured models: give it routes with those names.
+    listed = [m for s in scenarios if isinstance(s.reply, ReplyModels) for m in s.reply.models]
+    first = upstreams[backends[0]] if backends else None
+    if first is not None:
+        taken = {r.name for r in routes}
+        routes += [
+            ModelRoute(name=m, mode="passthrough", upstream=first, upstream_model=m)
+            for m in dict.fromkeys(listed)
+            if m not in taken
+        ]
     return ProxyConfig(models=tuple(routes), source="<conformance run>")
 
 

@@ -12,6 +12,7 @@ from harness.record.layout import cassette_path
 from harness.runner.environment import Environment, route_name
 from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
 from harness.scenarios.model import Scenario
+from harness.stream import accumulate
 from harness.trace.model import Check, RunRole, RunTrace, SdkView, Timings, Wire
 
 WIRE_EXCERPT = 16_384
@@ -142,9 +143,13 @@ def error_trace(
 
 
 def sdk_view_json(trace: RunTrace) -> dict[str, object]:
-    """The part of a trace the response-side diff compares: what the SDK saw."""
+    """The part of a trace the response-side diff compares: what the SDK saw. A streamed run's response is the
+    accumulation of its events, so both modes compare content, usage and stop reason the same way."""
+    response = trace.sdk.response
+    if response is None and trace.sdk.events is not None:
+        response = accumulate(trace.sdk.events).response
     return {
-        "response": ir.to_json(trace.sdk.response) if trace.sdk.response else None,
+        "response": ir.to_json(response) if response else None,
         "events": ir.events_to_json(trace.sdk.events) if trace.sdk.events is not None else None,
         "error": ir.to_json(trace.sdk.error) if trace.sdk.error else None,
         "exception": trace.sdk.exception,

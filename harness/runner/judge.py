@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness import ir
-from harness.diff import Divergence, RunOutcome, compare, request_divergences, strip_losses, triage
+from harness.diff import Divergence, RunOutcome, apply_losses, compare, request_divergences, triage, valid_keys
 from harness.protocols import registry
 from harness.runner.execute import sdk_view_json
 from harness.runner.matrix import Case
@@ -16,7 +16,7 @@ def losses_of(*protocols: str) -> list[str]:
     """The loss keys the codecs of these protocols declare."""
     keys: list[str] = []
     for name in protocols:
-        keys.extend(registry.get(name).losses)
+        keys.extend(valid_keys(registry.get(name).losses))
     return keys
 
 
@@ -47,9 +47,9 @@ def request_side(case: Case, translated: RunTrace) -> list[Divergence]:
 
 def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace) -> list[Divergence]:
     """What the frontend SDK saw through translation against what it saw from its own backend."""
-    losses = losses_of(case.backend, case.frontend)
-    left = strip_losses(sdk_view_json(baseline_frontend), losses)
-    right = strip_losses(sdk_view_json(translated), losses)
+    left, right = apply_losses(
+        sdk_view_json(baseline_frontend), sdk_view_json(translated), losses_of(case.backend, case.frontend)
+    )
     return compare(left, right)
 
 

@@ -30,6 +30,21 @@ class AnthropicCodec:
     name = NAME
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "tools",
+            "parallel_tools",
+            "tool_choice",
+            "vision",
+            "thinking",
+            "thinking_signature",
+            "stop_sequences",
+            "prompt_cache",
+            "models_list",
+            "retry_after",
+        }
+    )
+    """No response_format: Anthropic Messages has no JSON mode (see `losses`)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A Messages or count_tokens request -> IR."""

@@ -58,6 +58,23 @@ class GeminiCodec:
     name = "gemini"
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "tools",
+            "parallel_tools",
+            "tool_choice",
+            "vision",
+            "thinking",
+            "thinking_signature",
+            "json_object",
+            "json_schema",
+            "stop_sequences",
+            "prompt_cache",
+            "models_list",
+            "retry_after",
+        }
+    )
+    """What Gemini's wire carries (scenario capability names)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's wire request -> IR (model from the path, stream from the method)."""

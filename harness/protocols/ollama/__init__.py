@@ -79,6 +79,10 @@ class OllamaCodec:
     name = PROTOCOL
     stream_media_type = "application/x-ndjson"
     losses: ClassVar[Mapping[str, str]] = LOSSES
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"tools", "parallel_tools", "vision", "thinking", "json_object", "json_schema", "stop_sequences", "models_list"}
+    )
+    """No tool_choice, cache figures, signatures or Retry-After on Ollama's wire."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's `/api/chat` request -> IR."""

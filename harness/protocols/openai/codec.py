@@ -64,6 +64,8 @@ class OpenAICodec:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.name = profile.name
+        self.capabilities: frozenset[str] = profile.capabilities
+        self.family = profile.family
 
     def __repr__(self) -> str:
         return f"OpenAICodec({self.name!r})"

@@ -57,6 +57,24 @@ class Profile:
 
     name: str
     """Registry name of the codec (`openai`, `deepseek`, `groq`, ...); also the `provider_fields` key."""
+    capabilities: frozenset[str] = frozenset(
+        {
+            "tools",
+            "parallel_tools",
+            "tool_choice",
+            "vision",
+            "thinking",
+            "json_object",
+            "json_schema",
+            "stop_sequences",
+            "prompt_cache",
+            "models_list",
+            "retry_after",
+        }
+    )
+    """Scenario capabilities the provider's wire carries (thinking as `reasoning_content`/`reasoning`)."""
+    family: str = "openai"
+    """The base protocol whose SDK speaks to this provider (the driver of its baseline run)."""
     base_path: str = "/v1"
     """Path prefix of the provider's API (`/v1`; Groq `/openai/v1`; DeepSeek serves without a prefix)."""
     auth: AuthStyle = "bearer"

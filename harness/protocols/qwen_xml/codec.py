@@ -95,6 +95,11 @@ class XmlToolCallCodec:
         return f"XmlToolCallCodec({self.base_name!r}, {self.name!r})"
 
     @property
+    def capabilities(self) -> frozenset[str]:
+        """The base protocol's capabilities: tool calls travel as text but arrive as structured calls."""
+        return self.base.capabilities
+
+    @property
     def base(self) -> Codec:
         """The base codec, from the registry."""
         return registry.get(self.base_name)

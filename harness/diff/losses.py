@@ -1,0 +1,152 @@
+"""Loss keys: what a protocol cannot carry, declared as data in each codec's `losses` table and applied here.
+
+Grammar of a key (anything else is a malformed key; `parse_loss` rejects it):
+
+- `Model`: every node of this IR model is dropped (e.g. `RedactedThinkingPart`, `UrlImage`).
+- `Model.field`: the field is never carried; it is removed on both sides before comparing.
+- `Model.field:value`: the field is not carried when it has this value (e.g. `StopReason.kind:stop_sequence`
+  becomes another kind); the field is compared only when neither side has that value.
+
+`Model` is an IR model name (`Request`, `Message`, `TextPart`, `ToolCallPart`, `Usage`, `StopReason`,
+`IRError`, `ResponseFormatJsonSchema`, `Base64Image`, ...). A node is recognised by its `kind` tag (content
+parts, events, tool choices, response formats), its `type` tag (image sources), the key it sits under
+(`usage`, `stop_reason`, `thinking`, `error`), a `role` key (messages), its place in `tools`, or as the root
+`Request` of a request.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness import ir
+
+_KIND_MODELS = {
+    "TextPart": "text",
+    "ImagePart": "image",
+    "ToolCallPart": "tool_call",
+    "ToolResultPart": "tool_result",
+    "ThinkingPart": "thinking",
+    "RedactedThinkingPart": "redacted_thinking",
+    "ToolChoiceAuto": "auto",
+    "ToolChoiceNone": "none",
+    "ToolChoiceRequired": "required",
+    "ToolChoiceTool": "tool",
+    "ResponseFormatText": "text",
+    "ResponseFormatJsonObject": "json_object",
+    "ResponseFormatJsonSchema": "json_schema",
+}
+_TYPE_MODELS = {"Base64Image": "base64", "UrlImage": "url"}
+_KEY_MODELS = {
+    "Usage": ("usage",),
+    "StopReason": ("stop_reason",),
+    "ThinkingConfig": ("thinking",),
+    "IRError": ("error",),
+}
+# Parent keys that hold a union discriminated on `kind`, so `kind` alone does not say which model a node is.
+_UNION_KEYS = {"tool_choice": "ToolChoice", "response_format": "ResponseFormat"}
+_EVENT_MODELS = {name for name in dir(ir) if name in ir.__all__}
+
+
+class LossKeyError(ValueError):
+    """A losses-table key outside the grammar."""
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One parsed loss key."""
+
+    model: str
+    field: str | None = None
+    value: str | None = None
+
+
+def _fields(model: str) -> set[str]:
+    cls = getattr(ir, model, None)
+    return set(getattr(cls, "model_fields", {}))
+
+
+def parse_loss(key: str) -> Loss:
+    """Parse a key, checking the model and field exist in the IR."""
+    head, _, value = key.partition(":")
+    model, _, field = head.partition(".")
+    if model not in _EVENT_MODELS or not _fields(model):
+        raise LossKeyError(f"{key!r}: {model!r} is not an IR model")
+    if field and field not in _fields(model):
+        raise LossKeyError(f"{key!r}: {model} has no field {field!r}")
+    if value and not field:
+        raise LossKeyError(f"{key!r}: a value needs a field (Model.field:value)")
+    return Loss(model, field or None, value or None)
+
+
+def _is(node: dict[str, Any], parent_key: str | None, model: str) -> bool:
+    if model == "Request":
+        return parent_key == "request" and "messages" in node
+    if model == "Message":
+        return "role" in node and "content" in node
+    if model == "Tool":
+        return parent_key == "tools"
+    if model in _TYPE_MODELS:
+        return node.get("type") == _TYPE_MODELS[model] and parent_key == "source"
+    if model in _KEY_MODELS:
+        return parent_key in _KEY_MODELS[model]
+    if model in _KIND_MODELS:
+        union = _UNION_KEYS.get(parent_key or "")
+        in_union = union is not None and model.startswith(union)
+        return node.get("kind") == _KIND_MODELS[model] and (in_union or (union is None and not _in_unions(model)))
+    return False
+
+
+def _in_unions(model: str) -> bool:
+    return any(model.startswith(u) for u in _UNION_KEYS.values())
+
+
+def _has_value(tree: Any, loss: Loss, parent_key: str | None = None) -> bool:
+    if isinstance(tree, dict):
+        if _is(tree, parent_key, loss.model) and str(tree.get(loss.field or "")) == loss.value:
+            return True
+        return any(_has_value(v, loss, k) for k, v in tree.items())
+    if isinstance(tree, list):
+        return any(_has_value(v, loss, parent_key) for v in tree)
+    return False
+
+
+def _strip(tree: Any, loss: Loss, parent_key: str | None = None) -> Any:
+    if isinstance(tree, list):
+        kept = [x for x in tree if not (loss.field is None and isinstance(x, dict) and _is(x, parent_key, loss.model))]
+        return [_strip(x, loss, parent_key) for x in kept]
+    if not isinstance(tree, dict):
+        return tree
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and loss.field is None and _is(value, key, loss.model):
+            continue
+        out[key] = _strip(value, loss, key)
+    if loss.field is not None and _is(tree, parent_key, loss.model):
+        out.pop(loss.field, None)
+    return out
+
+
+def apply_losses(left: Any, right: Any, keys: Iterable[str], *, root_key: str | None = None) -> tuple[Any, Any]:
+    """Both sides without what the keys say is not carried. `root_key` names what the roots are (`request`)."""
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    for key in keys:
+        loss = parse_loss(key)
+        if loss.value is not None and not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
+            continue
+        a, b = _strip(a, loss, root_key), _strip(b, loss, root_key)
+    return a, b
+
+
+def valid_keys(keys: Iterable[str]) -> list[str]:
+    """The keys that follow the grammar (malformed ones are reported by tests, not applied)."""
+    out = []
+    for key in keys:
+        try:
+            parse_loss(key)
+        except LossKeyError:
+            continue
+        out.append(key)
+    return out
