@@ -20,10 +20,15 @@ DEFAULT_MAX_ELEMENT_SIZE = 16 * 1024 * 1024
 """Largest array element a decoder buffers before raising `FramingError`."""
 
 _NON_WS = re.compile(rb"[^ \t\r\n]")
-_IN_STRING = re.compile(rb'["\\]')
-_STRUCTURAL = re.compile(rb'["\[\]{}]')
+# The rest of an open string: anything but a quote or backslash, or an escape pair. Stops before the closing
+# quote, or at the end of the buffer (possibly before a lone backslash whose escaped byte has not arrived).
+_STRING_REST = re.compile(rb'(?:[^"\\]++|\\.)*+', re.DOTALL)
+# Everything up to the next bracket, skipping whole strings in one C-level match. Stops at a bracket, at the
+# buffer end, or at the quote of a string that does not close within the buffer. The quantifiers are
+# possessive (Python 3.11+): with plain ones, an unclosed string makes the engine backtrack exponentially.
+_TO_BRACKET = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
 _SCALAR_END = re.compile(rb"[,\] \t\r\n]")
-_QUOTE, _BACKSLASH = 0x22, 0x5C
+_QUOTE = 0x22
 _OPEN = frozenset(b"[{")
 _NOT_A_VALUE = frozenset(b",:]}")
 
@@ -144,6 +149,7 @@ class JSONArrayDecoder:
     def _scan_element(self, out: list[Any]) -> bool:
         """Advance through the current element; False when the buffer ends first."""
         buf = self._buf
+        size = len(buf)
         pos = self._pos
         depth = self._depth
         in_string = self._in_string
@@ -152,35 +158,25 @@ class JSONArrayDecoder:
             if self._scalar:
                 match = _SCALAR_END.search(buf, pos)
                 if match is None:
-                    pos = len(buf)
+                    pos = size
                     break
                 end = match.start()
             elif in_string:
-                match = _IN_STRING.search(buf, pos)
-                if match is None:
-                    pos = len(buf)
-                    break
-                hit = match.start()
-                if buf[hit] == _BACKSLASH:
-                    if hit + 1 >= len(buf):
-                        pos = hit  # the escaped byte has not arrived: look at this backslash again next feed
-                        break
-                    pos = hit + 2
-                    continue
+                pos = _STRING_REST.match(buf, pos).end()  # type: ignore[union-attr]  # matches the empty string
+                if pos >= size or buf[pos] != _QUOTE:
+                    break  # the string goes on in the next chunk (perhaps after a backslash at the end)
                 in_string = False
-                pos = hit + 1
+                pos += 1
                 if depth == 0:
                     end = pos
             else:
-                match = _STRUCTURAL.search(buf, pos)
-                if match is None:
-                    pos = len(buf)
+                pos = _TO_BRACKET.match(buf, pos).end()  # type: ignore[union-attr]  # matches the empty string
+                if pos >= size:
                     break
-                hit = match.start()
-                byte = buf[hit]
-                pos = hit + 1
+                byte = buf[pos]
+                pos += 1
                 if byte == _QUOTE:
-                    in_string = True
+                    in_string = True  # a string that does not close within the buffer
                 elif byte in _OPEN:
                     depth += 1
                 else:

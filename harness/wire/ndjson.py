@@ -18,6 +18,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# One shared decoder: json.loads with any keyword argument builds a new JSONDecoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def load_json(data: bytes, offset: int) -> Any:
     """Parse one strict JSON value from UTF-8 `data` found at byte `offset`; FramingError with the offset if not."""
     try:
@@ -25,7 +29,7 @@ def load_json(data: bytes, offset: int) -> Any:
     except UnicodeDecodeError as exc:
         raise FramingError(f"invalid UTF-8 in JSON ({exc.reason})", offset=offset + exc.start) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         where = offset + len(text[: exc.pos].encode())
         raise FramingError(f"invalid JSON: {exc.msg}", offset=where) from None

@@ -61,6 +61,13 @@ def test_utf8_split_across_chunks() -> None:
         assert decode(body[:cut], body[cut:]) == [{"text": "世界 🎉"}]
 
 
+def test_long_string_still_open_at_a_chunk_end_is_scanned_in_linear_time() -> None:
+    # With backtracking quantifiers, the scan of an unclosed 40-byte string already takes seconds.
+    decoder = JSONArrayDecoder()
+    assert decoder.feed(b'[{"a": "' + b"xy\\n" * 100_000) == []
+    assert decoder.feed(b'"}]') == [{"a": "xy\n" * 100_000}]
+
+
 def test_scalars_as_elements() -> None:
     assert decode(b'[1,-2.5e1 ,true\n,null,"x",[],{}]') == [1, -25.0, True, None, "x", [], {}]
 
