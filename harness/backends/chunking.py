@@ -8,6 +8,7 @@ tool calls in one chunk.
 
 from __future__ import annotations
 
+from harness.protocols import Codec
 from harness.scenarios.model import Chunking
 
 TYPICAL: dict[str, Chunking] = {
@@ -22,10 +23,9 @@ TYPICAL: dict[str, Chunking] = {
 }
 
 
-def family(codec: object) -> str:
-    """The base protocol a codec belongs to (a profile names it in `family`; a base protocol is its own)."""
-    name = str(getattr(codec, "name"))  # noqa: B009 - the Codec contract guarantees `name`
-    return str(getattr(codec, "family", name))
+def family(codec: Codec) -> str:
+    """The base protocol a codec belongs to (a profile names it; a base protocol is its own)."""
+    return codec.family
 
 
 def effective(backend: str, backend_family: str, scenario: Chunking) -> Chunking:

@@ -14,6 +14,7 @@ from harness import __version__
 SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.decode",
     "harness.cli.diff",
+    "harness.cli.record",
     "harness.cli.report",
     "harness.cli.run",
     "harness.cli.serve",

@@ -38,6 +38,15 @@ _KIND_MODELS = {
     "ResponseFormatJsonObject": "json_object",
     "ResponseFormatJsonSchema": "json_schema",
 }
+_KIND_MODELS.update(
+    {"ThinkingEnd": "thinking_end", "ToolCallStart": "tool_call_start", "RedactedThinking": "redacted_thinking"}
+)
+# A content part's stream-event twin carries the same field: a loss of one is a loss of the other.
+_EVENT_TWINS = {
+    "ThinkingPart": ("ThinkingEnd",),
+    "ToolCallPart": ("ToolCallStart",),
+    "RedactedThinkingPart": ("RedactedThinking",),
+}
 _TYPE_MODELS = {"Base64Image": "base64", "UrlImage": "url"}
 _KEY_MODELS = {
     "Usage": ("usage",),
@@ -132,12 +141,21 @@ def _strip(tree: Any, loss: Loss, parent_key: str | None = None) -> Any:
 def apply_losses(left: Any, right: Any, keys: Iterable[str], *, root_key: str | None = None) -> tuple[Any, Any]:
     """Both sides without what the keys say is not carried. `root_key` names what the roots are (`request`)."""
     a, b = copy.deepcopy(left), copy.deepcopy(right)
-    for key in keys:
-        loss = parse_loss(key)
+    for loss in _expand(parse_loss(key) for key in keys):
         if loss.value is not None and not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
             continue
         a, b = _strip(a, loss, root_key), _strip(b, loss, root_key)
     return a, b
+
+
+def _expand(losses: Iterable[Loss]) -> list[Loss]:
+    out = []
+    for loss in losses:
+        out.append(loss)
+        for twin in _EVENT_TWINS.get(loss.model, ()):
+            if loss.field is None or loss.field in _fields(twin):
+                out.append(Loss(twin, loss.field, loss.value))
+    return out
 
 
 def valid_keys(keys: Iterable[str]) -> list[str]:

@@ -64,6 +64,12 @@ class Codec(Protocol):
         ...
 
     @property
+    def family(self) -> str:
+        """The base protocol this one is a flavour of (`openai` for Groq, Qwen, ...; itself for a base
+        protocol): its official SDK drives this backend's baseline run."""
+        ...
+
+    @property
     def capabilities(self) -> frozenset[str]:
         """Scenario capabilities (`harness.scenarios.model.Capability` values) this protocol can carry, as a
         frontend and as a backend; cases needing others are reported unsupported, not failed."""

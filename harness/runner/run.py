@@ -116,6 +116,16 @@ class Runner:
             registry.get(name)  # unknown names fail here, before anything runs
         self.cases = expand(self.scenarios, self.frontends, self.backends, streams=options.streams)
 
+    def planned_runs(self) -> list[RunKey]:
+        """Every distinct run the matrix needs (baselines shared between cases), in case order."""
+        by_id = {s.id: s for s in self.scenarios}
+        wanted: dict[RunKey, None] = {}
+        for case in self.cases:
+            if missing_capabilities(by_id[case.scenario], capabilities(case)) is None:
+                for key in _runs_of(case).values():
+                    wanted.setdefault(key, None)
+        return list(wanted)
+
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
         for writer in self.writers:
             writer.handle(event)

@@ -28,6 +28,7 @@ class AnthropicCodec:
     """Anthropic Messages in all four directions."""
 
     name = NAME
+    family = NAME
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[str]] = frozenset(

@@ -56,6 +56,7 @@ class GeminiCodec:
     """Gemini in all four directions (see the package docstring)."""
 
     name = "gemini"
+    family = "gemini"
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[str]] = frozenset(

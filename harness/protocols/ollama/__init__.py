@@ -77,6 +77,7 @@ class OllamaCodec:
     """Ollama native `/api/chat`: NDJSON streams, flat error strings, whole tool calls with object arguments."""
 
     name = PROTOCOL
+    family = PROTOCOL
     stream_media_type = "application/x-ndjson"
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[str]] = frozenset(

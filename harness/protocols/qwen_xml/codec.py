@@ -95,6 +95,11 @@ class XmlToolCallCodec:
         return f"XmlToolCallCodec({self.base_name!r}, {self.name!r})"
 
     @property
+    def family(self) -> str:
+        """The base protocol's family: its SDK drives this backend's baseline."""
+        return self.base.family
+
+    @property
     def capabilities(self) -> frozenset[str]:
         """The base protocol's capabilities: tool calls travel as text but arrive as structured calls."""
         return self.base.capabilities

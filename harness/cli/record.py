@@ -1,0 +1,91 @@
+"""`conformance record`: (re-)record cassettes from the reference backends (no keys) or the real providers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the subcommand."""
+    p = sub.add_parser(
+        "record",
+        help="record cassettes from reference backends or real providers",
+        description=(
+            "Record cassettes/<backend>/<scenario>.<stream|nonstream>.yaml. --source reference (default) answers "
+            "with the reference backends in-process, no keys needed. --source real calls the provider; keys come "
+            "from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY (and GROQ_API_KEY, ... for "
+            "profiles), Ollama's host from OLLAMA_HOST. Secrets are scrubbed before anything is written."
+        ),
+    )
+    p.add_argument("--backend", type=_names, action="extend", required=True, help="backends (comma list, or 'all')")
+    p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (default: all)")
+    p.add_argument("--source", choices=("reference", "real"), default="reference", help="where answers come from")
+    p.add_argument(
+        "--mode",
+        choices=("once", "new_episodes", "all", "rewrite"),
+        default="rewrite",
+        help="record mode (pytest-recording names; default rewrite: replace what exists)",
+    )
+    p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
+    p.add_argument("--model", help="real model to record (default: the provider's in harness/record/real.py)")
+    p.add_argument("--base-url", help="real provider base URL override")
+    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record; exit 2 on a usage problem (unknown backend or scenario, missing key), 1 on a failed request."""
+    from harness.protocols import registry
+    from harness.protocols.registry import UnknownProtocolError
+    from harness.record import RecordMode, Source, record_one, reference_source
+    from harness.record.real import MissingKeyError, resolve_endpoint
+    from harness.scenarios.loader import ScenarioError, load_scenarios
+
+    try:
+        scenarios = load_scenarios(args.scenarios)
+        backends = registry.names() if args.backend == ["all"] else args.backend
+        for name in backends:
+            registry.get(name)
+        chosen = [s for s in scenarios if not args.scenario or s.id in args.scenario]
+        unknown = set(args.scenario or ()) - {s.id for s in scenarios}
+        if unknown:
+            raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+        sources: dict[str, Source] = {}
+        for name in backends:
+            if args.source == "reference":
+                sources[name] = reference_source(scenarios)
+            else:
+                url, key, model = resolve_endpoint(name, base_url=args.base_url)
+                sources[name] = Source(kind="real", base_url=url, api_key=key, model=args.model or model)
+    except (ScenarioError, UnknownProtocolError, MissingKeyError, ValueError) as exc:
+        print(f"conformance record: {exc}; nothing recorded", file=sys.stderr)  # noqa: T201
+        return 2
+    modes = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
+    count = 0
+    for name in backends:
+        for scenario in chosen:
+            if scenario.kind == "models_list":
+                continue
+            for stream in modes:
+                if ("stream" if stream else "nonstream") not in scenario.streaming:
+                    continue
+                path = record_one(
+                    name,
+                    scenario,
+                    stream,
+                    scenarios=scenarios,
+                    root=args.cassettes,
+                    source=sources[name],
+                    mode=RecordMode(args.mode),
+                )
+                count += 1
+                print(f"recorded {path}")  # noqa: T201
+    print(f"{count} cassette(s) from {args.source} source")  # noqa: T201
+    return 0
