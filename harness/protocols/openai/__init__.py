@@ -1,7 +1,8 @@
 """OpenAI Chat Completions and the OpenAI-compatible provider profiles (registered as `openai`, `deepseek`,
 `groq`). Private to `harness.protocols`: the engine reaches these codecs through the registry."""
 
-from harness.protocols.openai.codec import LOSSES, OpenAICodec
+from harness.protocols.openai.codec import OpenAICodec
+from harness.protocols.openai.losses import LOSSES, RESHAPES
 from harness.protocols.openai.profile import Profile
 from harness.protocols.openai.profiles import DEEPSEEK, GROQ, OPENAI, PROFILES
 from harness.protocols.registry import register
@@ -9,4 +10,4 @@ from harness.protocols.registry import register
 for _profile in PROFILES:
     register(OpenAICodec(_profile))
 
-__all__ = ["DEEPSEEK", "GROQ", "LOSSES", "OPENAI", "PROFILES", "OpenAICodec", "Profile"]
+__all__ = ["DEEPSEEK", "GROQ", "LOSSES", "OPENAI", "PROFILES", "RESHAPES", "OpenAICodec", "Profile"]

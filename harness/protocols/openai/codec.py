@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import ClassVar, TypeVar
 
 from pydantic import ValidationError
@@ -14,6 +13,7 @@ from harness.protocols import common
 from harness.protocols.base import DecodeError
 from harness.protocols.openai import errors, request_decode, request_encode
 from harness.protocols.openai import response as response_body
+from harness.protocols.openai.losses import LOSSES, RESHAPES
 from harness.protocols.openai.profile import Profile
 from harness.protocols.openai.stream_decode import ChatStreamDecoder
 from harness.protocols.openai.stream_encode import ChatStreamEncoder
@@ -21,44 +21,13 @@ from harness.wire.http import HttpRequest, HttpResponse
 
 T = TypeVar("T")
 
-LOSSES: Mapping[str, str] = MappingProxyType(
-    {
-        "Request.thinking": "Chat Completions has no thinking budget (only `reasoning_effort`, kept raw); not sent",
-        "Message.content[ThinkingPart]": "assistant reasoning is not sent back (a profile's request_reasoning_field "
-        "can carry it)",
-        "Message.content[ImagePart]": "only user messages carry images; system/assistant images are dropped",
-        "Message.content order": "an assistant message is reasoning, content, then tool_calls: parts are reordered "
-        "that way and adjacent texts (and thinking) join, in requests, responses and streams",
-        "Message(role=tool)": "each tool result is its own `tool` message; consecutive ones decode as one IR message",
-        "ThinkingPart.signature": "no wire field for reasoning signatures",
-        "RedactedThinkingPart": "no wire form; dropped",
-        "ToolResultPart.name": "tool messages carry no name; decoding recovers it from the assistant tool call with "
-        "the same id",
-        "ToolResultPart.is_error": "tool messages have no error flag",
-        "ToolResultPart.content[ImagePart]": "tool messages carry text only",
-        "StopReason.kind": "stop_sequence, refusal, error and other all travel as finish_reason `stop` and decode as "
-        "end_turn (a message with `refusal` text decodes as refusal)",
-        "StopReason.raw": "rewritten as OpenAI's finish_reason",
-        "StopReason.sequence": "OpenAI does not say which stop sequence matched",
-        "Usage.cache_write_tokens": "OpenAI reports no cache writes",
-        "Usage.input_tokens": "required on the wire: an unknown figure is sent as 0",
-        "Usage.output_tokens": "required on the wire: an unknown figure is sent as 0",
-        "MessageStart.usage": "no usage at stream start: merged into the final usage chunk",
-        "UsageEvent": "no mid-stream usage: merged into the final usage chunk",
-        "Done.usage": "sent only when the client asked include_usage; an absent usage is sent as zeros",
-        "Response.id": "required: a missing id is sent as a placeholder",
-        "Response.model": "required: a missing model is sent as ''",
-        "IRError.status": "a mid-stream error has no status",
-        "IRError.retry_after": "a mid-stream error has no Retry-After",
-        "IRError.code": "replaced by the kind's OpenAI code when it would decode to another kind",
-    }
-)
-
 
 class OpenAICodec:
     """OpenAI Chat Completions (`POST /v1/chat/completions`), or an OpenAI-compatible provider via its profile."""
 
     losses: ClassVar[Mapping[str, str]] = LOSSES
+    reshapes: ClassVar[Mapping[str, str]] = RESHAPES
+    """How the wire reshapes IR it carries (rules the loss-key grammar cannot express); see `losses.py`."""
     stream_media_type = "text/event-stream"
 
     def __init__(self, profile: Profile) -> None:

@@ -12,6 +12,7 @@ from harness import ir
 from harness.capture import Interaction, load_interactions
 from harness.protocols import Codec, decode_events, registry
 from harness.protocols.openai import schemas
+from harness.protocols.openai.response import PLACEHOLDER_ID
 from harness.wire.http import HttpRequest, HttpResponse
 from harness.wire.sse import SSEDecoder
 from tests.conftest import corpus_dir
@@ -108,8 +109,8 @@ def _stop(stop: ir.StopReason | None, losses: Mapping[str, str]) -> ir.StopReaso
     if stop is None:
         return None
     update: dict[str, Any] = {}
-    if "StopReason.kind" in losses and stop.kind in ("stop_sequence", "refusal", "error", "other"):
-        update["kind"] = "end_turn"
+    if f"StopReason.kind:{stop.kind}" in losses:
+        update["kind"] = "end_turn"  # every uncarried kind travels as finish_reason "stop"
     if "StopReason.raw" in losses:
         update["raw"] = None
     if "StopReason.sequence" in losses:
@@ -129,14 +130,14 @@ def _usage(usage: ir.Usage, losses: Mapping[str, str]) -> ir.Usage:
 
 def _request_message(message: ir.Message, losses: Mapping[str, str]) -> ir.Message:
     parts = list(message.content)
-    if "Message.content[ThinkingPart]" in losses:
+    if "ThinkingPart" in losses:  # in requests; responses carry the text (see the key's description)
         parts = [p for p in parts if not isinstance(p, ir.ThinkingPart)]
-    if "Message.content[ImagePart]" in losses and message.role != "user":
+    images = "ImagePart outside user messages" in losses
+    if images and message.role != "user":
         parts = [p for p in parts if not isinstance(p, ir.ImagePart)]
     update: dict[str, Any] = {}
     if "ToolResultPart.is_error" in losses:
         update["is_error"] = False
-    images = "ToolResultPart.content[ImagePart]" in losses
     parts = [
         p.model_copy(update={**update, "content": [c for c in p.content if not (images and c.kind == "image")]})
         if isinstance(p, ir.ToolResultPart)
@@ -189,9 +190,15 @@ def _event(event: ir.StreamEvent, losses: Mapping[str, str]) -> ir.StreamEvent |
     return event
 
 
+def tables(codec: Codec) -> Mapping[str, str]:
+    """The codec's `losses` and `reshapes` tables together: the keys `project` is driven by."""
+    return {**codec.losses, **getattr(codec, "reshapes", {})}
+
+
 def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False) -> Any:
-    """An IR value as the protocol can carry it: each listed loss blanks or normalizes its field. Works on a
-    Request, a Response (`streamed` says whether it went through a stream) and a list of stream events."""
+    """An IR value as the protocol can carry it: each listed loss (or reshape) blanks or normalizes its field.
+    Works on a Request, a Response (`streamed` says whether it went through a stream) and a list of stream
+    events. Pass `tables(codec)`."""
     if isinstance(value, ir.Request):
         return _request(value, losses)
     if isinstance(value, ir.Response):
@@ -200,7 +207,7 @@ def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False) ->
                 "content": _output_parts(list(value.content), losses, streamed),
                 "stop_reason": _stop(value.stop_reason, losses),
                 "usage": _usage(value.usage, losses),
-                "id": value.id if value.id is not None or "Response.id" not in losses else "chatcmpl-harness",
+                "id": value.id if value.id is not None or "Response.id" not in losses else PLACEHOLDER_ID,
                 "model": value.model if value.model is not None or "Response.model" not in losses else "",
             }
         )

@@ -10,13 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import ir
+from harness.diff.losses import parse_loss
 from harness.protocols import Codec, decode_events, encode_events
-from harness.protocols.openai import LOSSES
+from harness.protocols.openai import LOSSES, RESHAPES
 from harness.stream import validate
 from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.openai import support
-from tests.protocols.openai.support import coalesce, project
+from tests.protocols.openai.support import coalesce, project, tables
 
 CODECS = [support.OPENAI, support.DEEPSEEK, support.GROQ]
 
@@ -27,7 +28,7 @@ def test_request_round_trip(codec: Codec, request: ir.Request) -> None:
     wire = codec.encode_request(request)
     support.check_request(wire)
     assert codec.is_stream_request(wire) is request.stream
-    assert codec.decode_request(wire) == project(request, codec.losses)
+    assert codec.decode_request(wire) == project(request, tables(codec))
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
@@ -44,7 +45,7 @@ def test_response_round_trip(codec: Codec, response: ir.Response) -> None:
     wire = codec.encode_response(response)
     assert wire.status == 200
     support.check_response(wire)
-    assert project(codec.decode_response(wire.body), codec.losses) == project(response, codec.losses)
+    assert project(codec.decode_response(wire.body), tables(codec)) == project(response, tables(codec))
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
@@ -55,8 +56,8 @@ def test_stream_round_trip(codec: Codec, response: ir.Response, chunk: int) -> N
     support.check_stream(body)
     decoded = decode_events(codec, [body])
     assert validate(decoded) == []
-    expected = strategies.events_for(project(response, codec.losses, streamed=True))
-    assert coalesce(project(decoded, codec.losses)) == coalesce(project(expected, codec.losses))
+    expected = strategies.events_for(project(response, tables(codec), streamed=True))
+    assert coalesce(project(decoded, tables(codec))) == coalesce(project(expected, tables(codec)))
     assert decode_events(codec, support.chunkings(body)["1-byte"]) == decoded
 
 
@@ -91,30 +92,19 @@ def test_mid_stream_error_round_trip(codec: Codec, error: ir.IRError, text: str)
     assert last.error.status is None and last.error.retry_after is None  # listed losses: no headers mid-stream
 
 
-def test_losses_table_names_each_projection_key_once() -> None:
+def test_loss_keys_follow_the_diff_grammar_and_drive_the_projection() -> None:
+    for key in LOSSES:
+        parse_loss(key)  # raises LossKeyError for a key the diff could not apply
     # The projection is driven by these keys; a renamed key would silently stop projecting.
     used = {
-        "Request.thinking",
-        "Message.content[ThinkingPart]",
-        "Message.content[ImagePart]",
-        "Message.content order",
-        "Message(role=tool)",
-        "ThinkingPart.signature",
-        "RedactedThinkingPart",
-        "ToolResultPart.name",
-        "ToolResultPart.is_error",
-        "ToolResultPart.content[ImagePart]",
-        "StopReason.kind",
-        "StopReason.raw",
-        "StopReason.sequence",
-        "Usage.cache_write_tokens",
-        "Usage.input_tokens",
-        "Usage.output_tokens",
-        "Response.id",
-        "Response.model",
-    }
+        "Request.thinking", "ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart", "ToolResultPart.name",
+        "ToolResultPart.is_error", "StopReason.kind:stop_sequence", "StopReason.kind:refusal", "StopReason.raw",
+        "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens", "Usage.output_tokens",
+        "Response.id", "Response.model",
+    }  # fmt: skip
     assert used <= set(LOSSES)
-    assert all(codec.losses is LOSSES for codec in CODECS)
+    assert set(RESHAPES) == {"Message.content order", "Message(role=tool)", "ImagePart outside user messages"}
+    assert all(codec.losses is LOSSES and tables(codec) == {**LOSSES, **RESHAPES} for codec in CODECS)
 
 
 def test_stream_without_include_usage_sends_no_usage_chunk() -> None:
