@@ -14,7 +14,10 @@ from harness import __version__
 SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.decode",
     "harness.cli.diff",
+    "harness.cli.list_cmd",
+    "harness.cli.mock_server",
     "harness.cli.record",
+    "harness.cli.replay_server",
     "harness.cli.report",
     "harness.cli.run",
     "harness.cli.serve",

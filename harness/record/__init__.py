@@ -5,7 +5,7 @@ from harness.record.chunks import Rechunk
 from harness.record.layout import Recorded, cassette_path, recorded
 from harness.record.modes import RecordMode
 from harness.record.recorder import Source, record_one, reference_source
-from harness.record.replay import Replayer, ReplayMissError, ReplayTransport
+from harness.record.replay import Replayer, ReplayMissError, ReplayTransport, create_replay_app
 
 __all__ = [
     "Rechunk",
@@ -16,6 +16,7 @@ __all__ = [
     "Replayer",
     "Source",
     "cassette_path",
+    "create_replay_app",
     "record_one",
     "recorded",
     "reference_source",

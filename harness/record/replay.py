@@ -15,7 +15,9 @@ from vcr.errors import UnhandledHTTPRequestError
 from vcr.record_mode import RecordMode as VcrMode
 from vcr.request import Request as VcrRequest
 
-from harness.backends import WireReply
+from starlette.applications import Starlette
+
+from harness.backends import WireReply, wire_app
 from harness.protocols import HttpRequest, registry
 from harness.record import serializer
 from harness.record.chunks import Rechunk, rechunk, split_by_lengths
@@ -27,8 +29,9 @@ from harness.scenarios.model import Scenario
 _DROP_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection"})
 
 
-class ReplayMissError(httpx2.TransportError):
-    """No recording answers this request; the message names the nearest recordings."""
+class ReplayMissError(httpx2.TransportError, LookupError):
+    """No recording answers this request; the message names the nearest recordings. A transport error to the
+    proxy's upstream client, a lookup error to the replay server (which answers it as a 400 with the text)."""
 
 
 class Replayer:
@@ -101,6 +104,12 @@ class Replayer:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
         return WireReply(int(response["status"]["code"]), headers, chunks, scenario, stream)
+
+
+def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None) -> Starlette:
+    """The cassettes served as provider endpoints, each backend under `/<backend>/...`, chunk boundaries kept."""
+    names = list(backends) if backends is not None else sorted({r.backend for r in recorded(replayer.root)})
+    return wire_app(names, replayer.reply)
 
 
 class _ChunkStream(httpx2.AsyncByteStream):

@@ -1,0 +1,52 @@
+"""`conformance list`: scenarios, providers (protocols and profiles) and capabilities."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+WHAT = ("scenarios", "providers", "capabilities")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the subcommand."""
+    p = sub.add_parser("list", help="list scenarios, providers or capabilities")
+    p.add_argument("what", choices=WHAT, help="what to list")
+    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one line per item."""
+    out = sys.stdout
+    if args.what == "scenarios":
+        from harness.scenarios.loader import ScenarioError, load_scenarios
+
+        try:
+            scenarios = load_scenarios(args.scenarios)
+        except ScenarioError as exc:
+            print(f"conformance list: {exc}", file=sys.stderr)  # noqa: T201
+            return 2
+        for s in scenarios:
+            needs = ",".join(sorted(s.requires)) or "-"
+            out.write(f"{s.id:32} {'/'.join(s.streaming):18} requires={needs:28} {s.description.splitlines()[0]}\n")
+        return 0
+    if args.what == "providers":
+        from harness import drivers
+        from harness.protocols import registry
+
+        for name in registry.names():
+            codec = registry.get(name)
+            sdk = "frontend+backend" if name in drivers.names() else f"backend (baseline via {codec.family} SDK)"
+            out.write(f"{name:12} family={codec.family:10} {sdk}\n")
+        return 0
+    from harness.protocols import registry
+    from harness.scenarios.model import Capability
+
+    names = registry.names()
+    out.write(f"{'capability':20} " + " ".join(f"{n[:9]:9}" for n in names) + "\n")
+    for cap in Capability:
+        marks = " ".join(f"{'yes' if cap.value in registry.get(n).capabilities else '-':9}" for n in names)
+        out.write(f"{cap.value:20} {marks}\n")
+    return 0

@@ -1,0 +1,47 @@
+"""`conformance replay-server`: the cassettes served on 127.0.0.1 as provider endpoints, for a proxy that runs in
+another process (any language) to use as its upstream."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.cli._serving import add_bind_options, serve
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the subcommand."""
+    p = sub.add_parser(
+        "replay-server",
+        help="serve the cassettes as provider endpoints (http://HOST:PORT/<backend>/...)",
+        description=(
+            "Serve recorded backends: each backend's API under http://HOST:PORT/<backend> (e.g. an OpenAI-compatible "
+            "upstream base URL http://127.0.0.1:8790/openai/v1). Requests are matched to scenarios by decoding "
+            "them; a request with no recording gets a 400 naming the nearest recordings. No network is used."
+        ),
+    )
+    add_bind_options(p, 8790)
+    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
+    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut streams adversarially")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    from harness.record import Rechunk, Replayer, create_replay_app, recorded
+    from harness.scenarios.loader import ScenarioError, load_scenarios
+
+    try:
+        scenarios = load_scenarios(args.scenarios)
+    except ScenarioError as exc:
+        print(f"conformance replay-server: {exc}", file=sys.stderr)  # noqa: T201
+        return 2
+    replayer = Replayer(args.cassettes, scenarios, rechunk_mode=Rechunk(args.rechunk) if args.rechunk else None)
+    backends = sorted({r.backend for r in recorded(args.cassettes)})
+    if not backends:
+        print(f"conformance replay-server: no cassettes under {args.cassettes}", file=sys.stderr)  # noqa: T201
+        return 2
+    banner = [f"replaying {b}: {{base}}/{b}" for b in backends]
+    return serve(create_replay_app(replayer, backends), args, banner)
