@@ -27,6 +27,7 @@ from harness.runner.judge import judge
 from harness.runner.known import Known, load_known
 from harness.runner.matrix import Case, expand, missing_capabilities
 from harness.scenarios.loader import load_scenarios
+from harness.scenarios.model import Scenario
 from harness.trace.model import CaseResult, RunRole, RunTrace
 from harness.trace.writer import write_case
 
@@ -96,6 +97,126 @@ def _runs_of(case: Case) -> dict[RunRole, RunKey]:
     }
 
 
+class CaseRunner:
+    """Runs cases against one shared environment, each distinct run once: baselines are shared between cases.
+
+    `Runner.run` feeds it the whole matrix at once; the pytest plugin asks for one case at a time. The
+    environment is built on first use and serves every later case until `close`.
+    """
+
+    def __init__(self, options: RunOptions, scenarios: Sequence[Scenario], backends: Sequence[str]) -> None:
+        self.options = options
+        self.scenarios = list(scenarios)
+        self.backends = list(backends)
+        """Every backend a run may talk to (the matrix's backends and the frontends' own, for baselines)."""
+        self.traces: dict[RunKey, RunTrace | str] = {}
+        """Finished runs (a string: the SDK could not express the request) by run key."""
+        self._by_id = {s.id: s for s in self.scenarios}
+        self._env: Environment | None = None
+
+    @property
+    def env(self) -> Environment:
+        """The proxy wired to the replayed backends, built on first use."""
+        if self._env is None:
+            self._env = Environment(
+                self.scenarios,
+                self.backends,
+                self.options.cassettes,
+                socket=self.options.socket,
+                rechunk=self.options.rechunk,
+                hooks=self.options.hooks,
+            )
+        return self._env
+
+    def gap(self, case: Case) -> str | None:
+        """Which party lacks a capability the case's scenario requires, in words; None when it can run."""
+        return missing_capabilities(self._by_id[case.scenario], capabilities(case))
+
+    def _one(self, key: RunKey, case_id: str) -> RunTrace:
+        role, client, backend, scenario_id, stream = key
+        mode: Literal["passthrough", "translate"] = "translate" if role == "translated" else "passthrough"
+        scenario = self._by_id[scenario_id]
+        path = cassette_path(self.options.cassettes, backend, scenario_id, stream)
+        if scenario.kind != "models_list" and not path.is_file():
+            return error_trace(
+                case_id=case_id,
+                role=role,
+                scenario=scenario_id,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+                error=f"missing cassette: {path} (run `conformance record "
+                f"--backend {backend} --scenario {scenario_id}`)",
+            )
+        try:
+            return run_once(
+                self.env,
+                case_id=case_id,
+                role=role,
+                scenario=scenario,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+            )
+        except Unsupported:
+            raise
+        except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
+            return error_trace(
+                case_id=case_id,
+                role=role,
+                scenario=scenario_id,
+                client=client,
+                backend=backend,
+                mode=mode,
+                stream=stream,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+
+    def run_all(self, wanted: dict[RunKey, str]) -> None:
+        """Run every wanted run (key -> id of the first case that needs it) not run yet, `jobs` at a time."""
+
+        def work(key: RunKey) -> RunTrace | str:
+            try:
+                trace = self._one(key, wanted[key])
+            except Unsupported as exc:
+                return str(exc)
+            if self.options.on_progress:
+                self.options.on_progress(wanted[key])
+            return trace
+
+        keys = [k for k in wanted if k not in self.traces]
+        if self.options.jobs <= 1 or len(keys) <= 1:
+            self.traces.update({k: work(k) for k in keys})
+            return
+        with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
+            self.traces.update(zip(keys, pool.map(work, keys), strict=True))
+
+    def run_case(self, case: Case) -> CaseResult:
+        """Run what one case still needs (its baselines may be cached) and judge it."""
+        gap = self.gap(case)
+        if gap is None:
+            self.run_all({key: case.case_id for key in _runs_of(case).values()})
+        return self.judge(case, gap)
+
+    def judge(self, case: Case, gap: str | None) -> CaseResult:
+        """The verdict of one case from its cached runs (`gap`: the missing capability, if any)."""
+        if gap is not None:
+            return judge(case, {}, unsupported=gap)
+        runs = {role: self.traces[key] for role, key in _runs_of(case).items()}
+        unsupported = next((r for r in runs.values() if isinstance(r, str)), None)
+        if unsupported is not None:
+            return judge(case, {}, unsupported=unsupported)
+        return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
+
+    def close(self) -> None:
+        """Stop the environment, if it was built."""
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+
+
 class Runner:
     """One matrix run."""
 
@@ -126,51 +247,14 @@ class Runner:
                     wanted.setdefault(key, None)
         return list(wanted)
 
+    def case_runner(self) -> CaseRunner:
+        """A CaseRunner for this matrix, to run its cases one at a time (the pytest plugin's way)."""
+        backends = {key[2] for key in self.planned_runs()} | set(self.backends)
+        return CaseRunner(self.options, self.scenarios, sorted(backends))
+
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
         for writer in self.writers:
             writer.handle(event)
-
-    def _one(self, env: Environment, key: RunKey, case_id: str) -> RunTrace:
-        role, client, backend, scenario_id, stream = key
-        mode: Literal["passthrough", "translate"] = "translate" if role == "translated" else "passthrough"
-        scenario = env.scenarios[scenario_id]
-        path = cassette_path(self.options.cassettes, backend, scenario_id, stream)
-        if scenario.kind != "models_list" and not path.is_file():
-            return error_trace(
-                case_id=case_id,
-                role=role,
-                scenario=scenario_id,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-                error=f"missing cassette: {path} (run `conformance record "
-                f"--backend {backend} --scenario {scenario_id}`)",
-            )
-        try:
-            return run_once(
-                env,
-                case_id=case_id,
-                role=role,
-                scenario=scenario,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-            )
-        except Unsupported:
-            raise
-        except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
-            return error_trace(
-                case_id=case_id,
-                role=role,
-                scenario=scenario_id,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-                error=f"{type(exc).__name__}: {exc}",
-            )
 
     def run(self) -> RunFinished:
         """Run the matrix, emit events to the writers, and return the gate's summary."""
@@ -185,53 +269,19 @@ class Runner:
                 [s.id for s in self.scenarios],
             )
         )
-        by_id = {s.id: s for s in self.scenarios}
-        gaps = {c: missing_capabilities(by_id[c.scenario], capabilities(c)) for c in self.cases}
+        runner = self.case_runner()
+        gaps = {c: runner.gap(c) for c in self.cases}
         wanted: dict[RunKey, str] = {}
         for case in self.cases:
             if gaps[case] is None:
                 for key in _runs_of(case).values():
                     wanted.setdefault(key, case.case_id)
-        env = Environment(
-            self.scenarios,
-            sorted({k[2] for k in wanted} | set(self.backends)),
-            self.options.cassettes,
-            socket=self.options.socket,
-            rechunk=self.options.rechunk,
-            hooks=self.options.hooks,
-        )
-        traces: dict[RunKey, RunTrace | str] = {}
         try:
-            traces = self._run_all(env, wanted)
+            runner.run_all(wanted)
         finally:
-            env.close()
-        results = [self._judge(case, gaps[case], traces) for case in self.cases]
+            runner.close()
+        results = [runner.judge(case, gaps[case]) for case in self.cases]
         return self._finish(results, known, started)
-
-    def _run_all(self, env: Environment, wanted: dict[RunKey, str]) -> dict[RunKey, RunTrace | str]:
-        def work(key: RunKey) -> RunTrace | str:
-            try:
-                trace = self._one(env, key, wanted[key])
-            except Unsupported as exc:
-                return str(exc)
-            if self.options.on_progress:
-                self.options.on_progress(wanted[key])
-            return trace
-
-        keys = list(wanted)
-        if self.options.jobs <= 1:
-            return {k: work(k) for k in keys}
-        with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
-            return dict(zip(keys, pool.map(work, keys), strict=True))
-
-    def _judge(self, case: Case, gap: str | None, traces: dict[RunKey, RunTrace | str]) -> CaseResult:
-        if gap is not None:
-            return judge(case, {}, unsupported=gap)
-        runs = {role: traces[key] for role, key in _runs_of(case).items()}
-        unsupported = next((r for r in runs.values() if isinstance(r, str)), None)
-        if unsupported is not None:
-            return judge(case, {}, unsupported=unsupported)
-        return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
 
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
         counts: dict[str, int] = {}
