@@ -37,7 +37,13 @@ async def run(call: Call, frontend: Frontend) -> Response:
     hooks = state.hooks_for(route)
     codec = state.codec(route.upstream.protocol)
     upstream_ir = frontend_ir.model_copy(update={"model": route.upstream_model, "stream": call.stream})
-    outgoing = authorized(codec, codec.encode_request(hooks.on_upstream_request(upstream_ir)), route.upstream)
+    try:
+        encoded = codec.encode_request(hooks.on_upstream_request(upstream_ir))
+    except ValueError as exc:  # the upstream protocol cannot express this request (an encoder's EncodeError)
+        state.counters["untranslatable_requests"] += 1
+        message = f"cannot translate the request to {route.upstream.protocol}: {exc}"
+        return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
+    outgoing = authorized(codec, encoded, route.upstream)
     record_outgoing(call, outgoing, route.upstream.protocol)
     opened = await open_upstream(call, outgoing)
     if isinstance(opened, Response):
@@ -72,7 +78,12 @@ async def _whole(call: Call, codec: Codec, upstream: httpx2.Response, frontend_i
         error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"upstream body: {exc}")
         return await send_error(call.state, call.recorder, call.frontend, error)
     call.recorder.set(upstream_response=response)
-    return await send_whole(call.state, call.recorder, call.frontend.encode_response(response, request=frontend_ir))
+    try:
+        encoded = call.frontend.encode_response(response, request=frontend_ir)
+    except ValueError as exc:  # the frontend protocol cannot express this answer
+        error = ir.IRError.of(ir.ErrorKind.SERVER, f"cannot translate the response: {exc}")
+        return await send_error(call.state, call.recorder, call.frontend, error)
+    return await send_whole(call.state, call.recorder, encoded)
 
 
 def _stream(

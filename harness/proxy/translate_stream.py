@@ -90,13 +90,20 @@ class EventPipe:
             self.recorder.events([event], self.checker.check(event))
             if self.terminated:
                 continue  # recorded (the checker flags it) but never sent after the terminal event
+            try:
+                data = self.encoder.encode(event)
+                if event.kind in ir.TERMINAL_KINDS:
+                    data += self.encoder.close()
+            except ValueError as exc:
+                # An event the frontend cannot express (e.g. a delta for a block that never started): it is
+                # already a grammar violation in the trace; the client's stream goes on without it.
+                self.recorder.problem(f"frontend encoder refused {event.kind}: {exc}")
+                continue
             self._track(event)
-            data = self.encoder.encode(event)
             if event.kind in ir.TERMINAL_KINDS:
                 self.terminated = True
                 if isinstance(event, ir.ErrorEvent):
                     self.recorder.error = event.error
-                data += self.encoder.close()
             if data:
                 data = self.hooks.on_frontend_bytes(data)
                 self.recorder.frontend_chunk(data)

@@ -173,3 +173,25 @@ async def test_hooks_selected_by_config_rewrite_request_events_and_bytes() -> No
     ex = p.exchange
     assert ex.upstream_request is not None and ex.upstream_request.temperature == 0.25
     assert [v.rule for v in ex.violations] == ["event_after_terminal"]
+
+
+async def test_event_the_frontend_cannot_encode_is_skipped_and_recorded_not_fatal() -> None:
+    (front,) = need("openai")
+
+    def stray_delta(event: ir.StreamEvent) -> list[ir.StreamEvent]:
+        # A backend quirk: a tool-call fragment for a call that never started.
+        return [ir.ToolCallDelta(index=7, arguments="{"), event] if isinstance(event, ir.TextEnd) else [event]
+
+    cfg = config(("m", "translate", "anthropic", "m"))
+    route = cfg.models[0]
+    cfg = type(cfg)(models=(type(route)(route.name, route.mode, route.upstream, route.upstream_model, "stray"),))
+    up = ScriptedUpstream("anthropic", text_reply("still fine"))
+    path, query, headers, body = stream_request(front)
+    async with proxy(cfg, up.transport(), stray=TranslateHooks(on_upstream_event=stray_delta)) as p:
+        response = await p.client.post(path, params=query, headers=headers, content=body)
+    events = decode_events(front, [response.content])
+    assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == "still fine"
+    assert isinstance(events[-1], ir.Done)
+    ex = p.exchange
+    assert [v.rule for v in ex.violations] == ["delta_without_start"]
+    assert len(ex.problems) == 1 and "frontend encoder refused tool_call_delta" in ex.problems[0]

@@ -168,3 +168,19 @@ async def test_gemini_stream_without_alt_sse_is_answered_as_a_json_array() -> No
     assert response.content.startswith(b"[") and response.content.rstrip().endswith(b"]")
     result = accumulate(decode_events(front, [response.content]))
     assert result.error is None and texts(result.response) == "Array answer."
+
+
+async def test_request_the_upstream_protocol_cannot_express_is_a_native_400() -> None:
+    # A tool result with no earlier call to name its tool: Gemini's functionResponse needs the name.
+    front, _ = codecs("openai", "gemini")
+    body = {
+        "model": FRONT_MODEL,
+        "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_x", "content": "42"}],
+    }
+    up = ScriptedUpstream("gemini", text_reply("unused"))
+    async with proxy(config((FRONT_MODEL, "translate", "gemini", UP_MODEL)), up.transport()) as p:
+        response = await p.client.post("/v1/chat/completions", json=body)
+    assert response.status_code == 400
+    assert "cannot translate the request to gemini" in response.json()["error"]["message"]
+    assert up.requests == []  # nothing was sent upstream
+    assert front.decode_error(400, dict(response.headers), response.content).kind == ir.ErrorKind.INVALID_REQUEST
