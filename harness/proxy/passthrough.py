@@ -10,10 +10,11 @@ import anyio
 import httpx2
 from starlette.responses import Response
 
+from harness import ir
 from harness.protocols import Codec, DecodeError
 from harness.proxy.calls import client_gone, open_upstream, record_outgoing
 from harness.proxy.frontends import Frontend
-from harness.proxy.responses import TappedStream
+from harness.proxy.responses import TappedStream, send_error
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER, StreamTap, decode_request_for_tap
 from harness.proxy.upstream import authorized, error_for_exception, response_headers, without_client_credentials
@@ -34,6 +35,13 @@ async def forward(call: Call, frontend: Frontend, *, tap_ir: bool = True) -> Res
     rec, route = call.recorder, call.route
     rec.mode = "passthrough"
     codec = call.state.codec(route.upstream.protocol)
+    if codec.family != call.frontend.name:
+        # The bytes would reach an upstream that speaks another protocol: a config mistake, said plainly.
+        message = (
+            f"proxy: model {route.name!r} passes through to {route.upstream.name} ({codec.name}, a "
+            f"{codec.family} protocol), but this client speaks {call.frontend.name}; use translate mode"
+        )
+        return await send_error(call.state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
     outgoing = without_client_credentials(call.request)
     if route.upstream_model != route.name:
         outgoing = frontend.with_model(outgoing, route.upstream_model)

@@ -211,3 +211,25 @@ async def test_never_an_open_relay_requests_go_only_to_configured_upstreams() ->
         await p.client.post("/v1/responses", json=body)
     assert hosts == ["upstream.test"]  # only the configured model went anywhere, and only to its upstream
     assert [e.frontend_status for e in p.exchanges] == [404, 404, 404]
+
+
+async def test_passthrough_to_an_upstream_of_another_protocol_family_is_refused_plainly() -> None:
+    up = ScriptedUpstream("openai", text_reply("unused"))
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    async with proxy(config(("m", "passthrough", "openai", "m")), up.transport()) as p:
+        response = await p.client.post("/v1/messages", json=body, headers=ANTHROPIC_HEADERS)
+    assert response.status_code == 400
+    assert "this client speaks anthropic; use translate mode" in response.json()["error"]["message"]
+    assert up.requests == []
+
+
+async def test_passthrough_to_a_profile_of_the_frontends_family_is_allowed() -> None:
+    if "groq" not in registry.names():
+        pytest.skip("groq profile not registered")
+    up = ScriptedUpstream("groq", text_reply("from groq"))
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    async with proxy(config(("m", "passthrough", "groq", "llama")), up.transport()) as p:
+        response = await p.client.post("/v1/chat/completions", json=body)
+    assert response.status_code == 200
+    assert response.json()["choices"][0]["message"]["content"] == "from groq"
+    assert json.loads(up.requests[0].content)["model"] == "llama"
