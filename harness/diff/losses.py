@@ -6,6 +6,9 @@ Grammar of a key (anything else is a malformed key; `parse_loss` rejects it):
 - `Model.field`: the field is never carried; it is removed on both sides before comparing.
 - `Model.field:value`: the field is not carried when it has this value (e.g. `StopReason.kind:stop_sequence`
   becomes another kind); the field is compared only when neither side has that value.
+- Any of the above prefixed with `request.` or `response.`: the loss applies to that direction only (e.g.
+  `request.ThinkingPart`: earlier thinking cannot be sent back, though responses carry it). Unprefixed keys
+  apply to both the request-side and the response-side diff.
 
 `Model` is an IR model name (`Request`, `Message`, `TextPart`, `ToolCallPart`, `Usage`, `StopReason`,
 `IRError`, `ResponseFormatJsonSchema`, `Base64Image`, ...). A node is recognised by its `kind` tag (content
@@ -19,7 +22,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from harness import ir
 
@@ -63,6 +66,9 @@ class LossKeyError(ValueError):
     """A losses-table key outside the grammar."""
 
 
+Scope = Literal["request", "response"]
+
+
 @dataclass(frozen=True)
 class Loss:
     """One parsed loss key."""
@@ -70,6 +76,7 @@ class Loss:
     model: str
     field: str | None = None
     value: str | None = None
+    scope: Scope | None = None
 
 
 def _fields(model: str) -> set[str]:
@@ -79,7 +86,12 @@ def _fields(model: str) -> set[str]:
 
 def parse_loss(key: str) -> Loss:
     """Parse a key, checking the model and field exist in the IR."""
-    head, _, value = key.partition(":")
+    scope: Scope | None = None
+    body = key
+    for prefix in ("request", "response"):
+        if key.startswith(prefix + "."):
+            scope, body = ("request" if prefix == "request" else "response"), key[len(prefix) + 1 :]
+    head, _, value = body.partition(":")
     model, _, field = head.partition(".")
     if model not in _EVENT_MODELS or not _fields(model):
         raise LossKeyError(f"{key!r}: {model!r} is not an IR model")
@@ -87,7 +99,7 @@ def parse_loss(key: str) -> Loss:
         raise LossKeyError(f"{key!r}: {model} has no field {field!r}")
     if value and not field:
         raise LossKeyError(f"{key!r}: a value needs a field (Model.field:value)")
-    return Loss(model, field or None, value or None)
+    return Loss(model, field or None, value or None, scope)
 
 
 def _is(node: dict[str, Any], parent_key: str | None, model: str) -> bool:
@@ -138,10 +150,15 @@ def _strip(tree: Any, loss: Loss, parent_key: str | None = None) -> Any:
     return out
 
 
-def apply_losses(left: Any, right: Any, keys: Iterable[str], *, root_key: str | None = None) -> tuple[Any, Any]:
-    """Both sides without what the keys say is not carried. `root_key` names what the roots are (`request`)."""
+def apply_losses(
+    left: Any, right: Any, keys: Iterable[str], *, scope: Scope | None = None, root_key: str | None = None
+) -> tuple[Any, Any]:
+    """Both sides without what the keys say is not carried in `scope` (None: every key applies). `root_key`
+    names what the roots are."""
     a, b = copy.deepcopy(left), copy.deepcopy(right)
     for loss in _expand(parse_loss(key) for key in keys):
+        if scope is not None and loss.scope not in (None, scope):
+            continue
         if loss.value is not None and not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
             continue
         a, b = _strip(a, loss, root_key), _strip(b, loss, root_key)
@@ -154,7 +171,7 @@ def _expand(losses: Iterable[Loss]) -> list[Loss]:
         out.append(loss)
         for twin in _EVENT_TWINS.get(loss.model, ()):
             if loss.field is None or loss.field in _fields(twin):
-                out.append(Loss(twin, loss.field, loss.value))
+                out.append(Loss(twin, loss.field, loss.value, loss.scope))
     return out
 
 

@@ -23,7 +23,7 @@ PAIR_LOSSES: Mapping[tuple[str, str], tuple[str, ...]] = {}
 
 def strip_losses(request: dict[str, Any], losses: Iterable[str]) -> dict[str, Any]:
     """One request JSON without what the loss keys name (value-conditional keys apply when it has the value)."""
-    stripped, _ = apply_losses({"request": request}, {"request": request}, losses)
+    stripped, _ = apply_losses({"request": request}, {"request": request}, losses, scope="request")
     result: dict[str, Any] = stripped["request"]
     return result
 
@@ -37,5 +37,5 @@ def request_divergences(
 ) -> list[Divergence]:
     """Divergences between the client's request IR and the upstream request IR, minus allowed losses."""
     allowed = [*ALWAYS_IGNORED, *losses, *(PAIR_LOSSES.get(pair, ()) if pair else ())]
-    left, right = apply_losses({"request": frontend}, {"request": upstream}, allowed)
+    left, right = apply_losses({"request": frontend}, {"request": upstream}, allowed, scope="request")
     return diff_views(tool_call_ids(left), tool_call_ids(right))

@@ -1,10 +1,19 @@
-"""Imports every built-in protocol module so that each registers itself. Add new protocols here."""
+"""The built-in protocol modules; importing each registers it with harness.protocols.registry. Add new ones here."""
 
 from __future__ import annotations
 
-# Each import below registers one protocol (or profile set) with harness.protocols.registry.
-import harness.protocols.anthropic  # noqa: F401
-import harness.protocols.gemini  # noqa: F401
-import harness.protocols.ollama  # noqa: F401
-import harness.protocols.openai  # noqa: F401
-import harness.protocols.qwen_xml  # noqa: F401
+import importlib
+
+BUILTIN: tuple[str, ...] = (
+    "harness.protocols.anthropic",
+    "harness.protocols.gemini",
+    "harness.protocols.ollama",
+    "harness.protocols.openai",
+    "harness.protocols.qwen_xml",
+)
+
+
+def load() -> None:
+    """Import (and so register) every built-in protocol; cheap after the first call."""
+    for module in BUILTIN:
+        importlib.import_module(module)

@@ -40,5 +40,7 @@ def names() -> list[str]:
 
 
 def _load_builtins() -> None:
-    # Importing the package registers the built-in protocols; done lazily so `ir`-only users stay light.
-    import harness.protocols.builtin  # noqa: F401
+    # Importing the modules registers the built-in protocols; done lazily so `ir`-only users stay light.
+    from harness.protocols import builtin
+
+    builtin.load()

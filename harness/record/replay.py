@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from starlette.applications import Starlette
 from vcr import matchers as vcr_matchers
 from vcr.cassette import Cassette
 from vcr.errors import UnhandledHTTPRequestError
 from vcr.record_mode import RecordMode as VcrMode
 from vcr.request import Request as VcrRequest
-
-from starlette.applications import Starlette
 
 from harness.backends import WireReply, wire_app
 from harness.protocols import HttpRequest, registry

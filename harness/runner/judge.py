@@ -48,7 +48,10 @@ def request_side(case: Case, translated: RunTrace) -> list[Divergence]:
 def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace) -> list[Divergence]:
     """What the frontend SDK saw through translation against what it saw from its own backend."""
     left, right = apply_losses(
-        sdk_view_json(baseline_frontend), sdk_view_json(translated), losses_of(case.backend, case.frontend)
+        sdk_view_json(baseline_frontend),
+        sdk_view_json(translated),
+        losses_of(case.backend, case.frontend),
+        scope="response",
     )
     return compare(left, right)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,7 +110,9 @@ def test_request_side_tools_dropped_is_a_divergence() -> None:
 
 
 def test_request_side_model_name_and_declared_losses_are_allowed() -> None:
-    assert request_divergences(request(), request(model="other", temperature=None), losses=["Request.temperature"]) == []
+    assert (
+        request_divergences(request(), request(model="other", temperature=None), losses=["Request.temperature"]) == []
+    )
     assert request_divergences(request(), request(temperature=None)) != []
 
 
@@ -161,3 +164,35 @@ def test_triage_table() -> None:
     got = triage(OK, OK, OK, request_divergences=div, response_divergences=[], unsupported="vision")
     assert got.verdict is Verdict.UNSUPPORTED and "vision" in got.reason
     assert Verdict.PROXY_BUG_REQUEST.is_proxy_bug and not Verdict.BACKEND_ISSUE.is_proxy_bug
+
+
+def test_scoped_losses_apply_to_their_direction_only() -> None:
+    from harness.diff import apply_losses, parse_loss
+
+    assert parse_loss("request.ThinkingPart").scope == "request"
+    assert parse_loss("StopReason.kind:stop_sequence").value == "stop_sequence"
+    thinking = {"response": {"content": [{"kind": "thinking", "text": "t"}, {"kind": "text", "text": "x"}]}}
+    kept, _ = apply_losses(thinking, thinking, ["request.ThinkingPart"], scope="response")
+    assert kept == thinking
+    dropped, _ = apply_losses(thinking, thinking, ["request.ThinkingPart"], scope="request")
+    assert dropped["response"]["content"] == [{"kind": "text", "text": "x"}]
+
+
+def test_value_losses_apply_only_when_a_side_has_the_value() -> None:
+    from harness.diff import apply_losses
+
+    def stop(kind: str) -> dict[str, object]:
+        return {"response": {"stop_reason": {"kind": kind}}}
+
+    a, b = apply_losses(stop("stop_sequence"), stop("end_turn"), ["StopReason.kind:stop_sequence"])
+    assert a == b == {"response": {"stop_reason": {}}}
+    a, b = apply_losses(stop("max_tokens"), stop("end_turn"), ["StopReason.kind:stop_sequence"])
+    assert (a, b) == (stop("max_tokens"), stop("end_turn"))
+
+
+def test_malformed_loss_keys_are_rejected() -> None:
+    from harness.diff import LossKeyError, parse_loss
+
+    for key in ("Nope", "TextPart.nope", "TextPart:adjacent", "Message(role=tool)"):
+        with pytest.raises(LossKeyError):
+            parse_loss(key)
