@@ -50,9 +50,8 @@ def run(args: argparse.Namespace) -> int:
     # httpx2 logs every request URL at INFO; the proxy logs each exchange itself (with its trace id).
     logging.getLogger("httpx2").setLevel(max(level, logging.WARNING))
     names = ", ".join(route.name for route in config.models)
-    logging.getLogger("harness.proxy").info(
-        "serving %d models (%s) on http://%s:%d", len(config.models), names, host, port
-    )
+    where = f"http://{host}:{port}" if port else f"{host}, on the port uvicorn reports"
+    logging.getLogger("harness.proxy").info("serving %d models (%s) on %s", len(config.models), names, where)
     # uvicorn shuts down gracefully on Ctrl-C, then re-raises it; that is a normal end of serving.
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(uvicorn_config(app, host, port, log_level=args.log_level)).run()

@@ -48,6 +48,8 @@ async def probe(client: httpx2.AsyncClient, upstream: UpstreamConfig) -> dict[st
         response = await client.get(upstream.base_url, timeout=timeout)
     except httpx2.HTTPError as exc:
         return {"reachable": False, "detail": type(exc).__name__}
+    except Exception as exc:  # an injected in-process transport may fail its own way; reported, not raised
+        return {"reachable": False, "detail": f"{type(exc).__name__}: {exc}"}
     return {"reachable": True, "detail": f"HTTP {response.status_code}"}
 
 
