@@ -3,8 +3,9 @@
 The framing is detected from the first non-whitespace byte: `[` is the JSON-array stream (no `alt=sse`),
 `{` is a plain JSON body (Google answers a failed `alt=sse` request with its usual pretty-printed error JSON
 under content-type text/event-stream), anything else is SSE (`data: {...}\\r\\n\\r\\n`). The terminal marker
-is the finishReason (or a prompt blockReason); a stream that ends without one, a cut-off SSE event or an
-unclosed array decodes to a `malformed_stream` error event from `close()`.
+is the finishReason (or a prompt blockReason); a stream that ends without one, a cut-off SSE event or a
+JSON array whose framing fails at the end of input (never closed) decodes to a `malformed_stream` error event
+from `close()`. Framing errors found while feeding raise `FramingError`.
 """
 
 from __future__ import annotations

@@ -290,7 +290,7 @@ def test_thoughts_crlf_answer_text() -> None:
     assert text.endswith("Always assume a driver might not see you.")
     assert len(text) == 1938
     assert response.content[0].kind == "thinking"
-    assert "**Crafting Safe Instructions**" in response.content[0].text  # type: ignore[union-attr]
+    assert "**Crafting Safe Instructions**" in response.content[0].text
 
 
 @pytest.mark.parametrize(

@@ -141,7 +141,7 @@ def test_replayed_turn_keeps_the_response_tool_ids() -> None:
     answered = [p for p in accumulate(decode_stream(first.response.body)).response.content if p.kind == "tool_call"]
     request = CODEC.decode_request(second.request)
     replayed = [p for p in request.messages[1].content if isinstance(p, ir.ToolCallPart)]
-    assert [p.id for p in replayed] == [p.id for p in answered]  # type: ignore[union-attr]
+    assert [p.id for p in replayed] == [p.id for p in answered]
     results = request.messages[2].content
     assert [(r.tool_call_id, r.content) for r in results if isinstance(r, ir.ToolResultPart)] == [
         (replayed[0].id, [ir.TextPart(text="Welcome to Moria!")]),
@@ -221,7 +221,7 @@ def test_finish_reason_mapping(finish: str, calls: bool, kind: str) -> None:
     part = b'{"functionCall": {"name": "f", "args": {}}}' if calls else b'{"text": "x"}'
     body = CHUNK % (part, b', "finishReason": "%s"' % finish.encode(), b"")
     response = CODEC.decode_response(body)
-    assert response.stop_reason == ir.StopReason(kind=kind, raw=finish)  # type: ignore[arg-type]
+    assert response.stop_reason == ir.StopReason(kind=kind, raw=finish)
     again = CODEC.decode_response(CODEC.encode_response(response).body)
     assert again.stop_reason == response.stop_reason  # raw survives when it means the same kind
 
@@ -432,7 +432,7 @@ def test_response_schema_openapi_and_enum_mime() -> None:
     body = {"contents": [], "generationConfig": config}
     wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
     request = CODEC.decode_request(wire)
-    assert request.response_format == ir.ResponseFormatJsonSchema(schema={"type": "string", "enum": ["yes", "no"]})
+    assert request.response_format == ir.ResponseFormatJsonSchema(schema_={"type": "string", "enum": ["yes", "no"]})
     assert request.provider_fields == {
         "gemini": {
             "response_schema_key": "responseSchema",

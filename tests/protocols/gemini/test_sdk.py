@@ -102,6 +102,7 @@ def test_sdk_parses_our_response() -> None:
     assert result.response_id == "resp-1"
     assert result.model_version == "gemini-2.5-flash"
     parts = result.candidates[0].content.parts  # type: ignore[index, union-attr]
+    assert parts is not None
     assert [(p.thought, p.text) for p in parts[:2]] == [
         (True, "Let me look that up."),
         (None, "Checking the weather in Paris, "),
@@ -172,7 +173,7 @@ def test_sdk_request_decodes_to_ir() -> None:
     assert (request.temperature, request.max_tokens, request.stop) == (0.3, 256, ["END"])
     assert request.thinking == ir.ThinkingConfig(enabled=True, budget_tokens=1024)
     assert request.tool_choice == ir.ToolChoiceTool(name="get_weather")
-    assert request.response_format == ir.ResponseFormatJsonSchema(schema={"type": "object"})
+    assert request.response_format == ir.ResponseFormatJsonSchema(schema_={"type": "object"})
     assert [t.name for t in request.tools] == ["get_weather"]
     assert request.tools[0].parameters == {"type": "object", "properties": {"city": {"type": "string"}}}
     user, model, tool = request.messages
@@ -207,7 +208,7 @@ def test_sdk_raises_its_errors(kind: ir.ErrorKind, status: int, exc: type[errors
         client(backend).models.generate_content(model="gemini-2.5-flash", contents="hi")
     assert (info.value.code, info.value.status, info.value.message) == (status, status_text, f"{kind} happened")
     if kind is ir.ErrorKind.THROTTLED:
-        assert info.value.response.headers["retry-after"] == "7"  # type: ignore[union-attr]
+        assert info.value.response.headers["retry-after"] == "7"
         assert info.value.details["error"]["details"][0]["retryDelay"] == "7s"
 
 
