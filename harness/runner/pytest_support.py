@@ -1,0 +1,327 @@
+"""The engine side of the pytest plugin: settings (CLI over ini), the session state that runs cases through one
+shared CaseRunner, the `conformance` collector and one item per case. Imported only when the plugin is enabled
+(or its fixture is used), so loading the plugin stays light."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.diff.triage import Verdict
+from harness.protocols import registry
+from harness.protocols.registry import UnknownProtocolError
+from harness.pytest_plugin import RECORD_MODES, STATE_KEY, STREAMING, option_name
+from harness.runner.known import Known, KnownFileError, load_known
+from harness.runner.matrix import Case
+from harness.runner.run import CaseRunner, Runner, RunOptions
+from harness.scenarios.loader import ScenarioError
+from harness.trace.model import CaseResult, DivergenceJSON
+
+STREAMS = {"both": (True, False), "stream": (True,), "nonstream": (False,)}
+CONFIG_ERRORS = (ScenarioError, KnownFileError, UnknownProtocolError, ValueError)
+"""What a wrong setting raises; reported as a collection error in one line, without a traceback."""
+VALUE_LIMIT = 300
+"""Characters of a diverging value shown in a failure message (the trace holds the whole value)."""
+
+
+def marker_name(kind: str, protocol: str) -> str:
+    """`conformance_backend_gemini`: the marker of one party (names made valid for `-m` expressions)."""
+    return f"conformance_{kind}_{protocol.replace('-', '_').replace('.', '_')}"
+
+
+def register_markers(config: pytest.Config) -> None:
+    """Register every marker the items may carry, so `--strict-markers` accepts them."""
+    lines = ["conformance: a conformance case collected by the harness plugin"]
+    lines += [f"conformance_{m}: a {m} conformance case" for m in ("stream", "nonstream")]
+    for name in registry.names():
+        lines.append(f"{marker_name('frontend', name)}: conformance case whose SDK and proxy frontend speak {name}")
+        lines.append(f"{marker_name('backend', name)}: conformance case whose backend is {name}")
+    for line in lines:
+        config.addinivalue_line("markers", line)
+
+
+def _layered(config: pytest.Config, suffix: str) -> tuple[Any, Path]:
+    """An option's value and the folder relative paths in it start from: the command line's (relative to the
+    invocation folder) over the ini file's (relative to the ini file)."""
+    name = option_name(suffix)
+    cli = config.getoption(name)
+    if cli is not None:
+        return cli, config.invocation_params.dir
+    base = config.inipath.parent if config.inipath else config.rootpath
+    return config.getini(name), base
+
+
+def _names(config: pytest.Config, suffix: str) -> list[str] | None:
+    value, _ = _layered(config, suffix)
+    text = ",".join(value) if isinstance(value, list) else str(value)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    return names or None
+
+
+def _path(config: pytest.Config, suffix: str, default: str | None) -> Path | None:
+    value, base = _layered(config, suffix)
+    if not value:
+        return config.rootpath / default if default else None
+    return base / str(value)
+
+
+def _choice(config: pytest.Config, suffix: str, choices: tuple[str, ...], default: str) -> str:
+    value, _ = _layered(config, suffix)
+    value = str(value or default)
+    if value not in choices:
+        raise pytest.UsageError(f"{option_name(suffix)} = {value!r}: choose one of {', '.join(choices)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's configuration, resolved once per session."""
+
+    frontends: list[str] | None
+    backends: list[str] | None
+    only: list[str] | None
+    streaming: str
+    record_mode: str
+    scenarios: Path
+    cassettes: Path
+    known: Path
+    report: Path | None
+    socket: bool
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        """Read the options, the command line over the ini file."""
+        socket, _ = _layered(config, "socket")
+        scenarios = _path(config, "scenarios", "scenarios")
+        cassettes = _path(config, "cassettes", "cassettes")
+        known = _path(config, "known", "conformance-known.toml")
+        assert scenarios and cassettes and known  # each has a default
+        return cls(
+            frontends=_names(config, "frontend"),
+            backends=_names(config, "backend"),
+            only=_names(config, "scenario"),
+            streaming=_choice(config, "streaming", STREAMING, "both"),
+            record_mode=_choice(config, "record-mode", RECORD_MODES, "none"),
+            scenarios=scenarios,
+            cassettes=cassettes,
+            known=known,
+            report=_path(config, "report", None),
+            socket=bool(socket),
+        )
+
+
+class ConformanceState:
+    """One session's conformance runs: the matrix (built on first use), the shared CaseRunner with its cached
+    runs (baselines are shared between items, as in `conformance run`), and the results so far."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.settings = Settings.from_config(config)
+        self.results: dict[str, CaseResult] = {}
+        """Results of the cases run so far, by case id."""
+        self._runner: Runner | None = None
+        self._cases: CaseRunner | None = None
+        self._known: dict[str, Known] | None = None
+        self._recorded = False
+
+    @property
+    def runner(self) -> Runner:
+        """The matrix as `conformance run` would expand it from these settings."""
+        if self._runner is None:
+            s = self.settings
+            hooks = self.config.hook.pytest_conformance_translate_hooks(config=self.config)
+            options = RunOptions(
+                scenarios=s.scenarios,
+                cassettes=s.cassettes,
+                frontends=s.frontends,
+                backends=s.backends,
+                only=s.only,
+                streams=STREAMS[s.streaming],
+                jobs=1,
+                socket=s.socket,
+                known=s.known,
+                hooks=hooks,
+                write_traces=False,
+            )
+            self._runner = Runner(options)
+        return self._runner
+
+    @property
+    def known(self) -> dict[str, Known]:
+        """The known-failures file's entries by case id."""
+        if self._known is None:
+            self._known = load_known(self.settings.known)
+        return self._known
+
+    def result(self, case: Case) -> CaseResult:
+        """Run (what is not cached yet of) one case and judge it; the first call records per the record mode."""
+        cached = self.results.get(case.case_id)
+        if cached is not None:
+            return cached
+        if not self._recorded:
+            self._recorded = True
+            if self.settings.record_mode != "none":
+                from harness.runner.record_missing import record_missing
+
+                record_missing(self.runner, self.settings.record_mode)
+        if self._cases is None:
+            self._cases = self.runner.case_runner()
+        result = self._cases.run_case(case)
+        entry = self.known.get(case.case_id)
+        if entry is not None:
+            result = result.model_copy(update={"known": entry.reason})
+        if self.settings.report is not None:
+            from harness.trace.writer import write_case
+
+            write_case(result, self.settings.report / "cases")
+        self.results[case.case_id] = result
+        return result
+
+    def result_for(self, case_id: str) -> CaseResult:
+        """The result of a case of the matrix given by id; LookupError names the matrix when it is not in it."""
+        case = next((c for c in self.runner.cases if c.case_id == case_id), None)
+        if case is None:
+            raise LookupError(f"{case_id!r} is not a case of the configured matrix ({len(self.runner.cases)} cases)")
+        return self.result(case)
+
+    def summary_line(self) -> str:
+        """`conformance: 12 cases: 10 pass, 2 unsupported`."""
+        counts: dict[str, int] = {}
+        for result in self.results.values():
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+        parts = ", ".join(f"{counts[v]} {v}" for v in Verdict if v in counts)
+        return f"conformance: {len(self.results)} cases: {parts}"
+
+    def close(self) -> None:
+        """Stop the shared environment, if one was built."""
+        if self._cases is not None:
+            self._cases.close()
+            self._cases = None
+
+
+def state_of(config: pytest.Config) -> ConformanceState:
+    """The session's conformance state, created on first use."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
+        state = config.stash[STATE_KEY] = ConformanceState(config)
+    return state
+
+
+class ProxyBug(Exception):
+    """A case whose verdict fails the gate; carries the result for the failure message."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(f"{result.verdict}: {result.reason}")
+        self.result = result
+
+
+def _value(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT] + f"... ({len(text)} chars)"
+
+
+def _run_line(result: CaseResult) -> str:
+    parts = []
+    for role, run in result.runs.items():
+        failed = [c.name for c in run.checks if not c.passed] + run.grammar
+        detail = f" ({', '.join(failed)})" if failed else ""
+        error = f" ({run.error})" if run.error else ""
+        parts.append(f"{role} {run.status}{detail}{error}")
+    return "runs: " + "; ".join(parts)
+
+
+def describe_failure(result: CaseResult) -> str:
+    """The failure message of a proxy bug: verdict, reason, the first divergence with both values, the runs."""
+    lines = [f"{result.verdict}: {result.reason}"]
+    first: DivergenceJSON | None = result.first_divergence
+    if first is not None:
+        request_side = result.verdict == Verdict.PROXY_BUG_REQUEST
+        left, right = ("client request", "upstream request") if request_side else ("baseline", "translated")
+        where = f" (stream event {first.event_index})" if first.event_index is not None else ""
+        lines += [
+            f"first divergence at {first.path}{where}{': ' + first.change if first.change else ''}",
+            f"  {left + ':':<18}{_value(first.left)}",
+            f"  {right + ':':<18}{_value(first.right)}",
+        ]
+    lines.append(_run_line(result))
+    streaming = "stream" if result.stream else "nonstream"
+    lines.append(
+        f"rerun for the HTML report: conformance run --scenario {result.scenario} --frontend {result.frontend} "
+        f"--backend {result.backend} --streaming {streaming}"
+    )
+    if result.known:
+        lines.append(f"known-failures entry (other verdict): {result.known}")
+    return "\n".join(lines)
+
+
+def _skip(reason: str) -> BaseException:
+    # `pytest.skip()` would report this module's line as the skip location; the item's location (the scenario
+    # file) is what a reader needs, and the skip exception's item-location flag (as skip markers use) gives it.
+    return pytest.skip.Exception(reason, _use_item_location=True)
+
+
+class ConformanceItem(pytest.Item):
+    """One case: its three runs (baselines shared across items) and the verdict as the test outcome."""
+
+    def __init__(self, *, case: Case, state: ConformanceState, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.state = state
+        self.add_marker("conformance")
+        self.add_marker("conformance_stream" if case.stream else "conformance_nonstream")
+        self.add_marker(marker_name("frontend", case.frontend))
+        self.add_marker(marker_name("backend", case.backend))
+
+    def runtest(self) -> None:
+        """Pass; skip when unsupported or when the fault is not the proxy's; xfail a known proxy bug; else fail."""
+        result = self.state.result(self.case)
+        self.user_properties += [("verdict", result.verdict), ("reason", result.reason)]
+        verdict = Verdict(result.verdict)
+        if verdict is Verdict.PASS:
+            return
+        if verdict is Verdict.UNSUPPORTED:
+            raise _skip(result.reason)
+        if verdict in (Verdict.BACKEND_ISSUE, Verdict.BASELINE_ISSUE):
+            # Not the proxy's fault, and not a gate failure in `conformance run` either.
+            raise _skip(f"{verdict}: {result.reason}")
+        entry = self.state.known.get(self.case.case_id)
+        if entry is not None and entry.verdict == verdict:
+            pytest.xfail(f"known {verdict}: {entry.reason}")
+        raise ProxyBug(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        """The verdict, reason and first divergence for a proxy bug; pytest's usual report otherwise."""
+        if isinstance(excinfo.value, ProxyBug):
+            return describe_failure(excinfo.value.result)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Point at the scenario file (when it is named after the scenario id)."""
+        scenario = self.state.settings.scenarios / f"{self.case.scenario}.yaml"
+        return (scenario if scenario.is_file() else self.state.settings.scenarios), 0, self.name
+
+
+class ConformanceCollector(pytest.Collector):
+    """The `conformance` node under the session: the configured matrix, one item per case, in matrix order."""
+
+    def collect(self) -> list[pytest.Item]:
+        """Expand the matrix (a wrong setting becomes a collection error naming it)."""
+        state = state_of(self.config)
+        # Ids read like a parametrized test's, `conformance::<scenario>[<frontend>-><backend>,<stream>]`, so that a
+        # stored id (--lf, xdist, junit) parses back to the same node id.
+        return [
+            ConformanceItem.from_parent(
+                self, name=case.case_id, nodeid=f"{self.nodeid}::{case.case_id}", case=case, state=state
+            )
+            for case in state.runner.cases
+        ]
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """A configuration error in one line."""
+        if isinstance(excinfo.value, CONFIG_ERRORS):
+            return f"conformance: {excinfo.value}"
+        return super().repr_failure(excinfo)

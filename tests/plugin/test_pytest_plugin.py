@@ -1,0 +1,253 @@
+"""The pytest plugin end to end with pytester on the repo's scenarios and cassettes: one item per case with the
+case id, verdicts as outcomes (pass, skip, xfail, fail with the first divergence), provider markers, CLI over
+ini, the fixture, and trace output. Matrices stay small: one or two scenarios, one frontend, two backends."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import harness.runner.pytest_support  # noqa: F401
+from harness import drivers
+from harness.protocols import registry
+from harness.report import events_for_run
+from tests.plugin.conftest import CASSETTES, PLUGIN, SCENARIOS, matrix
+
+pytest_plugins = ["pytester"]
+
+# pytester's in-process runs drop every module first imported inside a run. The engine loads protocols and SDK
+# drivers lazily, and a protocol module imported afresh would register its codec a second time: load them all
+# here, outside the runs, so every run shares them.
+registry.names()
+for _name in drivers.names():
+    drivers.get(_name)
+
+TEXT_BASIC_IDS = [
+    "conformance::text-basic[openai->anthropic,stream]",
+    "conformance::text-basic[openai->anthropic,nonstream]",
+    "conformance::text-basic[openai->openai,stream]",
+    "conformance::text-basic[openai->openai,nonstream]",
+]
+
+DROP_TOOLS_CONFTEST = """
+from harness.proxy import TranslateHooks
+
+def pytest_conformance_translate_hooks(config):
+    # The injected proxy bug: the translate path forgets the client's tools.
+    return TranslateHooks(on_upstream_request=lambda request: request.model_copy(update={"tools": []}))
+"""
+
+SHOUT_CONFTEST = """
+from harness import ir
+from harness.proxy import TranslateHooks
+
+def shout(event):
+    if isinstance(event, ir.TextDelta):
+        return (event.model_copy(update={"text": event.text.upper()}),)
+    return (event,)
+
+def pytest_conformance_translate_hooks(config):
+    return TranslateHooks(on_upstream_event=shout)
+"""
+
+
+def collected_ids(result: pytest.RunResult) -> list[str]:
+    """Node ids printed by `--collect-only -q`."""
+    return [line for line in result.outlines if line.startswith("conformance::")]
+
+
+def test_collection_yields_one_item_per_case_with_the_case_id(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("text-basic"), "--collect-only", "-q")
+    assert collected_ids(result) == TEXT_BASIC_IDS
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_clean_matrix_passes_and_summarizes_the_verdicts(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("text-basic", "tool-call-parallel"), "-v", "--strict-markers")
+    result.assert_outcomes(passed=8)
+    result.stdout.fnmatch_lines(
+        [
+            "conformance::text-basic[[]openai->anthropic,stream[]] PASSED*",
+            "conformance::tool-call-parallel[[]openai->openai,nonstream[]] PASSED*",
+            "conformance: 8 cases: 8 pass",
+        ]
+    )
+
+
+def test_unsupported_cases_skip_with_the_missing_capability(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("json-object"), "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    # The skip points at the scenario file and names the party that lacks the capability.
+    result.stdout.fnmatch_lines(
+        ["SKIPPED [[]2[]] *scenarios/json-object.yaml:1: declared unsupported: anthropic backend lacks json_object*"]
+    )
+
+
+def test_provider_markers_select_by_backend_and_frontend(pytester: pytest.Pytester) -> None:
+    by_backend = pytester.runpytest(
+        *matrix("text-basic"), "-m", "conformance_backend_anthropic", "--strict-markers", "--collect-only", "-q"
+    )
+    assert collected_ids(by_backend) == TEXT_BASIC_IDS[:2]
+    by_stream = pytester.runpytest(
+        *matrix("text-basic", frontends="openai,anthropic", backends="openai"),
+        "-m",
+        "conformance_frontend_anthropic and conformance_stream",
+        "--collect-only",
+        "-q",
+    )
+    assert collected_ids(by_stream) == ["conformance::text-basic[anthropic->openai,stream]"]
+
+
+def test_an_injected_request_side_proxy_bug_fails_with_the_first_divergence(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(DROP_TOOLS_CONFTEST)
+    result = pytester.runpytest(*matrix("tool-call-parallel", backends="anthropic"), "--conformance-streaming=stream")
+    result.assert_outcomes(failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*_ tool-call-parallel[[]openai->anthropic,stream[]] _*",
+            "proxy_bug_request: upstream request differs from the client's request at request.tools*",
+            "first divergence at request.tools*",
+            '  client request:   *"name": "get_weather"*',
+            "  upstream request: *",
+            "runs: baseline_frontend ok; baseline_backend ok; translated *",
+        ]
+    )
+
+
+def test_an_injected_response_side_proxy_bug_shows_both_texts(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(SHOUT_CONFTEST)
+    result = pytester.runpytest(*matrix("text-basic", backends="anthropic"), "--conformance-streaming=stream")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "proxy_bug_response: translated run fails (text_equals)",
+            "first divergence at *.text (stream event *",
+            '  baseline:         "Hello! How can I help you today?"',
+            '  translated:       "HELLO! HOW CAN I HELP YOU TODAY?"',
+            "runs: *translated failed (text_equals)",
+            "rerun for the HTML report: conformance run --scenario text-basic --frontend openai --backend anthropic "
+            "--streaming stream",
+        ]
+    )
+
+
+def test_a_known_proxy_bug_is_an_expected_failure(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(DROP_TOOLS_CONFTEST)
+    pytester.path.joinpath("conformance-known.toml").write_text(
+        "[[case]]\n"
+        'id = "tool-call-parallel[openai->anthropic,stream]"\n'
+        'verdict = "proxy_bug_request"\n'
+        'reason = "tools dropped; tracked in #7"\n',
+        encoding="utf-8",
+    )
+    result = pytester.runpytest(*matrix("tool-call-parallel", backends="anthropic"), "-rx")
+    # The listed case is accepted; its nonstream twin is a new bug and still fails.
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["XFAIL *tool-call-parallel[[]openai->anthropic,stream[]]*tracked in #7*"])
+
+
+def test_a_backend_issue_skips_with_the_reason(pytester: pytest.Pytester) -> None:
+    cassettes = pytester.path / "cassettes"
+    for backend in ("openai", "anthropic"):
+        shutil.copytree(CASSETTES / backend, cassettes / backend)
+    (cassettes / "anthropic" / "text-basic.stream.yaml").unlink()
+    result = pytester.runpytest(
+        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-streaming=stream", "-rs"
+    )
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED *backend_issue: the backend's own baseline fails the same way*"])
+
+
+def test_ini_options_apply_and_the_command_line_overrides_them(pytester: pytest.Pytester) -> None:
+    local = pytester.mkdir("my-scenarios")
+    shutil.copy(SCENARIOS / "text-basic.yaml", local / "text-basic.yaml")
+    pytester.makeini(
+        f"""
+        [pytest]
+        conformance = true
+        conformance_scenarios = my-scenarios
+        conformance_cassettes = {CASSETTES}
+        conformance_frontend = openai
+        conformance_backend = openai
+        conformance_streaming = nonstream
+        """
+    )
+    # Run from a subfolder: the ini's relative scenario folder is taken relative to the ini file.
+    sub = pytester.mkdir("sub")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(sub)
+        from_ini = pytester.runpytest(*PLUGIN, "--collect-only", "-q")
+        overridden = pytester.runpytest(*PLUGIN, "--conformance-backend=anthropic", "--collect-only", "-q")
+    assert collected_ids(from_ini) == ["conformance::text-basic[openai->openai,nonstream]"]
+    assert collected_ids(overridden) == ["conformance::text-basic[openai->anthropic,nonstream]"]
+
+
+def test_a_wrong_setting_is_a_collection_error_naming_it(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("text-basic", backends="nope"))
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting conformance*", "conformance: unknown protocol 'nope'; known: *"])
+
+
+def test_the_fixture_runs_a_case_by_id_without_collecting_items(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_fixture="""
+        import pytest
+
+        def test_case(conformance_case):
+            result = conformance_case("text-basic[openai->anthropic,stream]")
+            assert result.verdict == "pass"
+            assert result.runs["translated"].upstream == "anthropic"
+            with pytest.raises(LookupError, match="not a case of the configured matrix"):
+                conformance_case("text-basic[openai->gemini,stream]")
+        """
+    )
+    options = [o for o in matrix("text-basic", backends="anthropic") if o != "--conformance"]
+    result = pytester.runpytest(*options, "-v")
+    result.assert_outcomes(passed=1)
+    assert "conformance::" not in result.stdout.str()
+
+
+def test_traces_are_written_for_the_report(pytester: pytest.Pytester) -> None:
+    out = pytester.path / "out"
+    result = pytester.runpytest(*matrix("text-basic", backends="anthropic"), f"--conformance-report={out}")
+    result.assert_outcomes(passed=2)
+    assert sorted(p.name for p in (out / "cases").iterdir()) == [
+        "text-basic__openai-to-anthropic_nonstream.json",
+        "text-basic__openai-to-anthropic_stream.json",
+    ]
+    events = events_for_run(out)  # what `conformance report --run out` renders
+    assert len(events) == 4  # RunStarted, two CaseFinished, RunFinished
+
+
+def test_verdicts_reach_junit_as_properties(pytester: pytest.Pytester) -> None:
+    xml = pytester.path / "junit.xml"
+    result = pytester.runpytest(*matrix("json-object", backends="anthropic"), f"--junitxml={xml}")
+    result.assert_outcomes(skipped=2)
+    text = xml.read_text(encoding="utf-8")
+    assert 'name="verdict" value="unsupported"' in text
+    assert 'classname="conformance"' in text and 'name="json-object[openai-&gt;anthropic,stream]"' in text
+
+
+def test_items_run_in_matrix_order_under_a_selection_by_keyword(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("text-basic", "tool-call-parallel"), "-k", "nonstream and not anthropic", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "conformance::text-basic[[]openai->openai,nonstream[]] PASSED*",
+            "conformance::tool-call-parallel[[]openai->openai,nonstream[]] PASSED*",
+        ]
+    )
+
+
+def test_scenario_paths_resolve_from_the_rootdir_by_default(pytester: pytest.Pytester) -> None:
+    (pytester.path / "scenarios").mkdir()
+    shutil.copy(SCENARIOS / "text-basic.yaml", pytester.path / "scenarios" / "text-basic.yaml")
+    shutil.copytree(CASSETTES / "openai", pytester.path / "cassettes" / "openai")
+    result = pytester.runpytest(*PLUGIN, "--conformance", "--conformance-frontend=openai", "--collect-only", "-q")
+    # Backends default to the cassette folders present: only openai here.
+    assert collected_ids(result) == [
+        "conformance::text-basic[openai->openai,stream]",
+        "conformance::text-basic[openai->openai,nonstream]",
+    ]
