@@ -153,6 +153,32 @@ def usage_unreported(left: View, right: View) -> tuple[View, View]:
     return a, b
 
 
+def _terminal_error(view: View) -> dict[str, Any] | None:
+    events = view.get("events") or []
+    if events and events[-1].get("kind") == "error":
+        error: dict[str, Any] = events[-1]["error"]
+        return error
+    return None
+
+
+def incomplete_stream(left: View, right: View) -> tuple[View, View]:
+    """A stream that ended without its terminal marker (`malformed_stream`, as a client of the provider sees it)
+    and a stream the proxy ended with an explicit mid-stream error (no HTTP status) tell the client the same
+    thing: the answer is incomplete. Neither is dressed up as a normal stop, which is what must not happen."""
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    ea, eb = _terminal_error(a), _terminal_error(b)
+    if ea is None or eb is None or "malformed_stream" not in (ea.get("kind"), eb.get("kind")):
+        return a, b
+    if ea.get("status") is not None or eb.get("status") is not None:
+        return a, b
+    for view, error in ((a, ea), (b, eb)):
+        error.clear()
+        error["kind"] = "<incomplete stream>"
+        view["error"] = {"kind": "<incomplete stream>"}
+        view["exception"] = None
+    return a, b
+
+
 def apply(view: View, rules: Iterable[Rule] = DEFAULT_RULES) -> View:
     """The view with every rule applied in order."""
     for rule in rules:

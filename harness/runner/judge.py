@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from harness import ir
 from harness.diff import Divergence, RunOutcome, apply_losses, compare, request_divergences, triage, valid_keys
+from harness.diff.normalize import incomplete_stream
 from harness.protocols import registry
 from harness.runner.execute import sdk_view_json
 from harness.runner.matrix import Case
@@ -47,9 +48,11 @@ def request_side(case: Case, translated: RunTrace) -> list[Divergence]:
 
 def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace) -> list[Divergence]:
     """What the frontend SDK saw through translation against what it saw from its own backend."""
+    # Equivalences between the two runs come first: declared losses may remove what they look at.
+    left, right = incomplete_stream(sdk_view_json(baseline_frontend), sdk_view_json(translated))
     left, right = apply_losses(
-        sdk_view_json(baseline_frontend),
-        sdk_view_json(translated),
+        left,
+        right,
         losses_of(case.backend, case.frontend),
         scope="response",
     )

@@ -166,7 +166,8 @@ def _error_checks(
         return [_check("no_error", error is None, None, actual)]
     want = expect.error
     kind = error.kind.value if error else None
-    out = [_check("error.kind", kind == want.kind.value, want.kind.value, kind)]
+    kinds = [k.value for k in want.kind] if isinstance(want.kind, list) else [want.kind.value]
+    out = [_check("error.kind", kind in kinds, kinds if len(kinds) > 1 else kinds[0], kind)]
     if want.status is not None:
         accepted = want.status if isinstance(want.status, list) else [want.status]
         status = error.status if error else None

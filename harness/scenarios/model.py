@@ -180,8 +180,9 @@ class ToolCallExpectation(ScenarioModel):
 class ErrorExpectation(ScenarioModel):
     """The error the SDK client must have seen."""
 
-    kind: ir.ErrorKind
-    """Provider-neutral error kind."""
+    kind: ir.ErrorKind | list[ir.ErrorKind]
+    """Provider-neutral error kind, or the kinds accepted (a cut-off stream may reach a client as a stream with
+    no ending, `malformed_stream`, or as the proxy's explicit mid-stream error, `server`)."""
     status: int | list[int] | None = None
     """HTTP status, or the statuses accepted (e.g. [529, 503] for overloaded); omit to not check."""
     retry_after: float | None = Field(default=None, ge=0)

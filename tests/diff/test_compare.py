@@ -196,3 +196,16 @@ def test_malformed_loss_keys_are_rejected() -> None:
     for key in ("Nope", "TextPart.nope", "TextPart:adjacent", "Message(role=tool)"):
         with pytest.raises(LossKeyError):
             parse_loss(key)
+
+
+def test_a_cut_off_stream_equals_an_explicit_midstream_error_but_not_a_normal_stop() -> None:
+    prefix = text_events(["This reply is"])[:-2]
+    cut = view([*prefix, ir.TextEnd(index=0), ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM))])
+    explicit = view([*prefix, ir.TextEnd(index=0), ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.SERVER, "cut"))])
+    normal = view([*prefix, ir.TextEnd(index=0), ir.Done(stop_reason=ir.StopReason(kind="end_turn"))])
+    assert compare(cut, explicit) == []
+    assert compare(cut, normal) != []
+    http_error = view(
+        [*prefix, ir.TextEnd(index=0), ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.SERVER, status=500))]
+    )
+    assert compare(cut, http_error) != []
