@@ -19,10 +19,13 @@ from types import SimpleNamespace
 import pytest
 
 import bench.__main__ as bench_main
-from bench import _timing, bench_codecs, bench_sse
+from bench import _timing, bench_codecs, bench_diff, bench_matrix, bench_sse
 from harness import ir
+from harness.diff import compare
 from harness.protocols import registry
-from harness.stream import validate
+from harness.runner.run import RunKey, Runner, RunOptions
+from harness.stream import accumulate, validate
+from harness.trace.model import RunTrace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,3 +180,163 @@ def test_tox_has_a_bench_env_running_python_dash_m_bench_and_lints_bench() -> No
     tox.read(REPO / "tox.ini")
     assert tox["testenv:bench"]["commands"].strip() == "python -m bench {posargs}"
     assert " bench " in f" {tox['testenv:lint']['commands'].strip()} "
+
+
+# --- bench/bench_diff.py --------------------------------------------------------------------------------
+
+
+def test_bench_diff_pair_differs_in_one_changed_delta_and_one_missing_event() -> None:
+    pair = bench_diff.build_pair(400)
+    assert len(pair.left) == 400 and len(pair.right) == 399
+    assert validate(pair.left) == [] and validate(pair.right) == []
+    changed = pair.right[pair.changed - 1]  # one place earlier: the missing event came before it
+    assert isinstance(changed, ir.TextDelta) and changed.text == "CHANGED "
+    original = pair.left[pair.changed]
+    assert isinstance(original, ir.TextDelta) and original.text == "word270 "
+    assert isinstance(pair.left[pair.missing], ir.ThinkingDelta)
+    assert pair.right[pair.missing] == pair.left[pair.missing + 1]
+    # Everything between the two differences is the same event in both traces, one place apart.
+    assert pair.left[pair.missing + 1 : pair.changed] == pair.right[pair.missing : pair.changed - 1]
+    arguments = "".join(e.arguments for e in pair.left if isinstance(e, ir.ToolCallDelta))
+    assert json.loads(arguments) == {"items": list(range(40))}
+
+
+def test_bench_diff_compare_reports_the_changed_text_and_the_missing_thinking_only() -> None:
+    pair = bench_diff.build_pair(400)
+    found = compare(bench_diff.view(pair.left), bench_diff.view(pair.right))
+    # Deltas are coalesced per block, so each difference shows in its block's joined text, in events and response.
+    assert [d.path for d in found] == [
+        "events[2].text",
+        "events[5].text",
+        "response.content[0].text",
+        "response.content[1].text",
+    ]
+    assert "step 20. " in found[0].left and "step 20. " not in found[0].right
+    assert found[1].right.endswith(" word269 CHANGED " + " ".join(f"word{i}" for i in range(271, 310)) + " ")
+    bench_diff.check(found, pair)  # passes
+    with pytest.raises(SystemExit, match="expected the changed text"):
+        bench_diff.check(found[:1], pair)
+
+
+def test_bench_diff_small_run_prints_every_contender_against_the_reference(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(bench_diff.EVENTS_ENV, "300")
+    monkeypatch.setenv(bench_diff.ROUNDS_ENV, "1")
+    bench_diff.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "traces: 300 and 299 events; 4 divergences, first: events[2].text"
+    rows = {line.split()[0]: line.split()[-3:] for line in lines[2:]}
+    assert list(rows) == ["reference", "normalize", "compare", "deepdiff"]
+    assert rows["reference"][-1] == "1.0"
+    assert all(float(ms) > 0 and float(ratio) > 0 for ms, _rate, ratio in rows.values())
+
+
+# --- bench/bench_matrix.py ------------------------------------------------------------------------------
+
+
+def test_bench_matrix_selection_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for env in (bench_matrix.SCENARIOS_ENV, bench_matrix.FRONTENDS_ENV, bench_matrix.BACKENDS_ENV):
+        monkeypatch.delenv(env, raising=False)
+    default = bench_matrix.options_from_env()
+    assert default.only == list(bench_matrix.DEFAULT_SCENARIOS)
+    assert default.frontends is None and default.backends is None and default.write_traces is False
+    monkeypatch.setenv(bench_matrix.SCENARIOS_ENV, "all")
+    monkeypatch.setenv(bench_matrix.FRONTENDS_ENV, " openai, gemini ")
+    monkeypatch.setenv(bench_matrix.BACKENDS_ENV, "groq")
+    chosen = bench_matrix.options_from_env()
+    assert chosen.only is None and chosen.frontends == ["openai", "gemini"] and chosen.backends == ["groq"]
+    scenario_ids = {path.stem for path in (REPO / "scenarios").glob("*.yaml")}
+    assert set(bench_matrix.DEFAULT_SCENARIOS) <= scenario_ids
+
+
+def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings() -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=["openai"],
+        backends=["anthropic"],
+        only=["text-basic", "models-list"],
+        write_traces=False,
+    )
+    runner = Runner(options)
+    floor = bench_matrix.prepare_floor(runner)
+    keys = runner.planned_runs()
+    assert len(floor.calls) == len(keys) == 9  # text-basic x 2 modes x 3 runs, models-list x 3 runs
+    for key, item in zip(keys, floor.calls, strict=True):
+        role, client, backend, scenario, stream = key
+        assert (item.client, item.scenario.id, item.stream) == (client, scenario, stream)
+        if scenario == "models-list":
+            assert item.request is None
+        else:
+            mode = "translate" if role == "translated" else "passthrough"
+            assert item.request is not None and item.request.model == f"{scenario}--{backend}--{mode}"
+    # Every call is answered from cassettes/<client>/...: the translated openai->anthropic run gets openai bytes.
+    translated = floor.calls[keys.index(("translated", "openai", "anthropic", "text-basic", True))]
+    assert b"chat.completion.chunk" in b"".join(translated.reply.chunks)
+    result = floor.run_one(translated)
+    assert result.error is None and result.events is not None
+    listing = floor.run_one(floor.calls[keys.index(("baseline_frontend", "openai", "openai", "models-list", False))])
+    assert listing.models is not None and {"conformance-model", "conformance-model-mini"} <= set(listing.models)
+    assert floor.run(1) == floor.run(2) == 9
+
+
+def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_proxy() -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=["anthropic"],
+        backends=["anthropic"],
+        only=["tool-call-parallel"],
+        streams=(True,),
+        write_traces=False,
+    )
+    runner = Runner(options)
+    floor = bench_matrix.prepare_floor(runner)
+    key: RunKey = ("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
+    direct = floor.run_one(floor.calls[runner.planned_runs().index(key)])
+    cases = runner.case_runner()
+    try:
+        cases.run_case(runner.cases[0])
+    finally:
+        cases.close()
+    proxied = cases.traces[key]
+    assert isinstance(proxied, RunTrace) and direct.events is not None
+    assert proxied.sdk.events == direct.events
+    calls = accumulate(direct.events).response.content
+    assert [c.name for c in calls if isinstance(c, ir.ToolCallPart)] == ["get_weather", "get_weather"]
+
+
+def test_bench_matrix_buckets_name_where_time_goes() -> None:
+    assert bench_matrix.bucket_of("~", "<method 'load_verify_locations' of '_ssl._SSLContext' objects>") == (
+        "TLS contexts (SDK client construction)"
+    )
+    assert bench_matrix.bucket_of("/work/main/harness/diff/losses.py", "_strip").startswith("harness/diff")
+    assert bench_matrix.bucket_of("/x/site-packages/deepdiff/diff.py", "_diff") == "deepdiff"
+    assert bench_matrix.bucket_of("/x/site-packages/openai/_models.py", "construct") == "openai SDK"
+    assert bench_matrix.bucket_of("/x/lib/python3.11/textwrap.py", "wrap") == "other (stdlib, builtins)"
+
+
+def test_bench_matrix_tiny_run_prints_both_ratios_and_a_profile_of_both_threads(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv(bench_matrix.SCENARIOS_ENV, "text-basic")
+    monkeypatch.setenv(bench_matrix.FRONTENDS_ENV, "openai")
+    monkeypatch.setenv(bench_matrix.BACKENDS_ENV, "openai")
+    monkeypatch.setenv(bench_matrix.ROUNDS_ENV, "1")
+    monkeypatch.setattr(bench_matrix, "PROFILE_TOP", 3)
+    bench_matrix.main()
+    output = capsys.readouterr().out
+    lines = output.splitlines()
+    assert lines[1] == "2 cases (pass 2), 6 distinct SDK runs"  # three runs per case, by role
+    assert [line.split()[:2] for line in lines[3:7]] == [
+        ["harness", "-j1"],
+        ["floor", "-j1"],
+        ["harness", "-j2"],
+        ["floor", "-j2"],
+    ]
+    assert lines[7].startswith("harness/floor -j1: ") and lines[8].startswith("harness/floor -j2: ")
+    assert "profile of one harness -j1 run:" in output
+    assert "-- main thread (SDK drivers, judging)" in output and "-- loop thread (in-process proxy)" in output
+    assert "harness/proxy" in output.split("-- loop thread")[1]
