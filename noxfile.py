@@ -1,12 +1,22 @@
-"""Developer sessions: tests, lint, typecheck, bench. One shared body per kind of session."""
+"""Developer sessions (tests, lint, typecheck, bench), the conformance gate per backend provider
+(`nox -s conformance-openai`, ...; all of them: `nox -t conformance`) and reference recording (`nox -s record`).
+
+One shared body per kind of session, parametrized per target as urllib3's noxfile does. The backends are the
+folders of `cassettes/`, read here without importing the harness, so `nox -l` works before anything is installed.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.sessions = ["tests", "lint", "typecheck"]
 PYTHON = "3.11"
+ROOT = Path(__file__).resolve().parent
+BACKENDS = sorted(p.name for p in (ROOT / "cassettes").iterdir() if p.is_dir()) if (ROOT / "cassettes").is_dir() else []
+"""Backend providers with recordings: one `conformance-<backend>` session each."""
 
 
 @nox.session(python=PYTHON)
@@ -35,3 +45,31 @@ def bench(session: nox.Session) -> None:
     """Benchmarks, each printed as a ratio to a reference measured in the same run."""
     session.install("-e", ".[dev]")
     session.run("python", "-m", "bench", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def record(session: nox.Session) -> None:
+    """Re-record every cassette from the reference backends (no keys); arguments after -- go to `conformance record`
+    (e.g. `-- --backend openai --source real` to record from the real provider with OPENAI_API_KEY)."""
+    session.install("-e", ".")
+    args = session.posargs or ["--backend", "all"]
+    session.run("conformance", "record", *args)
+
+
+def _conformance(session: nox.Session, backend: str) -> None:
+    """The gate for one backend: every frontend SDK through the built-in proxy into `backend`'s cassettes. The
+    report lands in reports/nox-<backend>/ (index.html, junit.xml, summary.json); the exit code is the gate."""
+    session.install("-e", ".")
+    session.run("conformance", "run", "--backend", backend, "--run-id", f"nox-{backend}", *session.posargs)
+
+
+def _conformance_session(backend: str) -> None:
+    def conformance(session: nox.Session) -> None:
+        _conformance(session, backend)
+
+    conformance.__doc__ = f"Conformance gate with {backend} as the backend (report: reports/nox-{backend}/)."
+    nox.session(name=f"conformance-{backend}", python=PYTHON, tags=["conformance"])(conformance)
+
+
+for _backend in BACKENDS:
+    _conformance_session(_backend)
