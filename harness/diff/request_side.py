@@ -2,7 +2,8 @@
 
 Losses a protocol is allowed are declared as data: the upstream codec's `losses` table (see
 `harness.diff.losses` for the key grammar) plus pair-specific entries in `PAIR_LOSSES`. Everything else that
-differs is a proxy bug on the request side (e.g. tools dropped on a streaming request).
+differs is a proxy bug on the request side (e.g. tools dropped on a streaming request). The rules of
+`harness.diff.request_rules` remove differences that are neither (inert settings, text cut into fewer parts).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from harness.diff.compare import Divergence, diff_views
 from harness.diff.losses import apply_losses
 from harness.diff.normalize import tool_call_ids
+from harness.diff.request_rules import inert_settings, one_result_per_tool_message, text_layout
 
 # Fields that always differ between the two sides by design and are compared elsewhere or not at all.
 ALWAYS_IGNORED = ("Request.model", "Request.provider_fields")
@@ -37,5 +39,8 @@ def request_divergences(
 ) -> list[Divergence]:
     """Divergences between the client's request IR and the upstream request IR, minus allowed losses."""
     allowed = [*ALWAYS_IGNORED, *losses, *(PAIR_LOSSES.get(pair, ()) if pair else ())]
-    left, right = apply_losses({"request": frontend}, {"request": upstream}, allowed, scope="request")
+    front, up = (one_result_per_tool_message(inert_settings(r)) for r in (frontend, upstream))
+    left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request")
+    # After the losses: a field a protocol drops (e.g. thinking signatures) must not stop text from matching.
+    left["request"], right["request"] = text_layout(left["request"], right["request"])
     return diff_views(tool_call_ids(left), tool_call_ids(right))

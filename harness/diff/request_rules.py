@@ -1,0 +1,99 @@
+"""Request-view rules: differences between a client's request and the upstream one that are not losses of any
+protocol and no proxy bug, so no `losses` key could (or should) declare them.
+
+They work on request JSON (`ir.to_json(request)`), never mutate their input, and come in two sorts:
+- `inert_settings`, `one_result_per_tool_message`: applied alike to both sides (settings without effect, one
+  conversation written two ways);
+- `text_layout`: pairwise, it accepts the upstream side's content when it is the client's with its text parts
+  joined into fewer parts, as wires with one text field per message (Ollama `content`, Gemini's merged parts) do.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+Json = dict[str, Any]
+
+# Text that joins when a wire has fewer text fields than the IR has parts, and how each protocol glues it.
+_JOINED_KINDS = ("text", "thinking")
+_SEPARATORS = ("", "\n")
+
+
+def inert_settings(request: Json) -> Json:
+    """Settings that cannot have an effect compare as unset: a thinking budget while thinking is disabled, and
+    parallel_tool_calls under tool_choice none (no calls at all). Protocols drop them (Anthropic, Gemini)."""
+    out = copy.deepcopy(request)
+    thinking = out.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("enabled") is False:
+        thinking["budget_tokens"] = None
+    choice = out.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("kind") == "none":
+        out["parallel_tool_calls"] = None
+    return out
+
+
+def one_result_per_tool_message(request: Json) -> Json:
+    """A tool message holding several results is the same turn as consecutive tool messages of one result each
+    (OpenAI decodes consecutive `tool` messages as one IR message, Ollama sends each result on its own)."""
+    out = copy.deepcopy(request)
+    messages = out.get("messages")
+    if not isinstance(messages, list):
+        return out
+    split: list[Any] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(message, dict) and message.get("role") == "tool" and isinstance(content, list) and content:
+            split.extend({**message, "content": [part]} for part in content)
+        else:
+            split.append(message)
+    out["messages"] = split
+    return out
+
+
+def text_layout(left: Json, right: Json) -> tuple[Json, Json]:
+    """Both requests, with each content list of `right` replaced by `left`'s when the two differ only in how text
+    is cut into parts: same non-text parts in the same order, and each kind of text (text, thinking) joined into
+    fewer parts with '' or '\\n'. Message by message, and inside tool results at the same place."""
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    for mine, theirs in _content_pairs(a.get("messages"), b.get("messages")):
+        if mine != theirs and same_text_layout(mine, theirs):
+            theirs[:] = copy.deepcopy(mine)
+    return a, b
+
+
+def _content_pairs(left: Any, right: Any) -> Iterator[tuple[list[Any], list[Any]]]:
+    if not (isinstance(left, list) and isinstance(right, list)) or len(left) != len(right):
+        return
+    for lm, rm in zip(left, right, strict=True):
+        lc, rc = (m.get("content") if isinstance(m, dict) else None for m in (lm, rm))
+        if not (isinstance(lc, list) and isinstance(rc, list)):
+            continue
+        if len(lc) == len(rc):  # tool results first: their content may differ in layout alone as well
+            for lp, rp in zip(lc, rc, strict=True):
+                both = _kind(lp) == _kind(rp) == "tool_result"
+                if both and isinstance(lp.get("content"), list) and isinstance(rp.get("content"), list):
+                    yield lp["content"], rp["content"]
+        yield lc, rc
+
+
+def same_text_layout(left: list[Any], right: list[Any]) -> bool:
+    """Whether `right` is `left` with text parts joined (see `text_layout`); signatures of thinking must agree."""
+    if [p for p in left if _kind(p) not in _JOINED_KINDS] != [p for p in right if _kind(p) not in _JOINED_KINDS]:
+        return False
+    for kind in _JOINED_KINDS:
+        mine = [p for p in left if _kind(p) == kind]
+        theirs = [p for p in right if _kind(p) == kind]
+        if [p.get("signature") for p in mine if p.get("signature")] != [
+            p.get("signature") for p in theirs if p.get("signature")
+        ]:
+            return False
+        texts, joined = [str(p.get("text")) for p in mine], "".join(str(p.get("text")) for p in theirs)
+        if not any(sep.join(texts) == joined for sep in _SEPARATORS):
+            return False
+    return True
+
+
+def _kind(part: Any) -> Any:
+    return part.get("kind") if isinstance(part, dict) else None
