@@ -19,12 +19,13 @@ parts, events, tool choices, response formats), its `type` tag (image sources), 
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness import ir
+from harness.diff.normalize import json_copy
 
 _KIND_MODELS = {
     "TextPart": "text",
@@ -79,11 +80,13 @@ class Loss:
     scope: Scope | None = None
 
 
-def _fields(model: str) -> set[str]:
+@functools.cache
+def _fields(model: str) -> frozenset[str]:
     cls = getattr(ir, model, None)
-    return set(getattr(cls, "model_fields", {}))
+    return frozenset(getattr(cls, "model_fields", {}))
 
 
+@functools.cache  # the same few dozen keys are parsed for every case of a run
 def parse_loss(key: str) -> Loss:
     """Parse a key, checking the model and field exist in the IR."""
     scope: Scope | None = None
@@ -103,6 +106,7 @@ def parse_loss(key: str) -> Loss:
 
 
 def _is(node: dict[str, Any], parent_key: str | None, model: str) -> bool:
+    # Decides on `_signature(node, parent_key)` alone: keep the two in step.
     if model == "Request":
         return parent_key == "request" and "messages" in node
     if model == "Message":
@@ -118,6 +122,49 @@ def _is(node: dict[str, Any], parent_key: str | None, model: str) -> bool:
         in_union = union is not None and model.startswith(union)
         return node.get("kind") == _KIND_MODELS[model] and (in_union or (union is None and not _in_unions(model)))
     return False
+
+
+def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
+    """Everything `_is` looks at: nodes with one signature are nodes of the same models."""
+    kind, type_ = node.get("kind"), node.get("type")
+    return (
+        parent_key,
+        kind if isinstance(kind, str) else None,  # a non-string tag matches no model (and may not be hashable)
+        type_ if isinstance(type_, str) else None,
+        "messages" in node,
+        "role" in node and "content" in node,
+    )
+
+
+def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> list[Loss]:
+    """The losses that find something to remove in one of the trees, in order (one walk for all of them).
+
+    Stripping only removes nodes and fields, so a model or field absent from both trees stays absent after any
+    earlier strip: skipping its loss changes nothing, and saves a walk of both trees per key.
+    """
+    fields: dict[str, set[str]] = {}
+    for loss in losses:
+        fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
+    models: dict[tuple[Any, ...], list[str]] = {}
+    found: set[tuple[str, str | None]] = set()
+
+    def visit(node: Any, parent_key: str | None) -> None:
+        if isinstance(node, dict):
+            signature = _signature(node, parent_key)
+            if signature not in models:
+                models[signature] = [model for model in fields if _is(node, parent_key, model)]
+            for model in models[signature]:
+                found.add((model, None))
+                found.update((model, field) for field in fields[model] if field in node)
+            for key, value in node.items():
+                visit(value, key)
+        elif isinstance(node, list):
+            for item in node:
+                visit(item, parent_key)
+
+    for tree in trees:
+        visit(tree, root_key)
+    return [loss for loss in losses if (loss.model, loss.field) in found]
 
 
 def _in_unions(model: str) -> bool:
@@ -155,10 +202,9 @@ def apply_losses(
 ) -> tuple[Any, Any]:
     """Both sides without what the keys say is not carried in `scope` (None: every key applies). `root_key`
     names what the roots are."""
-    a, b = copy.deepcopy(left), copy.deepcopy(right)
-    for loss in _expand(parse_loss(key) for key in keys):
-        if scope is not None and loss.scope not in (None, scope):
-            continue
+    a, b = json_copy(left), json_copy(right)
+    wanted = [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
+    for loss in _live((a, b), wanted, root_key):
         if loss.value is not None and not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
             continue
         a, b = _strip(a, loss, root_key), _strip(b, loss, root_key)

@@ -1,0 +1,139 @@
+"""The diff engine's fast paths give exactly what the plain algorithms give: losses applied only where they find
+something, normalization on one private copy, and the equality check that spares deepdiff."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import ir
+from harness.diff import apply_losses, compare, diff_views, valid_keys
+from harness.diff import losses as loss_module
+from harness.diff import normalize as n
+from harness.diff.compare import same
+from harness.protocols import registry
+from tests import strategies
+
+LOSS_KEYS = sorted({key for name in registry.names() for key in valid_keys(registry.get(name).losses)})
+
+
+def plain_apply_losses(left: Any, right: Any, keys: list[str], scope: Any, root_key: str | None) -> tuple[Any, Any]:
+    """Every key stripped in turn, as before the one-walk filter."""
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    for loss in loss_module._expand(loss_module.parse_loss(key) for key in keys):
+        if scope is not None and loss.scope not in (None, scope):
+            continue
+        if loss.value is not None and not (
+            loss_module._has_value(a, loss, root_key) or loss_module._has_value(b, loss, root_key)
+        ):
+            continue
+        a, b = loss_module._strip(a, loss, root_key), loss_module._strip(b, loss, root_key)
+    return a, b
+
+
+def response_view(response: ir.Response, chunk: int, error: ir.IRError | None) -> n.View:
+    return {
+        "response": ir.to_json(response),
+        "events": ir.events_to_json(strategies.events_for(response, chunk=chunk)),
+        "error": ir.to_json(error) if error else None,
+    }
+
+
+errors = st.none() | st.builds(ir.IRError.of, strategies.error_kinds, strategies.text)
+key_lists = st.lists(st.sampled_from(LOSS_KEYS), max_size=12)
+
+
+@given(strategies.responses(), strategies.responses(), errors, key_lists, st.sampled_from([None, "response"]))
+def test_losses_on_response_views_equal_stripping_every_key(
+    a: ir.Response, b: ir.Response, error: ir.IRError | None, keys: list[str], scope: Any
+) -> None:
+    left, right = response_view(a, 2, None), response_view(b, 5, error)
+    snapshot = repr((left, right))
+    assert apply_losses(left, right, keys, scope=scope) == plain_apply_losses(left, right, keys, scope, None)
+    assert repr((left, right)) == snapshot
+
+
+@given(strategies.requests, strategies.requests, key_lists)
+def test_losses_on_requests_equal_stripping_every_key(a: ir.Request, b: ir.Request, keys: list[str]) -> None:
+    left, right = {"request": ir.to_json(a)}, {"request": ir.to_json(b)}
+    expected = plain_apply_losses(left, right, keys, "request", None)
+    assert apply_losses(left, right, keys, scope="request") == expected
+
+
+def test_every_codec_loss_table_on_a_full_response_equals_stripping_every_key() -> None:
+    response = ir.Response(
+        id="r",
+        model="m",
+        content=[
+            ir.ThinkingPart(text="t", signature="s"),
+            ir.RedactedThinkingPart(data="x"),
+            ir.TextPart(text="hi"),
+            ir.ToolCallPart(id="c", name="f", arguments={"a": 1}, arguments_raw='{"a":1}'),
+        ],
+        stop_reason=ir.StopReason(kind="stop_sequence", raw="stop", sequence="END"),
+        usage=ir.Usage(input_tokens=3, output_tokens=4, cache_read_tokens=1, cache_write_tokens=2, reasoning_tokens=1),
+    )
+    view = response_view(response, 1, ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down", status=429))
+    for name in registry.names():
+        keys = valid_keys(registry.get(name).losses)
+        got = apply_losses(view, view, keys, scope="response")
+        assert got == plain_apply_losses(view, view, keys, "response", None), name
+
+
+def shout(view: n.View) -> n.View:
+    """A rule from outside the module: upper-cases text deltas (without touching its input)."""
+    out = copy.deepcopy(view)
+    for event in out.get("events") or []:
+        if event.get("kind") == "text_delta":
+            event["text"] = event["text"].upper()
+    return out
+
+
+@given(strategies.responses(), st.integers(1, 7))
+def test_apply_on_one_copy_equals_each_rule_in_turn(response: ir.Response, chunk: int) -> None:
+    view = response_view(response, chunk, None)
+    snapshot = repr(view)
+    rules = (*n.DEFAULT_RULES[:3], shout, *n.DEFAULT_RULES[3:])
+    for chosen in (n.DEFAULT_RULES, rules):
+        expected = view
+        for rule in chosen:
+            expected = rule(expected)
+        assert n.apply(view, chosen) == expected
+    assert repr(view) == snapshot  # neither the copy-once path nor the rules touched the input
+    assert n.apply(view, ()) is view
+
+
+def test_json_copy_shares_nothing_mutable() -> None:
+    value: dict[str, Any] = {"a": [1, 2.5, True, None, "x", {"b": []}], "t": ([1],)}
+    copied = n.json_copy(value)
+    assert copied == value
+    assert copied["a"] is not value["a"] and copied["a"][5] is not value["a"][5]
+    assert copied["t"][0] is not value["t"][0]  # a tuple is not JSON: copied by copy.deepcopy
+
+
+def test_same_is_type_strict_where_deepdiff_is() -> None:
+    assert same({"a": [1, "x", None, {"b": 2.0}]}, {"a": [1, "x", None, {"b": 2.0}]})
+    assert not same({"n": 1}, {"n": 1.0}) and not same([True], [1]) and not same((1,), (1,))
+    # `==` holds for these, so deepdiff must still run and report the type change.
+    found = diff_views({"n": 1}, {"n": 1.0})
+    assert [(d.path, d.change) for d in found] == [("n", "type_changes")]
+    assert diff_views({"n": [1, {"k": "v"}]}, {"n": [1, {"k": "v"}]}) == []
+
+
+def test_compare_still_names_the_first_divergence_after_the_fast_paths() -> None:
+    events: list[ir.StreamEvent] = [
+        ir.MessageStart(),
+        ir.TextStart(index=0),
+        ir.TextDelta(index=0, text="ab"),
+        ir.TextEnd(index=0),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn")),
+    ]
+    left: n.View = {"events": ir.events_to_json(events), "response": None, "error": None}
+    right = copy.deepcopy(left)
+    right["events"][2]["text"] = "ac"
+    found = compare(left, right)
+    assert [(d.path, d.left, d.right) for d in found] == [("events[2].text", "ab", "ac")]
+    assert compare(left, copy.deepcopy(left)) == []
