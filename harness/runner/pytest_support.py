@@ -22,7 +22,7 @@ from harness.scenarios.loader import ScenarioError
 from harness.trace.model import CaseResult, DivergenceJSON
 
 STREAMS = {"both": (True, False), "stream": (True,), "nonstream": (False,)}
-CONFIG_ERRORS = (ScenarioError, KnownFileError, UnknownProtocolError, ValueError)
+CONFIG_ERRORS = (ScenarioError, KnownFileError, UnknownProtocolError, ValueError, pytest.UsageError)
 """What a wrong setting raises; reported as a collection error in one line, without a traceback."""
 VALUE_LIMIT = 300
 """Characters of a diverging value shown in a failure message (the trace holds the whole value)."""
@@ -311,6 +311,9 @@ class ConformanceCollector(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         """Expand the matrix (a wrong setting becomes a collection error naming it)."""
         state = state_of(self.config)
+        if state.settings.record_mode != "none" and hasattr(self.config, "workerinput"):
+            # xdist workers would record the same cassettes at once; recording is a one-process job.
+            raise pytest.UsageError("conformance_record_mode other than none cannot run under xdist (-n): drop -n")
         # Ids read like a parametrized test's, `conformance::<scenario>[<frontend>-><backend>,<stream>]`, so that a
         # stored id (--lf, xdist, junit) parses back to the same node id.
         return [

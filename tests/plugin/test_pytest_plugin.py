@@ -188,6 +188,30 @@ def test_a_wrong_setting_is_a_collection_error_naming_it(pytester: pytest.Pytest
     result = pytester.runpytest(*matrix("text-basic", backends="nope"))
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*ERROR collecting conformance*", "conformance: unknown protocol 'nope'; known: *"])
+    pytester.makeini("[pytest]\nconformance_record_mode = sometimes\n")
+    result = pytester.runpytest(*matrix("text-basic"))
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["conformance: conformance_record_mode = 'sometimes': choose one of none, once, new_episodes, all, rewrite"]
+    )
+
+
+def test_record_mode_once_records_a_missing_cassette_before_the_first_case(pytester: pytest.Pytester) -> None:
+    cassettes = pytester.path / "cassettes"
+    for backend in ("openai", "anthropic"):
+        shutil.copytree(CASSETTES / backend, cassettes / backend)
+    missing = cassettes / "anthropic" / "text-basic.stream.yaml"
+    missing.unlink()
+    result = pytester.runpytest(
+        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-record-mode=once"
+    )
+    result.assert_outcomes(passed=4)
+    assert "source: reference" in missing.read_text(encoding="utf-8")
+
+
+def test_socket_mode_serves_the_proxy_on_loopback(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*matrix("text-basic", backends="anthropic"), "--conformance-socket")
+    result.assert_outcomes(passed=2)
 
 
 def test_the_fixture_runs_a_case_by_id_without_collecting_items(pytester: pytest.Pytester) -> None:
