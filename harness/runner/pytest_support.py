@@ -62,11 +62,14 @@ def _names(config: pytest.Config, suffix: str) -> list[str] | None:
     return names or None
 
 
-def _path(config: pytest.Config, suffix: str, default: str | None) -> Path | None:
+def _path(config: pytest.Config, suffix: str, default: str) -> Path:
     value, base = _layered(config, suffix)
-    if not value:
-        return config.rootpath / default if default else None
-    return base / str(value)
+    return base / str(value) if value else config.rootpath / default
+
+
+def _optional_path(config: pytest.Config, suffix: str) -> Path | None:
+    value, base = _layered(config, suffix)
+    return base / str(value) if value else None
 
 
 def _choice(config: pytest.Config, suffix: str, choices: tuple[str, ...], default: str) -> str:
@@ -82,34 +85,40 @@ class Settings:
     """The plugin's configuration, resolved once per session."""
 
     frontends: list[str] | None
+    """Frontend protocols; None: every one with an SDK driver."""
     backends: list[str] | None
+    """Backends; None: every folder of the cassettes."""
     only: list[str] | None
+    """Scenario ids; None: all."""
     streaming: str
+    """both, stream or nonstream."""
     record_mode: str
+    """none (replay only) or the mode to record missing or stale cassettes in before the first case."""
     scenarios: Path
+    """Scenario folder."""
     cassettes: Path
+    """Cassette folder."""
     known: Path
+    """Known-failures file (absent: none)."""
     report: Path | None
+    """Folder to write case traces to, if any."""
     socket: bool
+    """Serve the proxy on a loopback socket instead of in-process."""
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
         """Read the options, the command line over the ini file."""
         socket, _ = _layered(config, "socket")
-        scenarios = _path(config, "scenarios", "scenarios")
-        cassettes = _path(config, "cassettes", "cassettes")
-        known = _path(config, "known", "conformance-known.toml")
-        assert scenarios and cassettes and known  # each has a default
         return cls(
             frontends=_names(config, "frontend"),
             backends=_names(config, "backend"),
             only=_names(config, "scenario"),
             streaming=_choice(config, "streaming", STREAMING, "both"),
             record_mode=_choice(config, "record-mode", RECORD_MODES, "none"),
-            scenarios=scenarios,
-            cassettes=cassettes,
-            known=known,
-            report=_path(config, "report", None),
+            scenarios=_path(config, "scenarios", "scenarios"),
+            cassettes=_path(config, "cassettes", "cassettes"),
+            known=_path(config, "known", "conformance-known.toml"),
+            report=_optional_path(config, "report"),
             socket=bool(socket),
         )
 
@@ -163,11 +172,12 @@ class ConformanceState:
         if cached is not None:
             return cached
         if not self._recorded:
-            self._recorded = True
             if self.settings.record_mode != "none":
                 from harness.runner.record_missing import record_missing
 
+                # A failed recording fails this item and is tried again (and fails again) for the next ones.
                 record_missing(self.runner, self.settings.record_mode)
+            self._recorded = True
         if self._cases is None:
             self._cases = self.runner.case_runner()
         result = self._cases.run_case(case)
@@ -311,6 +321,7 @@ class ConformanceCollector(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         """Expand the matrix (a wrong setting becomes a collection error naming it)."""
         state = state_of(self.config)
+        state.known  # noqa: B018 -- a malformed known-failures file is a collection error, not 1764 failures
         if state.settings.record_mode != "none" and hasattr(self.config, "workerinput"):
             # xdist workers would record the same cassettes at once; recording is a one-process job.
             raise pytest.UsageError("conformance_record_mode other than none cannot run under xdist (-n): drop -n")

@@ -188,6 +188,11 @@ def test_a_wrong_setting_is_a_collection_error_naming_it(pytester: pytest.Pytest
     result = pytester.runpytest(*matrix("text-basic", backends="nope"))
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*ERROR collecting conformance*", "conformance: unknown protocol 'nope'; known: *"])
+    pytester.path.joinpath("conformance-known.toml").write_text('[[case]]\nid = "x"\n', encoding="utf-8")
+    result = pytester.runpytest(*matrix("text-basic"))
+    result.stdout.fnmatch_lines(
+        ["conformance: *conformance-known.toml: case[[]0[]]: needs string keys id, verdict, reason"]
+    )
     pytester.makeini("[pytest]\nconformance_record_mode = sometimes\n")
     result = pytester.runpytest(*matrix("text-basic"))
     assert result.ret == pytest.ExitCode.INTERRUPTED
