@@ -13,7 +13,7 @@ from harness import ir
 from harness.protocols import decode_events, encode_events
 from harness.protocols.gemini import schemas
 from harness.stream import accumulate, validate
-from tests.conftest import corpus_files
+from tests.conftest import corpus_dir, corpus_files
 from tests.protocols.gemini.support import (
     CODEC,
     check_request,
@@ -279,6 +279,7 @@ def test_recorded_answer_values(case: Case) -> None:
 
 
 def test_cases_cover_every_successful_interaction() -> None:
+    corpus_dir("gemini")  # skips, with the reason, when the corpus is absent
     ok = {(name, i) for name, i in INTERACTIONS if not name.startswith("error")}
     assert ok == {(c.file, c.index) for c in CASES}
 
@@ -333,5 +334,6 @@ def test_recorded_requests() -> None:
 
 
 def test_corpus_files_are_all_covered() -> None:
+    corpus_dir("gemini")  # skips, with the reason, when the corpus is absent
     assert {Path(p).name for p in FILES} == {name for name, _ in INTERACTIONS}
     assert len(FILES) == 12

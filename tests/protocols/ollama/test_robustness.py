@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from harness.protocols import decode_events
 from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest
-from tests.conftest import corpus_files
+from tests.conftest import corpus_dir, corpus_files
 from tests.protocols.ollama.support import CODEC, corpus
 
 NATIVE = [p.name for p in corpus_files("ollama") if p.suffix == ".httprr"]
@@ -67,6 +67,7 @@ def test_random_bytes_raise_only_wire_errors(body: bytes) -> None:
 
 @given(st.data())
 def test_mutated_corpus_raises_only_wire_errors(data: st.DataObject) -> None:
+    corpus_dir("ollama")  # skips, with the reason, when the corpus is absent
     request, response = data.draw(st.sampled_from(_bodies()))
     _every_decoder(data.draw(mutations(request)))
     _every_decoder(data.draw(mutations(response)))
