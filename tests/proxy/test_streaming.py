@@ -16,6 +16,9 @@ from tests.proxy.upstreams import ScriptedUpstream, config, text_reply
 
 pytestmark = pytest.mark.anyio
 
+
+# Bound on each exchange: generous, because CI machines run two test workers; a hang still fails.
+WAIT = 30
 LONG_TEXT = "The quick brown fox jumps over the lazy dog, " * 3
 # (frontend, upstream, mode)
 STREAM_CASES = [
@@ -81,10 +84,10 @@ async def test_first_delta_reaches_the_client_before_the_upstream_sends_its_last
         p.client.stream("POST", path, params=query, headers=headers, content=body) as response,
     ):
         client = ClientStream(front, response)
-        first = await asyncio.wait_for(client.first_text_delta(), 5)
+        first = await asyncio.wait_for(client.first_text_delta(), WAIT)
         assert up.streams[0].sent < len(up.streams[0].chunks)  # the upstream is not finished yet
         gate.set()
-        events = await asyncio.wait_for(client.rest(), 5)
+        events = await asyncio.wait_for(client.rest(), WAIT)
     assert first and LONG_TEXT.startswith(first)
     assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == LONG_TEXT
     assert isinstance(events[-1], ir.Done)
@@ -100,9 +103,9 @@ async def test_client_disconnect_cancels_the_upstream_stream(frontend: str, upst
     path, query, headers, body = stream_request(front)
     async with proxy(config(("m", mode, upstream, "m")), up.transport()) as p:
         async with p.client.stream("POST", path, params=query, headers=headers, content=body) as response:
-            await asyncio.wait_for(ClientStream(front, response).first_text_delta(), 5)
+            await asyncio.wait_for(ClientStream(front, response).first_text_delta(), WAIT)
         # Leaving the `stream` block closed the response: the proxy must close the upstream stream.
-        await asyncio.wait_for(up.streams[0].closed.wait(), 5)
+        await asyncio.wait_for(up.streams[0].closed.wait(), WAIT)
         for _ in range(100):
             if p.exchanges:
                 break
@@ -119,7 +122,7 @@ async def test_upstream_failure_mid_stream_becomes_the_frontends_mid_stream_erro
     up = ScriptedUpstream("anthropic", text_reply(LONG_TEXT), fail_after=5)
     path, query, headers, body = stream_request(front)
     async with proxy(config(("m", "translate", "anthropic", "m")), up.transport()) as p:
-        response = await asyncio.wait_for(p.client.post(path, params=query, headers=headers, content=body), 5)
+        response = await asyncio.wait_for(p.client.post(path, params=query, headers=headers, content=body), WAIT)
     assert response.status_code == 200
     events = decode_events(front, [response.content])
     text = "".join(e.text for e in events if isinstance(e, ir.TextDelta))
@@ -143,7 +146,7 @@ async def test_upstream_stream_without_terminal_marker_ends_in_malformed_stream(
     up.stream_chunks = lambda reply, request=None: original(reply, request)[:-2]  # type: ignore[method-assign]  # drop message_stop
     path, query, headers, body = stream_request(front)
     async with proxy(config(("m", "translate", "anthropic", "m")), up.transport()) as p:
-        response = await asyncio.wait_for(p.client.post(path, params=query, headers=headers, content=body), 5)
+        response = await asyncio.wait_for(p.client.post(path, params=query, headers=headers, content=body), WAIT)
     last = decode_events(front, [response.content])[-1]
     assert isinstance(last, ir.ErrorEvent)
     assert p.exchange.error is not None and p.exchange.error.kind == ir.ErrorKind.MALFORMED_STREAM
