@@ -1,5 +1,6 @@
-"""OpenAI Chat Completions and the OpenAI-compatible provider profiles (registered as `openai`, `deepseek`,
-`groq`). Private to `harness.protocols`: the engine reaches these codecs through the registry."""
+"""OpenAI Chat Completions and the OpenAI-compatible provider profiles (one codec per `profiles.PROFILES`
+entry, registered under the profile's name). Private to `harness.protocols`: the engine reaches these codecs
+through the registry."""
 
 from harness.protocols.openai.codec import OpenAICodec
 from harness.protocols.openai.losses import LOSSES, RESHAPES

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from harness import ir
 from harness.protocols import common
 from harness.protocols.base import DecodeError
-from harness.protocols.openai import errors, request_decode, request_encode
+from harness.protocols.openai import endpoint, errors, request_decode, request_encode
 from harness.protocols.openai import response as response_body
-from harness.protocols.openai.losses import LOSSES, RESHAPES
+from harness.protocols.openai.losses import RESHAPES, profile_losses
 from harness.protocols.openai.profile import Profile
 from harness.protocols.openai.stream_decode import ChatStreamDecoder
 from harness.protocols.openai.stream_encode import ChatStreamEncoder
@@ -25,7 +25,6 @@ T = TypeVar("T")
 class OpenAICodec:
     """OpenAI Chat Completions (`POST /v1/chat/completions`), or an OpenAI-compatible provider via its profile."""
 
-    losses: ClassVar[Mapping[str, str]] = LOSSES
     reshapes: ClassVar[Mapping[str, str]] = RESHAPES
     """How the wire reshapes IR it carries (rules the loss-key grammar cannot express); see `losses.py`."""
     stream_media_type = "text/event-stream"
@@ -35,6 +34,8 @@ class OpenAICodec:
         self.name = profile.name
         self.capabilities: frozenset[str] = profile.capabilities
         self.family = profile.family
+        self.losses: Mapping[str, str] = profile_losses(profile)
+        """Chat Completions' own losses adjusted for the profile (see `losses.profile_losses`)."""
 
     def __repr__(self) -> str:
         return f"OpenAICodec({self.name!r})"
@@ -48,14 +49,20 @@ class OpenAICodec:
 
     # --- requests -------------------------------------------------------------------------------------
     def decode_request(self, request: HttpRequest) -> ir.Request:
-        """A client's Chat Completions request -> IR."""
-        return self._guard(lambda: request_decode.decode_request(self.profile, request.body))
+        """A client's Chat Completions request -> IR (the model from the path for deployment-style endpoints)."""
+        path_model = endpoint.model_from_path(self.profile, request.path)
+        return self._guard(
+            lambda: request_decode.decode_request(
+                self.profile, request.body, path_model=path_model, query=dict(request.query)
+            )
+        )
 
     def encode_request(self, request: ir.Request) -> HttpRequest:
         """IR -> the request an OpenAI SDK client would send (no auth)."""
         body = request_encode.encode_request_body(self.profile, request)
+        path, query = request_encode.target(self.profile, request)
         headers = {"content-type": "application/json", "accept": "application/json"}
-        return HttpRequest(method="POST", path=self.profile.path, headers=headers, body=common.dump_json(body))
+        return HttpRequest(method="POST", path=path, query=query, headers=headers, body=common.dump_json(body))
 
     def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
         """The request with `Authorization: Bearer KEY` (or Azure's `api-key: KEY`)."""

@@ -9,16 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from harness.protocols.openai.profile import Profile
 from harness.protocols.openai.response import PLACEHOLDER_ID
+
+THINKING_IN_REQUESTS = "request.ThinkingPart"
+"""The loss key a profile with a `request_reasoning_field` does not have."""
 
 _STOP = "finish_reason has no value for it: sent as `stop`, which decodes as end_turn"
 
 LOSSES: Mapping[str, str] = MappingProxyType(
     {
         "Request.thinking": "no thinking budget on the wire (only `reasoning_effort`, kept raw in provider_fields)",
-        "ThinkingPart": (
-            "OpenAI has no reasoning on the wire: assistant thinking in requests is not sent back (unless a "
-            "profile's request_reasoning_field carries it); responses carry only the text, in the "
+        THINKING_IN_REQUESTS: (
+            "Chat Completions has no request field for earlier reasoning: assistant thinking is not sent back "
+            "(unless a profile's request_reasoning_field carries it); responses do carry its text, in the "
             "reasoning_content / reasoning extension of compatible servers"
         ),
         "ThinkingPart.signature": "no wire field for reasoning signatures",
@@ -53,7 +57,8 @@ LOSSES: Mapping[str, str] = MappingProxyType(
 RESHAPES: Mapping[str, str] = MappingProxyType(
     {
         "Message.content order": (
-            "an assistant message is reasoning, content, then tool_calls: request parts are reordered that way; "
+            "an assistant message is reasoning, content, then tool_calls: request parts are reordered that way (and "
+            "a profile that sends thinking back joins its thinking parts into one); "
             "a non-streamed response joins its thinking and its texts into one part each; in a stream, adjacent "
             "text (or thinking) blocks join into one"
         ),
@@ -63,3 +68,10 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
         ),
     }
 )
+
+
+def profile_losses(profile: Profile) -> Mapping[str, str]:
+    """The losses of one profile's codec: Chat Completions' own, minus earlier thinking when the profile sends
+    it back, plus the profile's own (which win on a shared key)."""
+    table = {k: v for k, v in LOSSES.items() if not (k == THINKING_IN_REQUESTS and profile.request_reasoning_field)}
+    return MappingProxyType({**table, **profile.losses})

@@ -11,20 +11,41 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
+from urllib.parse import quote
 
 from harness import ir
 
 JSONDict = dict[str, Any]
 JSONHook = Callable[[JSONDict], JSONDict]
-"""Takes a parsed JSON object from the provider and returns it in OpenAI's shape (may return the same dict)."""
+"""Takes a parsed JSON object from the provider and returns it in OpenAI's shape (may return the same dict).
+A stream-chunk hook may return `{}` to say the chunk carries nothing for the IR (Azure's filter-only chunk)."""
 RequestHook = Callable[[JSONDict, ir.Request], JSONDict]
 """Adjusts an encoded request body for the provider, given the IR it came from."""
 UsageEncodeHook = Callable[[JSONDict, ir.Usage], JSONDict]
 """Adds the provider's own usage fields to an encoded OpenAI `usage` object."""
 ToolIdHook = Callable[[str], str]
 """Rewrites a tool-call id into the form the provider accepts (applied to calls and results alike)."""
+PreambleHook = Callable[[], list[JSONDict]]
+"""Stream chunks the provider sends before the first chunk of the answer (Azure's prompt-filter chunk)."""
 
 AuthStyle = Literal["bearer", "api-key"]
+
+DEFAULT_CAPABILITIES = frozenset(
+    {
+        "tools",
+        "parallel_tools",
+        "tool_choice",
+        "vision",
+        "thinking",
+        "json_object",
+        "json_schema",
+        "stop_sequences",
+        "prompt_cache",
+        "models_list",
+        "retry_after",
+    }
+)
+"""What Chat Completions and most compatible servers carry; profiles subtract what their provider lacks."""
 
 
 def same(obj: JSONDict) -> JSONDict:
@@ -47,6 +68,11 @@ def same_id(tool_id: str) -> str:
     return tool_id
 
 
+def no_preamble() -> list[JSONDict]:
+    """The default preamble hook: a stream starts with the answer's first chunk."""
+    return []
+
+
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
@@ -57,31 +83,21 @@ class Profile:
 
     name: str
     """Registry name of the codec (`openai`, `deepseek`, `groq`, ...); also the `provider_fields` key."""
-    capabilities: frozenset[str] = frozenset(
-        {
-            "tools",
-            "parallel_tools",
-            "tool_choice",
-            "vision",
-            "thinking",
-            "json_object",
-            "json_schema",
-            "stop_sequences",
-            "prompt_cache",
-            "models_list",
-            "retry_after",
-        }
-    )
+    capabilities: frozenset[str] = DEFAULT_CAPABILITIES
     """Scenario capabilities the provider's wire carries (thinking as `reasoning_content`/`reasoning`)."""
     family: str = "openai"
     """The base protocol whose SDK speaks to this provider (the driver of its baseline run)."""
     base_path: str = "/v1"
     """Path prefix of the provider's API (`/v1`; Groq `/openai/v1`; DeepSeek serves without a prefix)."""
+    model_in_path: bool = False
+    """Whether the model is a path segment after `base_path` (Azure: `/openai/deployments/{deployment}`)."""
+    query: Mapping[str, str] = field(default_factory=dict)
+    """Query parameters every request carries (Azure's `api-version`)."""
     auth: AuthStyle = "bearer"
     """`bearer`: `Authorization: Bearer KEY`; `api-key`: an `api-key: KEY` header (Azure)."""
     reasoning_field: str = "reasoning_content"
     """Delta/message field the encoder writes thinking text to (OpenAI has none; `reasoning_content` is the
-    de-facto field of DeepSeek, vLLM and llama.cpp; Groq and OpenRouter use `reasoning`)."""
+    de-facto field of DeepSeek, llama.cpp and LM Studio; Groq, OpenRouter, Together and vLLM use `reasoning`)."""
     reasoning_fields_read: tuple[str, ...] = ("reasoning_content", "reasoning")
     """Fields the decoder reads thinking text from, first non-empty wins."""
     request_reasoning_field: str | None = None
@@ -89,6 +105,9 @@ class Profile:
     unknown message fields; DeepSeek answers 400 when `reasoning_content` is sent back)."""
     sends_stream_options: bool = True
     """Whether a streamed request asks for `stream_options.include_usage` by default."""
+    usage_on_finish_chunk: bool = False
+    """Whether the encoder sends usage on the finish_reason chunk, always, instead of a separate usage-only
+    chunk on request (Mistral, which has no `stream_options`)."""
     max_tokens_field: str = "max_completion_tokens"
     """Field `Request.max_tokens` is sent in when the client's own choice is unknown."""
     tool_id_prefix: str = "call_"
@@ -113,13 +132,42 @@ class Profile:
     """Adds provider-specific usage fields when encoding."""
     encode_chunk: JSONHook = same
     """Adjusts an encoded stream chunk for the provider."""
+    encode_body: JSONHook = same
+    """Adjusts an encoded non-streamed response body for the provider."""
+    encode_preamble: PreambleHook = no_preamble
+    """Chunks a stream starts with before the answer's own first chunk."""
+    losses: Mapping[str, str] = field(default_factory=dict)
+    """What this provider loses beyond Chat Completions' own table (keys in `harness.diff.losses` grammar)."""
+    notes: tuple[str, ...] = ()
+    """Provider quirks the common decoder handles without a hook (listed in the generated profile table)."""
 
     def __post_init__(self) -> None:
         # Freeze the tables so one profile value can never be changed by a codec that uses it.
-        object.__setattr__(self, "finish_reasons", _frozen(self.finish_reasons))
-        object.__setattr__(self, "error_codes", _frozen(self.error_codes))
+        for name in ("finish_reasons", "error_codes", "query", "losses"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
 
-    @property
-    def path(self) -> str:
-        """Path of the chat completions endpoint."""
+    def path(self, model: str | None = None) -> str:
+        """Path of the chat completions endpoint (for `model`, when the model is a path segment)."""
+        if self.model_in_path:
+            return f"{self.base_path}/{quote(model or '', safe='')}/chat/completions"
         return f"{self.base_path}/chat/completions"
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Several JSON hooks applied in order, for a profile with more than one quirk in one place; the generated
+    profile table lists each hook of the chain."""
+
+    hooks: tuple[JSONHook, ...]
+
+    def __call__(self, obj: JSONDict) -> JSONDict:
+        for hook in self.hooks:
+            obj = hook(obj)
+            if not obj:
+                break  # a hook dropped the chunk: nothing is left for the others
+        return obj
+
+
+def chain(*hooks: JSONHook) -> Chain:
+    """One JSON hook that applies `hooks` in order."""
+    return Chain(tuple(hooks))

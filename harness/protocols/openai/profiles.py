@@ -2,13 +2,14 @@
 
 Adding a provider: declare a `Profile` here (its quirks as settings and hooks from `quirks.py`), add it to
 `PROFILES`, and test it on its corpus files. See ARCHITECTURE.md, "Adding an OpenAI-compatible provider".
+`python -m harness.protocols.openai.table` renders `docs/profiles.md` from these declarations.
 """
 
 from __future__ import annotations
 
 from harness import ir
 from harness.protocols.openai import quirks
-from harness.protocols.openai.profile import Profile
+from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile
 
 OPENAI = Profile(name="openai")
 """OpenAI Chat Completions itself: every default."""
@@ -17,10 +18,10 @@ DEEPSEEK = Profile(
     name="deepseek",
     base_path="",  # https://api.deepseek.com/chat/completions (the /v1 alias also works)
     max_tokens_field="max_tokens",
-    # reasoning_content deltas come with `content: null`; the common decoder reads both.
     finish_reasons={"insufficient_system_resource": "error"},
     decode_usage=quirks.deepseek_cache_usage,
     encode_usage=quirks.deepseek_encode_usage,
+    notes=("`reasoning_content` deltas come with `content: null`; the common decoder reads both",),
 )
 """DeepSeek: `reasoning_content`, cache figures in `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`."""
 
@@ -29,10 +30,153 @@ GROQ = Profile(
     base_path="/openai/v1",
     reasoning_field="reasoning",  # gpt-oss / qwen reasoning arrives as delta.reasoning (with `channel`)
     error_codes={"tool_use_failed": ir.ErrorKind.INVALID_REQUEST},
-    stream_error_events=frozenset({"error"}),  # `event: error` inside a 200 stream, then no [DONE]
+    stream_error_events=frozenset({"error"}),
     decode_chunk=quirks.x_groq_usage,
+    notes=("a failed tool call ends a 200 stream with `event: error` and no `data: [DONE]`",),
 )
 """Groq: usage also (or only) in `x_groq.usage`; failed tool calls end the stream with `event: error`."""
 
-PROFILES: tuple[Profile, ...] = (OPENAI, DEEPSEEK, GROQ)
+MISTRAL = Profile(
+    name="mistral",
+    capabilities=DEFAULT_CAPABILITIES - {"prompt_cache"},  # usage has no cached-token figure
+    sends_stream_options=False,  # not a Mistral field; usage always comes on the finish chunk
+    usage_on_finish_chunk=True,
+    max_tokens_field="max_tokens",
+    encode_tool_id=quirks.nine_alphanumerics,
+    # model_length: the context window, not max_tokens, cut the answer; both are a length stop in the IR.
+    finish_reasons={"model_length": "max_tokens", "error": "error"},
+    decode_chunk=quirks.content_arrays,
+    decode_body=quirks.content_arrays_in_message,
+    encode_chunk=quirks.thinking_as_content_arrays,
+    encode_body=quirks.thinking_as_content_arrays_in_message,
+    losses={
+        "ToolCallPart.id": "Mistral accepts only 9-character [a-zA-Z0-9] tool-call ids: others are sent as a "
+        "stable 9-character digest",
+        "ToolResultPart.tool_call_id": "rewritten like the call id it answers, so the pair still matches",
+    },
+)
+"""Mistral: Magistral thinking as typed content arrays, 9-character tool ids, no `stream_options`."""
+
+XAI = Profile(
+    name="xai",
+    decode_usage=quirks.reasoning_outside_completion_tokens,
+    encode_usage=quirks.reasoning_outside_completion_tokens_encode,
+    notes=("a whole tool call (id, name, arguments) arrives in one chunk, together with the role",),
+)
+"""xAI (Grok): completion_tokens exclude reasoning tokens; whole tool calls in one chunk."""
+
+OPENROUTER = Profile(
+    name="openrouter",
+    base_path="/api/v1",
+    reasoning_field="reasoning",  # plus `reasoning_details`, the same text in typed entries
+    finish_reasons={"error": "error"},
+    notes=(
+        "`: OPENROUTER PROCESSING` SSE comment lines while the upstream provider warms up",
+        "an `error` object (numeric `code`) inside a normal chunk, after a finish_reason, then `[DONE]`",
+        "streams with no finish_reason at all (the `Done` has stop_reason None), and repeated role chunks",
+        "error bodies put the upstream provider's own message in `error.metadata.raw`",
+    ),
+)
+"""OpenRouter: a router over many providers; comments, in-chunk errors and missing finish reasons."""
+
+TOGETHER = Profile(
+    name="together",
+    reasoning_field="reasoning",
+    max_tokens_field="max_tokens",
+    finish_reasons={"eos": "end_turn", "error": "error"},
+    decode_usage=quirks.top_level_cached_tokens,
+    encode_usage=quirks.top_level_cached_tokens_encode,
+    notes=("non-streamed messages carry `tool_calls: []` and choices a `seed`; extra fields are ignored",),
+)
+"""Together AI: `reasoning`, `eos` finish reason, cache hits as top-level `usage.cached_tokens`."""
+
+VLLM = Profile(
+    name="vllm",
+    reasoning_field="reasoning",  # vLLM >= 0.9 (`reasoning_content` before; both are read)
+    tool_id_prefix="chatcmpl-tool-",
+    finish_reasons={"abort": "error"},
+    notes=(
+        "errors may be flat `{object: error, message, type, code}` bodies; the message and status are read",
+        "choices carry `stop_reason` (the matched stop string or token id), not mapped: the IR kind stays end_turn",
+    ),
+)
+"""vLLM's OpenAI-compatible server: `reasoning` deltas (reasoning parser), `abort` finish reason."""
+
+LLAMACPP = Profile(
+    name="llamacpp",
+    request_reasoning_field="reasoning_content",  # llama.cpp accepts earlier reasoning back (seen in the corpus)
+    max_tokens_field="max_tokens",
+    decode_chunk=quirks.timings_cache_n,
+    decode_body=quirks.timings_cache_n,
+    encode_chunk=quirks.timings_cache_n_encode,
+    encode_body=quirks.timings_cache_n_encode,
+    notes=("keys in non-standard order and `content: null` on the role chunk",),
+)
+"""llama.cpp server: `reasoning_content`, KV-cache reuse in `timings.cache_n`, reasoning sent back."""
+
+LMSTUDIO = Profile(
+    name="lmstudio",
+    capabilities=DEFAULT_CAPABILITIES - {"prompt_cache"},  # no cached-token figure in usage
+    max_tokens_field="max_tokens",
+    notes=(
+        "`reasoning_content` for reasoning models (with the separate-reasoning setting on)",
+        "errors may be a flat `{error: message}` body",
+    ),
+)
+"""LM Studio's local server: `reasoning_content`, flat error bodies."""
+
+GPTOSS = Profile(
+    name="gptoss",
+    capabilities=DEFAULT_CAPABILITIES - {"vision"},  # gpt-oss is a text-only model
+    reasoning_field="reasoning",
+    request_reasoning_field="reasoning",  # harmony needs the analysis of earlier tool-calling turns back
+    notes=("the harmony `analysis` channel is streamed as `delta.reasoning` (Groq adds `channel`)",),
+)
+"""gpt-oss served OpenAI-compatibly (vLLM, Ollama, llama.cpp): `delta.reasoning`, sent back in requests."""
+
+GEMMA = Profile(
+    name="gemma",
+    # Gemma 3 has no tool-call format (Ollama answers "does not support tools") and no thinking mode.
+    capabilities=DEFAULT_CAPABILITIES - {"tools", "parallel_tools", "tool_choice", "thinking", "prompt_cache"},
+    max_tokens_field="max_tokens",
+    encode_request=quirks.system_in_first_user_turn,
+    losses={
+        "request.Request.system": "Gemma has no system role: the leading system prompt is folded into the first "
+        "user turn (its text, a blank line, then the user's text), so the upstream request has no system "
+        "prompt and its first user text starts with it",
+    },
+)
+"""Gemma 3 served OpenAI-compatibly: no system role (folded into the first user turn), no tools."""
+
+AZURE = Profile(
+    name="azure",
+    base_path="/openai/deployments",
+    model_in_path=True,  # /openai/deployments/{deployment}/chat/completions: the deployment is the model
+    query={"api-version": "2024-10-21"},
+    auth="api-key",
+    # A prompt the content filter blocks is a 400 the client must change, not retry: invalid_request.
+    error_codes={"content_filter": ir.ErrorKind.INVALID_REQUEST},
+    decode_chunk=quirks.prompt_filter_results_chunk,
+    encode_preamble=quirks.prompt_filter_results_preamble,
+    encode_chunk=quirks.content_filter_results,
+    encode_body=quirks.content_filter_results_in_body,
+    notes=("finish_reason `content_filter` when the output filter cuts the answer (an OpenAI value too)",),
+)
+"""Azure OpenAI: deployment URLs, `api-version`, `api-key` auth, content-filter annotations."""
+
+PROFILES: tuple[Profile, ...] = (
+    OPENAI,
+    DEEPSEEK,
+    GROQ,
+    MISTRAL,
+    XAI,
+    OPENROUTER,
+    TOGETHER,
+    VLLM,
+    LLAMACPP,
+    LMSTUDIO,
+    GPTOSS,
+    GEMMA,
+    AZURE,
+)
 """Every profile registered as a codec at import."""

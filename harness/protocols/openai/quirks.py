@@ -1,7 +1,8 @@
 """Reusable hook functions for OpenAI-compatible providers' quirks, each named after what it repairs.
 
 A hook receives untrusted JSON: it only rewrites what it recognizes and leaves everything else in place for
-the common decoder, which reports wrong types as `DecodeError`. Profiles in `profiles.py` pick these up.
+the common decoder, which reports wrong types as `DecodeError`. Encoding hooks get the codec's own output.
+Profiles in `profiles.py` pick these up; the first docstring line of each is what the profile table shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,23 @@ from harness import ir
 from harness.protocols.openai.profile import JSONDict
 
 
+def _count(value: Any) -> int | None:
+    """A token count, or None for anything that is not a plain integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _details(usage: JSONDict, key: str) -> JSONDict | None:
+    """A copy of a `*_details` object ({} when absent); None when it has the wrong type, which the hooks leave
+    for the common decoder to report rather than paper over."""
+    value = usage.get(key)
+    if value is None:
+        return {}
+    return dict(value) if isinstance(value, dict) else None
+
+
+# --- usage ---------------------------------------------------------------------------------------------------
+
+
 def x_groq_usage(chunk: JSONDict) -> JSONDict:
     """Groq: usage may come only inside `x_groq.usage`; lift it to the top-level `usage` OpenAI uses."""
     x_groq = chunk.get("x_groq")
@@ -26,13 +44,11 @@ def x_groq_usage(chunk: JSONDict) -> JSONDict:
 def deepseek_cache_usage(usage: JSONDict) -> JSONDict:
     """DeepSeek: cache hits are `prompt_cache_hit_tokens` (prompt_tokens = hits + misses), not
     `prompt_tokens_details.cached_tokens`; the documented DeepSeek field wins."""
-    hit = usage.get("prompt_cache_hit_tokens")
-    if not isinstance(hit, int) or isinstance(hit, bool):
+    hit = _count(usage.get("prompt_cache_hit_tokens"))
+    details = _details(usage, "prompt_tokens_details")
+    if hit is None or details is None:
         return usage
-    details = usage.get("prompt_tokens_details")
-    details = dict(details) if isinstance(details, dict) else {}
-    details["cached_tokens"] = hit
-    return {**usage, "prompt_tokens_details": details}
+    return {**usage, "prompt_tokens_details": {**details, "cached_tokens": hit}}
 
 
 def deepseek_encode_usage(usage: JSONDict, value: ir.Usage) -> JSONDict:
@@ -45,6 +61,71 @@ def deepseek_encode_usage(usage: JSONDict, value: ir.Usage) -> JSONDict:
         "prompt_cache_hit_tokens": hit,
         "prompt_cache_miss_tokens": max((value.input_tokens or 0) - hit, 0),
     }
+
+
+def reasoning_outside_completion_tokens(usage: JSONDict) -> JSONDict:
+    """xAI: `completion_tokens` leaves out `completion_tokens_details.reasoning_tokens` (only `total_tokens`
+    counts both); add them, since IR output tokens include reasoning."""
+    completion = _count(usage.get("completion_tokens"))
+    details = _details(usage, "completion_tokens_details")
+    reasoning = None if details is None else _count(details.get("reasoning_tokens"))
+    if completion is None or reasoning is None:
+        return usage
+    return {**usage, "completion_tokens": completion + reasoning}
+
+
+def reasoning_outside_completion_tokens_encode(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """xAI: send `completion_tokens` without the reasoning tokens, as xAI does (`total_tokens` keeps them)."""
+    completion = _count(usage.get("completion_tokens"))
+    if value.reasoning_tokens is None or completion is None:
+        return usage
+    return {**usage, "completion_tokens": max(completion - value.reasoning_tokens, 0)}
+
+
+def top_level_cached_tokens(usage: JSONDict) -> JSONDict:
+    """Together: cache hits are a top-level `usage.cached_tokens`, not `prompt_tokens_details.cached_tokens`."""
+    cached = _count(usage.get("cached_tokens"))
+    details = _details(usage, "prompt_tokens_details")
+    if cached is None or details is None or "cached_tokens" in details:
+        return usage
+    return {**usage, "prompt_tokens_details": {**details, "cached_tokens": cached}}
+
+
+def top_level_cached_tokens_encode(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """Together: report cache hits as the top-level `usage.cached_tokens` Together sends (and nothing else)."""
+    if value.cache_read_tokens is None:
+        return usage
+    out = {k: v for k, v in usage.items() if k != "prompt_tokens_details"}
+    return {**out, "cached_tokens": value.cache_read_tokens}
+
+
+def timings_cache_n(obj: JSONDict) -> JSONDict:
+    """llama.cpp: prompt tokens reused from the KV cache are `timings.cache_n` beside `usage` (in the usage
+    chunk or the body); report them as `prompt_tokens_details.cached_tokens`."""
+    timings, usage = obj.get("timings"), obj.get("usage")
+    if not isinstance(timings, dict) or not isinstance(usage, dict):
+        return obj
+    cache_n = _count(timings.get("cache_n"))
+    details = _details(usage, "prompt_tokens_details")
+    if cache_n is None or details is None or "cached_tokens" in details:
+        return obj
+    return {**obj, "usage": {**usage, "prompt_tokens_details": {**details, "cached_tokens": cache_n}}}
+
+
+def timings_cache_n_encode(obj: JSONDict) -> JSONDict:
+    """llama.cpp: add the `timings` object (`cache_n`, `prompt_n`, `predicted_n`) beside a known usage; without
+    a known cache figure `cache_n` is left out rather than claimed as 0."""
+    usage = obj.get("usage")
+    if not isinstance(usage, dict):
+        return obj
+    prompt = _count(usage.get("prompt_tokens")) or 0
+    cached = _count((_details(usage, "prompt_tokens_details") or {}).get("cached_tokens"))
+    timings: JSONDict = {} if cached is None else {"cache_n": cached}
+    timings.update(prompt_n=max(prompt - (cached or 0), 0), predicted_n=usage.get("completion_tokens"))
+    return {**obj, "timings": timings}
+
+
+# --- content arrays (Mistral) --------------------------------------------------------------------------------
 
 
 def _split_typed_content(content: list[Any]) -> tuple[str, str] | None:
@@ -66,26 +147,60 @@ def _split_typed_content(content: list[Any]) -> tuple[str, str] | None:
     return "".join(thinking), "".join(text)
 
 
+def _with_split_content(message: Any) -> Any:
+    """A delta or message whose typed content array became `reasoning_content` and a `content` string."""
+    content = message.get("content") if isinstance(message, dict) else None
+    split = _split_typed_content(content) if isinstance(content, list) else None
+    if split is None or not isinstance(message, dict):
+        return message
+    thinking, text = split
+    out = {**message, "content": text}
+    if thinking:
+        out["reasoning_content"] = thinking
+    return out
+
+
+def _map_choices(obj: JSONDict, key: str, fn: Any) -> JSONDict:
+    choices = obj.get("choices")
+    if not isinstance(choices, list):
+        return obj
+    out = [{**c, key: fn(c.get(key))} if isinstance(c, dict) and key in c else c for c in choices]
+    return {**obj, "choices": out}
+
+
 def content_arrays(chunk: JSONDict) -> JSONDict:
     """Mistral: `delta.content` may be an array of typed chunks, `{"type": "thinking", "thinking": [{"type":
     "text", ...}]}` or `{"type": "text", ...}`; rewrite it as `reasoning_content` and a `content` string."""
-    choices = chunk.get("choices")
-    if not isinstance(choices, list):
-        return chunk
-    out: list[Any] = []
-    for choice in choices:
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        content = delta.get("content") if isinstance(delta, dict) else None
-        split = _split_typed_content(content) if isinstance(content, list) else None
-        if split is None or not isinstance(delta, dict):
-            out.append(choice)
-            continue
-        thinking, text = split
-        new_delta = {**delta, "content": text}
-        if thinking:
-            new_delta["reasoning_content"] = thinking
-        out.append({**choice, "delta": new_delta})
-    return {**chunk, "choices": out}
+    return _map_choices(chunk, "delta", _with_split_content)
+
+
+def content_arrays_in_message(body: JSONDict) -> JSONDict:
+    """Mistral: a non-streamed `message.content` may be the same array of thinking and text chunks."""
+    return _map_choices(body, "message", _with_split_content)
+
+
+def _thinking_as_array(message: Any) -> Any:
+    """A delta or message whose `reasoning_content` became a thinking chunk leading a content array."""
+    if not isinstance(message, dict) or not isinstance(message.get("reasoning_content"), str):
+        return message
+    out = {k: v for k, v in message.items() if k != "reasoning_content"}
+    chunks: list[JSONDict] = [
+        {"type": "thinking", "thinking": [{"type": "text", "text": message["reasoning_content"]}]}
+    ]
+    if isinstance(message.get("content"), str) and message["content"]:
+        chunks.append({"type": "text", "text": message["content"]})
+    out["content"] = chunks
+    return out
+
+
+def thinking_as_content_arrays(chunk: JSONDict) -> JSONDict:
+    """Mistral: send thinking as the content array Magistral streams, not as a `reasoning_content` field."""
+    return _map_choices(chunk, "delta", _thinking_as_array)
+
+
+def thinking_as_content_arrays_in_message(body: JSONDict) -> JSONDict:
+    """Mistral: a non-streamed message with thinking carries `[thinking chunk, text chunk]` as its content."""
+    return _map_choices(body, "message", _thinking_as_array)
 
 
 _NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
@@ -99,3 +214,81 @@ def nine_alphanumerics(tool_id: str) -> str:
         return tool_id
     digest = hashlib.sha256(tool_id.encode("utf-8")).digest()
     return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:9])
+
+
+# --- Azure content filtering ---------------------------------------------------------------------------------
+
+_SAFE = {name: {"filtered": False, "severity": "safe"} for name in ("hate", "self_harm", "sexual", "violence")}
+
+
+def prompt_filter_results_chunk(chunk: JSONDict) -> JSONDict:
+    """Azure: a stream opens with a chunk holding only `prompt_filter_results` (empty `id`, `model` and
+    `choices`); it says nothing of the answer, so it is dropped instead of starting the message."""
+    filter_only = "prompt_filter_results" in chunk and chunk.get("choices") == [] and not chunk.get("id")
+    if filter_only and chunk.get("usage") is None and chunk.get("error") is None:
+        return {}
+    return chunk
+
+
+def prompt_filter_results_preamble() -> list[JSONDict]:
+    """Azure: the prompt-annotation chunk Azure sends before the answer (every category `safe`)."""
+    filters = [{"prompt_index": 0, "content_filter_results": _SAFE}]
+    return [{"choices": [], "created": 0, "id": "", "model": "", "object": "", "prompt_filter_results": filters}]
+
+
+def _annotated_choice(choice: Any) -> Any:
+    if not isinstance(choice, dict):
+        return choice
+    delta = choice.get("delta") or choice.get("message") or {}
+    has_text = isinstance(delta, dict) and bool(delta.get("content"))
+    return {**choice, "content_filter_results": dict(_SAFE) if has_text else {}}
+
+
+def content_filter_results(obj: JSONDict) -> JSONDict:
+    """Azure: every choice carries its `content_filter_results` (all `safe`; `{}` on chunks with no text)."""
+    choices = obj.get("choices")
+    if not isinstance(choices, list):
+        return obj
+    return {**obj, "choices": [_annotated_choice(c) for c in choices]}
+
+
+def content_filter_results_in_body(body: JSONDict) -> JSONDict:
+    """Azure: a non-streamed body carries `prompt_filter_results` and per-choice `content_filter_results`."""
+    return {
+        **content_filter_results(body),
+        "prompt_filter_results": prompt_filter_results_preamble()[0]["prompt_filter_results"],
+    }
+
+
+# --- system prompts (Gemma) ----------------------------------------------------------------------------------
+
+
+def _prefixed(content: Any, system: str) -> Any:
+    """User content with the system text in front, the way Gemma's chat template joins them."""
+    if isinstance(content, str):
+        return f"{system}\n\n{content}"
+    if isinstance(content, list):
+        for i, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                return [*content[:i], {**part, "text": f"{system}\n\n{part['text']}"}, *content[i + 1 :]]
+        return [{"type": "text", "text": system}, *content]
+    return system
+
+
+def system_in_first_user_turn(body: JSONDict, request: ir.Request) -> JSONDict:
+    """Gemma: no system role (its chat template folds it, Google's endpoint rejects it): the leading system
+    message goes into the first user turn, before its text and a blank line, as Gemma's template does."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(messages[0], dict):
+        return body
+    if messages[0].get("role") not in ("system", "developer"):
+        return body
+    content = messages[0].get("content")
+    if isinstance(content, list):
+        content = "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    system, rest = str(content or ""), list(messages[1:])
+    if rest and isinstance(rest[0], dict) and rest[0].get("role") == "user":
+        rest[0] = {**rest[0], "content": _prefixed(rest[0].get("content"), system)}
+    else:
+        rest.insert(0, {"role": "user", "content": system})
+    return {**body, "messages": rest}

@@ -273,15 +273,31 @@ class _RequestDecoder:
             self.shape["stream_options"] = actual
 
 
-def decode_request(profile: Profile, body: bytes) -> ir.Request:
-    """A Chat Completions request body -> IR request."""
+def _model(d: _RequestDecoder, req: JSONDict, path_model: str | None) -> str:
+    """The model: the body's `model`, or the deployment named in the path (Azure), which wins when both are
+    given because it is what the service routes by. How the body differed is remembered for re-encoding."""
+    if path_model is None:
+        return d.r.str_(req.get("model"), "model")
+    body_model = d.r.opt_str(req.get("model"), "model")
+    if body_model != path_model:
+        d.shape["body_model"] = body_model
+    return path_model
+
+
+def decode_request(
+    profile: Profile, body: bytes, *, path_model: str | None = None, query: dict[str, str] | None = None
+) -> ir.Request:
+    """A Chat Completions request body -> IR request. `path_model` is the model named by the URL path (Azure
+    deployments); `query` the request's query parameters, remembered when they differ from the profile's."""
     d = _RequestDecoder(profile)
     req = common.load_object(profile.name, body, what="request body")
     raw_fields: JSONDict = {k: v for k, v in req.items() if k not in MAPPED_FIELDS}
     stream = d.r.opt_bool(req.get("stream"), "stream") or False
     system, messages = d.messages(d.r.lst(req.get("messages"), "messages"))
+    if query is not None and profile.query and query != dict(profile.query):
+        d.shape["query"] = query
     request = ir.Request(
-        model=d.r.str_(req.get("model"), "model"),
+        model=_model(d, req, path_model),
         system=system,
         messages=messages,
         tools=d.tools(d.r.opt_lst(req.get("tools"), "tools")),

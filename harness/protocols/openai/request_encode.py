@@ -170,6 +170,11 @@ def encode_request_body(profile: Profile, request: ir.Request) -> JSONDict:
     """The JSON body of a Chat Completions request for an IR request."""
     e = _RequestEncoder(profile, request)
     body: JSONDict = {"model": request.model, "messages": e.messages(request)}
+    if "body_model" in e.shape:  # a deployment-path client (Azure) wrote another model, or none, in the body
+        if e.shape["body_model"] is None:
+            del body["model"]
+        else:
+            body["model"] = e.shape["body_model"]
     if request.tools:
         body["tools"] = e.tools(request)
     if request.tool_choice is not None:
@@ -208,3 +213,13 @@ def include_usage(profile: Profile, request: ir.Request | None) -> bool:
         options = shape["stream_options"]
         return isinstance(options, dict) and options.get("include_usage") is True
     return True
+
+
+def target(profile: Profile, request: ir.Request) -> tuple[str, dict[str, str]]:
+    """Path and query of the request: the model is a path segment for deployment-style endpoints (Azure), and
+    the query is the profile's (e.g. `api-version`) unless the decoded client request carried its own."""
+    shape = request.provider_fields.get(profile.name, {}).get(SHAPE)
+    query = shape.get("query") if isinstance(shape, dict) else None
+    if not isinstance(query, dict):
+        query = dict(profile.query)
+    return profile.path(request.model), {str(k): str(v) for k, v in query.items()}

@@ -88,15 +88,22 @@ def encode_response_body(profile: Profile, response: ir.Response) -> JSONDict:
     calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
     if calls:
         message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}} for c in calls
+            {
+                "id": profile.encode_tool_id(c.id),
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments_raw},
+            }
+            for c in calls
         ]
-    return {
-        "id": response.id or PLACEHOLDER_ID,
-        "object": "chat.completion",
-        "created": 0,
-        "model": response.model or "",
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(response.stop_reason)}
-        ],
-        "usage": encode_usage(profile, response.usage),
-    }
+    return profile.encode_body(
+        {
+            "id": response.id or PLACEHOLDER_ID,
+            "object": "chat.completion",
+            "created": 0,
+            "model": response.model or "",
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(response.stop_reason)}
+            ],
+            "usage": encode_usage(profile, response.usage),
+        }
+    )

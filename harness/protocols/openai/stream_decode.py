@@ -104,7 +104,8 @@ class ChatStreamDecoder:
             r.fail("event", f"unexpected SSE event name {event.event!r}")
         payload = common.load_json(self.profile.name, event.data, offset=event.offset, what="stream chunk")
         chunk = r.obj(self.profile.decode_chunk(r.obj(payload, "chunk")), "chunk")
-        self._on_chunk(r, chunk)
+        if chunk:  # a profile hook empties a chunk that carries nothing for the IR (Azure's prompt filter)
+            self._on_chunk(r, chunk)
 
     def _error_event(self, event: SSEEvent) -> ir.IRError:
         """The error an `event: error` carries; its data is normally `{"error": {...}}` but any text is kept."""

@@ -1,6 +1,7 @@
 """Incremental encoding of IR events into a Chat Completions SSE stream, in OpenAI's own order.
 
-- `MessageStart` -> the role chunk (`delta: {"role": "assistant", "content": ""}`).
+- `MessageStart` -> the profile's preamble chunks (Azure's prompt-filter chunk), then the role chunk
+  (`delta: {"role": "assistant", "content": ""}`).
 - Text deltas -> `delta.content`; thinking deltas -> `delta.<profile.reasoning_field>` (OpenAI has no wire
   field for reasoning text; `reasoning_content` is what DeepSeek, vLLM and llama.cpp send). Signatures and
   redacted thinking have no wire form (listed losses).
@@ -9,6 +10,8 @@
 - `Done` -> the finish_reason chunk (`delta: {}`), then, when the client asked `stream_options.include_usage`
   (or the request is unknown), the usage-only chunk with `choices: []`; `close()` then writes `data: [DONE]`.
   Mid-stream `UsageEvent`s are merged into that final usage (Chat Completions has no mid-stream usage).
+  A profile with `usage_on_finish_chunk` (Mistral) always sends the usage on the finish_reason chunk instead.
+- Every chunk passes through the profile's `encode_chunk` hook (Mistral content arrays, Azure filter results).
 - `ErrorEvent` -> `data: {"error": {...}}` and no `[DONE]`: that is what OpenAI itself sends when a stream fails,
   and the official SDK raises `APIError` on it; a `[DONE]` after it would claim a clean end.
 """
@@ -59,7 +62,8 @@ class ChatStreamEncoder:
             self._model = event.model or ""
             if event.usage is not None:
                 self._merge_usage(event.usage)
-            return self._delta({"role": "assistant", "content": ""})
+            preamble = b"".join(encode_sse(common.dump_json(c).decode("utf-8")) for c in self.profile.encode_preamble())
+            return preamble + self._delta({"role": "assistant", "content": ""})
         if isinstance(event, ir.TextDelta):
             return self._delta({"content": event.text}) if event.text else b""
         if isinstance(event, ir.ThinkingDelta):
@@ -96,6 +100,10 @@ class ChatStreamEncoder:
             self._merge_usage(event.usage)
         out = b""
         finish = finish_reason(event.stop_reason)
+        if self.profile.usage_on_finish_chunk:
+            usage = encode_usage(self.profile, self._usage or ir.Usage())
+            choices = [{"index": 0, "delta": {}, "finish_reason": finish}]
+            return self._chunk(choices, usage=usage)
         if finish is not None:
             out += self._delta({}, finish)
         if self.include_usage:

@@ -11,8 +11,10 @@ from typing import Any
 from harness import ir
 from harness.capture import Interaction, load_interactions
 from harness.protocols import Codec, decode_events, registry
-from harness.protocols.openai import schemas
+from harness.protocols.openai import OpenAICodec, schemas
+from harness.protocols.openai.profile import ToolIdHook, same_id
 from harness.protocols.openai.response import PLACEHOLDER_ID
+from harness.stream import accumulate, validate
 from harness.wire.http import HttpRequest, HttpResponse
 from harness.wire.sse import SSEDecoder
 from tests.conftest import corpus_dir
@@ -20,6 +22,10 @@ from tests.conftest import corpus_dir
 OPENAI = registry.get("openai")
 DEEPSEEK = registry.get("deepseek")
 GROQ = registry.get("groq")
+PROFILE_CODECS: list[OpenAICodec] = [
+    c for c in (registry.get(n) for n in registry.names()) if isinstance(c, OpenAICodec) and c.family == "openai"
+]
+"""Every registered profile codec (openai, deepseek, groq, mistral, ..., azure)."""
 
 
 def interactions(folder: str, name: str) -> list[Interaction]:
@@ -55,9 +61,13 @@ def check_request(request: HttpRequest) -> None:
     schemas.validate("Request", json.loads(request.body))
 
 
-def check_response(response: HttpResponse) -> None:
-    """A non-streamed body matches the response schema."""
-    schemas.validate("Response", json.loads(response.body))
+def check_response(response: HttpResponse, codec: Codec = OPENAI) -> None:
+    """A non-streamed body matches the response schema, once the profile's own decode hook has put its
+    deviations (Mistral content arrays) into OpenAI's shape."""
+    body = json.loads(response.body)
+    if isinstance(codec, OpenAICodec):
+        body = codec.profile.decode_body(body)
+    schemas.validate("Response", body)
 
 
 def check_error(response: HttpResponse) -> None:
@@ -65,10 +75,14 @@ def check_error(response: HttpResponse) -> None:
     schemas.validate("Error", json.loads(response.body))
 
 
-def check_stream(body: bytes) -> None:
-    """Every data payload of a streamed body is a chunk or an error object."""
+def check_stream(body: bytes, codec: Codec = OPENAI) -> None:
+    """Every data payload of a streamed body is a chunk or an error object, once the profile's decode hook has
+    normalized it (a payload the hook drops, Azure's prompt-filter chunk, has no OpenAI shape to check)."""
     for payload in sse_payloads(body):
-        schemas.validate("StreamPayload", payload)
+        if isinstance(codec, OpenAICodec):
+            payload = codec.profile.decode_chunk(payload)
+        if payload:
+            schemas.validate("StreamPayload", payload)
 
 
 # --- projection through the losses table ------------------------------------------------------------------
@@ -95,7 +109,10 @@ def _one_message_order(parts: list[ir.OutputPart]) -> list[ir.OutputPart]:
     return out + [p for p in parts if isinstance(p, ir.ToolCallPart)]
 
 
-def _output_parts(parts: list[ir.OutputPart], losses: Mapping[str, str], streamed: bool) -> list[ir.OutputPart]:
+def _output_parts(
+    parts: list[ir.OutputPart], losses: Mapping[str, str], streamed: bool, rewrite: ToolIdHook
+) -> list[ir.OutputPart]:
+    parts = _tool_ids(parts, losses, rewrite)
     if "RedactedThinkingPart" in losses:
         parts = [p for p in parts if not isinstance(p, ir.RedactedThinkingPart)]
     if "ThinkingPart.signature" in losses:
@@ -128,10 +145,30 @@ def _usage(usage: ir.Usage, losses: Mapping[str, str]) -> ir.Usage:
     return usage.model_copy(update=update)
 
 
-def _request_message(message: ir.Message, losses: Mapping[str, str]) -> ir.Message:
-    parts = list(message.content)
-    if "ThinkingPart" in losses:  # in requests; responses carry the text (see the key's description)
+def _tool_ids(parts: list[Any], losses: Mapping[str, str], rewrite: ToolIdHook) -> list[Any]:
+    """Parts with tool-call ids in the form the profile sends (when ids are a declared loss)."""
+    if "ToolCallPart.id" not in losses:
+        return parts
+    out = []
+    for p in parts:
+        if isinstance(p, ir.ToolCallPart):
+            p = p.model_copy(update={"id": rewrite(p.id)})
+        elif isinstance(p, ir.ToolResultPart) and "ToolResultPart.tool_call_id" in losses:
+            p = p.model_copy(update={"tool_call_id": rewrite(p.tool_call_id)})
+        out.append(p)
+    return out
+
+
+def _request_message(message: ir.Message, losses: Mapping[str, str], rewrite: ToolIdHook) -> ir.Message:
+    parts = _tool_ids(list(message.content), losses, rewrite)
+    if "request.ThinkingPart" in losses:  # responses carry the text (see the key's description)
         parts = [p for p in parts if not isinstance(p, ir.ThinkingPart)]
+    elif "Message.content order" in losses:  # sent back in one reasoning field: joined, signatures dropped
+        thinking = "".join(p.text for p in parts if isinstance(p, ir.ThinkingPart))
+        first = next((i for i, p in enumerate(parts) if isinstance(p, ir.ThinkingPart)), None)
+        parts = [p for p in parts if not isinstance(p, ir.ThinkingPart)]
+        if first is not None and thinking:
+            parts.insert(first, ir.ThinkingPart(text=thinking))
     images = "ImagePart outside user messages" in losses
     if images and message.role != "user":
         parts = [p for p in parts if not isinstance(p, ir.ImagePart)]
@@ -150,8 +187,35 @@ def _request_message(message: ir.Message, losses: Mapping[str, str]) -> ir.Messa
     return message.model_copy(update={"content": parts})
 
 
-def _request(request: ir.Request, losses: Mapping[str, str]) -> ir.Request:
-    messages = [_request_message(m, losses) for m in request.messages]
+def _fold_system(request: ir.Request) -> ir.Request:
+    """The request as Gemma receives it: the system prompt in front of the first user turn's first text (after
+    a blank line), or a user turn of its own when the conversation does not open with a plain user turn."""
+    if request.system is None:
+        return request
+    system, messages = request.system, list(request.messages)
+    first = messages[0] if messages else None
+    plain_user = first is not None and first.role == "user" and not any(p.kind == "tool_result" for p in first.content)
+    if first is None or not plain_user:
+        messages.insert(0, ir.Message(role="user", content=[ir.TextPart(text=system)]))
+    else:
+        parts = list(first.content)
+        texts = [i for i, p in enumerate(parts) if isinstance(p, ir.TextPart)]
+        if texts:
+            text = parts[texts[0]]
+            assert isinstance(text, ir.TextPart)
+            parts[texts[0]] = ir.TextPart(text=f"{system}\n\n{text.text}")
+        elif parts:
+            parts.insert(0, ir.TextPart(text=system))
+        else:
+            parts = [ir.TextPart(text=f"{system}\n\n")]
+        messages[0] = first.model_copy(update={"content": parts})
+    return request.model_copy(update={"system": None, "messages": messages})
+
+
+def _request(request: ir.Request, losses: Mapping[str, str], rewrite: ToolIdHook) -> ir.Request:
+    if "request.Request.system" in losses:
+        request = _fold_system(request)
+    messages = [_request_message(m, losses, rewrite) for m in request.messages]
     if "Message(role=tool)" in losses:
         merged: list[ir.Message] = []
         for m in messages:
@@ -179,7 +243,9 @@ def _request(request: ir.Request, losses: Mapping[str, str]) -> ir.Request:
     return request.model_copy(update=update)
 
 
-def _event(event: ir.StreamEvent, losses: Mapping[str, str]) -> ir.StreamEvent | None:
+def _event(event: ir.StreamEvent, losses: Mapping[str, str], rewrite: ToolIdHook) -> ir.StreamEvent | None:
+    if isinstance(event, ir.ToolCallStart) and "ToolCallPart.id" in losses:
+        return event.model_copy(update={"id": rewrite(event.id)})
     if isinstance(event, ir.RedactedThinking) and "RedactedThinkingPart" in losses:
         return None
     if isinstance(event, ir.ThinkingEnd) and "ThinkingPart.signature" in losses:
@@ -195,16 +261,16 @@ def tables(codec: Codec) -> Mapping[str, str]:
     return {**codec.losses, **getattr(codec, "reshapes", {})}
 
 
-def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False) -> Any:
+def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False, tool_ids: ToolIdHook = same_id) -> Any:
     """An IR value as the protocol can carry it: each listed loss (or reshape) blanks or normalizes its field.
     Works on a Request, a Response (`streamed` says whether it went through a stream) and a list of stream
-    events. Pass `tables(codec)`."""
+    events. Pass `tables(codec)`, and the profile's tool-id hook when `ToolCallPart.id` is a loss."""
     if isinstance(value, ir.Request):
-        return _request(value, losses)
+        return _request(value, losses, tool_ids)
     if isinstance(value, ir.Response):
         return value.model_copy(
             update={
-                "content": _output_parts(list(value.content), losses, streamed),
+                "content": _output_parts(list(value.content), losses, streamed, tool_ids),
                 "stop_reason": _stop(value.stop_reason, losses),
                 "usage": _usage(value.usage, losses),
                 "id": value.id if value.id is not None or "Response.id" not in losses else PLACEHOLDER_ID,
@@ -212,7 +278,7 @@ def project(value: Any, losses: Mapping[str, str], *, streamed: bool = False) ->
             }
         )
     if isinstance(value, list):
-        return [e for e in (_event(ev, losses) for ev in value) if e is not None]
+        return [e for e in (_event(ev, losses, tool_ids) for ev in value) if e is not None]
     raise TypeError(f"cannot project {type(value).__name__}")
 
 
@@ -231,3 +297,30 @@ def coalesce(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:
             continue
         out.append(event)
     return out
+
+
+def decode_corpus(codec: Codec, folder: str, name: str, index: int = 0) -> tuple[list[ir.StreamEvent], ir.Response]:
+    """A recorded stream's events (checked valid and the same in every chunking) and their accumulation."""
+    body = interactions(folder, name)[index].response.body
+    events = decode_events(codec, [body])
+    assert validate(events) == []
+    for chunks in chunkings(body).values():
+        assert decode_events(codec, chunks) == events
+    return events, accumulate(events).response
+
+
+def joined(response: ir.Response, kind: type[ir.TextPart] | type[ir.ThinkingPart] = ir.TextPart) -> str:
+    """The text (or thinking) of a response, its parts joined."""
+    return "".join(p.text for p in response.content if isinstance(p, kind))
+
+
+def chunk_bytes(*chunks: dict[str, Any], done: bool = True) -> bytes:
+    """An SSE body of these chunks (each given the usual id/object/model fields unless it sets them)."""
+    head = {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    body = b"".join(f"data: {json.dumps({**head, **c})}\n\n".encode() for c in chunks)
+    return body + (b"data: [DONE]\n\n" if done else b"")
+
+
+def choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A chunk's `choices` with one delta."""
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}

@@ -1,6 +1,5 @@
-"""Profiles on real traffic of OpenAI-compatible providers (`openai_compat` corpus): DeepSeek and Groq as
-registered profiles, and the base decoder's tolerance for what the later profiles (OpenRouter, Mistral,
-llama.cpp, xAI, Together) send. Tests are named after the quirk they pin down."""
+"""Hosted providers' quirks (DeepSeek, Groq, Mistral, xAI), each on its corpus file where the corpus shows it
+and on hand-built wire where it does not. Tests are named after the quirk they pin down."""
 
 from __future__ import annotations
 
@@ -9,62 +8,27 @@ import json
 import pytest
 
 from harness import ir
-from harness.protocols import Codec, DecodeError, decode_events, encode_events
-from harness.protocols.openai import DEEPSEEK, GROQ, OpenAICodec, Profile, quirks
-from harness.stream import accumulate, validate
-from tests.conftest import corpus_files
+from harness.protocols import DecodeError, decode_events, encode_events, registry
+from harness.protocols.openai import DEEPSEEK, GROQ, quirks
+from tests import strategies
 from tests.protocols.openai import support
-from tests.protocols.openai.support import chunkings, interactions, sse_payloads
+from tests.protocols.openai.support import choice, chunk_bytes, decode_corpus, interactions, joined, sse_payloads
 
 pytestmark = pytest.mark.corpus
 
 FOLDER = "openai_compat"
-
-
-def _decode(codec: Codec, name: str, index: int = 0) -> tuple[list[ir.StreamEvent], ir.Response]:
-    body = interactions(FOLDER, name)[index].response.body
-    events = decode_events(codec, [body])
-    assert validate(events) == []
-    for chunks in chunkings(body).values():
-        assert decode_events(codec, chunks) == events
-    return events, accumulate(events).response
-
-
-def _text(response: ir.Response, kind: type[ir.TextPart] | type[ir.ThinkingPart] = ir.TextPart) -> str:
-    return "".join(p.text for p in response.content if isinstance(p, kind))
-
-
-MISTRAL_TEST = OpenAICodec(Profile(name="mistral-test", decode_chunk=quirks.content_arrays))
-
-
-def _codec_for(name: str) -> Codec:
-    prefix = name.split("-", 1)[0]
-    return {"deepseek": support.DEEPSEEK, "groq": support.GROQ, "mistral": MISTRAL_TEST}.get(prefix, support.OPENAI)
-
-
-@pytest.mark.parametrize("name", [p.name for p in corpus_files(FOLDER)])
-def test_every_openai_compat_file_decodes(name: str) -> None:
-    codec = _codec_for(name)
-    for item in interactions(FOLDER, name):
-        assert codec.decode_request(item.request).messages
-        if item.response.status >= 400:
-            assert codec.decode_error(item.response.status, item.response.headers, item.response.body).message
-        elif "event-stream" in item.response.headers.get("content-type", ""):
-            events = decode_events(codec, [item.response.body])
-            assert validate(events) == []
-            assert all(e.signature is None for e in events if isinstance(e, ir.ThinkingEnd))  # no wire field
-        else:
-            assert codec.decode_response(item.response.body).content
+MISTRAL = registry.get("mistral")
+XAI = registry.get("xai")
 
 
 # --- DeepSeek ---------------------------------------------------------------------------------------------
 
 
-def test_deepseek_reasoning_content_with_null_content_then_text() -> None:
-    events, response = _decode(support.DEEPSEEK, "deepseek-stream-reasoning-content.yaml")
+def test_deepseek_reasoning_content_with_null_content_thenjoined() -> None:
+    events, response = decode_corpus(support.DEEPSEEK, FOLDER, "deepseek-stream-reasoning-content.yaml")
     assert [p.kind for p in response.content] == ["thinking", "text"]
-    assert _text(response, ir.ThinkingPart).startswith('Hmm, the user just said "Hello". It\'s a simple greeting')
-    assert _text(response) == "Hello there! 😊 How can I help you today?"
+    assert joined(response, ir.ThinkingPart).startswith('Hmm, the user just said "Hello". It\'s a simple greeting')
+    assert joined(response) == "Hello there! 😊 How can I help you today?"
     assert response.stop_reason == ir.StopReason(kind="end_turn", raw="stop")
     assert response.usage == ir.Usage(input_tokens=6, output_tokens=212, cache_read_tokens=0, reasoning_tokens=198)
     assert events[1] == ir.ThinkingStart(index=0)  # the empty reasoning_content of the role chunk opens nothing
@@ -95,7 +59,7 @@ def test_deepseek_encoder_reports_cache_hits_and_misses_and_uses_its_path() -> N
 
 
 def test_groq_event_error_inside_200_stream_without_done_is_terminal_error() -> None:
-    events, _ = _decode(support.GROQ, "groq-stream-midstream-error-event.yaml")
+    events, _ = decode_corpus(support.GROQ, FOLDER, "groq-stream-midstream-error-event.yaml")
     assert [e.kind for e in events[-2:]] == ["thinking_end", "error"]
     error = events[-1]
     assert isinstance(error, ir.ErrorEvent)
@@ -112,8 +76,8 @@ def test_groq_delta_reasoning_with_channel_is_thinking() -> None:
 
 
 def test_groq_x_groq_usage_and_duplicate_usage_chunks() -> None:
-    _, response = _decode(support.GROQ, "groq-stream-text-x-groq-usage.yaml")
-    assert _text(response) == "Olá!"
+    _, response = decode_corpus(support.GROQ, FOLDER, "groq-stream-text-x-groq-usage.yaml")
+    assert joined(response) == "Olá!"
     assert response.usage == ir.Usage(input_tokens=20, output_tokens=4)
     chunk = {"choices": [], "x_groq": {"id": "req_1", "usage": {"prompt_tokens": 7, "completion_tokens": 2}}}
     assert quirks.x_groq_usage(chunk)["usage"] == {"prompt_tokens": 7, "completion_tokens": 2}
@@ -139,8 +103,8 @@ def test_groq_x_groq_only_usage_lands_in_done() -> None:
     )
 
 
-def test_groq_tool_calls_complete_in_one_fragment_after_text() -> None:
-    _, response = _decode(support.GROQ, "groq-stream-parallel-tool-calls.yaml")
+def test_groq_tool_calls_complete_in_one_fragment_afterjoined() -> None:
+    _, response = decode_corpus(support.GROQ, FOLDER, "groq-stream-parallel-tool-calls.yaml")
     assert [p.kind for p in response.content] == ["text", "tool_call", "tool_call"]
     calls = [(p.id, p.name, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)]
     assert calls == [
@@ -157,7 +121,11 @@ def test_groq_tool_calls_complete_in_one_fragment_after_text() -> None:
 
 
 def test_groq_profile_encodes_reasoning_field_and_path() -> None:
-    events = [ir.MessageStart(id="g", model="m"), ir.ThinkingStart(index=0), ir.ThinkingDelta(index=0, text="hm")]
+    events: list[ir.StreamEvent] = [
+        ir.MessageStart(id="g", model="m"),
+        ir.ThinkingStart(index=0),
+        ir.ThinkingDelta(index=0, text="hm"),
+    ]
     events += [ir.ThinkingEnd(index=0), ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage())]
     body = encode_events(support.GROQ, events)
     assert sse_payloads(body)[1]["choices"][0]["delta"] == {"reasoning": "hm"}
@@ -165,97 +133,121 @@ def test_groq_profile_encodes_reasoning_field_and_path() -> None:
     assert GROQ.stream_error_events == frozenset({"error"})
 
 
-# --- what later profiles need from the base decoder --------------------------------------------------------
+# --- Mistral ----------------------------------------------------------------------------------------------
 
 
-def test_openrouter_sse_comments_and_error_chunk_after_finish_reason() -> None:
-    events, response = _decode(support.OPENAI, "openrouter-stream-comments-and-error-chunk.yaml")
-    assert _text(response, ir.ThinkingPart) == "We need to respond to a greeting. The user"
-    error = events[-1]
-    assert isinstance(error, ir.ErrorEvent)  # the error chunk wins over the earlier finish_reason; [DONE] ignored
-    assert (error.error.kind, error.error.message, error.error.code) == (
-        ir.ErrorKind.INVALID_REQUEST,
-        "Token limit reached",
-        "400",
-    )
-
-
-def test_openrouter_no_finish_reason_duplicate_role_chunks_usage_on_choice_chunk() -> None:
-    events, response = _decode(support.OPENAI, "openrouter-kimi-stream-tool-args-single-chunk.yaml")
-    assert events[-1] == ir.Done(
-        stop_reason=None,
-        usage=ir.Usage(input_tokens=57, output_tokens=17, cache_read_tokens=0, reasoning_tokens=0),
-    )
-    assert [
-        (p.id, p.name, p.arguments, p.arguments_raw) for p in response.content if isinstance(p, ir.ToolCallPart)
-    ] == [("0", "llm_version", {}, "{}")]
-
-
-def test_openrouter_429_with_numeric_code_and_metadata() -> None:
-    item = interactions(FOLDER, "openrouter-error-429.yaml")[0]
-    error = support.OPENAI.decode_error(item.response.status, item.response.headers, item.response.body)
-    assert (error.kind, error.status, error.code, error.message) == (
-        ir.ErrorKind.THROTTLED,
-        429,
-        "429",
-        "Provider returned error",
-    )
-    assert error.retryable
-
-
-def test_mistral_content_array_of_typed_thinking_chunks_via_hook() -> None:
-    _, response = _decode(MISTRAL_TEST, "mistral-stream-thinking-content-array.yaml")
+def test_mistral_thinking_content_arrays_in_stream() -> None:
+    _, response = decode_corpus(MISTRAL, FOLDER, "mistral-stream-thinking-content-array.yaml")
     assert [p.kind for p in response.content] == ["thinking", "text"]
-    assert _text(response, ir.ThinkingPart).startswith("Okay, the user is asking how to cross the street.")
-    assert _text(response).endswith("you can ensure a safe crossing.")
-    assert response.usage == ir.Usage(input_tokens=10, output_tokens=232)
-    assert response.stop_reason == ir.StopReason(kind="end_turn", raw="stop")
+    assert joined(response, ir.ThinkingPart).startswith("Okay, the user is asking how to cross the street.")
+    assert joined(response).endswith("you can ensure a safe crossing.")
+    assert response.usage == ir.Usage(input_tokens=10, output_tokens=232)  # on the finish chunk, no usage chunk
+    payloads = sse_payloads(interactions(FOLDER, "mistral-stream-thinking-content-array.yaml")[0].response.body)
+    assert payloads[2]["choices"][0]["delta"]["content"] == [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "Okay"}]}
+    ]
+    # Without the profile's hook the array is not OpenAI content.
     with pytest.raises(DecodeError, match="unsupported part type 'thinking'"):
         decode_events(
             support.OPENAI, [interactions(FOLDER, "mistral-stream-thinking-content-array.yaml")[0].response.body]
         )
 
 
-def test_llamacpp_reasoning_content_then_tool_call_and_request_reasoning_content() -> None:
-    _, response = _decode(support.OPENAI, "llamacpp-stream-reasoning-content-tool-call.yaml")
-    assert [p.kind for p in response.content] == ["thinking", "tool_call"]
-    assert _text(response, ir.ThinkingPart) == "We need to call function 'weather' with location \"Florence, Italy\"."
-    assert response.usage == ir.Usage(input_tokens=139, output_tokens=42)
-    request = support.OPENAI.decode_request(
-        interactions(FOLDER, "llamacpp-stream-reasoning-content-tool-call.yaml")[1].request
+def test_mistral_thinking_content_arrays_in_nonstream_message() -> None:
+    thinking = {
+        "type": "thinking",
+        "thinking": [{"type": "text", "text": "Two and two "}, {"type": "text", "text": "is four."}],
+    }
+    message = {"role": "assistant", "content": [thinking, {"type": "text", "text": "4"}]}
+    body = {
+        "id": "m1",
+        "model": "magistral-small",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
+    response = MISTRAL.decode_response(json.dumps(body).encode())
+    assert response.content == [ir.ThinkingPart(text="Two and two is four."), ir.TextPart(text="4")]
+
+
+def test_mistral_encodes_thinking_as_content_arrays() -> None:
+    reply = ir.Response(
+        id="m1",
+        model="magistral-medium-latest",
+        content=[ir.ThinkingPart(text="Let me see."), ir.TextPart(text="Yes.")],
+        stop_reason=ir.StopReason(kind="end_turn"),
+        usage=ir.Usage(input_tokens=5, output_tokens=9),
     )
-    assert request.messages[1].content[0] == ir.ThinkingPart(text=_text(response, ir.ThinkingPart))
-    assert request.provider_fields["openai"]["reasoning_effort"] == "high"
-
-
-def test_xai_whole_tool_call_in_role_chunk_and_reasoning_not_in_completion_tokens() -> None:
-    _, response = _decode(support.OPENAI, "xai-stream-tool-call.yaml")
-    assert [(p.id, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)] == [
-        ("call_51851897", {"location": "Florence, Italy"})
+    message = json.loads(MISTRAL.encode_response(reply).body)["choices"][0]["message"]
+    assert message["content"] == [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "Let me see."}]},
+        {"type": "text", "text": "Yes."},
     ]
-    # xAI's completion_tokens (26) excludes its reasoning_tokens (235); the base decoder reports them as sent,
-    # an xAI profile's decode_usage hook will add them up.
-    assert response.usage == ir.Usage(input_tokens=361, output_tokens=26, cache_read_tokens=360, reasoning_tokens=235)
+    assert "reasoning_content" not in message
+    body = encode_events(MISTRAL, strategies.events_for(reply, chunk=1000))
+    deltas = [p["choices"][0]["delta"] for p in sse_payloads(body)]
+    assert deltas[1] == {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Let me see."}]}]}
+    assert MISTRAL.decode_response(MISTRAL.encode_response(reply).body).content == reply.content
 
 
-def test_together_nonstream_extra_fields() -> None:
-    item = interactions(FOLDER, "together-nonstream-gzip.yaml")[0]
-    response = support.OPENAI.decode_response(item.response.body)
-    assert _text(response) == "To find the answer, add 4200 and 42.\n\n4200 + 42 = 4242"
-    assert response.usage == ir.Usage(input_tokens=44, output_tokens=23)
-    assert response.stop_reason == ir.StopReason(kind="end_turn", raw="stop")
+def test_mistral_no_stream_options_and_usage_on_the_finish_chunk() -> None:
+    request = MISTRAL.decode_request(interactions(FOLDER, "mistral-stream-thinking-content-array.yaml")[0].request)
+    assert request.stream and "mistral" not in request.provider_fields  # no stream_options to remember
+    assert "stream_options" not in json.loads(MISTRAL.encode_request(request).body)
+    reply = ir.Response(
+        content=[ir.TextPart(text="Hi")],
+        stop_reason=ir.StopReason(kind="end_turn"),
+        usage=ir.Usage(input_tokens=3, output_tokens=1),
+    )
+    payloads = sse_payloads(encode_events(MISTRAL, strategies.events_for(reply, chunk=1000), request))
+    assert payloads[-1]["choices"][0]["finish_reason"] == "stop"
+    assert payloads[-1]["usage"] == {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    assert all(p["choices"] for p in payloads)  # no usage-only chunk
 
 
-def test_mistral_nine_alphanumeric_tool_ids_hook_keeps_call_and_result_matched() -> None:
-    mistral = OpenAICodec(Profile(name="mistral-test", encode_tool_id=quirks.nine_alphanumerics))
+def test_mistral_model_length_finish_reason_is_max_tokens() -> None:
+    body = chunk_bytes(choice({"role": "assistant", "content": "Once upon"}), choice({}, "model_length"))
+    done = decode_events(MISTRAL, [body])[-1]
+    assert isinstance(done, ir.Done) and done.stop_reason == ir.StopReason(kind="max_tokens", raw="model_length")
+    error_done = decode_events(MISTRAL, [chunk_bytes(choice({"content": "x"}, "error"))])[-1]
+    assert isinstance(error_done, ir.Done) and error_done.stop_reason == ir.StopReason(kind="error", raw="error")
+
+
+def test_mistral_nine_alphanumeric_tool_ids_keep_call_and_result_matched() -> None:
     call = ir.ToolCallPart(id="call_M26z19sncd7b4LBgzKRRbaUE", name="f", arguments={}, arguments_raw="{}")
     result = ir.ToolResultPart(tool_call_id=call.id, name="f", content=[ir.TextPart(text="ok")])
     request = ir.Request(
         model="m", messages=[ir.Message(role="assistant", content=[call]), ir.Message(role="tool", content=[result])]
     )
-    messages = json.loads(mistral.encode_request(request).body)["messages"]
+    messages = json.loads(MISTRAL.encode_request(request).body)["messages"]
     sent_id = messages[0]["tool_calls"][0]["id"]
     assert len(sent_id) == 9 and sent_id.isalnum() and sent_id.isascii()
     assert messages[1]["tool_call_id"] == sent_id
     assert quirks.nine_alphanumerics("abcDEF123") == "abcDEF123"
     assert quirks.nine_alphanumerics(call.id) == sent_id
+    reply = ir.Response(content=[call], stop_reason=ir.StopReason(kind="tool_use"))
+    sent = json.loads(MISTRAL.encode_response(reply).body)["choices"][0]["message"]["tool_calls"][0]["id"]
+    assert sent == sent_id  # responses of the reference backend use the same form
+
+
+# --- xAI --------------------------------------------------------------------------------------------------
+
+
+def test_xai_reasoning_tokens_outside_completion_tokens() -> None:
+    _, response = decode_corpus(XAI, FOLDER, "xai-stream-tool-call.yaml")
+    # Recorded: prompt 361, completion 26, reasoning 235, total 622 = 361 + 26 + 235.
+    assert response.usage == ir.Usage(input_tokens=361, output_tokens=261, cache_read_tokens=360, reasoning_tokens=235)
+    _, plain = decode_corpus(support.OPENAI, FOLDER, "xai-stream-tool-call.yaml")
+    assert plain.usage.output_tokens == 26  # what an OpenAI reading of the same bytes reports
+    usage = json.loads(XAI.encode_response(ir.Response(usage=response.usage)).body)["usage"]
+    assert (usage["completion_tokens"], usage["total_tokens"]) == (26, 622)
+    assert usage["completion_tokens_details"] == {"reasoning_tokens": 235}
+
+
+def test_xai_whole_tool_call_in_one_chunk_with_the_role() -> None:
+    events, response = decode_corpus(XAI, FOLDER, "xai-stream-tool-call.yaml")
+    first = sse_payloads(interactions(FOLDER, "xai-stream-tool-call.yaml")[0].response.body)[0]
+    assert first["choices"][0]["delta"]["role"] == "assistant" and len(first["choices"][0]["delta"]["tool_calls"]) == 1
+    assert [e.kind for e in events] == ["message_start", "tool_call_start", "tool_call_delta", "tool_call_end", "done"]
+    assert [(p.id, p.name, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)] == [
+        ("call_51851897", "weather", {"location": "Florence, Italy"})
+    ]
+    assert response.stop_reason == ir.StopReason(kind="tool_use", raw="tool_calls")

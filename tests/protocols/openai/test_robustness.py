@@ -18,7 +18,9 @@ from harness.wire.http import HttpRequest
 from tests.conftest import corpus_files
 from tests.protocols.openai import support
 
-CODECS = [support.OPENAI, support.DEEPSEEK, support.GROQ]
+# The base codec and every profile with decode hooks of its own (hooks read untrusted JSON too).
+CODECS = [c for c in support.PROFILE_CODECS if c.name in {"openai", "deepseek", "groq", "mistral", "xai", "together",
+                                                          "llamacpp", "azure"}]  # fmt: skip
 
 
 @cache
@@ -52,7 +54,7 @@ def mutations(draw: st.DrawFn, body: bytes) -> bytes:
 
 
 def _every_decoder(codec: Codec, body: bytes) -> None:
-    request = HttpRequest(method="POST", path="/v1/chat/completions", body=body)
+    request = HttpRequest(method="POST", path="/openai/deployments/d/chat/completions", body=body)
     for decode in (
         lambda: codec.decode_request(request),
         lambda: codec.is_stream_request(request),
@@ -88,6 +90,7 @@ KEYS = [
     "finish_reason", "usage", "prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens",
     "completion_tokens_details", "reasoning_tokens", "reasoning_content", "reasoning", "refusal", "error", "code",
     "image_url", "url", "text", "x_groq", "prompt_cache_hit_tokens", "temperature", "parallel_tool_calls",
+    "timings", "cache_n", "thinking", "prompt_filter_results",
 ]  # fmt: skip
 ROLES = st.sampled_from(["system", "developer", "user", "assistant", "tool", "function", "text", "image_url"])
 scalars = st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=8) | ROLES

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,24 +12,36 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.diff.losses import parse_loss
-from harness.protocols import Codec, decode_events, encode_events
-from harness.protocols.openai import LOSSES, RESHAPES
+from harness.protocols import Codec, decode_events, encode_events, registry
+from harness.protocols.openai import LOSSES, RESHAPES, OpenAICodec
 from harness.stream import validate
 from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.openai import support
 from tests.protocols.openai.support import coalesce, project, tables
 
-CODECS = [support.OPENAI, support.DEEPSEEK, support.GROQ]
+CODECS = support.PROFILE_CODECS
+
+
+def _project(codec: OpenAICodec, value: Any, *, streamed: bool = False) -> Any:
+    return project(value, tables(codec), streamed=streamed, tool_ids=codec.profile.encode_tool_id)
+
+
+def _consistent(response: ir.Response) -> ir.Response:
+    """The IR convention the usage encoders rely on: output tokens include reasoning tokens."""
+    usage = response.usage
+    if usage.reasoning_tokens is not None and (usage.output_tokens or 0) < usage.reasoning_tokens:
+        usage = usage.model_copy(update={"output_tokens": usage.reasoning_tokens})
+    return response.model_copy(update={"usage": usage})
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 @given(request=strategies.requests)
-def test_request_round_trip(codec: Codec, request: ir.Request) -> None:
+def test_request_round_trip(codec: OpenAICodec, request: ir.Request) -> None:
     wire = codec.encode_request(request)
     support.check_request(wire)
     assert codec.is_stream_request(wire) is request.stream
-    assert codec.decode_request(wire) == project(request, tables(codec))
+    assert codec.decode_request(wire) == _project(codec, request)
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
@@ -41,23 +54,25 @@ def test_decoded_request_reencodes_to_the_same_body(codec: Codec, request: ir.Re
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 @given(response=strategies.responses())
-def test_response_round_trip(codec: Codec, response: ir.Response) -> None:
+def test_response_round_trip(codec: OpenAICodec, response: ir.Response) -> None:
+    response = _consistent(response)
     wire = codec.encode_response(response)
     assert wire.status == 200
-    support.check_response(wire)
-    assert project(codec.decode_response(wire.body), tables(codec)) == project(response, tables(codec))
+    support.check_response(wire, codec)
+    assert _project(codec, codec.decode_response(wire.body)) == _project(codec, response)
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 @given(response=strategies.responses(), chunk=st.integers(1, 5))
-def test_stream_round_trip(codec: Codec, response: ir.Response, chunk: int) -> None:
+def test_stream_round_trip(codec: OpenAICodec, response: ir.Response, chunk: int) -> None:
+    response = _consistent(response)
     events = strategies.events_for(response, chunk=chunk)
     body = encode_events(codec, events)
-    support.check_stream(body)
+    support.check_stream(body, codec)
     decoded = decode_events(codec, [body])
     assert validate(decoded) == []
-    expected = strategies.events_for(project(response, tables(codec), streamed=True))
-    assert coalesce(project(decoded, tables(codec))) == coalesce(project(expected, tables(codec)))
+    expected = strategies.events_for(_project(codec, response, streamed=True))
+    assert coalesce(_project(codec, decoded)) == coalesce(_project(codec, expected))
     assert decode_events(codec, support.chunkings(body)["1-byte"]) == decoded
 
 
@@ -83,7 +98,7 @@ def test_mid_stream_error_round_trip(codec: Codec, error: ir.IRError, text: str)
     ]
     body = encode_events(codec, events)
     assert not body.endswith(b"data: [DONE]\n\n")  # the documented choice: an error chunk and no [DONE]
-    support.check_stream(body)
+    support.check_stream(body, codec)
     decoded = decode_events(codec, [body])
     assert decoded[:4] == events[:4]
     last = decoded[-1]
@@ -92,19 +107,33 @@ def test_mid_stream_error_round_trip(codec: Codec, error: ir.IRError, text: str)
     assert last.error.status is None and last.error.retry_after is None  # listed losses: no headers mid-stream
 
 
-def test_loss_keys_follow_the_diff_grammar_and_drive_the_projection() -> None:
-    for key in LOSSES:
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
+def test_every_profile_loss_key_follows_the_diff_grammar(codec: OpenAICodec) -> None:
+    for key in codec.losses:
         parse_loss(key)  # raises LossKeyError for a key the diff could not apply
+
+
+def test_loss_keys_drive_the_projection() -> None:
     # The projection is driven by these keys; a renamed key would silently stop projecting.
     used = {
-        "Request.thinking", "ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart", "ToolResultPart.name",
-        "ToolResultPart.is_error", "StopReason.kind:stop_sequence", "StopReason.kind:refusal", "StopReason.raw",
-        "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens", "Usage.output_tokens",
-        "Response.id", "Response.model",
+        "Request.thinking", "request.ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart",
+        "ToolResultPart.name", "ToolResultPart.is_error", "StopReason.kind:stop_sequence", "StopReason.kind:refusal",
+        "StopReason.raw", "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens",
+        "Usage.output_tokens", "Response.id", "Response.model",
     }  # fmt: skip
     assert used <= set(LOSSES)
+    assert "ThinkingPart" not in LOSSES  # responses do carry thinking (reasoning_content / reasoning)
     assert set(RESHAPES) == {"Message.content order", "Message(role=tool)", "ImagePart outside user messages"}
-    assert all(codec.losses is LOSSES and tables(codec) == {**LOSSES, **RESHAPES} for codec in CODECS)
+    assert support.OPENAI.losses == LOSSES and tables(support.OPENAI) == {**LOSSES, **RESHAPES}
+    assert {"ToolCallPart.id", "ToolResultPart.tool_call_id"} <= set(registry.get("mistral").losses)
+    assert "request.Request.system" in registry.get("gemma").losses
+
+
+def test_profiles_that_send_thinking_back_do_not_declare_it_lost() -> None:
+    sending = {c.name for c in CODECS if c.profile.request_reasoning_field}
+    assert sending == {"llamacpp", "gptoss"}
+    for codec in CODECS:
+        assert ("request.ThinkingPart" in codec.losses) is (codec.name not in sending)
 
 
 def test_stream_without_include_usage_sends_no_usage_chunk() -> None:
