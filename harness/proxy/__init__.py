@@ -4,7 +4,7 @@ trace tap. Reaches protocols only through `harness.protocols.registry`."""
 from harness.proxy.app import create_app, state_of
 from harness.proxy.asgi import StreamingASGITransport
 from harness.proxy.config import ConfigError, ModelRoute, ProxyConfig, UpstreamConfig, config_from_dict, load_config
-from harness.proxy.models import IDENTITY_HOOKS, Exchange, ExchangeCallback, Timings, TranslateHooks
+from harness.proxy.models import IDENTITY_HOOKS, Exchange, ExchangeCallback, HookContext, Timings, TranslateHooks
 from harness.proxy.server import ServerThread
 from harness.proxy.tap import TRACE_HEADER
 
@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "Exchange",
     "ExchangeCallback",
+    "HookContext",
     "ModelRoute",
     "ProxyConfig",
     "ServerThread",

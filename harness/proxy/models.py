@@ -75,6 +75,12 @@ class Exchange:
     """Things the tap could not do (e.g. decode a pass-through body); they do not change what was sent."""
     truncated: bool = False
     """Whether raw chunks or events were cut at the configured tap limit."""
+    upstream_text_chunks: tuple[int, ...] = ()
+    """Translated streams: ordinals (1-based) of the upstream chunks whose decoding yielded text, so a judge can
+    tell whether text reached the client as it arrived (chunk ordinals, not clock times: deterministic)."""
+    frontend_text_chunks: tuple[int, ...] = ()
+    """Translated streams: for each chunk of text sent to the client, how many upstream chunks had been read
+    when it was sent."""
 
 
 ExchangeCallback = Callable[[Exchange], object]
@@ -93,11 +99,39 @@ def _same_bytes(data: bytes) -> bytes:
     return data
 
 
+def _same_response(response: ir.Response) -> ir.Response:
+    return response
+
+
+def _same_error(error: ir.IRError) -> ir.IRError:
+    return error
+
+
+def _no_bytes() -> bytes:
+    return b""
+
+
+@dataclass(frozen=True)
+class HookContext:
+    """What a per-request hook factory knows about the request its hooks will serve."""
+
+    frontend_protocol: str
+    """Registry name of the protocol the client speaks."""
+    upstream_protocol: str
+    """Registry name of the protocol the upstream speaks."""
+    stream: bool
+    """Whether the client asked for a stream."""
+    upstream_key: str | None = field(default=None, repr=False)
+    """The key the proxy holds for the upstream (None when keyless); only a key-leak fault has any use for it."""
+
+
 @dataclass(frozen=True)
 class TranslateHooks:
     """Seam for fault injection on the translate path; the defaults change nothing.
 
-    Config selects a hook set by name (`hooks = "..."` on a model); `create_app(hooks=...)` supplies them.
+    Config selects a hook set by name (`hooks = "..."` on a model); `create_app(hooks=...)` supplies them. A hook
+    set that needs per-stream state gives a `per_request` factory: the proxy calls it once per request (`bind`),
+    so concurrent requests never share state.
     """
 
     on_upstream_request: Callable[[ir.Request], ir.Request] = _same_request
@@ -106,6 +140,20 @@ class TranslateHooks:
     """Maps one decoded upstream event to the events passed on (drop: `()`, duplicate: `(e, e)`)."""
     on_frontend_bytes: Callable[[bytes], bytes] = _same_bytes
     """Rewrites each chunk of bytes before it is sent to the client."""
+    on_upstream_bytes: Callable[[bytes], bytes] = _same_bytes
+    """Rewrites each upstream stream chunk before it is decoded (the tap still records what was received)."""
+    on_upstream_response: Callable[[ir.Response], ir.Response] = _same_response
+    """Rewrites a decoded non-streamed upstream response before it is encoded for the client."""
+    on_error: Callable[[ir.IRError], ir.IRError] = _same_error
+    """Rewrites the error decoded from an upstream HTTP error before the client's error is encoded."""
+    on_frontend_end: Callable[[], bytes] = _no_bytes
+    """Bytes sent after the stream's terminal event (and the encoder's own closing bytes)."""
+    per_request: Callable[[HookContext], TranslateHooks] | None = None
+    """Factory of the hooks for one request; None: these hooks serve every request as they are."""
+
+    def bind(self, context: HookContext) -> TranslateHooks:
+        """The hooks for one request: a fresh set from `per_request` (for per-stream state), else these."""
+        return self.per_request(context) if self.per_request is not None else self
 
 
 IDENTITY_HOOKS = TranslateHooks()

@@ -61,6 +61,9 @@ class Recorder:
         self._violations: list[Violation] = []
         self._problems: list[str] = []
         self._truncated_events = False
+        self._upstream_count = 0
+        self._upstream_text: list[int] = []
+        self._frontend_text: list[int] = []
         self.error: ir.IRError | None = None
 
     @property
@@ -84,15 +87,23 @@ class Recorder:
         """A chunk read from the upstream."""
         if self._upstream_first is None:
             self._upstream_first = self.elapsed()
+        self._upstream_count += 1
         if self.enabled:
             self._upstream.add(chunk)
 
-    def frontend_chunk(self, chunk: bytes) -> None:
-        """A chunk sent to the client."""
+    def upstream_text(self) -> None:
+        """The upstream chunk read last yielded text (kept as its ordinal, to tell streaming from buffering)."""
+        if self.enabled and (not self._upstream_text or self._upstream_text[-1] != self._upstream_count):
+            self._upstream_text.append(self._upstream_count)
+
+    def frontend_chunk(self, chunk: bytes, *, text: bool = False) -> None:
+        """A chunk sent to the client; `text`: it carries answer text (noted with the upstream chunks read so far)."""
         if self._first is None:
             self._first = self.elapsed()
         if self.enabled:
             self._frontend.add(chunk)
+            if text:
+                self._frontend_text.append(self._upstream_count)
 
     def events(self, events: list[ir.StreamEvent], violations: list[Violation]) -> None:
         """Upstream events decoded so far and the grammar violations they caused."""
@@ -123,6 +134,8 @@ class Recorder:
             error=self.error,
             problems=tuple(self._problems),
             truncated=self._upstream.truncated or self._frontend.truncated or self._truncated_events,
+            upstream_text_chunks=tuple(self._upstream_text),
+            frontend_text_chunks=tuple(self._frontend_text),
         )
 
     @property

@@ -13,12 +13,12 @@ from harness import ir
 from harness.protocols import Codec, DecodeError
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
 from harness.proxy.frontends import Frontend
-from harness.proxy.models import TranslateHooks
+from harness.proxy.models import HookContext, TranslateHooks
 from harness.proxy.responses import TappedStream, send_error, send_whole
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER
 from harness.proxy.translate_stream import EventPipe
-from harness.proxy.upstream import authorized, error_for_exception
+from harness.proxy.upstream import api_key, authorized, error_for_exception
 
 # Seconds the proxy keeps reading an upstream stream after its terminal event, to record trailing bytes.
 DRAIN_SECONDS = 2.0
@@ -34,7 +34,8 @@ async def run(call: Call, frontend: Frontend) -> Response:
         state.counters["frontend_decode_errors"] += 1
         return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, str(exc)))
     rec.set(frontend_request=frontend_ir)
-    hooks = state.hooks_for(route)
+    context = HookContext(call.frontend.name, route.upstream.protocol, call.stream, api_key(route.upstream))
+    hooks = state.hooks_for(route).bind(context)
     codec = state.codec(route.upstream.protocol)
     upstream_ir = frontend_ir.model_copy(update={"model": route.upstream_model, "stream": call.stream})
     try:
@@ -49,24 +50,26 @@ async def run(call: Call, frontend: Frontend) -> Response:
     if isinstance(opened, Response):
         return opened
     if opened.status_code >= 400:
-        return await _upstream_error(call, codec, opened)
+        return await _upstream_error(call, codec, opened, hooks)
     if not call.stream:
-        return await _whole(call, codec, opened, frontend_ir)
+        return await _whole(call, codec, opened, frontend_ir, hooks)
     media_type = frontend.stream_media_type(call.frontend, call.request)
     return _stream(call, codec, opened, frontend_ir, hooks, media_type)
 
 
-async def _upstream_error(call: Call, codec: Codec, upstream: httpx2.Response) -> Response:
+async def _upstream_error(call: Call, codec: Codec, upstream: httpx2.Response, hooks: TranslateHooks) -> Response:
     """An upstream HTTP error becomes the frontend's own error body and status."""
     body = await read_whole(call, upstream)
     if isinstance(body, Response):
         return body
     call.state.counters["upstream_http_errors"] += 1
-    error = codec.decode_error(upstream.status_code, dict(upstream.headers), body)
+    error = hooks.on_error(codec.decode_error(upstream.status_code, dict(upstream.headers), body))
     return await send_error(call.state, call.recorder, call.frontend, error)
 
 
-async def _whole(call: Call, codec: Codec, upstream: httpx2.Response, frontend_ir: ir.Request) -> Response:
+async def _whole(
+    call: Call, codec: Codec, upstream: httpx2.Response, frontend_ir: ir.Request, hooks: TranslateHooks
+) -> Response:
     """A non-streamed answer: decode the upstream body, encode it for the frontend."""
     body = await read_whole(call, upstream)
     if isinstance(body, Response):
@@ -79,7 +82,7 @@ async def _whole(call: Call, codec: Codec, upstream: httpx2.Response, frontend_i
         return await send_error(call.state, call.recorder, call.frontend, error)
     call.recorder.set(upstream_response=response)
     try:
-        encoded = call.frontend.encode_response(response, request=frontend_ir)
+        encoded = call.frontend.encode_response(hooks.on_upstream_response(response), request=frontend_ir)
     except ValueError as exc:  # the frontend protocol cannot express this answer
         error = ir.IRError.of(ir.ErrorKind.SERVER, f"cannot translate the response: {exc}")
         return await send_error(call.state, call.recorder, call.frontend, error)

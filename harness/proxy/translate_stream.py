@@ -38,7 +38,7 @@ class EventPipe:
         if self._decoder_failed:
             return []
         try:
-            events = self.decoder.feed(chunk)
+            events = self.decoder.feed(self.hooks.on_upstream_bytes(chunk))
         except DecodeError as exc:
             self._decoder_failed = True
             self.recorder.problem(f"upstream stream: {exc}")
@@ -79,6 +79,8 @@ class EventPipe:
         return self._emit(closing)
 
     def _pass(self, events: list[ir.StreamEvent]) -> list[bytes]:
+        if any(isinstance(e, ir.TextDelta) and e.text for e in events):
+            self.recorder.upstream_text()
         hooked: list[ir.StreamEvent] = []
         for event in events:
             hooked.extend(self.hooks.on_upstream_event(event))
@@ -93,7 +95,7 @@ class EventPipe:
             try:
                 data = self.encoder.encode(event)
                 if event.kind in ir.TERMINAL_KINDS:
-                    data += self.encoder.close()
+                    data += self.encoder.close() + self.hooks.on_frontend_end()
             except ValueError as exc:
                 # An event the frontend cannot express (e.g. a delta for a block that never started): it is
                 # already a grammar violation in the trace; the client's stream goes on without it.
@@ -106,7 +108,7 @@ class EventPipe:
                     self.recorder.error = event.error
             if data:
                 data = self.hooks.on_frontend_bytes(data)
-                self.recorder.frontend_chunk(data)
+                self.recorder.frontend_chunk(data, text=isinstance(event, ir.TextDelta) and bool(event.text))
                 out.append(data)
         return out
 
