@@ -91,9 +91,10 @@ class SyncBridge(httpx2.BaseTransport):
 
 
 class HttpxAdapter:
-    """An `httpx` (not httpx2) sync transport over a SyncBridge, for the `ollama` client, which uses httpx."""
+    """An `httpx` (not httpx2) sync transport over an httpx2 one (a SyncBridge in-process, a capturing transport
+    for an external proxy), for the `ollama` client, which uses httpx."""
 
-    def __new__(cls, bridge: SyncBridge) -> Any:
+    def __new__(cls, bridge: httpx2.BaseTransport) -> Any:
         import httpx
 
         class _Stream(httpx.SyncByteStream):

@@ -4,7 +4,8 @@ loopback socket), the trace tap, and HTTP clients for the SDK drivers."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +25,8 @@ from harness.proxy import (
 )
 from harness.record import Rechunk, Replayer, ReplayTransport
 from harness.runner.bridge import HttpxAdapter, LoopThread, SyncBridge
+from harness.runner.checks import PLANTED_KEY_ENV, planted_key
+from harness.runner.sut import Session, SutTarget
 from harness.scenarios.model import ReplyModels, Scenario
 
 RUN_HEADER = "x-conformance-run"
@@ -44,8 +47,14 @@ _MODES: tuple[tuple[Literal["passthrough", "translate"], str], ...] = (
 
 
 def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstream_base: str) -> ProxyConfig:
-    """A proxy config with a pass-through and a translate route per (scenario, backend)."""
-    upstreams = {b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}") for b in backends}
+    """A proxy config with a pass-through and a translate route per (scenario, backend).
+
+    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
+    """
+    upstreams = {
+        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=PLANTED_KEY_ENV)
+        for b in backends
+    }
     routes = [
         ModelRoute(name=route_name(s.id, b, mode), mode=mode, upstream=upstreams[b], upstream_model=s.id, hooks=hooks)
         for s in scenarios
@@ -96,9 +105,13 @@ class Environment:
         socket: bool = False,
         rechunk: Rechunk | None = None,
         hooks: TranslateHooks | None = None,
+        sut: str | None = None,
+        replay_host: str = "127.0.0.1",
+        replay_port: int = 0,
     ) -> None:
         self.scenarios = {s.id: s for s in scenarios}
         self.cassettes = cassettes
+        self.planted_key = planted_key()
         self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
         self.collector = Collector()
         config = proxy_config(scenarios, backends, REPLAY_BASE)
@@ -115,6 +128,11 @@ class Environment:
         else:
             self.base_url = "http://proxy.local"
             self._transport = SyncBridge(StreamingASGITransport(self.app), self.loop)
+        self.sut: SutTarget | None = None
+        if sut is not None:
+            self.sut = SutTarget(
+                sut, scenarios, backends, cassettes, replay_host=replay_host, replay_port=replay_port, rechunk=rechunk
+            )
 
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client for one SDK driver run, tagged with the run key (httpx for ollama, else httpx2)."""
@@ -126,8 +144,29 @@ class Environment:
             return httpx.Client(transport=transport, headers={RUN_HEADER: run_key}, timeout=60.0)
         return httpx2.Client(transport=self._transport, headers={RUN_HEADER: run_key}, timeout=CLIENT_TIMEOUT)
 
+    @contextmanager
+    def session(
+        self, run_key: str, protocol: str, *, translated: bool, backend: str, scenario: str, stream: bool
+    ) -> Iterator[Session]:
+        """Base URL and HTTP client for one run; once the run is over, `session.exchange` is what the proxy did.
+
+        Translated runs go to the external proxy when there is one (`sut`); everything else to the built-in one.
+        """
+        if translated and self.sut is not None:
+            with self.sut.session({RUN_HEADER: run_key}, protocol, backend, scenario, stream) as external:
+                yield external
+            return
+        session = Session(self.base_url, self.client(run_key, protocol))
+        try:
+            with session.http:
+                yield session
+        finally:
+            session.exchange = self.collector.pop(run_key)
+
     def close(self) -> None:
-        """Stop the server and the loop; release upstream clients."""
+        """Stop the servers and the loop; release upstream clients."""
+        if self.sut is not None:
+            self.sut.close()
         if self.server is not None:
             self.server.stop()
         self.loop.run(state_of(self.app).aclose())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Literal
 
@@ -10,12 +11,14 @@ from harness.drivers.base import SdkResult, UnsupportedRequest
 from harness.protocols import registry
 from harness.proxy import Exchange
 from harness.record.layout import cassette_path
+from harness.runner import checks as checks_mod
 from harness.runner.environment import Environment, route_name
 from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
 from harness.scenarios.model import Capability, Scenario
 from harness.stream import accumulate
 from harness.trace.model import Check, RunRole, RunTrace, SdkView, Timings, Wire
 
+REDACTED_KEY = "[REDACTED: planted upstream key]"
 WIRE_EXCERPT = 16_384
 """Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
 
@@ -76,17 +79,20 @@ def run_once(
     run_key = f"{role}:{client}:{backend}:{scenario.id}:{'s' if stream else 'n'}"
     model = route_name(scenario.id, backend, mode)
     started = time.perf_counter()
-    with env.client(run_key, client) as http:
+    translated = role == "translated"
+    with env.session(
+        run_key, client, translated=translated, backend=backend, scenario=scenario.id, stream=stream
+    ) as session:
         try:
             if scenario.kind == "models_list":
-                result = driver.list_models(base_url=env.base_url, http_client=http)
+                result = driver.list_models(base_url=session.base_url, http_client=session.http)
             else:
                 request = scenario.request_for(model, stream=stream)
-                result = driver.run(request, stream=stream, base_url=env.base_url, http_client=http)
+                result = driver.run(request, stream=stream, base_url=session.base_url, http_client=session.http)
         except UnsupportedRequest as exc:
             raise Unsupported(f"{client} SDK: {exc}") from exc
     total_ms = (time.perf_counter() - started) * 1000
-    exchange = env.collector.pop(run_key)
+    exchange = session.exchange
     # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
     carried = (
         set(driver.capabilities) & set(registry.get(client).capabilities) & set(registry.get(backend).capabilities)
@@ -94,12 +100,14 @@ def run_once(
     checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
     if exchange is not None and exchange.upstream_request is not None:
         checks += [_check(c) for c in evaluate_upstream(scenario, exchange.upstream_request)]
+    if translated and stream and exchange is not None:
+        checks += wire_checks(client, exchange)
     grammar = [str(v) for v in exchange.violations] if exchange else []
     failed = [c for c in checks if not c.passed]
     first_byte = None
     if exchange is not None and exchange.timings.first_byte is not None:
         first_byte = (exchange.timings.first_byte - exchange.timings.start) * 1000
-    return RunTrace(
+    trace = RunTrace(
         case_id=case_id,
         role=role,
         scenario=scenario.id,
@@ -120,6 +128,33 @@ def run_once(
         timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
         wire=_wire(env, exchange, backend, scenario.id, stream),
     )
+    return without_secrets(trace, env.planted_key)
+
+
+def wire_checks(frontend: str, exchange: Exchange) -> list[Check]:
+    """The runner's own checks on a translated stream: what the client received decodes cleanly with its
+    protocol, and its text was not held back (see `harness.runner.checks`)."""
+    out: list[Check] = []
+    if exchange.frontend_status == 200 and exchange.frontend_chunks and not exchange.truncated:
+        out.append(checks_mod.frontend_wire(frontend, exchange.frontend_chunks))
+    buffering = checks_mod.text_buffering(exchange)
+    if buffering is not None:
+        out.append(buffering)
+    return out
+
+
+def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
+    """The trace with a failed `secret_leak` check naming where the planted upstream key (or any real-looking
+    key) showed up, and the planted key itself replaced, so that no trace or report ever carries it."""
+    data = trace.model_dump(mode="json")
+    parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}
+    where = checks_mod.leaks(parts, planted)
+    if not where:
+        return trace
+    text = json.dumps(data).replace(planted, REDACTED_KEY)
+    redacted = RunTrace.model_validate_json(text)
+    checks = [*redacted.checks, checks_mod.leak_check(where)]
+    return redacted.model_copy(update={"checks": checks, "status": "failed"})
 
 
 def error_trace(

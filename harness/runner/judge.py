@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness import ir
-from harness.diff import Divergence, RunOutcome, apply_losses, compare, request_divergences, triage, valid_keys
+from harness.diff import (
+    Divergence,
+    RunOutcome,
+    Triage,
+    Verdict,
+    apply_losses,
+    compare,
+    request_divergences,
+    triage,
+    valid_keys,
+)
 from harness.diff.normalize import incomplete_stream
 from harness.protocols import registry
+from harness.runner.checks import LEAK
 from harness.runner.execute import sdk_view_json
 from harness.runner.matrix import Case
 from harness.trace.model import CaseResult, DivergenceJSON, RunTrace
@@ -59,6 +70,17 @@ def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace)
     return compare(left, right)
 
 
+def leaked(runs: dict[str, RunTrace]) -> Triage | None:
+    """A proxy bug whatever else happened when any run shows the proxy's upstream key to the client or trace."""
+    for role, trace in runs.items():
+        for check in trace.checks:
+            if check.name == LEAK and not check.passed:
+                return Triage(
+                    Verdict.PROXY_BUG_RESPONSE, f"the proxy leaked its upstream key ({role} run: {check.actual})"
+                )
+    return None
+
+
 def judge(case: Case, runs: dict[str, RunTrace], *, unsupported: str | None = None) -> CaseResult:
     """The CaseResult of one case."""
     if unsupported is not None:
@@ -83,7 +105,7 @@ def judge(case: Case, runs: dict[str, RunTrace], *, unsupported: str | None = No
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     req = request_side(case, translated)
     resp = response_side(case, base_f, translated)
-    result = triage(
+    result = leaked(runs) or triage(
         outcome(base_f), outcome(base_b), outcome(translated), request_divergences=req, response_divergences=resp
     )
     first = result.first_divergence

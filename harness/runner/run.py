@@ -51,6 +51,12 @@ class RunOptions:
     known: Path = Path("conformance-known.toml")
     run_id: str | None = None
     hooks: TranslateHooks | None = None
+    sut: str | None = None
+    """URL of a proxy in another process for the translated runs (baselines stay on the built-in pass-through)."""
+    replay_host: str = "127.0.0.1"
+    """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
+    replay_port: int = 8790
+    """Port of that replay server (0: any free port, for tests that read it back)."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
@@ -88,7 +94,8 @@ def capabilities(case: Case) -> dict[str, frozenset[str]]:
     }
 
 
-def _runs_of(case: Case) -> dict[RunRole, RunKey]:
+def runs_of(case: Case) -> dict[RunRole, RunKey]:
+    """The keys of a case's three runs, by role (baselines are shared by every case that needs the same one)."""
     backend_client = family(registry.get(case.backend))
     return {
         "baseline_frontend": ("baseline_frontend", case.frontend, case.frontend, case.scenario, case.stream),
@@ -125,6 +132,9 @@ class CaseRunner:
                 socket=self.options.socket,
                 rechunk=self.options.rechunk,
                 hooks=self.options.hooks,
+                sut=self.options.sut,
+                replay_host=self.options.replay_host,
+                replay_port=self.options.replay_port,
             )
         return self._env
 
@@ -197,14 +207,14 @@ class CaseRunner:
         """Run what one case still needs (its baselines may be cached) and judge it."""
         gap = self.gap(case)
         if gap is None:
-            self.run_all({key: case.case_id for key in _runs_of(case).values()})
+            self.run_all({key: case.case_id for key in runs_of(case).values()})
         return self.judge(case, gap)
 
     def judge(self, case: Case, gap: str | None) -> CaseResult:
         """The verdict of one case from its cached runs (`gap`: the missing capability, if any)."""
         if gap is not None:
             return judge(case, {}, unsupported=gap)
-        runs = {role: self.traces[key] for role, key in _runs_of(case).items()}
+        runs = {role: self.traces[key] for role, key in runs_of(case).items()}
         unsupported = next((r for r in runs.values() if isinstance(r, str)), None)
         if unsupported is not None:
             return judge(case, {}, unsupported=unsupported)
@@ -243,7 +253,7 @@ class Runner:
         wanted: dict[RunKey, None] = {}
         for case in self.cases:
             if missing_capabilities(by_id[case.scenario], capabilities(case)) is None:
-                for key in _runs_of(case).values():
+                for key in runs_of(case).values():
                     wanted.setdefault(key, None)
         return list(wanted)
 
@@ -267,6 +277,7 @@ class Runner:
                 self.frontends,
                 self.backends,
                 [s.id for s in self.scenarios],
+                sut=self.options.sut or "built-in proxy",
             )
         )
         runner = self.case_runner()
@@ -274,7 +285,7 @@ class Runner:
         wanted: dict[RunKey, str] = {}
         for case in self.cases:
             if gaps[case] is None:
-                for key in _runs_of(case).values():
+                for key in runs_of(case).values():
                     wanted.setdefault(key, case.case_id)
         try:
             runner.run_all(wanted)

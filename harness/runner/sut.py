@@ -1,0 +1,226 @@
+"""A system under test in another process: translated runs go to its URL, its upstreams point at a replay server
+the runner starts on a loopback port, and what it did is rebuilt from both ends.
+
+The external proxy has no trace tap, so the `Exchange` of a translated run is assembled from what the SDK's
+HTTP client sent and received (captured in its transport) and from what the replay server received (decoded
+with the backend's codec, for the request-side diff) and answered. Runs of one recording are serialized, so
+whatever the replay server received during a run belongs to that run.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from harness import ir
+from harness.backends import WireReply, wire_app
+from harness.protocols import DecodeError, HttpRequest, registry
+from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
+from harness.record import Rechunk, Replayer
+from harness.runner.bridge import HttpxAdapter
+from harness.runner.checks import inflate
+from harness.scenarios.model import Scenario
+
+CLIENT_TIMEOUT = httpx2.Timeout(60.0)
+
+
+@dataclass
+class Session:
+    """One run's way to the proxy: base URL and HTTP client; `exchange` is filled in when the run is over."""
+
+    base_url: str
+    http: Any
+    exchange: Exchange | None = None
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request the replay server received (decoded with the backend codec) and the reply it gave."""
+
+    request: ir.Request | None
+    reply: WireReply
+
+
+class _Tee(httpx2.SyncByteStream):
+    def __init__(self, inner: httpx2.SyncByteStream, sink: list[bytes]) -> None:
+        self._inner = inner
+        self._sink = sink
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            self._sink.append(chunk)
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+@dataclass
+class CapturingTransport(httpx2.BaseTransport):
+    """A sync transport that keeps the last request sent and the raw response bytes as they arrived."""
+
+    inner: httpx2.BaseTransport
+    request: HttpRequest | None = None
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: list[bytes] = field(default_factory=list)
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send through the inner transport, recording both directions."""
+        body = request.read()
+        self.request = HttpRequest(
+            method=request.method,
+            path=request.url.path,
+            query=dict(request.url.params.multi_items()),
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=body,
+        )
+        response = self.inner.handle_request(request)
+        self.status = response.status_code
+        self.headers = {k.lower(): v for k, v in response.headers.items()}
+        self.chunks = []
+        stream = response.stream
+        assert isinstance(stream, httpx2.SyncByteStream), "a sync transport answers with a sync stream"
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Tee(stream, self.chunks),
+            extensions=response.extensions,
+        )
+
+
+class SutTarget:
+    """The replay server for an external proxy's upstreams, and sessions that send translated runs to the proxy."""
+
+    def __init__(
+        self,
+        url: str,
+        scenarios: Sequence[Scenario],
+        backends: Sequence[str],
+        cassettes: Path,
+        *,
+        replay_host: str = "127.0.0.1",
+        replay_port: int = 0,
+        rechunk: Rechunk | None = None,
+    ) -> None:
+        self.url = url.rstrip("/")
+        self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
+        self._received: dict[tuple[str, str], list[Received]] = {}
+        self._lock = threading.Lock()
+        self._run_locks: dict[tuple[str, str], threading.Lock] = {}
+        self.server = ServerThread(wire_app(list(backends), self._reply), replay_host, replay_port).start()
+
+    @property
+    def replay_url(self) -> str:
+        """Root URL of the replay server (each backend under `/<backend>`)."""
+        return self.server.url
+
+    def _reply(self, backend: str, request: HttpRequest) -> WireReply:
+        reply = self.replayer.reply(backend, request)
+        try:
+            decoded: ir.Request | None = registry.get(backend).decode_request(request)
+        except DecodeError:
+            decoded = None  # the replay matched it, so this cannot happen for a request it could place
+        with self._lock:
+            self._received.setdefault((backend, reply.scenario), []).append(Received(decoded, reply))
+        return reply
+
+    def _run_lock(self, key: tuple[str, str]) -> threading.Lock:
+        with self._lock:
+            return self._run_locks.setdefault(key, threading.Lock())
+
+    @contextmanager
+    def session(
+        self, headers: dict[str, str], protocol: str, backend: str, scenario: str, stream: bool
+    ) -> Iterator[Session]:
+        """One translated run through the external proxy; afterwards `session.exchange` says what it did."""
+        key = (backend, scenario)
+        # The external proxy may stream upstream for a non-streamed client call: serialize per recording, not per
+        # (recording, mode), so whatever reached the replay server during this run is this run's.
+        with self._run_lock(key):
+            with self._lock:
+                self._received.pop(key, None)
+            capture = CapturingTransport(httpx2.HTTPTransport())
+            session = Session(self.url, _client(capture, protocol, headers))
+            started = time.time()
+            try:
+                with session.http:
+                    yield session
+            finally:
+                with self._lock:
+                    received = self._received.pop(key, [])
+                session.exchange = exchange_of(capture, received, protocol, backend, stream, started)
+
+    def close(self) -> None:
+        """Stop the replay server (bounded wait)."""
+        self.server.stop()
+
+
+def _client(capture: CapturingTransport, protocol: str, headers: dict[str, str]) -> Any:
+    if protocol == "ollama":  # the ollama client is built on httpx, not httpx2
+        import httpx
+
+        return httpx.Client(transport=HttpxAdapter(capture), headers=headers, timeout=60.0)
+    return httpx2.Client(transport=capture, headers=headers, timeout=CLIENT_TIMEOUT)
+
+
+def _upstream_ir(backend: str, reply: WireReply, stream: bool) -> tuple[tuple[ir.StreamEvent, ...], ir.Response | None]:
+    if reply.status >= 400:
+        return (), None
+    codec = registry.get(backend)
+    try:
+        if stream:
+            decoder = codec.stream_decoder()
+            events = [e for chunk in reply.chunks for e in decoder.feed(chunk)]
+            return (*events, *decoder.close()), None
+        return (), codec.decode_response(b"".join(reply.chunks))
+    except ValueError:  # a recording our own decoder cannot read: the trace simply lacks the upstream IR
+        return (), None
+
+
+def exchange_of(
+    capture: CapturingTransport,
+    received: list[Received],
+    protocol: str,
+    backend: str,
+    stream: bool,
+    started: float,
+) -> Exchange | None:
+    """The Exchange of a run through an external proxy, rebuilt from the client capture and the replay record."""
+    if capture.request is None:
+        return None
+    try:
+        frontend_request: ir.Request | None = registry.get(protocol).decode_request(capture.request)
+    except DecodeError:
+        frontend_request = None
+    first = received[0] if received else None
+    events, response = _upstream_ir(backend, first.reply, first.reply.stream) if first else ((), None)
+    chunks = inflate(capture.chunks, capture.headers.get("content-encoding", ""))
+    return Exchange(
+        trace_id=capture.headers.get(TRACE_HEADER) or f"sut-{uuid.uuid4().hex}",
+        route=f"{capture.request.method} {capture.request.path}",
+        frontend_protocol=protocol,
+        mode="translate",
+        stream=stream,
+        upstream_name=backend,
+        upstream_protocol=backend,
+        frontend_request=frontend_request,
+        upstream_request=first.request if first else None,
+        upstream_status=first.reply.status if first else None,
+        upstream_events=events,
+        upstream_response=response,
+        upstream_chunks=tuple(first.reply.chunks) if first else (),
+        frontend_status=capture.status,
+        frontend_chunks=tuple(chunks or ()),
+        timings=Timings(start=started),
+        # An encoding the harness cannot undo leaves the client's bytes unreadable: checks on them are skipped.
+        truncated=chunks is None,
+    )
