@@ -20,6 +20,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.replay_server",
     "harness.cli.report",
     "harness.cli.run",
+    "harness.cli.selftest",
     "harness.cli.serve",
 )
 

@@ -1,0 +1,278 @@
+"""The fault catalog: named bugs that real translating proxies shipped, each switchable in the built-in proxy.
+
+A fault says what it breaks, which real bug class it models (with the public report it comes from), where it
+can show (frontends, backends, scenarios, streaming), which cases are known to catch it (its witnesses, the
+smallest set: tests and `conformance selftest --quick` run those), and how it is caught. Its implementation is
+a `TranslateHooks` value (see `harness.faults.hooks`); `conformance serve` configs select one by name with
+`hooks = "<fault-name>"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from harness.faults import hooks as h
+from harness.proxy import TranslateHooks
+
+
+@dataclass(frozen=True, order=True)
+class Witness:
+    """One case (scenario, frontend, backend, streaming) on which a fault is known to show."""
+
+    scenario: str
+    frontend: str
+    backend: str
+    stream: bool
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a fault can show; selftest runs it only there."""
+
+    scenarios: tuple[str, ...]
+    """Scenarios that exercise what the fault breaks."""
+    frontends: tuple[str, ...] | None = None
+    """Frontend protocols it applies to (None: every one)."""
+    backends: tuple[str, ...] | None = None
+    """Backends it applies to (None: every one)."""
+    streams: tuple[bool, ...] = (True, False)
+    """Streaming modes it applies to."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One named fault."""
+
+    name: str
+    """Kebab-case name, also the hook-set name in a proxy config."""
+    description: str
+    """What the proxy does wrong, in one line."""
+    models: str
+    """The real bug class it reproduces and where it was reported."""
+    caught_by: str
+    """Which part of the judging is expected to catch it."""
+    hooks: TranslateHooks
+    """The implementation, switched on in the translate path."""
+    scope: Scope
+    """Where it applies."""
+    witnesses: tuple[Witness, ...]
+    """The smallest case set known to catch it."""
+
+
+def _w(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Witness, ...]:
+    return (Witness(scenario, frontend, backend, stream),)
+
+
+_STREAM = (True,)
+FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "tools-dropped-on-stream",
+        "Tool definitions (and tool_choice) are left out of the upstream request when the client streams.",
+        "A streaming request builder kept apart from the non-streaming one that forgets the tools (seed rule: "
+        "what the client offered reaches the backend, streamed or not).",
+        "request side",
+        h.TOOLS_DROPPED_ON_STREAM,
+        Scope(("tool-call-single", "tool-call-parallel", "text-then-tool"), streams=_STREAM),
+        _w("tool-call-single", "openai", "anthropic", True),
+    ),
+    Fault(
+        "gemini-function-response-name-hardcoded",
+        "Every Gemini functionResponse.name is a constant instead of the name of the call it answers.",
+        "OpenAI tool messages carry no name; converters write 'unknown'/'tool_result' into functionResponse.name "
+        "(mozilla-ai/any-llm#1318, archestra#7583; Gemini rejects or misattributes the results).",
+        "request side",
+        h.GEMINI_FUNCTION_RESPONSE_NAME,
+        Scope(("tool-result-roundtrip",), backends=("gemini",)),
+        _w("tool-result-roundtrip", "openai", "gemini", False),
+    ),
+    Fault(
+        "second-parallel-tool-call-dropped",
+        "Of two tool calls in one turn only the first reaches the client.",
+        "Converters that read tool_calls[0] only (LiteLLM PR #27638 review; LiteLLM #15307 parallel calls on "
+        "/v1/messages streaming).",
+        "response side (tool_calls check)",
+        h.SECOND_PARALLEL_CALL_DROPPED,
+        Scope(("tool-call-parallel",)),
+        _w("tool-call-parallel", "anthropic", "openai", True),
+    ),
+    Fault(
+        "arguments-lost-with-name",
+        "Tool arguments that arrive in the same chunk as the call's name are dropped; the client sees {}.",
+        "LiteLLM #29491, #25390, #25836, #25605: Anthropic /v1/messages streaming emits tool_use with input {} "
+        "when the backend (Gemini, Ollama, OpenAI-compatible) sends the whole arguments with the name.",
+        "response side (tool_calls check)",
+        h.ARGUMENTS_LOST_WITH_NAME,
+        Scope(("tool-call-single", "tool-call-parallel"), backends=("gemini", "ollama"), streams=_STREAM),
+        _w("tool-call-single", "anthropic", "gemini", True),
+    ),
+    Fault(
+        "duplicate-message-start",
+        "The Anthropic stream carries message_start twice.",
+        "Stream adapters that emit message_start on every upstream role chunk (seed rule: exactly one "
+        "message_start; clients reset the message they are building).",
+        "response side (stream events) and frontend wire",
+        h.DUPLICATE_MESSAGE_START,
+        Scope(("text-basic", "tool-call-single"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
+        "delta-without-block-start",
+        "A content_block_delta arrives for a text block whose content_block_start was never sent.",
+        "Adapters that open blocks lazily and skip the start of the first text block (seed rule: every "
+        "content_block_delta belongs to a started block; the Anthropic SDK fails on it).",
+        "response side (SDK fails) and frontend wire",
+        h.DELTA_WITHOUT_BLOCK_START,
+        Scope(("text-basic", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
+        "zeroed-usage-in-message-start",
+        "message_start says input_tokens 0 and the real count never follows (message_delta has output only).",
+        "LiteLLM #41406 / PR #42102: /v1/messages bridge sends usage 0 in message_start; clients that read the "
+        "prompt size there see 0 for the whole turn.",
+        "response side (usage)",
+        h.ZEROED_START_USAGE,
+        Scope(("text-basic", "system-prompt", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
+        "thinking-as-text",
+        "Reasoning is sent as ordinary answer text instead of a thinking block.",
+        "reasoning_content / thought parts mapped to content by converters that know no thinking field "
+        "(seed rule: thinking stays thinking; agents show or resend it differently).",
+        "response side (thinking_present, text)",
+        h.THINKING_AS_TEXT,
+        Scope(("thinking-with-signature", "thinking-then-tool")),
+        _w("thinking-with-signature", "anthropic", "gemini", True),
+    ),
+    Fault(
+        "done-appended-to-anthropic-stream",
+        "An OpenAI `data: [DONE]` line follows message_stop on an Anthropic stream.",
+        "Shared SSE writers that always close with [DONE] (seed rule: nothing follows message_stop; strict "
+        "clients fail on the unnamed event, lenient ones hide it).",
+        "frontend wire (the Anthropic SDK ignores it)",
+        h.DONE_APPENDED_TO_ANTHROPIC,
+        Scope(("text-basic", "tool-call-single"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
+        "length-mapped-to-stop",
+        "A generation cut by max_tokens is reported as a normal stop.",
+        "finish_reason 'length' mapped to 'stop' / end_turn (seed rule on stop reasons; agents then treat a cut "
+        "answer as complete).",
+        "response side (stop_reason)",
+        h.STOP_REASON_LENGTH_AS_STOP,
+        Scope(("max-tokens-length",)),
+        _w("max-tokens-length", "openai", "anthropic", False),
+    ),
+    Fault(
+        "usage-chunk-dropped",
+        "The final usage-only chunk (choices: []) of an OpenAI stream is not forwarded.",
+        "Chunk filters that skip chunks without choices (seed rule: with stream_options.include_usage the usage "
+        "arrives on its own final chunk).",
+        "response side (usage_present, usage)",
+        h.USAGE_CHUNK_DROPPED,
+        Scope(("text-basic", "tool-call-single", "usage-with-cache"), frontends=("openai",), streams=_STREAM),
+        _w("text-basic", "openai", "anthropic", True),
+    ),
+    Fault(
+        "tool-fragments-reordered",
+        "Tool-argument fragments reach the client out of order.",
+        "Fragments collected per call in an unordered structure before being re-emitted (seed rule: "
+        "input_json_delta / arguments fragments concatenate in arrival order).",
+        "response side (tool_calls check)",
+        h.TOOL_FRAGMENTS_REORDERED,
+        Scope(("tool-arguments-fragmented",), backends=("openai", "anthropic", "groq", "deepseek"), streams=_STREAM),
+        _w("tool-arguments-fragmented", "anthropic", "openai", True),
+    ),
+    Fault(
+        "text-buffered-until-end",
+        "The answer text is held back and sent in one piece when the block ends.",
+        "Non-incremental stream translation (collect, then convert); the content is right, the stream is not "
+        "(seed rule: a translated stream stays a stream).",
+        "text-buffering check (the content diff cannot see it)",
+        h.TEXT_BUFFERED,
+        Scope(("long-output", "text-basic", "unicode-multibyte"), streams=_STREAM),
+        _w("long-output", "openai", "anthropic", True),
+    ),
+    Fault(
+        "midstream-error-as-stop",
+        "An error inside a 200 stream is turned into a normal end of the answer.",
+        "Stream adapters that map any upstream end to a stop event (seed rule: a mid-stream error reaches the "
+        "client as its protocol's error, never as a complete answer).",
+        "response side (error checks)",
+        h.MIDSTREAM_ERROR_AS_STOP,
+        Scope(("midstream-error",), streams=_STREAM),
+        _w("midstream-error", "openai", "anthropic", True),
+    ),
+    Fault(
+        "rate-limit-as-server-error",
+        "An upstream 429 reaches the client as a 500 without Retry-After.",
+        "LiteLLM #23901 and #4259: provider 429 (quota / rate limit) returned as 500, so clients do not back off.",
+        "response side (error.kind, error.status)",
+        h.RATE_LIMIT_AS_SERVER_ERROR,
+        Scope(("error-rate-limit-429",)),
+        _w("error-rate-limit-429", "openai", "anthropic", False),
+    ),
+    Fault(
+        "system-prompt-dropped",
+        "The system prompt is not carried to the upstream request.",
+        "System prompt lost between protocols that carry it differently (top-level `system`, "
+        "systemInstruction, a system message).",
+        "request side",
+        h.SYSTEM_DROPPED,
+        Scope(("system-prompt",)),
+        _w("system-prompt", "openai", "anthropic", False),
+    ),
+    Fault(
+        "temperature-dropped",
+        "The client's temperature is not sent upstream.",
+        "Sampling parameters left out by a translation's parameter allow-list.",
+        "request side",
+        h.TEMPERATURE_DROPPED,
+        Scope(("sampling-params",)),
+        _w("sampling-params", "anthropic", "openai", False),
+    ),
+    Fault(
+        "image-dropped",
+        "Image parts of a user turn are left out of the upstream request.",
+        "Content converters that keep text parts only.",
+        "request side",
+        h.IMAGE_DROPPED,
+        Scope(("vision-base64", "vision-multiple-images")),
+        _w("vision-base64", "openai", "anthropic", False),
+    ),
+    Fault(
+        "multibyte-split-corrupted",
+        "A UTF-8 character split across two network chunks arrives as U+FFFD.",
+        "Each upstream chunk decoded on its own with errors='replace' (seed rule: decode the byte stream, not "
+        "the chunks).",
+        "response side (text_equals)",
+        h.MULTIBYTE_SPLIT_CORRUPTED,
+        Scope(("unicode-multibyte",), streams=_STREAM),
+        _w("unicode-multibyte", "openai", "anthropic", True),
+    ),
+    Fault(
+        "upstream-key-echoed",
+        "The proxy's upstream key appears in the error the client receives.",
+        "Upstream exception text (with the request's headers) passed to the client or logs.",
+        "secret-leak check",
+        h.UPSTREAM_KEY_ECHOED,
+        Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
+        _w("error-auth-401", "openai", "anthropic", False),
+    ),
+)
+
+
+def by_name(name: str) -> Fault:
+    """A fault by name; KeyError names the known ones."""
+    for fault in FAULTS:
+        if fault.name == name:
+            return fault
+    raise KeyError(f"no fault named {name!r} (known: {', '.join(f.name for f in FAULTS)})")
+
+
+def catalog_hooks() -> Mapping[str, TranslateHooks]:
+    """Every fault's hooks by name, for `create_app(hooks=...)`: configs select one with `hooks = "<name>"`."""
+    return {fault.name: fault.hooks for fault in FAULTS}
