@@ -26,7 +26,7 @@ from harness.proxy import (
 from harness.record import Rechunk, Replayer, ReplayTransport
 from harness.runner.bridge import HttpxAdapter, LoopThread, SyncBridge
 from harness.runner.checks import PLANTED_KEY_ENV, planted_key
-from harness.runner.sut import Session, SutTarget
+from harness.runner.sut import Session, SutTarget, TaggingTransport
 from harness.scenarios.model import ReplyModels, Scenario
 
 RUN_HEADER = "x-conformance-run"
@@ -139,9 +139,10 @@ class Environment:
         if protocol == "ollama":
             import httpx
 
-            bridge = self._transport if isinstance(self._transport, SyncBridge) else None
-            transport = HttpxAdapter(bridge) if bridge else httpx.HTTPTransport()
-            return httpx.Client(transport=transport, headers={RUN_HEADER: run_key}, timeout=60.0)
+            # The ollama driver sends through `client.send`, which skips the client's default headers: the run
+            # key is set by the transport instead, or the tap could not tell whose exchange it saw.
+            tagged = TaggingTransport(self._transport, {RUN_HEADER: run_key})
+            return httpx.Client(transport=HttpxAdapter(tagged), headers={RUN_HEADER: run_key}, timeout=60.0)
         return httpx2.Client(transport=self._transport, headers={RUN_HEADER: run_key}, timeout=CLIENT_TIMEOUT)
 
     @contextmanager

@@ -63,6 +63,19 @@ class _Tee(httpx2.SyncByteStream):
         self._inner.close()
 
 
+class TaggingTransport(httpx2.BaseTransport):
+    """A sync transport that sets fixed headers on every request (for clients that bypass default headers)."""
+
+    def __init__(self, inner: httpx2.BaseTransport, headers: dict[str, str]) -> None:
+        self.inner = inner
+        self.headers = headers
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Add the headers and send through the inner transport."""
+        request.headers.update(self.headers)
+        return self.inner.handle_request(request)
+
+
 @dataclass
 class CapturingTransport(httpx2.BaseTransport):
     """A sync transport that keeps the last request sent and the raw response bytes as they arrived."""
@@ -168,7 +181,7 @@ def _client(capture: CapturingTransport, protocol: str, headers: dict[str, str])
     if protocol == "ollama":  # the ollama client is built on httpx, not httpx2
         import httpx
 
-        return httpx.Client(transport=HttpxAdapter(capture), headers=headers, timeout=60.0)
+        return httpx.Client(transport=HttpxAdapter(TaggingTransport(capture, headers)), headers=headers, timeout=60.0)
     return httpx2.Client(transport=capture, headers=headers, timeout=CLIENT_TIMEOUT)
 
 

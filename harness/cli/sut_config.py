@@ -1,0 +1,63 @@
+"""`conformance sut-config`: the config a gateway under test needs so that `conformance run --sut URL` can gate it:
+one route per (scenario, backend), each pointed at the replay server, in the gateway's own format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the subcommand."""
+    p = sub.add_parser(
+        "sut-config",
+        help="print a gateway config routing every translate case to the replay server (conformance/litellm/louter)",
+        description=(
+            "Print the config of a gateway under test: each model name the SDKs send "
+            "(<scenario>--<backend>--translate) goes to upstream <backend> at the replay server (REPLAY_URL/<backend>) "
+            "with the scenario id as the upstream model, keyed with $CONFORMANCE_PLANTED_KEY. Formats: conformance "
+            "(TOML for `conformance serve`), litellm (model_list YAML), louter (backends YAML)."
+        ),
+    )
+    p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
+    p.add_argument("--format", choices=("conformance", "litellm", "louter"), default="conformance")
+    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    p.add_argument(
+        "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (backends recorded there)"
+    )
+    p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
+    p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
+    p.add_argument("--hooks", default="identity", help="conformance format: a fault name to switch on (selftest)")
+    p.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print (or write) the config."""
+    from harness.protocols.registry import UnknownProtocolError
+    from harness.runner.run import default_backends
+    from harness.runner.sut_config import render
+    from harness.scenarios.loader import ScenarioError, load_scenarios
+
+    try:
+        scenarios = load_scenarios(args.scenarios)
+        if args.scenario:
+            unknown = set(args.scenario) - {s.id for s in scenarios}
+            if unknown:
+                raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+            scenarios = [s for s in scenarios if s.id in set(args.scenario)]
+        backends = list(args.backend or default_backends(args.cassettes))
+        text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks)
+    except (ScenarioError, UnknownProtocolError, ValueError) as exc:
+        print(f"conformance sut-config: {exc}", file=sys.stderr)  # noqa: T201
+        return 2
+    if args.output is not None:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
