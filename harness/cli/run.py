@@ -37,6 +37,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
     p.add_argument(
+        "--sut",
+        metavar="URL",
+        help="gate a proxy running elsewhere: translated runs go to URL (baselines stay on the built-in pass-through); "
+        "its upstreams must point at the replay server this run starts (config: `conformance sut-config`)",
+    )
+    p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
+    p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
+    p.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all", "rewrite"),
         default="none",
@@ -85,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
         known=args.known,
         run_id=args.run_id,
+        sut=args.sut,
+        replay_host=args.replay_host,
+        replay_port=args.replay_port,
     )
     console = Console(stderr=False, quiet=args.quiet)
     try:

@@ -34,12 +34,14 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that `conformance --help` does not pay for starlette and uvicorn.
     import uvicorn
 
+    from harness.faults import catalog_hooks
     from harness.proxy import ConfigError, create_app, load_config
     from harness.proxy.server import uvicorn_config
 
     try:
         config = load_config(args.config)
-        app = create_app(config)
+        # A model may switch on a catalogued fault by name (`hooks = "<fault>"`): how selftest gates an external run.
+        app = create_app(config, hooks=catalog_hooks())
     except ConfigError as exc:
         print(f"conformance serve: {exc}", file=sys.stderr)  # noqa: T201
         return 2
