@@ -1,7 +1,8 @@
 """Round trips through the Anthropic wire: IR -> encode -> decode == IR, projected through the codec's losses.
 
-`project` is the one projection: each entry of `RULES` is keyed by a `losses` table key and says what that
-loss does to an IR value; a test keeps the two key sets equal. Every encoded output is schema-validated.
+`project` is the one projection: each entry of `RULES` is keyed by a key of the codec's `LOSSES` or `RESHAPES`
+table and says what that loss does to an IR value; a test keeps the key sets equal. Every encoded output is
+schema-validated.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.anthropic.errors import ERROR_TYPES, wire_error_type
+from harness.protocols.anthropic.errors import CONTEXT_PREFIX, ERROR_TYPES, wire_error_type
+from harness.protocols.anthropic.losses import LOSSES, RESHAPES
 from harness.protocols.anthropic.mapping import DEFAULT_MAX_TOKENS, MISSING_MESSAGE_ID, stop_reason_to_wire
 from tests import strategies
 from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema, random_chunks
@@ -29,25 +31,36 @@ def _request_max_tokens(value: Any) -> Any:
     return value
 
 
-def _request_parallel(value: Any) -> Any:
-    if not isinstance(value, ir.Request) or value.parallel_tool_calls is None:
-        return value
-    if value.tool_choice is None:
+def _request_choice_for_parallel(value: Any) -> Any:
+    if isinstance(value, ir.Request) and value.parallel_tool_calls is not None and value.tool_choice is None:
         return value.model_copy(update={"tool_choice": ir.ToolChoiceAuto()})
-    if isinstance(value.tool_choice, ir.ToolChoiceNone):
+    return value
+
+
+def _request_parallel_under_none(value: Any) -> Any:
+    if isinstance(value, ir.Request) and isinstance(value.tool_choice, ir.ToolChoiceNone):
         return value.model_copy(update={"parallel_tool_calls": None})
     return value
 
 
-def _request_format(value: Any) -> Any:
-    if not isinstance(value, ir.Request):
+def _request_format(kind: type[ir.ResponseFormatText | ir.ResponseFormatJsonObject]) -> Callable[[Any], Any]:
+    def rule(value: Any) -> Any:
+        if isinstance(value, ir.Request) and isinstance(value.response_format, kind):
+            return value.model_copy(update={"response_format": None})
         return value
-    fmt = value.response_format
-    if isinstance(fmt, ir.ResponseFormatText | ir.ResponseFormatJsonObject):
-        return value.model_copy(update={"response_format": None})
-    if isinstance(fmt, ir.ResponseFormatJsonSchema):
-        return value.model_copy(update={"response_format": ir.ResponseFormatJsonSchema(schema_=fmt.schema_)})
-    return value
+
+    return rule
+
+
+def _schema_field(name: str, default: Any) -> Callable[[Any], Any]:
+    def rule(value: Any) -> Any:
+        if isinstance(value, ir.Request) and isinstance(value.response_format, ir.ResponseFormatJsonSchema):
+            return value.model_copy(
+                update={"response_format": value.response_format.model_copy(update={name: default})}
+            )
+        return value
+
+    return rule
 
 
 def _request_thinking(value: Any) -> Any:
@@ -56,15 +69,21 @@ def _request_thinking(value: Any) -> Any:
     return value
 
 
-def _message_roles(value: Any) -> Any:
+def _on_messages(value: Any, fix: Callable[[ir.Message], ir.Message]) -> Any:
     if not isinstance(value, ir.Request):
         return value
-    messages = []
-    for m in value.messages:
-        if m.role == "system" or (m.role == "tool" and not m.content):
-            m = m.model_copy(update={"role": "user"})
-        messages.append(m)
-    return value.model_copy(update={"messages": messages})
+    return value.model_copy(update={"messages": [fix(m) for m in value.messages]})
+
+
+def _system_role(value: Any) -> Any:
+    return _on_messages(value, lambda m: m.model_copy(update={"role": "user"}) if m.role == "system" else m)
+
+
+def _empty_tool_role(value: Any) -> Any:
+    def fix(m: ir.Message) -> ir.Message:
+        return m.model_copy(update={"role": "user"}) if m.role == "tool" and not m.content else m
+
+    return _on_messages(value, fix)
 
 
 def _tool_result_names(value: Any) -> Any:
@@ -84,26 +103,25 @@ def _tool_result_names(value: Any) -> Any:
     return value.model_copy(update={"messages": messages})
 
 
-def _call(part: Any) -> Any:
-    if not isinstance(part, ir.ToolCallPart):
-        return part
-    arguments = part.arguments if isinstance(part.arguments, dict) else {}
-    return part.model_copy(update={"arguments": arguments, "arguments_raw": common.dump_json(arguments).decode()})
+def _on_calls(value: Any, fix: Callable[[ir.ToolCallPart], ir.ToolCallPart]) -> Any:
+    # Whole tool calls (requests, responses) only: streamed fragments travel verbatim.
+    def part(p: Any) -> Any:
+        return fix(p) if isinstance(p, ir.ToolCallPart) else p
+
+    if isinstance(value, ir.Request):
+        messages = [m.model_copy(update={"content": [part(p) for p in m.content]}) for m in value.messages]
+        return value.model_copy(update={"messages": messages})
+    if isinstance(value, ir.Response):
+        return value.model_copy(update={"content": [part(p) for p in value.content]})
+    return value
+
+
+def _non_object_arguments(value: Any) -> Any:
+    return _on_calls(value, lambda p: p if isinstance(p.arguments, dict) else p.model_copy(update={"arguments": {}}))
 
 
 def _arguments_raw(value: Any) -> Any:
-    # Whole tool calls are re-serialized from `input`; streamed fragments travel verbatim.
-    if isinstance(value, ir.Request):
-        messages = [m.model_copy(update={"content": [_call(p) for p in m.content]}) for m in value.messages]
-        return value.model_copy(update={"messages": messages})
-    if isinstance(value, ir.Response):
-        return value.model_copy(update={"content": [_call(p) for p in value.content]})
-    return value
-
-
-def _identity(value: Any) -> Any:
-    # Losses of wire-only blocks: IR values never hold them, so nothing changes here.
-    return value
+    return _on_calls(value, lambda p: p.model_copy(update={"arguments_raw": common.dump_json(p.arguments).decode()}))
 
 
 def _response_id(value: Any) -> Any:
@@ -141,16 +159,6 @@ def _start_usage(value: Any) -> Any:
     return _on_starts(value, lambda e: e if e.usage is not None else e.model_copy(update={"usage": ir.Usage()}))
 
 
-def _usage(usage: ir.Usage, *, inputs: bool = True, outputs: bool = True) -> ir.Usage:
-    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
-    update: dict[str, Any] = {}
-    if inputs:
-        update["input_tokens"] = max(usage.input_tokens or 0, cached)
-    if outputs:
-        update["output_tokens"] = usage.output_tokens or 0
-    return usage.model_copy(update=update)
-
-
 def _on_usages(value: Any, fix: Callable[[ir.Usage], ir.Usage]) -> Any:
     if isinstance(value, ir.Response):
         return value.model_copy(update={"usage": fix(value.usage)})
@@ -158,20 +166,37 @@ def _on_usages(value: Any, fix: Callable[[ir.Usage], ir.Usage]) -> Any:
         return value
     out: list[Any] = []
     for event in value:
-        if isinstance(event, ir.MessageStart) and event.usage is not None:
+        if isinstance(event, ir.MessageStart | ir.Done) and event.usage is not None:
             event = event.model_copy(update={"usage": fix(event.usage)})
-        elif isinstance(event, ir.Done):
-            event = event.model_copy(update={"usage": fix(event.usage or ir.Usage())})
         out.append(event)
     return out
 
 
+def _done_usage(value: Any) -> Any:
+    if not isinstance(value, list):
+        return value
+    return [
+        e.model_copy(update={"usage": ir.Usage()}) if isinstance(e, ir.Done) and e.usage is None else e for e in value
+    ]
+
+
+def _cached(usage: ir.Usage) -> int:
+    return (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+
+
 def _input_tokens(value: Any) -> Any:
-    return _on_usages(value, lambda u: _usage(u, outputs=False))
+    # None is sent as 0 fresh tokens, which decodes as the cached total.
+    return _on_usages(
+        value, lambda u: u if u.input_tokens is not None else u.model_copy(update={"input_tokens": _cached(u)})
+    )
+
+
+def _input_below_cached(value: Any) -> Any:
+    return _on_usages(value, lambda u: u.model_copy(update={"input_tokens": max(u.input_tokens or 0, _cached(u))}))
 
 
 def _output_tokens(value: Any) -> Any:
-    return _on_usages(value, lambda u: _usage(u, inputs=False))
+    return _on_usages(value, lambda u: u if u.output_tokens is not None else u.model_copy(update={"output_tokens": 0}))
 
 
 def _usage_events(value: Any) -> Any:
@@ -201,11 +226,8 @@ def _on_stops(value: Any, fix: Callable[[ir.StopReason], ir.StopReason]) -> Any:
     return value
 
 
-_STOP_KIND = {"content_filter": "refusal", "error": "end_turn", "other": "end_turn"}
-
-
-def _stop_kind(value: Any) -> Any:
-    return _on_stops(value, lambda s: s.model_copy(update={"kind": _STOP_KIND.get(s.kind, s.kind)}))
+def _stop_kind(old: str, new: str) -> Callable[[Any], Any]:
+    return lambda value: _on_stops(value, lambda s: s.model_copy(update={"kind": new}) if s.kind == old else s)
 
 
 def _stop_raw(value: Any) -> Any:
@@ -227,13 +249,20 @@ def _on_errors(value: Any, fix: Callable[[ir.IRError, bool], ir.IRError]) -> Any
     return value
 
 
-def _error_kind(value: Any) -> Any:
+def _error_kind(old: ir.ErrorKind, new: ir.ErrorKind) -> Callable[[Any], Any]:
     def fix(error: ir.IRError, mid_stream: bool) -> ir.IRError:
-        kind = error.kind
-        if kind in (ir.ErrorKind.NETWORK, ir.ErrorKind.MALFORMED_STREAM):
-            kind = ir.ErrorKind.SERVER
-        elif kind == ir.ErrorKind.INVALID_REQUEST and common.is_context_message(error.message):
-            kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
+        return error.model_copy(update={"kind": new, "retryable": new.retryable}) if error.kind == old else error
+
+    return lambda value: _on_errors(value, fix)
+
+
+def _context_kind(value: Any) -> Any:
+    # One wire type for both kinds: the message decides (after the context prefix was added, see below).
+    def fix(error: ir.IRError, mid_stream: bool) -> ir.IRError:
+        if error.kind not in (ir.ErrorKind.INVALID_REQUEST, ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED):
+            return error
+        context = common.is_context_message(error.message)
+        kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED if context else ir.ErrorKind.INVALID_REQUEST
         return error.model_copy(update={"kind": kind, "retryable": kind.retryable})
 
     return _on_errors(value, fix)
@@ -242,7 +271,7 @@ def _error_kind(value: Any) -> Any:
 def _error_message(value: Any) -> Any:
     def fix(error: ir.IRError, mid_stream: bool) -> ir.IRError:
         if error.kind == ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED and not common.is_context_message(error.message):
-            return error.model_copy(update={"message": "prompt is too long: " + error.message})
+            return error.model_copy(update={"message": CONTEXT_PREFIX + error.message})
         return error
 
     return _on_errors(value, fix)
@@ -260,46 +289,60 @@ def _error_code(value: Any) -> Any:
     return _on_errors(value, lambda e, mid: e.model_copy(update={"code": wire_error_type(e)[0]}))
 
 
+NETWORK, MALFORMED, SERVER = ir.ErrorKind.NETWORK, ir.ErrorKind.MALFORMED_STREAM, ir.ErrorKind.SERVER
+
 RULES: dict[str, Callable[[Any], Any]] = {
-    "Request.max_tokens": _request_max_tokens,
-    "Request.parallel_tool_calls": _request_parallel,
-    "Request.response_format": _request_format,
-    "Request.thinking": _request_thinking,
-    "Message.role": _message_roles,
-    "Message.content": _identity,
+    "Request.max_tokens:None": _request_max_tokens,
+    "Request.tool_choice None beside parallel_tool_calls": _request_choice_for_parallel,
+    "Request.parallel_tool_calls under tool_choice none": _request_parallel_under_none,
+    "ResponseFormatText": _request_format(ir.ResponseFormatText),
+    "ResponseFormatJsonObject": _request_format(ir.ResponseFormatJsonObject),
+    "ResponseFormatJsonSchema.name": _schema_field("name", "response"),
+    "ResponseFormatJsonSchema.strict": _schema_field("strict", None),
+    "ThinkingConfig.budget_tokens of disabled thinking": _request_thinking,
+    "Message.role:system": _system_role,
+    "Message(role=tool) without content": _empty_tool_role,
     "ToolResultPart.name": _tool_result_names,
+    # a non-object input is sent as {}, whose compact text is then the raw arguments
+    "ToolCallPart.arguments that are not an object": _non_object_arguments,
     "ToolCallPart.arguments_raw": _arguments_raw,
-    "Response.content": _identity,
-    "Response.id": _response_id,
-    "Response.model": _response_model,
-    "MessageStart.id": _start_id,
-    "MessageStart.model": _start_model,
-    # usage: fold UsageEvents into Done and fill a missing start usage before the per-figure rules
+    "Response.id:None": _response_id,
+    "Response.model:None": _response_model,
+    "MessageStart.id:None": _start_id,
+    "MessageStart.model:None": _start_model,
+    # usage: fold UsageEvents into Done and fill missing usages before the per-figure rules
     "UsageEvent": _usage_events,
-    "MessageStart.usage": _start_usage,
-    "Usage.input_tokens": _input_tokens,
-    "Usage.output_tokens": _output_tokens,
-    "StopReason.kind": _stop_kind,
+    "MessageStart.usage:None": _start_usage,
+    "Done.usage:None": _done_usage,
+    "Usage.input_tokens:None": _input_tokens,
+    "Usage.input_tokens below the cached tokens": _input_below_cached,
+    "Usage.output_tokens:None": _output_tokens,
+    "StopReason.kind:content_filter": _stop_kind("content_filter", "refusal"),
+    "StopReason.kind:error": _stop_kind("error", "end_turn"),
+    "StopReason.kind:other": _stop_kind("other", "end_turn"),
     "StopReason.raw": _stop_raw,
-    "StopReason.sequence": _stop_sequence,
-    # status and code follow from the kind the error was sent with: they run before the kind rule
-    "IRError.status": _error_status,
+    "StopReason.sequence beside another kind": _stop_sequence,
+    # status and code follow from the kind the error was sent with: they run before the kind rules
+    "IRError.status follows the error type": _error_status,
     "IRError.code": _error_code,
-    "IRError.kind": _error_kind,
-    "IRError.message": _error_message,
-    "IRError.retry_after": _error_retry,
+    "IRError.message of context_window_exceeded": _error_message,
+    "IRError.kind:network": _error_kind(NETWORK, SERVER),
+    "IRError.kind:malformed_stream": _error_kind(MALFORMED, SERVER),
+    "IRError.kind:context_window_exceeded": _context_kind,
+    "IRError.retry_after mid-stream": _error_retry,
 }
 
 
 def project(value: Any) -> Any:
     """What an IR value (request, response, event list or error) looks like after a trip through the wire."""
-    for rule in RULES.values():  # in table order: some rules build on others (see the comments)
+    for rule in RULES.values():  # in this order: some rules build on others (see the comments)
         value = rule(value)
     return value
 
 
-def test_projection_covers_exactly_the_losses_table() -> None:
-    assert set(RULES) == set(CODEC.losses)
+def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
+    assert set(RULES) == set(LOSSES) | set(RESHAPES)
+    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
 
 
 # --- properties -------------------------------------------------------------------------------------------
