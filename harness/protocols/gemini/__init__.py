@@ -4,7 +4,8 @@ Covers `v1` and `v1beta`, SSE (`alt=sse`, CRLF) and streamed-JSON-array response
 `x-goog-api-key` header (or `key=` query, which decoding ignores as it carries no IR). Module map:
 `request_decode` / `request_encode` (requests), `parts` (parts <-> IR content and the thoughtSignature rule),
 `chunks` (one response object -> events), `response`, `stream_decode`, `stream_encode`, `errors`, `ids`
-(how tool-call ids are synthesized), `mapping` (usage, finishReason), `schemas` (JSON Schemas of the wire).
+(how tool-call ids are synthesized), `mapping` (usage, finishReason), `losses` (what the wire cannot carry),
+`schemas` (JSON Schemas of the wire).
 """
 
 from __future__ import annotations
@@ -17,39 +18,12 @@ from harness import ir
 from harness.protocols import registry
 from harness.protocols.gemini import errors, request_decode, request_encode, response
 from harness.protocols.gemini.fields import EncodeError
+from harness.protocols.gemini.losses import LOSSES, RESHAPES
 from harness.protocols.gemini.stream_decode import GeminiStreamDecoder
 from harness.protocols.gemini.stream_encode import GeminiStreamEncoder
 from harness.wire.http import HttpRequest, HttpResponse
 
-__all__ = ["LOSSES", "EncodeError", "GeminiCodec", "GeminiStreamDecoder", "GeminiStreamEncoder"]
-
-LOSSES: Mapping[str, str] = {
-    "Request.parallel_tool_calls": "Gemini has no switch for parallel function calls",
-    "Request.system:parts_joined": "several systemInstruction text parts are joined by newlines into one prompt",
-    "Message.role:system": "Gemini has only user and model turns: a later system message is sent as a user turn",
-    "ResponseFormatJsonSchema.name": "Gemini response schemas have no name",
-    "ResponseFormatJsonSchema.strict": "Gemini has no strict flag; responseJsonSchema always constrains output",
-    "ThinkingConfig.budget_tokens:when_disabled": "thinking off is thinkingBudget 0, which leaves no budget",
-    "RedactedThinkingPart": "Gemini has no encrypted-thinking part; it is left out",
-    "TextPart:adjacent": "Gemini text is a run of parts with no block boundary: adjacent text parts become one",
-    "ThinkingPart:adjacent": "adjacent thought parts are one thinking block unless a thoughtSignature ends the first",
-    "ToolCallPart.arguments_raw": "functionCall.args is a JSON object: the text is re-serialized compactly",
-    "ToolResultPart.content:text_joined": "functionResponse.response holds one text: text parts are joined",
-    "Usage.cache_write_tokens": "Gemini reports no cache writes",
-    "Usage.output_tokens:below_reasoning": (
-        "sent as candidatesTokenCount + thoughtsTokenCount, so an output below reasoning_tokens (or None beside "
-        "reasoning_tokens) comes back as reasoning_tokens"
-    ),
-    "StopReason.raw": "re-derived: the finishReason Gemini would send",
-    "StopReason.sequence": "Gemini does not say which stop sequence matched",
-    "StopReason.kind:stop_sequence": "a matched stop sequence is finishReason STOP (end_turn)",
-    "StopReason.kind:refusal": "a refusal is sent as finishReason SAFETY (content_filter)",
-    "Done.stop_reason:None": "a stream must end with a finishReason: none is sent as FINISH_REASON_UNSPECIFIED (other)",
-    "IRError.kind:context_window_exceeded": "sent as INVALID_ARGUMENT: recognised again only from the message text",
-    "IRError.kind:network": "no Google status for it: sent as 502 INTERNAL (server)",
-    "IRError.kind:malformed_stream": "no Google status for it: sent as 502 INTERNAL (server)",
-    "IRError.code": "becomes the google.rpc status string of the kind",
-}
+__all__ = ["LOSSES", "RESHAPES", "EncodeError", "GeminiCodec", "GeminiStreamDecoder", "GeminiStreamEncoder"]
 
 
 class GeminiCodec:

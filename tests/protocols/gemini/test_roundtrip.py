@@ -1,7 +1,8 @@
-"""Round trips through the Gemini wire (hypothesis): IR -> encode -> decode == IR, projected through `LOSSES`.
+"""Round trips through the Gemini wire (hypothesis): IR -> encode -> decode == IR, projected through the losses.
 
-`project` is the one projection: one step per key of the codec's loss table (a test checks the two agree), each
-blanking or normalizing what Gemini cannot carry, applied alike to the IR sent and the IR received.
+`project` is the one projection: one step per key of the codec's `LOSSES` and `RESHAPES` tables (a test checks
+the key sets agree), each blanking or normalizing what Gemini cannot carry, applied alike to the IR sent and the
+IR received.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.gemini import LOSSES
+from harness.protocols.gemini import LOSSES, RESHAPES
 from harness.stream import validate
 from tests import strategies
 from tests.protocols.gemini.support import CODEC, check_error, check_request, check_response, check_stream
@@ -102,10 +103,16 @@ def _join_results(kind: str, doc: Doc) -> None:
                 part["content"] = ([{"kind": "text", "text": text}] if text else []) + images
 
 
+def _output_none(kind: str, doc: Doc) -> None:
+    for usage in _usages(kind, doc):
+        if usage["reasoning_tokens"] is not None and usage["output_tokens"] is None:
+            usage["output_tokens"] = usage["reasoning_tokens"]
+
+
 def _output_below_reasoning(kind: str, doc: Doc) -> None:
     for usage in _usages(kind, doc):
-        if usage["reasoning_tokens"] is not None:
-            usage["output_tokens"] = max(usage["output_tokens"] or 0, usage["reasoning_tokens"])
+        if usage["reasoning_tokens"] is not None and usage["output_tokens"] is not None:
+            usage["output_tokens"] = max(usage["output_tokens"], usage["reasoning_tokens"])
 
 
 def _context_kind(kind: str, doc: Doc) -> None:
@@ -189,19 +196,20 @@ def _error_code(kind: str, doc: Doc) -> None:
 
 STEPS: dict[str, Step] = {
     "Request.parallel_tool_calls": _request_field("parallel_tool_calls", None),
-    # The IR system prompt is one string, so IR -> wire -> IR never has several parts to join.
-    "Request.system:parts_joined": lambda kind, doc: None,
     "Message.role:system": _system_role,
     "ResponseFormatJsonSchema.name": _schema_field("name", "response"),
     "ResponseFormatJsonSchema.strict": _schema_field("strict", None),
-    "ThinkingConfig.budget_tokens:when_disabled": _disabled_budget,
+    "ThinkingConfig.budget_tokens of disabled thinking": _disabled_budget,
     "RedactedThinkingPart": lambda kind, doc: _drop(kind, doc, "redacted_thinking"),
-    "TextPart:adjacent": lambda kind, doc: _merge(kind, doc, "text", lambda prev: True),
-    "ThinkingPart:adjacent": lambda kind, doc: _merge(kind, doc, "thinking", lambda prev: prev["signature"] is None),
+    "TextPart runs in model turns": lambda kind, doc: _merge(kind, doc, "text", lambda prev: True),
+    "ThinkingPart runs in model turns": lambda kind, doc: _merge(
+        kind, doc, "thinking", lambda prev: prev["signature"] is None
+    ),
     "ToolCallPart.arguments_raw": _args,
-    "ToolResultPart.content:text_joined": _join_results,
+    "ToolResultPart.content text": _join_results,
     "Usage.cache_write_tokens": _usage_field("cache_write_tokens"),
-    "Usage.output_tokens:below_reasoning": _output_below_reasoning,
+    "Usage.output_tokens:None": _output_none,
+    "Usage.output_tokens below reasoning_tokens": _output_below_reasoning,
     "StopReason.raw": _stop_field("raw"),
     "StopReason.sequence": _stop_field("sequence"),
     "StopReason.kind:stop_sequence": _stop_kind("stop_sequence", "end_turn"),
@@ -243,13 +251,14 @@ def events_doc(events: list[ir.StreamEvent]) -> Doc:
 def project(kind: str, doc: Doc) -> Doc:
     """The document with every loss of the table applied (kind: request, response, events or error)."""
     out = copy.deepcopy(doc)
-    for key in LOSSES:
-        STEPS[key](kind, out)
+    for step in STEPS.values():
+        step(kind, out)
     return out
 
 
-def test_projection_steps_are_the_loss_table() -> None:
-    assert list(STEPS) == list(LOSSES)
+def test_projection_steps_are_the_loss_and_reshape_tables() -> None:
+    assert set(STEPS) == set(LOSSES) | set(RESHAPES)
+    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
 
 
 @given(strategies.requests)
