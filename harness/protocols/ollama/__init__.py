@@ -2,7 +2,8 @@
 
 Registered as `ollama`. Modules: `request` (requests), `response` (non-streamed replies, stop reasons, usage),
 `stream_decode` / `stream_encode` (NDJSON streams), `errors`, `images` (media-type sniffing), `tags`
-(model listing), `schemas/` (JSON Schemas of the wire shapes, used by the tests).
+(model listing), `losses` (what the wire cannot carry), `schemas/` (JSON Schemas of the wire shapes, used by
+the tests).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import ClassVar
 
 from harness import ir
@@ -20,57 +20,11 @@ from harness.protocols.ollama import errors as _errors
 from harness.protocols.ollama import request as _request
 from harness.protocols.ollama import response as _response
 from harness.protocols.ollama._fields import PROTOCOL, fail
+from harness.protocols.ollama.losses import LOSSES, RESHAPES
 from harness.protocols.ollama.stream_decode import OllamaStreamDecoder
 from harness.protocols.ollama.stream_encode import OllamaStreamEncoder
 from harness.protocols.ollama.tags import TAGS_PATH, decode_tags, encode_tags
 from harness.wire.http import HttpRequest, HttpResponse
-
-LOSSES: Mapping[str, str] = MappingProxyType(
-    {
-        "Request.tool_choice": "Ollama has no tool_choice; the model always decides.",
-        "Request.parallel_tool_calls": "Ollama has no parallel_tool_calls switch.",
-        "ThinkingConfig.budget_tokens": "`think` is a boolean or a level string; there is no token budget.",
-        "ResponseFormatJsonSchema.name": "`format` carries the bare schema; the name is dropped.",
-        "ResponseFormatJsonSchema.strict": "`format` carries the bare schema; there is no strict flag.",
-        "UrlImage": "Ollama images are inline base64 only; the encoder drops URL images.",
-        "Base64Image.media_type": (
-            "images carry no media type; the decoder sniffs PNG/JPEG/GIF/WEBP magic bytes, "
-            "anything else is application/octet-stream."
-        ),
-        "Message.content": (
-            "one `content` string per message: text parts are joined with '\\n', thinking parts likewise into "
-            "`thinking`; parts come back as thinking, text, images, tool calls; each tool result is its own "
-            "`tool` message."
-        ),
-        "ToolResultPart.content": "a tool message has one `content` string: text parts are joined with '\\n'.",
-        "ToolResultPart.is_error": "tool messages have no error flag.",
-        "ToolCallPart.arguments": "arguments are a JSON object on the wire; non-object arguments cannot be encoded.",
-        "ToolCallPart.arguments_raw": "arguments travel as an object; the raw text comes back as compact JSON.",
-        "ThinkingPart.signature": "Ollama thinking has no signature.",
-        "RedactedThinkingPart": "Ollama has no redacted thinking; such blocks are dropped.",
-        "Response.id": "Ollama replies have no id (MessageStart.id likewise).",
-        "Response.content": (
-            "a non-streamed reply has one content, thinking and tool_calls field: all text is joined, all "
-            "thinking is joined, and parts come back as thinking, text, tool calls. A stream keeps the order, "
-            "but adjacent blocks of the same kind merge into one."
-        ),
-        "StopReason.kind": "stop_sequence is sent as Ollama's `stop` and comes back end_turn.",
-        "StopReason.raw": "informational; the decoder reports Ollama's own done_reason.",
-        "StopReason.sequence": "done_reason does not say which stop sequence matched.",
-        "Usage.cache_read_tokens": "Ollama reports only prompt_eval_count and eval_count.",
-        "Usage.cache_write_tokens": "Ollama reports only prompt_eval_count and eval_count.",
-        "Usage.reasoning_tokens": "Ollama reports only prompt_eval_count and eval_count.",
-        "UsageEvent": "usage is reported on the final line only; mid-stream usage is folded into it.",
-        "IRError.kind": (
-            "an error is a status and a flat message; the kind is re-derived from both, so network and "
-            "malformed_stream come back as server, context_window_exceeded without a context phrase as "
-            "invalid_request."
-        ),
-        "IRError.code": "Ollama errors have no code.",
-        "IRError.status": "the status is the one the kind maps to (common.KIND_STATUS).",
-    }
-)
-"""What the Ollama wire cannot carry, by IR path."""
 
 
 class OllamaCodec:
@@ -137,4 +91,4 @@ class OllamaCodec:
 CODEC = OllamaCodec()
 registry.register(CODEC)
 
-__all__ = ["CODEC", "LOSSES", "TAGS_PATH", "OllamaCodec", "decode_tags", "encode_tags"]
+__all__ = ["CODEC", "LOSSES", "RESHAPES", "TAGS_PATH", "OllamaCodec", "decode_tags", "encode_tags"]

@@ -1,7 +1,12 @@
-"""Round trips through the Ollama wire: IR -> encode -> decode gives the IR back, projected through `losses`."""
+"""Round trips through the Ollama wire: IR -> encode -> decode gives the IR back, projected through the losses.
+
+`project` is the one projection: one rule per key of the codec's `LOSSES` and `RESHAPES` tables (a test checks
+the key sets agree), applied in order to a Request, Response or IRError.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import assume, given
@@ -9,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.ollama import LOSSES
+from harness.protocols.ollama import LOSSES, RESHAPES
 from harness.protocols.ollama.images import sniff_media_type
 from tests import strategies
 from tests.protocols.ollama import support
@@ -17,107 +22,133 @@ from tests.protocols.ollama.support import CODEC
 
 JOIN = "\n"  # how one Ollama message's `content` joins several IR text parts
 
-
-def _raw(args: Any) -> str:
-    return common.dump_json(args).decode("utf-8")
+Rule = Callable[[Any, bool], Any]  # (value, streamed) -> projected value
 
 
-def project(value: Any, *, streamed: bool = False) -> Any:
-    """`value` (a Request, Response, IRError) with what Ollama cannot carry normalized, per LOSSES."""
-    if isinstance(value, ir.Request):
-        return _project_request(value)
-    if isinstance(value, ir.Response):
-        return _project_response(value, streamed=streamed)
-    if isinstance(value, ir.IRError):
-        return _project_error(value)
-    raise TypeError(type(value))
+def _request_field(name: str, value: Any) -> Rule:
+    return lambda v, streamed: v.model_copy(update={name: value}) if isinstance(v, ir.Request) else v
 
 
-def _project_request(req: ir.Request) -> ir.Request:
-    updates: dict[str, Any] = {"messages": [m for msg in req.messages for m in _project_message(msg)]}
-    if "Request.tool_choice" in LOSSES:
-        updates["tool_choice"] = None
-    if "Request.parallel_tool_calls" in LOSSES:
-        updates["parallel_tool_calls"] = None
-    if req.thinking is not None and "ThinkingConfig.budget_tokens" in LOSSES:
-        updates["thinking"] = ir.ThinkingConfig(enabled=req.thinking.enabled)
-    fmt = req.response_format
-    if isinstance(fmt, ir.ResponseFormatJsonSchema) and "ResponseFormatJsonSchema.name" in LOSSES:
-        updates["response_format"] = ir.ResponseFormatJsonSchema(schema_=fmt.schema_)
-    return req.model_copy(update=updates)
+def _no_budget(v: Any, streamed: bool) -> Any:
+    if isinstance(v, ir.Request) and v.thinking is not None:
+        return v.model_copy(update={"thinking": ir.ThinkingConfig(enabled=v.thinking.enabled)})
+    return v
 
 
-def _project_part(part: Any) -> Any:
-    image = isinstance(part, ir.ImagePart) and isinstance(part.source, ir.Base64Image)
-    if image and "Base64Image.media_type" in LOSSES:
-        source = ir.Base64Image(media_type=sniff_media_type(part.source.data), data=part.source.data)
-        return ir.ImagePart(source=source)
-    if isinstance(part, ir.ToolCallPart) and "ToolCallPart.arguments_raw" in LOSSES:
-        return part.model_copy(update={"arguments_raw": _raw(part.arguments)})
-    if isinstance(part, ir.ThinkingPart) and "ThinkingPart.signature" in LOSSES:
-        return ir.ThinkingPart(text=part.text)
-    return part
+def _schema_field(name: str, value: Any) -> Rule:
+    def rule(v: Any, streamed: bool) -> Any:
+        if isinstance(v, ir.Request) and isinstance(v.response_format, ir.ResponseFormatJsonSchema):
+            return v.model_copy(update={"response_format": v.response_format.model_copy(update={name: value})})
+        return v
+
+    return rule
 
 
-def _project_message(msg: ir.Message) -> list[ir.Message]:
-    """Ollama: each tool result its own `tool` message; other parts as thinking, text, images, tool calls."""
-    assert "Message.content" in LOSSES
+def _on_messages(fix: Callable[[ir.Message], list[ir.Message]]) -> Rule:
+    def rule(v: Any, streamed: bool) -> Any:
+        if isinstance(v, ir.Request):
+            return v.model_copy(update={"messages": [out for m in v.messages for out in fix(m)]})
+        return v
+
+    return rule
+
+
+def _split_results(msg: ir.Message) -> list[ir.Message]:
+    """Each tool result its own `tool` message; the parts around it keep the message's role."""
     out: list[ir.Message] = []
     group: list[Any] = []
-
-    def flush() -> None:
-        parts: list[Any] = []
-        thinking = [p.text for p in group if isinstance(p, ir.ThinkingPart)]
-        if thinking:
-            parts.append(ir.ThinkingPart(text=JOIN.join(thinking)))
-        text = [p.text for p in group if isinstance(p, ir.TextPart)]
-        if text:
-            parts.append(ir.TextPart(text=JOIN.join(text)))
-        images = [p for p in group if isinstance(p, ir.ImagePart)]
-        if "UrlImage" in LOSSES:
-            images = [p for p in images if isinstance(p.source, ir.Base64Image)]
-        parts += images
-        parts += [p for p in group if isinstance(p, ir.ToolCallPart)]
-        out.append(ir.Message(role=msg.role, content=[_project_part(p) for p in parts]))
-
     for part in msg.content:
         if isinstance(part, ir.ToolResultPart):
             if group:
-                flush()
-                group.clear()
-            out.append(ir.Message(role="tool", content=[_project_result(part)]))
+                out.append(ir.Message(role=msg.role, content=group))
+                group = []
+            out.append(ir.Message(role="tool", content=[part]))
         else:
             group.append(part)
     if group or not msg.content:
-        flush()
+        out.append(ir.Message(role=msg.role, content=group))
     return out
 
 
-def _project_result(part: ir.ToolResultPart) -> ir.ToolResultPart:
+def _layout(msg: ir.Message) -> list[ir.Message]:
+    """A message other than a tool result: thinking, text (each joined), images, tool calls."""
+    if any(isinstance(p, ir.ToolResultPart) for p in msg.content):
+        return [msg]
+    group = msg.content
+    parts: list[Any] = []
+    thinking = [p.text for p in group if isinstance(p, ir.ThinkingPart)]
+    if thinking:
+        parts.append(ir.ThinkingPart(text=JOIN.join(thinking)))
+    text = [p.text for p in group if isinstance(p, ir.TextPart)]
+    if text and JOIN.join(text):
+        parts.append(ir.TextPart(text=JOIN.join(text)))
+    parts += [p for p in group if isinstance(p, ir.ImagePart)]
+    parts += [p for p in group if isinstance(p, ir.ToolCallPart)]
+    return [msg.model_copy(update={"content": parts})]
+
+
+def _on_parts(fix: Callable[[Any], Any | None]) -> Rule:
+    """`fix` applied to every part of messages, tool results and responses; a part it maps to None goes."""
+
+    def each(parts: list[Any]) -> list[Any]:
+        out = []
+        for part in parts:
+            if isinstance(part, ir.ToolResultPart):
+                part = part.model_copy(update={"content": each(part.content)})
+            part = fix(part)
+            if part is not None:
+                out.append(part)
+        return out
+
+    def rule(v: Any, streamed: bool) -> Any:
+        if isinstance(v, ir.Request):
+            return v.model_copy(
+                update={"messages": [m.model_copy(update={"content": each(m.content)}) for m in v.messages]}
+            )
+        if isinstance(v, ir.Response):
+            return v.model_copy(update={"content": each(v.content)})
+        return v
+
+    return rule
+
+
+def _url_image(part: Any) -> Any:
+    return None if isinstance(part, ir.ImagePart) and isinstance(part.source, ir.UrlImage) else part
+
+
+def _media_type(part: Any) -> Any:
+    if isinstance(part, ir.ImagePart) and isinstance(part.source, ir.Base64Image):
+        return ir.ImagePart(source=ir.Base64Image(media_type=sniff_media_type(part.source.data), data=part.source.data))
+    return part
+
+
+def _result_text(part: Any) -> Any:
+    if not isinstance(part, ir.ToolResultPart):
+        return part
     text = JOIN.join(p.text for p in part.content if isinstance(p, ir.TextPart))
     content: list[Any] = [ir.TextPart(text=text)] if text else []
-    content += [_project_part(p) for p in part.content if isinstance(p, ir.ImagePart)]
-    is_error = False if "ToolResultPart.is_error" in LOSSES else part.is_error
-    return part.model_copy(update={"content": content, "is_error": is_error})
+    return part.model_copy(update={"content": content + [p for p in part.content if isinstance(p, ir.ImagePart)]})
 
 
-def _project_response(resp: ir.Response, *, streamed: bool) -> ir.Response:
-    parts = [p for p in resp.content if not isinstance(p, ir.RedactedThinkingPart)]
-    parts = [_project_part(p) for p in parts]
+def _part_field(kind: type[ir.IRModel], name: str, value: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def fix(part: Any) -> Any:
+        return part.model_copy(update={name: value(part)}) if isinstance(part, kind) else part
+
+    return fix
+
+
+def _response_content(v: Any, streamed: bool) -> Any:
+    if not isinstance(v, ir.Response):
+        return v
+    parts = v.content
     if streamed:
-        content = _merge_adjacent(parts)
-    else:
-        thinking = "".join(p.text for p in parts if isinstance(p, ir.ThinkingPart))
-        text = "".join(p.text for p in parts if isinstance(p, ir.TextPart))
-        content = [ir.ThinkingPart(text=thinking)] if thinking else []
-        content += [ir.TextPart(text=text)] if text else []
-        content += [p for p in parts if isinstance(p, ir.ToolCallPart)]
-    stop = resp.stop_reason
-    if stop is not None:
-        kind = "end_turn" if stop.kind == "stop_sequence" and "StopReason.kind" in LOSSES else stop.kind
-        stop = ir.StopReason(kind=kind)
-    usage = ir.Usage(input_tokens=resp.usage.input_tokens, output_tokens=resp.usage.output_tokens)
-    return ir.Response(id=None, model=resp.model, content=content, stop_reason=stop, usage=usage)
+        return v.model_copy(update={"content": _merge_adjacent(parts)})
+    thinking = "".join(p.text for p in parts if isinstance(p, ir.ThinkingPart))
+    text = "".join(p.text for p in parts if isinstance(p, ir.TextPart))
+    content: list[Any] = [ir.ThinkingPart(text=thinking)] if thinking else []
+    content += [ir.TextPart(text=text)] if text else []
+    content += [p for p in parts if isinstance(p, ir.ToolCallPart)]
+    return v.model_copy(update={"content": content})
 
 
 def _merge_adjacent(parts: list[Any]) -> list[Any]:
@@ -131,15 +162,97 @@ def _merge_adjacent(parts: list[Any]) -> list[Any]:
     return out
 
 
-def _project_error(error: ir.IRError) -> ir.IRError:
-    kind = error.kind
-    if "IRError.kind" in LOSSES:
-        kind = {ir.ErrorKind.NETWORK: ir.ErrorKind.SERVER, ir.ErrorKind.MALFORMED_STREAM: ir.ErrorKind.SERVER}.get(
-            kind, kind
+def _on_stop(fix: Callable[[ir.StopReason], ir.StopReason]) -> Rule:
+    def rule(v: Any, streamed: bool) -> Any:
+        if isinstance(v, ir.Response) and v.stop_reason is not None:
+            return v.model_copy(update={"stop_reason": fix(v.stop_reason)})
+        return v
+
+    return rule
+
+
+def _usage_field(name: str) -> Rule:
+    def rule(v: Any, streamed: bool) -> Any:
+        return (
+            v.model_copy(update={"usage": v.usage.model_copy(update={name: None})}) if isinstance(v, ir.Response) else v
         )
-        if kind == ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED and not common.is_context_message(error.message):
-            kind = ir.ErrorKind.INVALID_REQUEST
-    return ir.IRError.of(kind, error.message, status=common.KIND_STATUS[error.kind], retry_after=error.retry_after)
+
+    return rule
+
+
+def _on_error(fix: Callable[[ir.IRError], ir.IRError]) -> Rule:
+    return lambda v, streamed: fix(v) if isinstance(v, ir.IRError) else v
+
+
+def _error_kind(old: ir.ErrorKind, new: Callable[[ir.IRError], ir.ErrorKind]) -> Rule:
+    def fix(error: ir.IRError) -> ir.IRError:
+        if error.kind != old:
+            return error
+        kind = new(error)
+        return error.model_copy(update={"kind": kind, "retryable": kind.retryable})
+
+    return _on_error(fix)
+
+
+def _context(error: ir.IRError) -> ir.ErrorKind:
+    return error.kind if common.is_context_message(error.message) else ir.ErrorKind.INVALID_REQUEST
+
+
+def _identity(v: Any, streamed: bool) -> Any:
+    # Stream-only losses: events are built from the projected response, so there is nothing to project here.
+    return v
+
+
+SERVER = ir.ErrorKind.SERVER
+
+RULES: dict[str, Rule] = {
+    "Request.tool_choice": _request_field("tool_choice", None),
+    "Request.parallel_tool_calls": _request_field("parallel_tool_calls", None),
+    "ThinkingConfig.budget_tokens": _no_budget,
+    "ResponseFormatJsonSchema.name": _schema_field("name", "response"),
+    "ResponseFormatJsonSchema.strict": _schema_field("strict", None),
+    "Message(role=tool) per result": _on_messages(_split_results),
+    "RedactedThinkingPart": _on_parts(lambda p: None if isinstance(p, ir.RedactedThinkingPart) else p),
+    "Message.content layout": _on_messages(_layout),
+    "UrlImage": _on_parts(_url_image),
+    "Base64Image.media_type": _on_parts(_media_type),
+    "ToolResultPart.content text": _on_parts(_result_text),
+    "ToolResultPart.is_error": _on_parts(_part_field(ir.ToolResultPart, "is_error", lambda p: False)),
+    "ToolCallPart.arguments_raw": _on_parts(
+        _part_field(ir.ToolCallPart, "arguments_raw", lambda p: common.dump_json(p.arguments).decode())
+    ),
+    "ThinkingPart.signature": _on_parts(_part_field(ir.ThinkingPart, "signature", lambda p: None)),
+    "Response.id": lambda v, streamed: v.model_copy(update={"id": None}) if isinstance(v, ir.Response) else v,
+    "MessageStart.id": _identity,
+    "UsageEvent": _identity,
+    "Response.content layout": _response_content,
+    "StopReason.kind:stop_sequence": _on_stop(
+        lambda s: s.model_copy(update={"kind": "end_turn"}) if s.kind == "stop_sequence" else s
+    ),
+    "StopReason.raw": _on_stop(lambda s: s.model_copy(update={"raw": None})),
+    "StopReason.sequence": _on_stop(lambda s: s.model_copy(update={"sequence": None})),
+    "Usage.cache_read_tokens": _usage_field("cache_read_tokens"),
+    "Usage.cache_write_tokens": _usage_field("cache_write_tokens"),
+    "Usage.reasoning_tokens": _usage_field("reasoning_tokens"),
+    # the status follows the kind the error was sent with: before the kind rules
+    "IRError.status follows the kind": _on_error(lambda e: e.model_copy(update={"status": common.KIND_STATUS[e.kind]})),
+    "IRError.code": _on_error(lambda e: e.model_copy(update={"code": None})),
+    "IRError.kind:network": _error_kind(ir.ErrorKind.NETWORK, lambda e: SERVER),
+    "IRError.kind:malformed_stream": _error_kind(ir.ErrorKind.MALFORMED_STREAM, lambda e: SERVER),
+    "IRError.kind:context_window_exceeded": _error_kind(ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED, _context),
+}
+
+
+def project(value: Any, *, streamed: bool = False) -> Any:
+    """`value` (a Request, Response, IRError) with what Ollama cannot carry normalized, rule by rule."""
+    for rule in RULES.values():
+        value = rule(value, streamed)
+    return value
+
+
+def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
+    assert set(RULES) == set(LOSSES) | set(RESHAPES)
+    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
 
 
 def canonical(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:
