@@ -9,7 +9,7 @@ Qwen model without a tool-call parser). Modules: `scanner` (the text state machi
 from __future__ import annotations
 
 from harness.protocols import registry
-from harness.protocols.qwen_xml.codec import OWN_LOSSES, XmlToolCallCodec
+from harness.protocols.qwen_xml.codec import OWN_LOSSES, PROMPT_LOSSES, RESHAPES, XmlToolCallCodec, own_losses
 from harness.protocols.qwen_xml.scanner import XmlToolCallScanner, parse_body, render_call
 from harness.protocols.qwen_xml.transform import XmlToolCallDecoder, XmlToolCallEncoder
 
@@ -19,10 +19,13 @@ registry.register(CODEC)
 __all__ = [
     "CODEC",
     "OWN_LOSSES",
+    "PROMPT_LOSSES",
+    "RESHAPES",
     "XmlToolCallCodec",
     "XmlToolCallDecoder",
     "XmlToolCallEncoder",
     "XmlToolCallScanner",
+    "own_losses",
     "parse_body",
     "render_call",
 ]

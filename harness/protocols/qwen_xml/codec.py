@@ -24,32 +24,64 @@ from harness.wire.http import HttpRequest, HttpResponse
 
 OWN_LOSSES: Mapping[str, str] = MappingProxyType(
     {
-        "ToolCallPart.id": "text tool calls have no ids; decoders synthesize call_<hash of message id, position, "
-        "name, arguments>.",
-        "ToolCallPart.arguments_raw": "arguments come back as compact JSON of the parsed object.",
-        "ToolCallPart.arguments": "Coder-style (<parameter=...>) values without a schema: text that parses as "
-        "JSON (42, true, [..]) comes back typed; string parameters whose text looks like JSON lose their type; a "
-        "value containing '</parameter>' cannot be carried.",
-        "Response.content": "text and tool calls share one text block on the wire: the newline the template puts "
-        "before and after each call is not text, and adjacent text parts merge.",
-        "StopReason.kind": "tool_use travels as the base's end_turn and comes back tool_use when the text holds calls.",
-        "Request.tools": "tools_in_prompt only: the tools travel as the template's system-prompt block.",
-        "Request.tool_choice": "tools_in_prompt only: the template has no tool_choice; dropped.",
-        "ToolResultPart.is_error": "tools_in_prompt only: a <tool_response> has no error flag.",
-        "ToolResultPart.name": "tools_in_prompt only: recovered from the call it answers, by position.",
+        "response.ToolCallPart.id": (
+            "text tool calls have no ids: decoders synthesize call_<hash of message id, position, name, arguments>"
+        ),
+        "response.ToolCallPart.arguments_raw": "arguments come back as the compact JSON of the parsed object",
     }
 )
-"""What the text form of tool calls loses, on top of the base protocol's losses."""
+"""What the text form of tool calls in the model's output loses, on top of the base protocol's losses."""
+
+PROMPT_LOSSES: Mapping[str, str] = MappingProxyType(
+    {
+        "request.ToolCallPart.id": "earlier calls are rendered as text: their ids come back synthesized",
+        "request.ToolCallPart.arguments_raw": "earlier calls come back as the compact JSON of their arguments",
+        "Request.tool_choice": "the template has no tool_choice: not sent",
+        "ToolResultPart.is_error": "a <tool_response> has no error flag",
+        "ToolResultPart.name": "a <tool_response> has no name: recovered from the call it answers, by position",
+    }
+)
+"""What requests lose on top of `OWN_LOSSES` when tools travel in the prompt (`tools_in_prompt=True`)."""
+
+RESHAPES: Mapping[str, str] = MappingProxyType(
+    {
+        "Response.content text around calls": (
+            "text and tool calls share one text block on the wire: the newline the template puts before and after "
+            "each call is not text, and adjacent text parts merge"
+        ),
+        "StopReason.kind with calls": (
+            "tool_use travels as the base's end_turn: it comes back tool_use exactly when the text holds calls "
+            "(an end_turn beside calls comes back tool_use)"
+        ),
+        "ToolCallPart.arguments in coder style": (
+            "Qwen3-Coder <parameter=...> values have no types: without the tool's schema, text that parses as "
+            "JSON (42, true, [..]) comes back typed, and a value containing '</parameter>' cannot be carried"
+        ),
+        "Request.tools in the prompt": (
+            "tools_in_prompt: the tools travel as the template's system-prompt block and are read back from it"
+        ),
+        "ToolResultPart.content in the prompt": (
+            "tools_in_prompt: a <tool_response> holds text only: text parts are joined with '\\n', images are not sent"
+        ),
+    }
+)
+"""How the text form reshapes IR values in ways no loss key can say (not applied by the diffs)."""
+
+
+def own_losses(*, tools_in_prompt: bool) -> Mapping[str, str]:
+    """The XML transform's own losses for a codec with or without tools in the prompt."""
+    return MappingProxyType({**OWN_LOSSES, **(PROMPT_LOSSES if tools_in_prompt else {})})
 
 
 class _Losses(Mapping[str, str]):
     """The base codec's losses (looked up when first read) merged with the XML transform's own."""
 
-    def __init__(self, base_name: str) -> None:
+    def __init__(self, base_name: str, own: Mapping[str, str]) -> None:
         self._base_name = base_name
+        self._own = own
 
     def _merged(self) -> dict[str, str]:
-        return {**registry.get(self._base_name).losses, **OWN_LOSSES}
+        return {**registry.get(self._base_name).losses, **self._own}
 
     def __getitem__(self, key: str) -> str:
         return self._merged()[key]
@@ -66,10 +98,12 @@ class XmlToolCallCodec:
 
     losses: ClassVar[Mapping[str, str]] = OWN_LOSSES
 
-    def __new__(cls, base_name: str, name: str, **_: Any) -> XmlToolCallCodec:
-        # `losses` is a class variable in the codec contract, yet it depends on the base: each instance gets
-        # its own subclass whose table merges the base's losses (read lazily, the base may register later).
-        sub = type(f"{cls.__name__}[{name}]", (cls,), {"losses": _Losses(base_name)})
+    def __new__(cls, base_name: str, name: str, *, tools_in_prompt: bool = False, **_: Any) -> XmlToolCallCodec:
+        # `losses` is a class variable in the codec contract, yet it depends on the base and on where tools
+        # travel: each instance gets its own subclass whose table merges the base's losses (read lazily, the
+        # base may register later).
+        own = own_losses(tools_in_prompt=tools_in_prompt)
+        sub = type(f"{cls.__name__}[{name}]", (cls,), {"losses": _Losses(base_name, own)})
         instance: XmlToolCallCodec = super().__new__(sub)
         return instance
 

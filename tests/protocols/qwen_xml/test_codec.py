@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from harness import ir
 from harness.protocols import decode_events, encode_events, registry
 from harness.protocols.openai import schemas as openai_schemas
-from harness.protocols.qwen_xml import OWN_LOSSES, XmlToolCallCodec
+from harness.protocols.qwen_xml import OWN_LOSSES, PROMPT_LOSSES, XmlToolCallCodec
 from harness.protocols.qwen_xml.prompt import TOOLS_HEADER
 from harness.stream import accumulate, validate
 from harness.wire.errors import WireError
@@ -57,7 +57,14 @@ def test_registered_over_openai_with_merged_losses() -> None:
     assert CODEC.stream_media_type == "text/event-stream"
     openai = registry.get("openai")
     assert set(CODEC.losses) == set(openai.losses) | set(OWN_LOSSES)
-    assert CODEC.losses["ToolCallPart.id"] == OWN_LOSSES["ToolCallPart.id"]
+    assert CODEC.losses["response.ToolCallPart.id"] == OWN_LOSSES["response.ToolCallPart.id"]
+
+
+def test_tools_in_prompt_adds_the_request_losses_of_the_template() -> None:
+    codec = XmlToolCallCodec("openai", "qwen-prompt", tools_in_prompt=True)
+    assert set(codec.losses) == set(registry.get("openai").losses) | set(OWN_LOSSES) | set(PROMPT_LOSSES)
+    assert "Request.tool_choice" in codec.losses and "Request.tool_choice" not in CODEC.losses
+    assert "request.ToolCallPart.id" not in CODEC.losses  # without tools in the prompt, requests pass through
 
 
 def test_a_call_split_across_sse_chunks_decodes_to_one_tool_call() -> None:

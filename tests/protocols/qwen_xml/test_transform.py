@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.qwen_xml import OWN_LOSSES, XmlToolCallDecoder, XmlToolCallEncoder, render_call
+from harness.protocols.qwen_xml import OWN_LOSSES, RESHAPES, XmlToolCallDecoder, XmlToolCallEncoder, render_call
 from harness.protocols.qwen_xml.transform import decode_response, encode_response
 from harness.stream import accumulate, validate
 from tests import strategies
@@ -139,14 +139,14 @@ def test_any_split_of_the_text_gives_the_same_events(case: tuple[str, list[ir.To
 
 
 def project(response: ir.Response) -> ir.Response:
-    """What survives the text form of tool calls, per OWN_LOSSES."""
+    """What survives the text form of tool calls, per OWN_LOSSES and RESHAPES."""
     content: list[Any] = []
     for part in response.content:
         if isinstance(part, ir.ToolCallPart):
-            assert "ToolCallPart.id" in OWN_LOSSES and "ToolCallPart.arguments_raw" in OWN_LOSSES
+            assert {"response.ToolCallPart.id", "response.ToolCallPart.arguments_raw"} <= set(OWN_LOSSES)
             part = part.model_copy(update={"id": "", "arguments_raw": common.dump_json(part.arguments).decode()})
         if isinstance(part, ir.TextPart) and content and isinstance(content[-1], ir.TextPart):
-            assert "Response.content" in OWN_LOSSES
+            assert "Response.content text around calls" in RESHAPES
             content[-1] = ir.TextPart(text=content[-1].text + part.text)
         else:
             content.append(part)
