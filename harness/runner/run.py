@@ -7,6 +7,7 @@ a parallel run reports exactly what a serial one does.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -120,22 +121,26 @@ class CaseRunner:
         """Finished runs (a string: the SDK could not express the request) by run key."""
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
+        # Worker threads ask for the environment at once on the first runs: build it exactly once (two would
+        # each start servers, and an external proxy's fixed replay port can only be bound once).
+        self._env_lock = threading.Lock()
 
     @property
     def env(self) -> Environment:
         """The proxy wired to the replayed backends, built on first use."""
-        if self._env is None:
-            self._env = Environment(
-                self.scenarios,
-                self.backends,
-                self.options.cassettes,
-                socket=self.options.socket,
-                rechunk=self.options.rechunk,
-                hooks=self.options.hooks,
-                sut=self.options.sut,
-                replay_host=self.options.replay_host,
-                replay_port=self.options.replay_port,
-            )
+        with self._env_lock:
+            if self._env is None:
+                self._env = Environment(
+                    self.scenarios,
+                    self.backends,
+                    self.options.cassettes,
+                    socket=self.options.socket,
+                    rechunk=self.options.rechunk,
+                    hooks=self.options.hooks,
+                    sut=self.options.sut,
+                    replay_host=self.options.replay_host,
+                    replay_port=self.options.replay_port,
+                )
         return self._env
 
     def gap(self, case: Case) -> str | None:
