@@ -1,12 +1,14 @@
 """A sync httpx2 transport over an async one: the SDK drivers are sync clients, the in-process proxy is an ASGI
-app. A private event loop runs in one background thread; each request and each body chunk crosses over with a
-timeout, so streaming behaviour (chunks as the proxy sends them) is kept and nothing can hang."""
+app. A private event loop runs in one background thread; each request crosses over with a timeout, and each body
+chunk is handed over as the proxy sends it (boundaries kept) with a timeout per chunk, so nothing can hang."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx2
@@ -42,27 +44,88 @@ class LoopThread:
             self.loop.close()
 
 
-async def _next(iterator: AsyncIterator[bytes]) -> bytes:
-    return await iterator.__anext__()
+# Chunks a body pump may read ahead of the sync reader (a socket buffer's worth); the reader hands room back in
+# batches of half of it, so neither thread wakes the other per chunk.
+WINDOW_CHUNKS = 32
+
+
+class _End:
+    """Queue marker: the body ended, or failed with `error`."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+
+
+class _Pump:
+    """Reads an async body on the loop into a thread-safe queue, at most WINDOW_CHUNKS ahead of the reader.
+
+    Pulling each chunk with its own `LoopThread.run` cost two thread wake-ups per chunk (the loop's self-pipe, then
+    the result): on a loaded machine, most of a run's wall time. Here the loop reads on while the reader is busy.
+    """
+
+    def __init__(self, stream: httpx2.AsyncByteStream) -> None:
+        self.stream = stream
+        self.chunks: queue.SimpleQueue[bytes | _End] = queue.SimpleQueue()
+        self.room = asyncio.Semaphore(WINDOW_CHUNKS)
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> _Pump:
+        """Start reading (on the loop)."""
+        self.task = asyncio.ensure_future(self._run())
+        return self
+
+    async def _run(self) -> None:
+        try:
+            async for chunk in self.stream:
+                await self.room.acquire()
+                self.chunks.put(chunk)
+        except asyncio.CancelledError:
+            self.chunks.put(_End())
+            raise
+        except Exception as exc:  # handed to the reader, which raises it where the chunk would have been
+            self.chunks.put(_End(exc))
+        else:
+            self.chunks.put(_End())
+
+    def give_room(self, count: int) -> None:
+        """Let the pump read `count` more chunks (on the loop)."""
+        for _ in range(count):
+            self.room.release()
+
+    async def stop(self) -> None:
+        """Stop reading (the reader closed the body) and close the stream."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):  # the cancellation asked for just above
+                await self.task
+        await self.stream.aclose()
 
 
 class _SyncBody(httpx2.SyncByteStream):
-    def __init__(self, loop: LoopThread, stream: httpx2.AsyncByteStream, timeout: float) -> None:
+    def __init__(self, loop: LoopThread, pump: _Pump, timeout: float) -> None:
         self._loop = loop
-        self._iter = stream.__aiter__()
-        self._stream = stream
+        self._pump = pump
         self._timeout = timeout
+        self._taken = 0
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
             try:
-                chunk: bytes = self._loop.run(_next(self._iter), self._timeout)
-            except StopAsyncIteration:
+                item = self._pump.chunks.get(timeout=self._timeout)
+            except queue.Empty:
+                raise httpx2.ReadTimeout(f"no body chunk from the in-process app within {self._timeout} s") from None
+            if isinstance(item, _End):
+                if item.error is not None:
+                    raise item.error
                 return
-            yield chunk
+            self._taken += 1
+            if self._taken == WINDOW_CHUNKS // 2:
+                self._loop.loop.call_soon_threadsafe(self._pump.give_room, self._taken)
+                self._taken = 0
+            yield item
 
     def close(self) -> None:
-        self._loop.run(self._stream.aclose(), self._timeout)
+        self._loop.run(self._pump.stop(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):
@@ -79,15 +142,20 @@ class SyncBridge(httpx2.BaseTransport):
         async_request = httpx2.Request(
             request.method, request.url, headers=request.headers, content=body, extensions=request.extensions
         )
-        response = self.loop.run(self.inner.handle_async_request(async_request), self.timeout)
-        stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"
+        response, pump = self.loop.run(self._open(async_request), self.timeout)
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_SyncBody(self.loop, stream, self.timeout),
+            stream=_SyncBody(self.loop, pump, self.timeout),
             extensions=response.extensions,
         )
+
+    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, _Pump]:
+        # The response head, and the body pump started in the same crossing.
+        response = await self.inner.handle_async_request(request)
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"
+        return response, _Pump(stream).start()
 
 
 class HttpxAdapter:

@@ -1,0 +1,102 @@
+"""The sync bridge hands an async body over chunk by chunk as sent, reads ahead only a window, passes errors on
+where they happened, stops the body when the reader closes, and times out instead of hanging."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx2
+import pytest
+
+from harness.runner.bridge import WINDOW_CHUNKS, LoopThread, SyncBridge
+
+
+class Body(httpx2.AsyncByteStream):
+    """`count` chunks `b"<i>;"`, then an optional error or a hang; counts what was produced and closes."""
+
+    def __init__(self, count: int, *, error: Exception | None = None, hang: bool = False) -> None:
+        self.count, self.error, self.hang = count, error, hang
+        self.produced = 0
+        self.closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for i in range(self.count):
+            self.produced += 1
+            yield f"{i};".encode()
+        if self.error is not None:
+            raise self.error
+        if self.hang:
+            await asyncio.Event().wait()
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class App(httpx2.AsyncBaseTransport):
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, stream=self.body)
+
+
+@pytest.fixture
+def loop() -> Iterator[LoopThread]:
+    thread = LoopThread()
+    yield thread
+    thread.close()
+
+
+def client(loop: LoopThread, body: Body, timeout: float = 10.0) -> httpx2.Client:
+    return httpx2.Client(transport=SyncBridge(App(body), loop, timeout=timeout), base_url="http://app")
+
+
+def test_every_chunk_arrives_with_its_own_boundaries(loop: LoopThread) -> None:
+    body = Body(WINDOW_CHUNKS * 3 + 5)
+    with client(loop, body) as http, http.stream("GET", "/") as response:
+        chunks = list(response.iter_raw())
+    assert chunks == [f"{i};".encode() for i in range(WINDOW_CHUNKS * 3 + 5)]
+    assert body.closed
+
+
+def test_the_pump_reads_at_most_a_window_ahead_of_a_reader_that_stops(loop: LoopThread) -> None:
+    body = Body(10 * WINDOW_CHUNKS)
+    with client(loop, body) as http, http.stream("GET", "/") as response:
+        raw = response.iter_raw()
+        assert next(raw) == b"0;"
+        time.sleep(0.2)  # ample time for the loop to read on, were it not held back
+        assert body.produced <= WINDOW_CHUNKS + 2
+        rest = list(raw)
+    assert len(rest) == 10 * WINDOW_CHUNKS - 1 and body.produced == 10 * WINDOW_CHUNKS
+
+
+def test_an_error_in_the_body_is_raised_after_the_chunks_before_it(loop: LoopThread) -> None:
+    body = Body(3, error=httpx2.RemoteProtocolError("server broke off the response"))
+    got: list[bytes] = []
+    broke_off = pytest.raises(httpx2.RemoteProtocolError, match="broke off")
+    with client(loop, body) as http, http.stream("GET", "/") as response, broke_off:
+        for chunk in response.iter_raw():
+            got.append(chunk)
+    assert got == [b"0;", b"1;", b"2;"]
+
+
+def test_closing_early_stops_the_pump_and_closes_the_body(loop: LoopThread) -> None:
+    body = Body(100 * WINDOW_CHUNKS)
+    with client(loop, body) as http, http.stream("GET", "/") as response:
+        raw = response.iter_raw()
+        assert [next(raw), next(raw)] == [b"0;", b"1;"]
+    assert body.closed
+    produced = body.produced
+    time.sleep(0.1)
+    assert body.produced == produced <= WINDOW_CHUNKS + 2
+
+
+def test_a_body_that_hangs_times_out_instead(loop: LoopThread) -> None:
+    body = Body(1, hang=True)
+    with client(loop, body, timeout=0.3) as http, http.stream("GET", "/") as response:
+        raw = response.iter_raw()
+        assert next(raw) == b"0;"
+        with pytest.raises(httpx2.ReadTimeout, match="no body chunk"):
+            next(raw)
