@@ -1,4 +1,4 @@
-"""`conformance decode --protocol openai|groq` on real captures prints the IR."""
+"""`conformance decode --protocol <openai or a profile>` on real captures prints the IR."""
 
 from __future__ import annotations
 
@@ -63,3 +63,33 @@ def test_cli_decodes_a_groq_mid_stream_error(capsys: pytest.CaptureFixture[str])
     out = _run(capsys, "groq", "--kind", "stream", "--interaction", "0", str(path))
     assert sorted(out) == ["error", "events"]
     assert (out["error"]["kind"], out["error"]["code"]) == ("invalid_request", "tool_use_failed")
+
+
+COMPAT_CASES = [
+    ("mistral-stream-thinking-content-array.yaml", "mistral", "stream"),
+    ("xai-stream-tool-call.yaml", "xai", "stream"),
+    ("openrouter-stream-comments-and-error-chunk.yaml", "openrouter", "stream"),
+    ("together-nonstream-gzip.yaml", "together", "response"),
+    ("llamacpp-stream-reasoning-content-tool-call.yaml", "llamacpp", "stream"),
+]
+
+
+@pytest.mark.parametrize(("name", "protocol", "kind"), COMPAT_CASES, ids=[c[1] for c in COMPAT_CASES])
+def test_cli_decodes_compat_captures_with_their_profile(
+    capsys: pytest.CaptureFixture[str], name: str, protocol: str, kind: str
+) -> None:
+    out = _run(capsys, protocol, "--kind", kind, "--interaction", "0", str(corpus_dir("openai_compat") / name))
+    assert "response" in out or "error" in out
+    usage = out["response"]["usage"] if "response" in out else None
+    expected = {
+        "mistral": {"input_tokens": 10, "output_tokens": 232},
+        "xai": {"input_tokens": 361, "output_tokens": 261},  # reasoning added to completion_tokens
+        "together": {"input_tokens": 44, "output_tokens": 23},
+        "llamacpp": {"input_tokens": 139, "output_tokens": 42},
+    }.get(protocol)
+    if expected is not None:
+        assert usage is not None and {k: usage[k] for k in expected} == expected
+    else:
+        assert out["error"]["message"] == "Token limit reached"
+    request = _run(capsys, protocol, "--kind", "request", "--interaction", "0", str(corpus_dir("openai_compat") / name))
+    assert request["request"]["model"]
