@@ -98,12 +98,11 @@ class ChatStreamEncoder:
         self._done = True
         if event.usage is not None:
             self._merge_usage(event.usage)
-        out = b""
         finish = finish_reason(event.stop_reason)
         if self.profile.usage_on_finish_chunk:
             usage = encode_usage(self.profile, self._usage or ir.Usage())
-            choices = [{"index": 0, "delta": {}, "finish_reason": finish}]
-            return self._chunk(choices, usage=usage)
+            return self._chunk([{"index": 0, "delta": {}, "finish_reason": finish}], usage=usage)
+        out = b""
         if finish is not None:
             out += self._delta({}, finish)
         if self.include_usage:
