@@ -184,12 +184,15 @@ def _has_value(tree: Any, loss: Loss, parent_key: str | None = None) -> bool:
 def _strip(tree: Any, loss: Loss, parent_key: str | None = None) -> Any:
     if isinstance(tree, list):
         kept = [x for x in tree if not (loss.field is None and isinstance(x, dict) and _is(x, parent_key, loss.model))]
-        return [_strip(x, loss, parent_key) for x in kept]
+        stripped = [_strip(x, loss, parent_key) for x in kept]
+        # A part whose required child was dropped (an image whose URL source is not carried) goes with it.
+        return [x for x in stripped if not (isinstance(x, dict) and "source" in x and x["source"] is None)]
     if not isinstance(tree, dict):
         return tree
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in tree.items():
         if isinstance(value, dict) and loss.field is None and _is(value, key, loss.model):
+            out[key] = None  # as the other side has it when the protocol could not carry the value at all
             continue
         out[key] = _strip(value, loss, key)
     if loss.field is not None and _is(tree, parent_key, loss.model):

@@ -209,3 +209,27 @@ def test_a_cut_off_stream_equals_an_explicit_midstream_error_but_not_a_normal_st
         [*prefix, ir.TextEnd(index=0), ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.SERVER, status=500))]
     )
     assert compare(cut, http_error) != []
+
+
+def test_a_whole_model_loss_matches_the_side_that_has_none() -> None:
+    from harness.diff import apply_losses
+
+    with_text_format = {"request": {"messages": [], "response_format": {"kind": "text"}}}
+    without = {"request": {"messages": [], "response_format": None}}
+    a, b = apply_losses(with_text_format, without, ["ResponseFormatText"])
+    assert a == b
+    url = {"kind": "image", "source": {"type": "url", "url": "https://e/x.png"}}
+    text = {"kind": "text", "text": "look"}
+    a, b = apply_losses(
+        {"request": {"messages": [{"role": "user", "content": [text, url]}]}},
+        {"request": {"messages": [{"role": "user", "content": [text]}]}},
+        ["UrlImage"],
+    )
+    assert a == b
+    b64 = {"kind": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
+    a, b = apply_losses(
+        {"request": {"messages": [{"role": "user", "content": [text, b64]}]}},
+        {"request": {"messages": [{"role": "user", "content": [text]}]}},
+        ["UrlImage"],
+    )
+    assert a != b  # a dropped inline image is still a divergence
