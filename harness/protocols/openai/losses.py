@@ -12,6 +12,8 @@ from types import MappingProxyType
 from harness.protocols.openai.profile import Profile
 from harness.protocols.openai.response import PLACEHOLDER_ID
 
+THINKING_BUDGET = "ThinkingConfig.budget_tokens"
+NO_THINKING_SWITCH = "Request.thinking"
 THINKING_IN_REQUESTS = "request.ThinkingPart"
 """The loss key a profile with a `request_reasoning_field` does not have."""
 
@@ -19,7 +21,10 @@ _STOP = "finish_reason has no value for it: sent as `stop`, which decodes as end
 
 LOSSES: Mapping[str, str] = MappingProxyType(
     {
-        "Request.thinking": "no thinking budget on the wire (only `reasoning_effort`, kept raw in provider_fields)",
+        THINKING_BUDGET: (
+            "no thinking budget on the wire: the settings travel as a reasoning_effort level (see "
+            "mapping.reasoning_effort) and come back enabled or not, without a budget"
+        ),
         THINKING_IN_REQUESTS: (
             "Chat Completions has no request field for earlier reasoning: assistant thinking is not sent back "
             "(unless a profile's request_reasoning_field carries it); responses do carry its text, in the "
@@ -72,6 +77,10 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
 
 def profile_losses(profile: Profile) -> Mapping[str, str]:
     """The losses of one profile's codec: Chat Completions' own, minus earlier thinking when the profile sends
-    it back, plus the profile's own (which win on a shared key)."""
+    it back, with the whole thinking switch lost when the profile sends no `reasoning_effort`, plus the
+    profile's own (which win on a shared key)."""
     table = {k: v for k, v in LOSSES.items() if not (k == THINKING_IN_REQUESTS and profile.request_reasoning_field)}
+    if not profile.reasoning_effort:
+        del table[THINKING_BUDGET]  # implied by the broader key below
+        table[NO_THINKING_SWITCH] = "the provider has no thinking switch: `reasoning_effort` is not sent"
     return MappingProxyType({**table, **profile.losses})

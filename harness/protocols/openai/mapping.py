@@ -31,6 +31,17 @@ STOP_KIND_FINISH: dict[str, str] = {
 }
 
 
+def reasoning_effort(thinking: ir.ThinkingConfig) -> str:
+    """The `reasoning_effort` level that carries IR thinking settings: `none` when disabled; else by budget
+    (up to 2048 tokens low, up to 8192 medium, more high; no budget: medium, OpenAI's default)."""
+    if not thinking.enabled:
+        return "none"
+    budget = thinking.budget_tokens
+    if budget is None:
+        return "medium"
+    return "low" if budget <= 2048 else "medium" if budget <= 8192 else "high"
+
+
 def stop_reason(profile: Profile, raw: str | None, *, refused: bool = False) -> ir.StopReason | None:
     """The IR stop reason of a finish_reason (None stays None); a refusal message turns `stop` into refusal."""
     if raw is None:

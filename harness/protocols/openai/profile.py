@@ -103,6 +103,9 @@ class Profile:
     request_reasoning_field: str | None = None
     """Assistant-message field that sends earlier thinking back to the provider; None drops it (OpenAI rejects
     unknown message fields; DeepSeek answers 400 when `reasoning_content` is sent back)."""
+    reasoning_effort: bool = True
+    """Whether `Request.thinking` travels as `reasoning_effort` (False: the provider has no thinking switch, and
+    the field is kept raw like any unmapped one)."""
     sends_stream_options: bool = True
     """Whether a streamed request asks for `stream_options.include_usage` by default."""
     usage_on_finish_chunk: bool = False

@@ -139,6 +139,7 @@ GEMMA = Profile(
     # Gemma 3 has no tool-call format (Ollama answers "does not support tools") and no thinking mode.
     capabilities=DEFAULT_CAPABILITIES - {"tools", "parallel_tools", "tool_choice", "thinking", "prompt_cache"},
     max_tokens_field="max_tokens",
+    reasoning_effort=False,
     encode_request=quirks.system_in_first_user_turn,
     losses={
         "request.Request.system": "Gemma has no system role: the leading system prompt is folded into the first "

@@ -15,7 +15,7 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.openai._json import Reader
-from harness.protocols.openai.mapping import first_reasoning
+from harness.protocols.openai.mapping import first_reasoning, reasoning_effort
 from harness.protocols.openai.profile import JSONDict, Profile
 
 SHAPE = "_shape"
@@ -265,6 +265,19 @@ class _RequestDecoder:
             return [value]
         return [self.r.str_(s, f"stop[{i}]") for i, s in enumerate(self.r.lst(value, "stop"))]
 
+    def thinking(self, raw_fields: JSONDict) -> ir.ThinkingConfig | None:
+        """`reasoning_effort` as IR thinking settings (enabled unless `none`; the wire has no budget). The level
+        is remembered when re-encoding the settings would not give it back (`minimal`, `xhigh`, ...)."""
+        if not self.profile.reasoning_effort or "reasoning_effort" not in raw_fields:
+            return None
+        effort = self.r.opt_str(raw_fields.pop("reasoning_effort"), "reasoning_effort")
+        if effort is None:
+            return None
+        config = ir.ThinkingConfig(enabled=effort != "none")
+        if reasoning_effort(config) != effort:
+            self.shape["reasoning_effort"] = effort
+        return config
+
     def stream_options(self, body: JSONDict, stream: bool) -> None:
         """Remember `stream_options` when it differs from what the encoder sends by default."""
         default = {"include_usage": True} if stream and self.profile.sends_stream_options else None
@@ -309,6 +322,7 @@ def decode_request(
         stop=d.stop(req.get("stop")),
         response_format=d.response_format(req.get("response_format")),
         stream=stream,
+        thinking=d.thinking(raw_fields),
     )
     d.stream_options(req, stream)
     if "developer" in d.system_roles:

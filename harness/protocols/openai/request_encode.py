@@ -1,8 +1,9 @@
 """IR request -> wire request body for `POST <base>/chat/completions`.
 
 Reads the `_shape` hints the same codec's decoder left in `provider_fields[<profile name>]` so a decoded request
-re-encodes as the client sent it. What Chat Completions cannot carry (see `OpenAICodec.losses`) is left out:
-thinking settings and signatures, tool-result error flags and images, images in system messages.
+re-encodes as the client sent it. Thinking settings travel as a `reasoning_effort` level. What Chat Completions
+cannot carry (see `OpenAICodec.losses`) is left out: thinking budgets and signatures, tool-result error flags
+and images, images in system messages.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness import ir
+from harness.protocols.openai.mapping import reasoning_effort
 from harness.protocols.openai.profile import JSONDict, Profile
 from harness.protocols.openai.request_decode import SHAPE
 
@@ -192,6 +194,8 @@ def encode_request_body(profile: Profile, request: ir.Request) -> JSONDict:
         body["stop"] = request.stop[0] if single else list(request.stop)
     if request.response_format is not None:
         body["response_format"] = e.response_format(request.response_format)
+    if request.thinking is not None and profile.reasoning_effort:
+        body["reasoning_effort"] = e.shape.get("reasoning_effort") or reasoning_effort(request.thinking)
     if request.stream:
         body["stream"] = True
     if "stream_options" in e.shape:

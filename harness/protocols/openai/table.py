@@ -99,6 +99,8 @@ def quirks(p: Profile) -> list[str]:
         out.append(f"SSE error events: {', '.join(sorted(p.stream_error_events))}")
     if p.request_reasoning_field:
         out.append(f"earlier thinking is sent back as `{p.request_reasoning_field}`")
+    if not p.reasoning_effort:
+        out.append("no thinking switch: `reasoning_effort` is not sent (loss `Request.thinking`)")
     if p.usage_on_finish_chunk:
         out.append("usage always rides on the finish_reason chunk")
     out += [f"loss `{key}`: {_cell(why)}" for key, why in sorted(p.losses.items())]

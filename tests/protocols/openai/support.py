@@ -240,6 +240,8 @@ def _request(request: ir.Request, losses: Mapping[str, str], rewrite: ToolIdHook
     update: dict[str, Any] = {"messages": messages}
     if "Request.thinking" in losses:
         update["thinking"] = None
+    elif "ThinkingConfig.budget_tokens" in losses and request.thinking is not None:
+        update["thinking"] = request.thinking.model_copy(update={"budget_tokens": None})
     return request.model_copy(update=update)
 
 

@@ -101,7 +101,7 @@ def test_llamacpp_reasoning_content_sent_back_in_requests() -> None:
     request = LLAMACPP.decode_request(interactions(FOLDER, LLAMACPP_FILE)[1].request)
     thinking = "We need to call function 'weather' with location \"Florence, Italy\"."
     assert request.messages[1].content[0] == ir.ThinkingPart(text=thinking)
-    assert request.provider_fields["llamacpp"]["reasoning_effort"] == "high"
+    assert request.thinking == ir.ThinkingConfig(enabled=True)  # reasoning_effort "high"
     message = json.loads(LLAMACPP.encode_request(_thinking_turn()).body)["messages"][1]
     assert message["reasoning_content"] == "Call the tool."
     assert "request.ThinkingPart" not in LLAMACPP.losses

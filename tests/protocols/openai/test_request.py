@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError
+from harness.protocols import DecodeError, registry
 from harness.protocols.openai import OpenAICodec, Profile
 from harness.wire.http import HttpRequest
 from tests.protocols.openai.support import OPENAI, check_request
@@ -174,7 +174,6 @@ def test_fields_without_ir_equivalent_go_to_provider_fields_and_back() -> None:
         "logit_bias": {"50256": -100},
         "metadata": {"run": "x"},
         "store": False,
-        "reasoning_effort": "low",
         "service_tier": "flex",
     }
     request = _decode(**extra)
@@ -182,6 +181,42 @@ def test_fields_without_ir_equivalent_go_to_provider_fields_and_back() -> None:
     assert request.thinking is None
     out = _reencoded({"model": "m", "messages": [USER], **extra})
     assert {k: out[k] for k in extra} == extra
+
+
+@pytest.mark.parametrize(
+    ("effort", "enabled", "shape"),
+    [("low", True, "low"), ("medium", True, None), ("high", True, "high"), ("minimal", True, "minimal"),
+     ("none", False, None)],
+)  # fmt: skip
+def test_reasoning_effort_is_the_thinking_switch(effort: str, enabled: bool, shape: str | None) -> None:
+    request = _decode(reasoning_effort=effort)
+    assert request.thinking == ir.ThinkingConfig(enabled=enabled)
+    # The level comes back exactly: from the settings, or from the remembered level the settings cannot give.
+    assert request.provider_fields.get("openai", {}).get("_shape", {}).get("reasoning_effort") == shape
+    assert _reencoded({"model": "m", "messages": [USER], "reasoning_effort": effort})["reasoning_effort"] == effort
+
+
+def test_thinking_budget_maps_to_an_effort_level() -> None:
+    def effort(budget: int | None) -> str:
+        thinking = ir.ThinkingConfig(enabled=True, budget_tokens=budget)
+        return str(json.loads(OPENAI.encode_request(ir.Request(model="m", thinking=thinking)).body)["reasoning_effort"])
+
+    assert [effort(b) for b in (1024, 2048, 4096, 8192, 16000, None)] == [
+        "low",
+        "low",
+        "medium",
+        "medium",
+        "high",
+        "medium",
+    ]
+    assert "reasoning_effort" not in json.loads(OPENAI.encode_request(ir.Request(model="m")).body)
+    # A provider without a thinking switch keeps the field raw and sends none from IR settings.
+    gemma = registry.get("gemma")
+    assert "reasoning_effort" not in json.loads(
+        gemma.encode_request(ir.Request(model="m", thinking=ir.ThinkingConfig())).body
+    )
+    assert gemma.decode_request(_wire({"model": "m", "messages": [USER], "reasoning_effort": "low"})).thinking is None
+    assert "Request.thinking" in gemma.losses and "ThinkingConfig.budget_tokens" not in gemma.losses
 
 
 def test_assistant_tool_calls_with_null_content_and_tool_messages() -> None:

@@ -14,6 +14,7 @@ from harness import ir
 from harness.diff.losses import parse_loss
 from harness.protocols import Codec, decode_events, encode_events, registry
 from harness.protocols.openai import LOSSES, RESHAPES, OpenAICodec
+from harness.protocols.openai.mapping import reasoning_effort
 from harness.stream import validate
 from harness.wire.http import HttpRequest
 from tests import strategies
@@ -24,7 +25,15 @@ CODECS = support.PROFILE_CODECS
 
 
 def _project(codec: OpenAICodec, value: Any, *, streamed: bool = False) -> Any:
-    return project(value, tables(codec), streamed=streamed, tool_ids=codec.profile.encode_tool_id)
+    projected = project(value, tables(codec), streamed=streamed, tool_ids=codec.profile.encode_tool_id)
+    if isinstance(value, ir.Request) and value.thinking is not None and codec.profile.reasoning_effort:
+        # The level a budget became is not what budget-less settings give back: the decoder remembers it.
+        level = reasoning_effort(value.thinking)
+        if level != reasoning_effort(projected.thinking):
+            projected = projected.model_copy(
+                update={"provider_fields": {codec.name: {"_shape": {"reasoning_effort": level}}}}
+            )
+    return projected
 
 
 def _consistent(response: ir.Response) -> ir.Response:
@@ -116,7 +125,7 @@ def test_every_profile_loss_key_follows_the_diff_grammar(codec: OpenAICodec) -> 
 def test_loss_keys_drive_the_projection() -> None:
     # The projection is driven by these keys; a renamed key would silently stop projecting.
     used = {
-        "Request.thinking", "request.ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart",
+        "ThinkingConfig.budget_tokens", "request.ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart",
         "ToolResultPart.name", "ToolResultPart.is_error", "StopReason.kind:stop_sequence", "StopReason.kind:refusal",
         "StopReason.raw", "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens",
         "Usage.output_tokens", "Response.id", "Response.model",
