@@ -137,18 +137,24 @@ def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
 
 
 def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> list[Loss]:
-    """The losses that find something to remove in one of the trees, in order (one walk for all of them).
+    """The losses that can find something to remove in one of the trees, in order (one walk for all of them).
 
-    Stripping only removes nodes and fields, so a model or field absent from both trees stays absent after any
-    earlier strip: skipping its loss changes nothing, and saves a walk of both trees per key.
+    Stripping only removes nodes and fields (a dropped dict value becomes None), so a model, a field or a field
+    value absent from both trees stays absent after any earlier strip: skipping its loss changes nothing, and
+    saves one or two walks of both trees per key. Kept in step with `_strip` by tests/diff/test_fast_paths.py.
     """
     fields: dict[str, set[str]] = {}
+    valued: dict[str, set[str]] = {}
     for loss in losses:
         fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
+        valued.setdefault(loss.model, set()).update([loss.field] if loss.field and loss.value else [])
     models: dict[tuple[Any, ...], list[str]] = {}
     found: set[tuple[str, str | None]] = set()
+    values: set[tuple[str, str, str]] = set()
+    orphans = False  # a part without its source: every strip drops it, so every loss must run
 
     def visit(node: Any, parent_key: str | None) -> None:
+        nonlocal orphans
         if isinstance(node, dict):
             signature = _signature(node, parent_key)
             if signature not in models:
@@ -156,15 +162,28 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
             for model in models[signature]:
                 found.add((model, None))
                 found.update((model, field) for field in fields[model] if field in node)
+                for field in valued[model]:
+                    # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
+                    values.add((model, field, str(node.get(field))))
+                    if isinstance(node.get(field), dict):
+                        values.add((model, field, "None"))
             for key, value in node.items():
                 visit(value, key)
         elif isinstance(node, list):
             for item in node:
+                orphans = orphans or (isinstance(item, dict) and "source" in item and item["source"] is None)
                 visit(item, parent_key)
 
     for tree in trees:
         visit(tree, root_key)
-    return [loss for loss in losses if (loss.model, loss.field) in found]
+    if orphans:
+        return losses
+    return [
+        loss
+        for loss in losses
+        if (loss.model, loss.field) in found
+        and (loss.value is None or (loss.model, loss.field or "", loss.value) in values)
+    ]
 
 
 def _in_unions(model: str) -> bool:

@@ -5,7 +5,9 @@ They work on request JSON (`ir.to_json(request)`), never mutate their input, and
 - `inert_settings`, `one_result_per_tool_message`: applied alike to both sides (settings without effect, one
   conversation written two ways);
 - `text_layout`: pairwise, it accepts the upstream side's content when it is the client's with its text parts
-  joined into fewer parts, as wires with one text field per message (Ollama `content`, Gemini's merged parts) do.
+  joined into fewer parts, as wires with one text field per message (Ollama `content`, Gemini's merged parts) do;
+- `system_folded`: pairwise, it accepts an upstream request whose system prompt was folded into the first user
+  turn (`<system>\n\n<user text>`), as backends without a system role (Gemma) require; the fold must be exact.
 """
 
 from __future__ import annotations
@@ -61,6 +63,27 @@ def text_layout(left: Json, right: Json) -> tuple[Json, Json]:
         if mine != theirs and same_text_layout(mine, theirs):
             theirs[:] = copy.deepcopy(mine)
     return a, b
+
+
+FOLD_SEPARATOR = "\n\n"
+
+
+def system_folded(left: Json, right: Json) -> tuple[Json, Json]:
+    """Unfold the upstream side when it is exactly the client's request with the system prompt prepended to the
+    first user turn's first text part; anything else (a dropped or altered system prompt) stays a divergence."""
+    system = left.get("system")
+    messages = right.get("messages") or []
+    if not system or right.get("system") is not None or not messages or messages[0].get("role") != "user":
+        return left, right
+    parts = messages[0].get("content") or []
+    first = parts[0] if parts else None
+    prefix = system + FOLD_SEPARATOR
+    if not (isinstance(first, dict) and first.get("kind") == "text" and first.get("text", "").startswith(prefix)):
+        return left, right
+    out = copy.deepcopy(right)
+    out["system"] = system
+    out["messages"][0]["content"][0]["text"] = first["text"][len(prefix) :]
+    return left, out
 
 
 def _content_pairs(left: Any, right: Any) -> Iterator[tuple[list[Any], list[Any]]]:

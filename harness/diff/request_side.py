@@ -14,7 +14,7 @@ from typing import Any
 from harness.diff.compare import Divergence, diff_views
 from harness.diff.losses import apply_losses
 from harness.diff.normalize import tool_call_ids
-from harness.diff.request_rules import inert_settings, one_result_per_tool_message, text_layout
+from harness.diff.request_rules import inert_settings, one_result_per_tool_message, system_folded, text_layout
 
 # Fields that always differ between the two sides by design and are compared elsewhere or not at all.
 ALWAYS_IGNORED = ("Request.model", "Request.provider_fields")
@@ -40,6 +40,7 @@ def request_divergences(
     """Divergences between the client's request IR and the upstream request IR, minus allowed losses."""
     allowed = [*ALWAYS_IGNORED, *losses, *(PAIR_LOSSES.get(pair, ()) if pair else ())]
     front, up = (one_result_per_tool_message(inert_settings(r)) for r in (frontend, upstream))
+    front, up = system_folded(front, up)  # before the losses, which may remove the system prompt it looks for
     left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request")
     # After the losses: a field a protocol drops (e.g. thinking signatures) must not stop text from matching.
     left["request"], right["request"] = text_layout(left["request"], right["request"])

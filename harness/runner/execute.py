@@ -7,6 +7,7 @@ import time
 from typing import Literal
 
 from harness import drivers, ir
+from harness.diff.request_rules import system_folded
 from harness.drivers.base import SdkResult, UnsupportedRequest
 from harness.protocols import registry
 from harness.proxy import Exchange
@@ -51,6 +52,16 @@ def _wire(env: Environment, exchange: Exchange | None, backend: str, scenario: s
         frontend_chunks=len(exchange.frontend_chunks),
         truncated=cut_up or cut_front or exchange.truncated,
     )
+
+
+def _as_sent(exchange: Exchange) -> ir.Request:
+    """The upstream request for the field checks, with an exact system-prompt fold undone (as the diff does)."""
+    upstream = exchange.upstream_request
+    assert upstream is not None
+    if exchange.frontend_request is None:
+        return upstream
+    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), ir.to_json(upstream))
+    return ir.Request.model_validate(unfolded)
 
 
 def _sdk_view(result: SdkResult) -> SdkView:
@@ -99,7 +110,7 @@ def run_once(
     )
     checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
     if exchange is not None and exchange.upstream_request is not None:
-        checks += [_check(c) for c in evaluate_upstream(scenario, exchange.upstream_request)]
+        checks += [_check(c) for c in evaluate_upstream(scenario, _as_sent(exchange))]
     if translated and stream and exchange is not None:
         checks += wire_checks(client, exchange)
     grammar = [str(v) for v in exchange.violations] if exchange else []

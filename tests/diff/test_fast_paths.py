@@ -137,3 +137,23 @@ def test_compare_still_names_the_first_divergence_after_the_fast_paths() -> None
     found = compare(left, right)
     assert [(d.path, d.left, d.right) for d in found] == [("events[2].text", "ab", "ac")]
     assert compare(left, copy.deepcopy(left)) == []
+
+
+def test_a_value_that_appears_when_a_whole_model_is_dropped_still_counts() -> None:
+    # Dropping the ThinkingConfig leaves `request.thinking` None, which `Request.thinking:None` then removes: the
+    # one-walk filter must not rule the second key out because thinking was not None to begin with.
+    request = ir.to_json(
+        ir.Request(model="m", messages=[], thinking=ir.ThinkingConfig(enabled=True, budget_tokens=2048))
+    )
+    keys = ["ThinkingConfig", "Request.thinking:None"]
+    got = apply_losses({"request": request}, {"request": request}, keys)
+    assert got == plain_apply_losses({"request": request}, {"request": request}, keys, None, None)
+    assert "thinking" not in got[0]["request"] and request["thinking"] == {"enabled": True, "budget_tokens": 2048}
+
+
+def test_a_part_without_its_source_is_dropped_even_when_no_key_matches() -> None:
+    request = {"messages": [{"role": "user", "content": [{"kind": "image", "source": None}, {"kind": "text"}]}]}
+    keys = ["UrlImage"]  # nothing to match: only the orphaned image part goes, as every strip drops it
+    got = apply_losses({"request": request}, {"request": request}, keys)
+    assert got == plain_apply_losses({"request": request}, {"request": request}, keys, None, None)
+    assert got[0]["request"]["messages"][0]["content"] == [{"kind": "text"}]

@@ -108,3 +108,25 @@ def test_rules_do_not_mutate_their_input() -> None:
     one_result_per_tool_message(client)
     text_layout(client, upstream)
     assert (repr(client), repr(upstream)) == before
+
+
+def test_system_folded_into_the_first_user_turn_is_accepted_only_when_exact() -> None:
+    from harness import ir
+    from harness.diff import request_divergences
+
+    client = ir.to_json(
+        ir.Request(
+            model="m", system="Be a pirate.", messages=[ir.Message(role="user", content=[ir.TextPart(text="Hi")])]
+        )
+    )
+
+    def upstream(system: str | None, text: str) -> dict[str, object]:
+        return ir.to_json(
+            ir.Request(model="m", system=system, messages=[ir.Message(role="user", content=[ir.TextPart(text=text)])])
+        )
+
+    assert request_divergences(client, upstream(None, "Be a pirate.\n\nHi")) == []
+    dropped = request_divergences(client, upstream(None, "Hi"))
+    assert [d.path for d in dropped] == ["request.system"]
+    altered = request_divergences(client, upstream(None, "Be polite.\n\nHi"))
+    assert altered and altered[0].path.startswith("request.")

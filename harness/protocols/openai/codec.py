@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import ClassVar, TypeVar
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -25,8 +25,6 @@ T = TypeVar("T")
 class OpenAICodec:
     """OpenAI Chat Completions (`POST /v1/chat/completions`), or an OpenAI-compatible provider via its profile."""
 
-    reshapes: ClassVar[Mapping[str, str]] = RESHAPES
-    """How the wire reshapes IR it carries (rules the loss-key grammar cannot express); see `losses.py`."""
     stream_media_type = "text/event-stream"
 
     def __init__(self, profile: Profile) -> None:
@@ -36,6 +34,8 @@ class OpenAICodec:
         self.family = profile.family
         self.losses: Mapping[str, str] = profile_losses(profile)
         """Chat Completions' own losses adjusted for the profile (see `losses.profile_losses`)."""
+        self.reshapes: Mapping[str, str] = {**RESHAPES, **profile.reshapes}
+        """How the wire reshapes IR it carries (rules the loss-key grammar cannot express); see `losses.py`."""
 
     def __repr__(self) -> str:
         return f"OpenAICodec({self.name!r})"

@@ -141,12 +141,15 @@ class Profile:
     """Chunks a stream starts with before the answer's own first chunk."""
     losses: Mapping[str, str] = field(default_factory=dict)
     """What this provider loses beyond Chat Completions' own table (keys in `harness.diff.losses` grammar)."""
+    reshapes: Mapping[str, str] = field(default_factory=dict)
+    """How this provider reshapes IR it carries beyond Chat Completions' own `RESHAPES` (free text; the diff
+    handles each with a named rule, e.g. `harness.diff.request_rules.system_folded`)."""
     notes: tuple[str, ...] = ()
     """Provider quirks the common decoder handles without a hook (listed in the generated profile table)."""
 
     def __post_init__(self) -> None:
         # Freeze the tables so one profile value can never be changed by a codec that uses it.
-        for name in ("finish_reasons", "error_codes", "query", "losses"):
+        for name in ("finish_reasons", "error_codes", "query", "losses", "reshapes"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     def path(self, model: str | None = None) -> str:

@@ -134,6 +134,9 @@ GPTOSS = Profile(
 )
 """gpt-oss served OpenAI-compatibly (vLLM, Ollama, llama.cpp): `delta.reasoning`, sent back in requests."""
 
+SYSTEM_FOLDED = "Request.system folded into the first user turn"
+"""Reshape key of providers without a system role."""
+
 GEMMA = Profile(
     name="gemma",
     # Gemma 3 has no tool-call format (Ollama answers "does not support tools") and no thinking mode.
@@ -141,10 +144,10 @@ GEMMA = Profile(
     max_tokens_field="max_tokens",
     reasoning_effort=False,
     encode_request=quirks.system_in_first_user_turn,
-    losses={
-        "request.Request.system": "Gemma has no system role: the leading system prompt is folded into the first "
-        "user turn (its text, a blank line, then the user's text), so the upstream request has no system "
-        "prompt and its first user text starts with it",
+    reshapes={
+        SYSTEM_FOLDED: "Gemma has no system role: the leading system prompt is folded into the first user turn "
+        "(its text, a blank line, then the user's text), so the upstream request has no system prompt and its "
+        "first user text starts with it; the request-side diff recognises exactly this fold (system_folded)",
     },
 )
 """Gemma 3 served OpenAI-compatibly: no system role (folded into the first user turn), no tools."""

@@ -104,6 +104,7 @@ def quirks(p: Profile) -> list[str]:
     if p.usage_on_finish_chunk:
         out.append("usage always rides on the finish_reason chunk")
     out += [f"loss `{key}`: {_cell(why)}" for key, why in sorted(p.losses.items())]
+    out += [f"reshape `{key}`: {_cell(why)}" for key, why in sorted(p.reshapes.items())]
     out += [f"note: {_cell(note)}" for note in p.notes]
     return out
 

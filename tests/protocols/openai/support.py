@@ -13,6 +13,7 @@ from harness.capture import Interaction, load_interactions
 from harness.protocols import Codec, decode_events, registry
 from harness.protocols.openai import OpenAICodec, schemas
 from harness.protocols.openai.profile import ToolIdHook, same_id
+from harness.protocols.openai.profiles import SYSTEM_FOLDED
 from harness.protocols.openai.response import PLACEHOLDER_ID
 from harness.stream import accumulate, validate
 from harness.wire.http import HttpRequest, HttpResponse
@@ -213,7 +214,7 @@ def _fold_system(request: ir.Request) -> ir.Request:
 
 
 def _request(request: ir.Request, losses: Mapping[str, str], rewrite: ToolIdHook) -> ir.Request:
-    if "request.Request.system" in losses:
+    if SYSTEM_FOLDED in losses:
         request = _fold_system(request)
     messages = [_request_message(m, losses, rewrite) for m in request.messages]
     if "Message(role=tool)" in losses:

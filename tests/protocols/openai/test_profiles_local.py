@@ -10,6 +10,7 @@ import pytest
 from harness import ir
 from harness.protocols import decode_events, encode_events, registry
 from harness.protocols.openai import quirks
+from harness.protocols.openai.profiles import SYSTEM_FOLDED
 from harness.scenarios.model import Capability
 from harness.stream import accumulate
 from tests import strategies
@@ -157,7 +158,7 @@ def test_gemma_system_in_first_user_turn() -> None:
     assert upstream.messages == [
         ir.Message(role="user", content=[ir.TextPart(text="You are a pirate.\n\nHow is the sea today?")])
     ]
-    assert "request.Request.system" in GEMMA.losses
+    assert SYSTEM_FOLDED in GEMMA.reshapes and "request.Request.system" not in GEMMA.losses
     plain = registry.get("openai").encode_request(request)
     assert json.loads(plain.body)["messages"][0] == {"role": "system", "content": "You are a pirate."}
 

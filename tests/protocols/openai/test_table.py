@@ -47,7 +47,7 @@ def test_one_row_per_registered_profile_with_its_quirks() -> None:
     assert "`api-key` header" in azure and "error `content_filter` → invalid_request" in azure
     gemma = next(r for r in rows if r.startswith("| `gemma`"))
     assert "all but parallel_tools, prompt_cache, thinking, tool_choice, tools" in gemma
-    assert "loss `request.Request.system`" in gemma
+    assert "reshape `Request.system folded into the first user turn`" in gemma
     llamacpp = next(r for r in rows if r.startswith("| `llamacpp`"))
     # One line per hook, naming every place it is used.
     assert llamacpp.count("`timings_cache_n`:") == 1 and "`decode_chunk`, `decode_body` `timings_cache_n`" in llamacpp
