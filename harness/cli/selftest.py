@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.scenarios.loader import ScenarioError
 
     console = Console(quiet=args.quiet)
+    if not console.is_terminal:
+        console.width = 160  # a CI log has room for the first-divergence column
     if args.list:
         for fault in FAULTS:
             console.print(f"[bold]{fault.name}[/bold]: {fault.description}\n    models: {fault.models}", soft_wrap=True)

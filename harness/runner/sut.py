@@ -75,6 +75,10 @@ class TaggingTransport(httpx2.BaseTransport):
         request.headers.update(self.headers)
         return self.inner.handle_request(request)
 
+    def close(self) -> None:
+        """Close the inner transport (its connections)."""
+        self.inner.close()
+
 
 @dataclass
 class CapturingTransport(httpx2.BaseTransport):
@@ -108,6 +112,10 @@ class CapturingTransport(httpx2.BaseTransport):
             stream=_Tee(stream, self.chunks),
             extensions=response.extensions,
         )
+
+    def close(self) -> None:
+        """Close the inner transport (its connections)."""
+        self.inner.close()
 
 
 class SutTarget:

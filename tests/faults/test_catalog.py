@@ -1,0 +1,75 @@
+"""The catalog's own rules: at least the twenty faults of issue 8, kebab-case names, witnesses inside each fault's
+scope, every fault selectable by name in a proxy config."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.faults import FAULTS, Fault, by_name, catalog_hooks
+from harness.proxy import ModelRoute, ProxyConfig, TranslateHooks, UpstreamConfig, create_app
+from harness.scenarios.loader import load_scenarios
+from harness.scenarios.model import Scenario
+from tests.conftest import REPO
+
+ISSUE_8 = {
+    "tools-dropped-on-stream",
+    "gemini-function-response-name-hardcoded",
+    "second-parallel-tool-call-dropped",
+    "arguments-lost-with-name",
+    "duplicate-message-start",
+    "delta-without-block-start",
+    "zeroed-usage-in-message-start",
+    "thinking-as-text",
+    "done-appended-to-anthropic-stream",
+    "length-mapped-to-stop",
+    "usage-chunk-dropped",
+    "tool-fragments-reordered",
+    "text-buffered-until-end",
+    "midstream-error-as-stop",
+    "rate-limit-as-server-error",
+    "system-prompt-dropped",
+    "temperature-dropped",
+    "image-dropped",
+    "multibyte-split-corrupted",
+    "upstream-key-echoed",
+}
+
+
+def test_catalog_has_every_fault_of_issue_8_once() -> None:
+    names = [f.name for f in FAULTS]
+    assert len(names) == len(set(names)) == 20
+    assert set(names) == ISSUE_8
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names)
+
+
+@pytest.fixture(scope="module")
+def scenarios() -> dict[str, Scenario]:
+    return {s.id: s for s in load_scenarios(REPO / "scenarios")}
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
+def test_fault_is_described_and_its_witnesses_lie_in_its_scope(fault: Fault, scenarios: dict[str, Scenario]) -> None:
+    assert fault.description and fault.models and fault.caught_by
+    assert isinstance(fault.hooks, TranslateHooks)
+    assert fault.witnesses
+    for w in fault.witnesses:
+        assert w.scenario in fault.scope.scenarios
+        assert fault.scope.frontends is None or w.frontend in fault.scope.frontends
+        assert fault.scope.backends is None or w.backend in fault.scope.backends
+        assert w.stream in fault.scope.streams
+        assert ("stream" if w.stream else "nonstream") in scenarios[w.scenario].streaming
+    assert all(s in scenarios for s in fault.scope.scenarios)
+
+
+def test_faults_are_selectable_by_name_in_a_proxy_config() -> None:
+    upstream = UpstreamConfig(name="u", protocol="openai", base_url="http://upstream.invalid")
+    routes = tuple(
+        ModelRoute(name=f"m{i}", mode="translate", upstream=upstream, upstream_model="m", hooks=fault.name)
+        for i, fault in enumerate(FAULTS)
+    )
+    assert create_app(ProxyConfig(models=routes), hooks=catalog_hooks()) is not None
+    assert by_name("length-mapped-to-stop").scope.scenarios == ("max-tokens-length",)
+    with pytest.raises(KeyError, match="no fault named 'nope'"):
+        by_name("nope")

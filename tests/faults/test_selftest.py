@@ -1,0 +1,126 @@
+"""`conformance selftest`: the bounded CI form catches every catalogued fault on its witness cases with the
+expected verdict and first divergence; the clean run is clean; a fault that changes nothing escapes and fails
+the command; the case spread is deterministic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.faults import catalog
+from harness.faults.catalog import Fault, Scope, Witness
+from harness.faults.selftest import spread
+from harness.proxy import TranslateHooks
+from harness.runner.matrix import Case
+from tests.conftest import REPO
+
+# fault -> (verdict of its witness case, text its first divergence (or reason) must contain)
+EXPECTED: dict[str, tuple[str, str]] = {
+    "tools-dropped-on-stream": ("proxy_bug_request", 'request.tools[0]: {"name": "get_weather"'),
+    "gemini-function-response-name-hardcoded": (
+        "proxy_bug_request",
+        'request.messages[2].content[0].name: "get_weather" -> "function"',
+    ),
+    "second-parallel-tool-call-dropped": ("proxy_bug_response", 'events[3]: {"kind": "tool_call_start", "index": 1'),
+    "arguments-lost-with-name": (
+        "proxy_bug_response",
+        'response.content[0].arguments: {"city": "Paris", "unit": "celsius"} -> {}',
+    ),
+    "duplicate-message-start": ("proxy_bug_response", "frontend_wire, grammar:duplicate_start"),
+    "delta-without-block-start": ("proxy_bug_response", "response: "),
+    "zeroed-usage-in-message-start": ("proxy_bug_response", "translated run fails (usage_present)"),
+    "thinking-as-text": ("proxy_bug_response", 'events[1].kind: "thinking_start" -> "text_start"'),
+    "done-appended-to-anthropic-stream": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "length-mapped-to-stop": ("proxy_bug_response", 'response.stop_reason.kind: "max_tokens" -> "end_turn"'),
+    "usage-chunk-dropped": ("proxy_bug_response", "usage: "),
+    "tool-fragments-reordered": (
+        "proxy_bug_response",
+        'arguments: {"city": "São Paulo", "unit": "fahrenheit"} -> null',
+    ),
+    "text-buffered-until-end": ("proxy_bug_response", "translated run fails (stream.text_not_buffered)"),
+    "midstream-error-as-stop": ("proxy_bug_response", '"kind": "error", "error": {"kind": "overloaded"'),
+    "rate-limit-as-server-error": ("proxy_bug_response", 'error.kind: "throttled" -> "server"'),
+    "system-prompt-dropped": ("proxy_bug_request", 'request.system: "You are a pirate.'),
+    "temperature-dropped": ("proxy_bug_request", "request.temperature: 0.3 -> null"),
+    "image-dropped": ("proxy_bug_request", 'request.messages[0].content[1]: {"kind": "image"'),
+    "multibyte-split-corrupted": ("proxy_bug_response", "\ufffd"),
+    "upstream-key-echoed": ("proxy_bug_response", "the proxy leaked its upstream key (translated run"),
+}
+
+
+def _selftest(tmp: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(
+        [
+            "selftest",
+            "--scenarios",
+            str(REPO / "scenarios"),
+            "--cassettes",
+            str(REPO / "cassettes"),
+            "--reports",
+            str(tmp),
+            "--run-id",
+            "t",
+            "-q",
+            *args,
+        ]
+    )
+    report = tmp / "selftest-t" / "selftest.json"
+    return code, json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
+
+
+def test_quick_selftest_catches_every_fault_on_its_witnesses(tmp_path: Path) -> None:
+    code, report = _selftest(tmp_path, "--quick")
+    assert report["clean"]["proxy_bugs"] == []
+    assert set(report["clean"]["verdicts"]) == {"pass"}
+    seen = {}
+    for fault in report["faults"]:
+        (case,) = fault["cases_run"]
+        verdict = next(iter(fault["verdicts"])) if len(fault["verdicts"]) == 1 else fault["verdicts"]
+        fragment = EXPECTED[fault["name"]][1]
+        seen[fault["name"]] = (verdict, fragment if fragment in (fault["first_divergence"] or "") else fault)
+        assert fault["catching_cases"] == [case]
+    assert seen == EXPECTED
+    assert report["score"] == {"caught": 20, "total": 20}
+    assert code == 0 and report["exit_code"] == 0
+
+
+def test_a_fault_that_changes_nothing_escapes_and_fails_the_selftest(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    noop = Fault(
+        "noop",
+        "changes nothing (test only)",
+        "no bug",
+        "nothing",
+        TranslateHooks(),
+        Scope(("text-basic",)),
+        (Witness("text-basic", "openai", "anthropic", True),),
+    )
+    monkeypatch.setattr(catalog, "FAULTS", (*catalog.FAULTS, noop))
+    code, report = _selftest(tmp_path, "--quick", "--fault", "noop,length-mapped-to-stop")
+    assert code == 1
+    assert report["score"] == {"caught": 1, "total": 2}
+    by_name = {f["name"]: f for f in report["faults"]}
+    assert by_name["noop"]["caught"] is False and by_name["noop"]["verdicts"] == {"pass": 1}
+    assert by_name["length-mapped-to-stop"]["catching_cases"] == ["max-tokens-length[openai->anthropic,nonstream]"]
+
+
+def test_unknown_fault_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _selftest(tmp_path, "--fault", "nope")
+    assert (code, report) == (2, {})
+    assert "no fault named 'nope'" in capsys.readouterr().err
+
+
+def test_spread_starts_with_the_chosen_cases_and_then_covers_new_ground() -> None:
+    witness = Case("text-basic", "openai", "anthropic", True)
+    candidates = [
+        Case("text-basic", "openai", "anthropic", False),
+        Case("text-basic", "openai", "openai", True),
+        Case("text-basic", "gemini", "ollama", False),
+        witness,
+    ]
+    assert spread(candidates, 2, [witness]) == [witness, Case("text-basic", "gemini", "ollama", False)]
+    # openai->openai adds a backend; openai->anthropic nonstream adds nothing new, so it comes last.
+    assert spread(candidates, 10, [witness]) == [witness, candidates[2], candidates[1], candidates[0]]

@@ -1,0 +1,121 @@
+"""Gating a proxy in another process: `conformance serve` started as a subprocess from a `sut-config` file whose
+upstreams point at the replay server the runner starts; clean it passes, with a fault switched on through its
+config the runner finds the fault with the right verdict (from what the replay server received)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from harness.cli import main
+from harness.runner.checks import PLANTED_KEY_ENV
+from harness.runner.run import Runner, RunOptions
+from harness.trace.model import CaseResult
+from tests.conftest import REPO
+
+SCENARIOS = ["text-basic", "tool-call-single", "system-prompt"]
+PAIRS = ["openai", "anthropic"]
+PLANTED = "PLANTED-TEST-KEY-suttest42"
+START_SECONDS = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(config: Path, port: int) -> Iterator[str]:
+    """`conformance serve` in its own process; bounded start, killed in teardown whatever happens."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), PLANTED_KEY_ENV: PLANTED}
+    command = [sys.executable, "-m", "harness", "serve", "--config", str(config), "--port", str(port)]
+    log = config.with_suffix(".log")
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [*command, "--log-level", "warning"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=sink
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                if httpx2.get(f"{url}/healthz", timeout=1.0).status_code == 200:
+                    break
+            except httpx2.HTTPError:
+                pass  # not listening yet
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"conformance serve did not start: {log.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def _gate(tmp: Path, hooks: str) -> list[CaseResult]:
+    replay_port, sut_port = _free_port(), _free_port()
+    config = tmp / f"{hooks}.toml"
+    args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--replay-url", f"http://127.0.0.1:{replay_port}"]
+    args += ["--scenario", ",".join(SCENARIOS), "--backend", ",".join(PAIRS), "--hooks", hooks, "-o", str(config)]
+    assert main(args) == 0
+    with serve(config, sut_port) as url:
+        options = RunOptions(
+            scenarios=REPO / "scenarios",
+            cassettes=REPO / "cassettes",
+            reports=tmp / "reports",
+            frontends=PAIRS,
+            backends=PAIRS,
+            only=SCENARIOS,
+            known=tmp / "known.toml",
+            run_id=hooks,
+            jobs=2,
+            sut=url,
+            replay_port=replay_port,
+        )
+        Runner(options).run()
+    return options.results
+
+
+def test_external_proxy_is_gated_clean_and_with_a_fault_switched_on(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(PLANTED_KEY_ENV, PLANTED)
+    clean = _gate(tmp_path, "identity")
+    assert len(clean) == 3 * 2 * 2 * 2
+    assert {r.case_id: r.verdict for r in clean if r.verdict != "pass"} == {}
+    translated = clean[0].runs["translated"]
+    # What the external proxy did, rebuilt from both ends: its trace id, the request the replay server received.
+    assert translated.trace_id and translated.upstream_request is not None
+    assert translated.upstream_request.model == "system-prompt"
+    assert [c.name for c in translated.checks if c.name == "frontend_wire"] == ["frontend_wire"]
+
+    faulty = _gate(tmp_path, "system-prompt-dropped")
+    bugs = {r.case_id: (r.verdict, r.first_divergence.path if r.first_divergence else None) for r in faulty}
+    expected = {
+        r.case_id: ("proxy_bug_request", "request.system") if r.scenario == "system-prompt" else ("pass", None)
+        for r in faulty
+    }
+    assert bugs == expected
+    first = next(r for r in faulty if r.verdict == "proxy_bug_request").first_divergence
+    assert first is not None and first.left == "You are a pirate. Answer in one short sentence." and first.right is None
+
+
+@pytest.mark.parametrize("fmt", ["litellm", "louter", "conformance"])
+def test_sut_config_names_every_route(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"sut.{fmt}"
+    args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--format", fmt, "--scenario", "text-basic"]
+    assert main([*args, "--backend", "openai,gemini", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "text-basic--openai--translate" in text and "text-basic--gemini--translate" in text
