@@ -34,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--hooks", default="identity", help="conformance format: a fault name to switch on (selftest)")
     p.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
+    p.add_argument(
+        "--scenario-table", action="store_true", help="print the scenario/capability table (Markdown) instead"
+    )
     p.set_defaults(func=run)
 
 
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.protocols.registry import UnknownProtocolError
     from harness.runner.run import default_backends
-    from harness.runner.sut_config import render
+    from harness.runner.sut_config import render, scenario_table
     from harness.scenarios.loader import ScenarioError, load_scenarios
 
     try:
@@ -52,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
             scenarios = [s for s in scenarios if s.id in set(args.scenario)]
         backends = list(args.backend or default_backends(args.cassettes))
-        text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks)
+        if args.scenario_table:
+            text = scenario_table(scenarios)
+        else:
+            text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks)
     except (ScenarioError, UnknownProtocolError, ValueError) as exc:
         print(f"conformance sut-config: {exc}", file=sys.stderr)  # noqa: T201
         return 2

@@ -143,3 +143,14 @@ def render(
     if fmt == "louter":
         return louter_yaml(replay_url, scenarios, backends)
     raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def scenario_table(scenarios: Sequence[Scenario]) -> str:
+    """A Markdown table of the scenarios: streaming modes, required capabilities, what each checks (first sentence
+    of its description). `docs/external-gateway.md` carries it; a test keeps it current."""
+    lines = ["| scenario | streaming | requires | what it checks |", "|---|---|---|---|"]
+    for s in scenarios:
+        needs = ", ".join(f"`{c}`" for c in sorted(s.requires)) or "-"
+        summary = " ".join(s.description.split()).split(". ")[0].rstrip(".").replace("|", "\\|")
+        lines.append(f"| `{s.id}` | {' / '.join(s.streaming)} | {needs} | {summary}. |")
+    return "\n".join(lines) + "\n"
