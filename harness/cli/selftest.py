@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--quick", action="store_true", help="only each fault's witness cases (the bounded CI form)")
     p.add_argument("--fault", type=_names, action="extend", help="only these faults (comma list; default all)")
-    p.add_argument("--per-fault", type=int, default=8, help="cases per fault in a full run (default 8)")
+    p.add_argument("--per-fault", type=int, help="cases per fault in a full run (default 24)")
     p.add_argument("-j", "--jobs", type=int, default=2, help="parallel runs")
     p.add_argument("--run-id", help="report folder suffix (default: a timestamp)")
     p.add_argument("--list", action="store_true", help="list the fault catalog and exit")
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         for fault in FAULTS:
             console.print(f"[bold]{fault.name}[/bold]: {fault.description}\n    models: {fault.models}", soft_wrap=True)
         return EXIT_OK
-    if args.jobs < 1 or args.per_fault < 1:
+    if args.jobs < 1 or (args.per_fault is not None and args.per_fault < 1):
         return _fail("--jobs and --per-fault must be at least 1")
     try:
         faults = [by_name(n) for n in args.fault] if args.fault else list(FAULTS)
@@ -72,10 +72,11 @@ def run(args: argparse.Namespace) -> int:
         reports=args.reports,
         faults=faults,
         quick=args.quick,
-        per_fault=args.per_fault,
         jobs=args.jobs,
         run_id=args.run_id,
     )
+    if args.per_fault is not None:
+        options.per_fault = args.per_fault
     status = Console(stderr=True, quiet=args.quiet)
     try:
         with status.status("selftest: clean run and one run per fault ...") as spinner:

@@ -26,7 +26,7 @@ from harness.scenarios.loader import load_scenarios
 from harness.trace.model import CaseResult
 
 PROXY_BUGS = frozenset({"proxy_bug_request", "proxy_bug_response"})
-DEFAULT_PER_FAULT = 8
+DEFAULT_PER_FAULT = 24
 """Cases per fault in a full selftest (witnesses included)."""
 
 
