@@ -69,7 +69,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "tools-dropped-on-stream",
         "Tool definitions (and tool_choice) are left out of the upstream request when the client streams.",
-        "A streaming request builder kept apart from the non-streaming one that forgets the tools (seed rule: "
+        "A streaming request builder kept apart from the non-streaming one that forgets the tools (rule: "
         "what the client offered reaches the backend, streamed or not).",
         "request side",
         h.TOOLS_DROPPED_ON_STREAM,
@@ -109,7 +109,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "duplicate-message-start",
         "The Anthropic stream carries message_start twice.",
-        "Stream adapters that emit message_start on every upstream role chunk (seed rule: exactly one "
+        "Stream adapters that emit message_start on every upstream role chunk (rule: exactly one "
         "message_start; clients reset the message they are building).",
         "response side (stream events) and frontend wire",
         h.DUPLICATE_MESSAGE_START,
@@ -119,7 +119,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "delta-without-block-start",
         "A content_block_delta arrives for a text block whose content_block_start was never sent.",
-        "Adapters that open blocks lazily and skip the start of the first text block (seed rule: every "
+        "Adapters that open blocks lazily and skip the start of the first text block (rule: every "
         "content_block_delta belongs to a started block; the Anthropic SDK fails on it).",
         "response side (SDK fails) and frontend wire",
         h.DELTA_WITHOUT_BLOCK_START,
@@ -140,7 +140,7 @@ FAULTS: tuple[Fault, ...] = (
         "thinking-as-text",
         "Reasoning is sent as ordinary answer text instead of a thinking block.",
         "reasoning_content / thought parts mapped to content by converters that know no thinking field "
-        "(seed rule: thinking stays thinking; agents show or resend it differently).",
+        "(rule: thinking stays thinking; agents show or resend it differently).",
         "response side (thinking_present, text)",
         h.THINKING_AS_TEXT,
         Scope(("thinking-with-signature", "thinking-then-tool")),
@@ -149,7 +149,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "done-appended-to-anthropic-stream",
         "An OpenAI `data: [DONE]` line follows message_stop on an Anthropic stream.",
-        "Shared SSE writers that always close with [DONE] (seed rule: nothing follows message_stop; strict "
+        "Shared SSE writers that always close with [DONE] (rule: nothing follows message_stop; strict "
         "clients fail on the unnamed event, lenient ones hide it).",
         "frontend wire (the Anthropic SDK ignores it)",
         h.DONE_APPENDED_TO_ANTHROPIC,
@@ -159,7 +159,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "length-mapped-to-stop",
         "A generation cut by max_tokens is reported as a normal stop.",
-        "finish_reason 'length' mapped to 'stop' / end_turn (seed rule on stop reasons; agents then treat a cut "
+        "finish_reason 'length' mapped to 'stop' / end_turn (stop-reason rule; agents then treat a cut "
         "answer as complete).",
         "response side (stop_reason)",
         h.STOP_REASON_LENGTH_AS_STOP,
@@ -169,7 +169,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "usage-chunk-dropped",
         "The final usage-only chunk (choices: []) of an OpenAI stream is not forwarded.",
-        "Chunk filters that skip chunks without choices (seed rule: with stream_options.include_usage the usage "
+        "Chunk filters that skip chunks without choices (rule: with stream_options.include_usage the usage "
         "arrives on its own final chunk).",
         "response side (usage_present, usage)",
         h.USAGE_CHUNK_DROPPED,
@@ -179,7 +179,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "tool-fragments-reordered",
         "Tool-argument fragments reach the client out of order.",
-        "Fragments collected per call in an unordered structure before being re-emitted (seed rule: "
+        "Fragments collected per call in an unordered structure before being re-emitted (rule: "
         "input_json_delta / arguments fragments concatenate in arrival order).",
         "response side (tool_calls check)",
         h.TOOL_FRAGMENTS_REORDERED,
@@ -190,7 +190,7 @@ FAULTS: tuple[Fault, ...] = (
         "text-buffered-until-end",
         "The answer text is held back and sent in one piece when the block ends.",
         "Non-incremental stream translation (collect, then convert); the content is right, the stream is not "
-        "(seed rule: a translated stream stays a stream).",
+        "(rule: a translated stream stays a stream).",
         "text-buffering check (the content diff cannot see it)",
         h.TEXT_BUFFERED,
         Scope(("long-output", "text-basic", "unicode-multibyte"), streams=_STREAM),
@@ -199,7 +199,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "midstream-error-as-stop",
         "An error inside a 200 stream is turned into a normal end of the answer.",
-        "Stream adapters that map any upstream end to a stop event (seed rule: a mid-stream error reaches the "
+        "Stream adapters that map any upstream end to a stop event (rule: a mid-stream error reaches the "
         "client as its protocol's error, never as a complete answer).",
         "response side (error checks)",
         h.MIDSTREAM_ERROR_AS_STOP,
@@ -246,8 +246,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "multibyte-split-corrupted",
         "A UTF-8 character split across two network chunks arrives as U+FFFD.",
-        "Each upstream chunk decoded on its own with errors='replace' (seed rule: decode the byte stream, not "
-        "the chunks).",
+        "Each upstream chunk decoded on its own with errors='replace' (rule: decode the byte stream, not the chunks).",
         "response side (text_equals)",
         h.MULTIBYTE_SPLIT_CORRUPTED,
         Scope(("unicode-multibyte",), streams=_STREAM),

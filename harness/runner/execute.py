@@ -115,9 +115,8 @@ def run_once(
         checks += wire_checks(client, exchange)
     grammar = [str(v) for v in exchange.violations] if exchange else []
     failed = [c for c in checks if not c.passed]
-    first_byte = None
-    if exchange is not None and exchange.timings.first_byte is not None:
-        first_byte = (exchange.timings.first_byte - exchange.timings.start) * 1000
+    # `Timings.first_byte` is already an offset from the request's arrival (`start` is wall-clock time).
+    first_byte = exchange.timings.first_byte * 1000 if exchange and exchange.timings.first_byte is not None else None
     trace = RunTrace(
         case_id=case_id,
         role=role,

@@ -113,5 +113,7 @@ def test_echoed_upstream_key_is_a_proxy_bug_and_never_reaches_the_trace(tmp_path
     )
     error = result.runs["translated"].sdk.error
     assert error is not None and "[REDACTED: planted upstream key]" in error.message
+    timing = result.runs["translated"].timings
+    assert timing.first_byte_ms is not None and 0 <= timing.first_byte_ms <= timing.total_ms
     # The baselines hold the same key and do not show it.
     assert all(c.passed for c in result.runs["baseline_frontend"].checks)
