@@ -18,10 +18,6 @@ from harness.proxy import HookContext, TranslateHooks
 Events = Sequence[ir.StreamEvent]
 
 
-def _same(event: ir.StreamEvent) -> Events:
-    return (event,)
-
-
 def _per_request(build: Callable[[HookContext], TranslateHooks]) -> TranslateHooks:
     return TranslateHooks(per_request=build)
 

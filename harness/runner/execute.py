@@ -73,6 +73,25 @@ def _sdk_view(result: SdkResult) -> SdkView:
     )
 
 
+def _checks(
+    scenario: Scenario, result: SdkResult, exchange: Exchange | None, client: str, backend: str, *, wire: bool
+) -> list[Check]:
+    """The scenario's checks on what the SDK saw and on what reached the backend, plus (`wire`) the runner's own
+    checks on the translated stream the client received."""
+    # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
+    carried = (
+        set(drivers.get(client).capabilities)
+        & set(registry.get(client).capabilities)
+        & set(registry.get(backend).capabilities)
+    )
+    checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
+    if exchange is not None and exchange.upstream_request is not None:
+        checks += [_check(c) for c in evaluate_upstream(scenario, _as_sent(exchange))]
+    if wire and exchange is not None:
+        checks += wire_checks(client, exchange)
+    return checks
+
+
 def run_once(
     env: Environment,
     *,
@@ -104,15 +123,7 @@ def run_once(
             raise Unsupported(f"{client} SDK: {exc}") from exc
     total_ms = (time.perf_counter() - started) * 1000
     exchange = session.exchange
-    # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
-    carried = (
-        set(driver.capabilities) & set(registry.get(client).capabilities) & set(registry.get(backend).capabilities)
-    )
-    checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
-    if exchange is not None and exchange.upstream_request is not None:
-        checks += [_check(c) for c in evaluate_upstream(scenario, _as_sent(exchange))]
-    if translated and stream and exchange is not None:
-        checks += wire_checks(client, exchange)
+    checks = _checks(scenario, result, exchange, client, backend, wire=translated and stream)
     grammar = [str(v) for v in exchange.violations] if exchange else []
     failed = [c for c in checks if not c.passed]
     # `Timings.first_byte` is already an offset from the request's arrival (`start` is wall-clock time).
