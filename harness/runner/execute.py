@@ -168,11 +168,14 @@ def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
     """The trace with a failed `secret_leak` check naming where the planted upstream key (or any real-looking
     key) showed up, and the planted key itself replaced, so that no trace or report ever carries it."""
     data = trace.model_dump(mode="json")
+    text = json.dumps(data)
+    if not checks_mod.leaks({"trace": text}, planted):
+        return trace  # the common case: one scan of the whole trace
     parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}
     where = checks_mod.leaks(parts, planted)
     if not where:
-        return trace
-    text = json.dumps(data).replace(planted, REDACTED_KEY)
+        return trace  # a key-shaped value only in a check's expectation is not a leak
+    text = text.replace(planted, REDACTED_KEY)
     redacted = RunTrace.model_validate_json(text)
     checks = [*redacted.checks, checks_mod.leak_check(where)]
     return redacted.model_copy(update={"checks": checks, "status": "failed"})
