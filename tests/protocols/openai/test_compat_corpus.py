@@ -11,7 +11,7 @@ import pytest
 from harness import ir
 from harness.protocols import decode_events, registry
 from harness.stream import accumulate, validate
-from tests.conftest import corpus_files
+from tests.conftest import corpus_dir, corpus_files
 from tests.protocols.openai.support import chunkings, interactions
 
 pytestmark = pytest.mark.corpus
@@ -158,6 +158,7 @@ def _joined(response: ir.Response, kind: type[ir.TextPart] | type[ir.ThinkingPar
 
 
 def test_every_compat_file_and_interaction_has_an_expectation() -> None:
+    corpus_dir(FOLDER)  # skips, with the reason, when the corpus is absent
     recorded = {(p.name, i) for p in corpus_files(FOLDER) for i in range(len(interactions(FOLDER, p.name)))}
     assert recorded == {(e.file, e.interaction) for e in EXPECTED}
 
