@@ -347,7 +347,7 @@ class _ProfiledLoop(LoopThread):
 # Where time goes, by the file (or built-in) a function's own time is spent in; first match wins.
 BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("TLS contexts (SDK client construction)", ("load_verify_locations", "set_default_verify_paths")),
-    ("waiting on the loop thread", ("method 'acquire' of '_thread.lock'",)),
+    ("waiting on the loop thread", ("method 'acquire' of '_thread.lock'", "method 'get' of '_queue.SimpleQueue'")),
     ("loop idle (waiting for a request or chunk)", ("method 'poll' of 'select.epoll'",)),
     ("harness/diff (losses, normalize, compare)", ("harness/diff/",)),
     ("deepdiff", ("deepdiff/", "orderly_set/")),
