@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "proxy": {"ir", "wire", "stream", "protocols"},
     "runner": {"ir", "stream", "protocols", "proxy", "record", "backends", "scenarios", "drivers", "trace", "diff"},
     "report": {"ir", "trace", "diff", "runner"},
-    "faults": {"ir", "wire", "proxy", "runner", "scenarios", "trace"},
+    "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
 }
 # Modules of harness/protocols that the rest of the harness may use: the contract, the registry, shared helpers.
 PROTOCOLS_PUBLIC = {

@@ -8,7 +8,6 @@ tool calls in one chunk.
 
 from __future__ import annotations
 
-from harness.protocols import Codec
 from harness.scenarios.model import Chunking
 
 TYPICAL: dict[str, Chunking] = {
@@ -21,11 +20,6 @@ TYPICAL: dict[str, Chunking] = {
     "mistral": Chunking(text_chunk_size=5),
     "deepseek": Chunking(text_chunk_size=3, arguments_chunk_size=4),
 }
-
-
-def family(codec: Codec) -> str:
-    """The base protocol a codec belongs to (a profile names it; a base protocol is its own)."""
-    return codec.family
 
 
 def effective(backend: str, backend_family: str, scenario: Chunking) -> Chunking:

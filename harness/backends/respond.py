@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from harness import ir
-from harness.backends.chunking import effective, family
+from harness.backends.chunking import effective
 from harness.protocols import Codec, HttpRequest
 from harness.scenarios.model import ReplyError, ReplyModels, ReplyOk, Scenario
 from harness.scenarios.resolve import resolve
@@ -43,7 +43,7 @@ def _split(data: bytes, size: int) -> list[bytes]:
 
 
 def _stream(codec: Codec, scenario: Scenario, reply: ReplyOk, request: ir.Request) -> list[bytes]:
-    chunking = effective(codec.name, family(codec), scenario.chunking)
+    chunking = effective(codec.name, codec.family, scenario.chunking)
     events = scripted_events(reply, chunking, model=request.model)
     encoder = codec.stream_encoder(request=request)
     chunks = [b for b in (encoder.encode(e) for e in events) if b]

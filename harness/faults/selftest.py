@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.diff import Verdict
 from harness.faults.catalog import FAULTS, Fault
 from harness.runner.matrix import Case
 from harness.runner.run import CaseRunner, RunKey, RunOptions, default_backends, default_frontends, runs_of
 from harness.scenarios.loader import load_scenarios
 from harness.trace.model import CaseResult
 
-PROXY_BUGS = frozenset({"proxy_bug_request", "proxy_bug_response"})
 DEFAULT_PER_FAULT = 24
 """Cases per fault in a full selftest (witnesses included)."""
 
@@ -97,7 +97,7 @@ class SelftestResult:
     @property
     def clean_bugs(self) -> list[CaseResult]:
         """Clean cases judged proxy bugs (each one fails the selftest: the gate would cry wolf)."""
-        return [r for r in self.clean if r.verdict in PROXY_BUGS]
+        return [r for r in self.clean if Verdict(r.verdict).is_proxy_bug]
 
     @property
     def escaped(self) -> list[str]:
@@ -233,8 +233,8 @@ class Selftest:
             runner.close()
         outcome = FaultOutcome(fault, [r.case_id for r in results])
         outcome.verdicts = dict(Counter(r.verdict for r in results))
-        outcome.catching = [r.case_id for r in results if r.verdict in PROXY_BUGS]
-        first = next((r for r in results if r.verdict in PROXY_BUGS), None)
+        outcome.catching = [r.case_id for r in results if Verdict(r.verdict).is_proxy_bug]
+        first = next((r for r in results if Verdict(r.verdict).is_proxy_bug), None)
         outcome.first_divergence = describe(first) if first is not None else None
         return outcome
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.diff import Verdict
 from harness.trace.model import CaseResult
 
 
@@ -65,7 +66,7 @@ def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, K
     lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
     count = 0
     for result in results:
-        if result.verdict not in ("proxy_bug_request", "proxy_bug_response"):
+        if not Verdict(result.verdict).is_proxy_bug:
             continue
         old = previous.get(result.case_id)
         reason = old.reason if old and old.verdict == result.verdict else result.reason

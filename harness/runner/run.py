@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from harness import drivers
-from harness.backends import family
+from harness.diff import Verdict
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
@@ -75,29 +75,20 @@ def default_backends(cassettes: Path) -> list[str]:
     return sorted(p.name for p in cassettes.iterdir() if p.is_dir() and p.name in registry.names())
 
 
-def codec_capabilities(name: str) -> frozenset[str]:
-    """What a protocol can carry, as its codec declares it."""
-    caps = getattr(registry.get(name), "capabilities", None)
-    if caps is None:
-        raise TypeError(f"protocol {name!r} declares no capabilities")
-    return frozenset(str(c) for c in caps)
-
-
 def capabilities(case: Case) -> dict[str, frozenset[str]]:
     """What each party of a case can do."""
+    backend_client = registry.get(case.backend).family
     return {
         f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
-        f"{case.frontend} frontend": codec_capabilities(case.frontend),
-        f"{case.backend} backend": codec_capabilities(case.backend),
-        f"{family(registry.get(case.backend))} SDK": frozenset(
-            drivers.get(family(registry.get(case.backend))).capabilities
-        ),
+        f"{case.frontend} frontend": frozenset(registry.get(case.frontend).capabilities),
+        f"{case.backend} backend": frozenset(registry.get(case.backend).capabilities),
+        f"{backend_client} SDK": frozenset(drivers.get(backend_client).capabilities),
     }
 
 
 def runs_of(case: Case) -> dict[RunRole, RunKey]:
     """The keys of a case's three runs, by role (baselines are shared by every case that needs the same one)."""
-    backend_client = family(registry.get(case.backend))
+    backend_client = registry.get(case.backend).family
     return {
         "baseline_frontend": ("baseline_frontend", case.frontend, case.frontend, case.scenario, case.stream),
         "baseline_backend": ("baseline_backend", backend_client, case.backend, case.scenario, case.stream),
@@ -252,19 +243,28 @@ class Runner:
             registry.get(name)  # unknown names fail here, before anything runs
         self.cases = expand(self.scenarios, self.frontends, self.backends, streams=options.streams)
 
+    def _plan(self) -> tuple[dict[Case, str | None], dict[RunKey, str]]:
+        """Each case's capability gap, and every distinct run the runnable cases need (baselines shared),
+        in case order, with the id of the first case that needs it."""
+        by_id = {s.id: s for s in self.scenarios}
+        gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in self.cases}
+        wanted: dict[RunKey, str] = {}
+        for case in self.cases:
+            if gaps[case] is None:
+                for key in runs_of(case).values():
+                    wanted.setdefault(key, case.case_id)
+        return gaps, wanted
+
     def planned_runs(self) -> list[RunKey]:
         """Every distinct run the matrix needs (baselines shared between cases), in case order."""
-        by_id = {s.id: s for s in self.scenarios}
-        wanted: dict[RunKey, None] = {}
-        for case in self.cases:
-            if missing_capabilities(by_id[case.scenario], capabilities(case)) is None:
-                for key in runs_of(case).values():
-                    wanted.setdefault(key, None)
-        return list(wanted)
+        return list(self._plan()[1])
 
     def case_runner(self) -> CaseRunner:
         """A CaseRunner for this matrix, to run its cases one at a time (the pytest plugin's way)."""
-        backends = {key[2] for key in self.planned_runs()} | set(self.backends)
+        return self._case_runner(self._plan()[1])
+
+    def _case_runner(self, wanted: dict[RunKey, str]) -> CaseRunner:
+        backends = {key[2] for key in wanted} | set(self.backends)
         return CaseRunner(self.options, self.scenarios, sorted(backends))
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
@@ -285,13 +285,8 @@ class Runner:
                 sut=self.options.sut or "built-in proxy",
             )
         )
-        runner = self.case_runner()
-        gaps = {c: runner.gap(c) for c in self.cases}
-        wanted: dict[RunKey, str] = {}
-        for case in self.cases:
-            if gaps[case] is None:
-                for key in runs_of(case).values():
-                    wanted.setdefault(key, case.case_id)
+        gaps, wanted = self._plan()
+        runner = self._case_runner(wanted)
         try:
             runner.run_all(wanted)
         finally:
@@ -307,7 +302,7 @@ class Runner:
             if entry is not None:
                 result = result.model_copy(update={"known": entry.reason})
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
-            is_bug = result.verdict in ("proxy_bug_request", "proxy_bug_response")
+            is_bug = Verdict(result.verdict).is_proxy_bug
             if is_bug and not (entry and entry.verdict == result.verdict):
                 new_bugs.append(result.case_id)
             if entry is not None and not is_bug:

@@ -56,10 +56,6 @@ def request_path(backend: str) -> str:
     return registry.get(backend).encode_request(sample).path
 
 
-def _family(backend: str) -> str:
-    return str(registry.get(backend).family)
-
-
 def _q(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid TOML basic string and a valid YAML scalar
 
@@ -93,7 +89,7 @@ def litellm_yaml(replay_url: str, scenarios: Sequence[Scenario], backends: Seque
         "model_list:",
     ]
     for r in routes(scenarios, backends):
-        family = _family(r.backend)
+        family = registry.get(r.backend).family
         path = request_path(r.backend)
         base = f"{replay_url}/{r.backend}"
         api_base = base + (
@@ -118,7 +114,7 @@ def louter_yaml(replay_url: str, scenarios: Sequence[Scenario], backends: Sequen
     ]
     all_routes = routes(scenarios, backends)
     for b in backends:
-        family = _family(b)
+        family = registry.get(b).family
         if family not in _LOUTER:
             lines.append(f"  # {b}: Louter has no {family} backend type; its routes are left out")
             continue
