@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import httpx2
+
 from harness.protocols import Codec, HttpRequest
 from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import resolve
@@ -18,6 +20,20 @@ def http_request_of(vcr_request: Any) -> HttpRequest:
         body = body.encode("utf-8")
     headers = {str(k): str(v) for k, v in dict(vcr_request.headers).items()}
     return HttpRequest.from_url(vcr_request.method, vcr_request.uri, headers, body)
+
+
+def backend_request(request: httpx2.Request, body: bytes) -> tuple[str, HttpRequest]:
+    """(backend, the request relative to that backend's base URL) of an upstream request to
+    `http://<any host>/<backend>/...`, as the replay transport and the reference source receive them."""
+    backend, _, rest = request.url.path.lstrip("/").partition("/")
+    http = HttpRequest(
+        method=request.method,
+        path=f"/{rest}",
+        query=dict(request.url.params.multi_items()),
+        headers={k.lower(): v for k, v in request.headers.items()},
+        body=body,
+    )
+    return backend, http
 
 
 def scenario_key(codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest) -> tuple[str, bool]:

@@ -19,13 +19,13 @@ from vcr import matchers as vcr_matchers
 
 from harness import __version__
 from harness.backends import WireReply, respond
-from harness.protocols import HttpRequest, registry
+from harness.protocols import registry
 from harness.record import serializer
 from harness.record.chunks import event_boundaries
 from harness.record.layout import cassette_path, mode_name
-from harness.record.matching import scenario_matcher
+from harness.record.matching import backend_request, scenario_matcher
 from harness.record.modes import RecordMode
-from harness.record.scrub import is_secret_header, scrub_body, scrub_url
+from harness.record.scrub import scrub_body, scrub_headers, scrub_url
 from harness.scenarios.model import Scenario
 
 RECORD_TIMEOUT = httpx2.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
@@ -55,10 +55,7 @@ def reference_source(scenarios: Sequence[Scenario]) -> Source:
     source = Source(kind="reference")
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        backend, _, rest = request.url.path.lstrip("/").partition("/")
-        http = HttpRequest.from_url(
-            request.method, f"/{rest}?{request.url.query.decode()}", dict(request.headers), request.read()
-        )
+        backend, http = backend_request(request, request.read())
         reply = respond(registry.get(backend), http, scenarios)
         source.replies.append(reply)
         return httpx2.Response(reply.status, headers=reply.headers, content=reply.body)
@@ -68,7 +65,7 @@ def reference_source(scenarios: Sequence[Scenario]) -> Source:
 
 
 def _scrub_request(request: Any) -> Any:
-    request.headers = {k: v for k, v in dict(request.headers).items() if not is_secret_header(k)}
+    request.headers = scrub_headers(dict(request.headers))
     request.uri = scrub_url(request.uri)
     if request.body:
         request.body = scrub_body(request.body if isinstance(request.body, bytes) else request.body.encode())
@@ -77,7 +74,7 @@ def _scrub_request(request: Any) -> Any:
 
 def _attach(source: Source) -> Any:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
-        response["headers"] = {k: v for k, v in response["headers"].items() if not is_secret_header(k)}
+        response["headers"] = scrub_headers(response["headers"])
         body = response["body"]["string"] or b""
         if source.kind == "reference" and source.replies:
             lengths = [len(c) for c in source.replies[-1].chunks]

@@ -21,7 +21,7 @@ from harness.protocols import HttpRequest, registry
 from harness.record import serializer
 from harness.record.chunks import Rechunk, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
-from harness.record.matching import scenario_key, scenario_matcher
+from harness.record.matching import backend_request, scenario_key, scenario_matcher
 from harness.scenarios.model import Scenario
 
 # Hop-by-hop and encoding headers describe the original transfer, not the body we serve.
@@ -129,14 +129,6 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Serve one upstream request from the cassettes."""
-        body = await request.aread()
-        backend, _, rest = request.url.path.lstrip("/").partition("/")
-        http = HttpRequest(
-            method=request.method,
-            path=f"/{rest}",
-            query=dict(request.url.params.multi_items()),
-            headers={k.lower(): v for k, v in request.headers.items()},
-            body=body,
-        )
+        backend, http = backend_request(request, await request.aread())
         reply = self.replayer.reply(backend, http)
         return httpx2.Response(reply.status, headers=reply.headers, stream=_ChunkStream(reply.chunks))
