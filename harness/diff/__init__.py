@@ -3,7 +3,7 @@
 from harness.diff.compare import Divergence, compare, diff_views
 from harness.diff.losses import LossKeyError, apply_losses, parse_loss, valid_keys
 from harness.diff.normalize import DEFAULT_RULES, View
-from harness.diff.request_side import request_divergences, strip_losses
+from harness.diff.request_side import request_divergences
 from harness.diff.triage import RunOutcome, Triage, Verdict, triage
 
 __all__ = [
@@ -19,7 +19,6 @@ __all__ = [
     "diff_views",
     "parse_loss",
     "request_divergences",
-    "strip_losses",
     "triage",
     "valid_keys",
 ]

@@ -23,13 +23,6 @@ ALWAYS_IGNORED = ("Request.model", "Request.provider_fields")
 PAIR_LOSSES: Mapping[tuple[str, str], tuple[str, ...]] = {}
 
 
-def strip_losses(request: dict[str, Any], losses: Iterable[str]) -> dict[str, Any]:
-    """One request JSON without what the loss keys name (value-conditional keys apply when it has the value)."""
-    stripped, _ = apply_losses({"request": request}, {"request": request}, losses, scope="request")
-    result: dict[str, Any] = stripped["request"]
-    return result
-
-
 def request_divergences(
     frontend: dict[str, Any],
     upstream: dict[str, Any],

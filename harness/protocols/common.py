@@ -58,7 +58,7 @@ KIND_STATUS: dict[ir.ErrorKind, int] = {
 
 def kind_for_status(status: int, message: str = "") -> ir.ErrorKind:
     """The error kind an HTTP status (and, for 400s, a context-window message) means."""
-    if status in (400, 413) and any(m in message.lower() for m in _CONTEXT_MARKERS):
+    if status in (400, 413) and is_context_message(message):
         return ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
     if status in _STATUS_KINDS:
         return _STATUS_KINDS[status]

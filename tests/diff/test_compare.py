@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import ir
-from harness.diff import RunOutcome, Verdict, compare, request_divergences, strip_losses, triage
+from harness.diff import RunOutcome, Verdict, apply_losses, compare, request_divergences, triage
 from harness.diff import normalize as n
 from tests import strategies
 
@@ -116,7 +116,7 @@ def test_request_side_model_name_and_declared_losses_are_allowed() -> None:
     assert request_divergences(request(), request(temperature=None)) != []
 
 
-def test_strip_losses_removes_fields_of_a_part_kind_and_whole_parts() -> None:
+def test_losses_remove_fields_of_a_part_kind_and_whole_parts() -> None:
     req = ir.to_json(
         ir.Request(
             model="m",
@@ -132,7 +132,7 @@ def test_strip_losses_removes_fields_of_a_part_kind_and_whole_parts() -> None:
             ],
         )
     )
-    stripped = strip_losses(req, ["ThinkingPart.signature", "ImagePart"])
+    stripped = apply_losses({"request": req}, {"request": req}, ["ThinkingPart.signature", "ImagePart"])[0]["request"]
     assert stripped["messages"][0]["content"][0] == {"kind": "thinking", "text": "t"}
     assert stripped["messages"][1]["content"] == [{"kind": "text", "text": "y"}]
 
