@@ -7,6 +7,7 @@ a parallel run reports exactly what a serial one does.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -143,18 +144,19 @@ class CaseRunner:
         mode: Literal["passthrough", "translate"] = "translate" if role == "translated" else "passthrough"
         scenario = self._by_id[scenario_id]
         path = cassette_path(self.options.cassettes, backend, scenario_id, stream)
+        failed = functools.partial(
+            error_trace,
+            case_id=case_id,
+            role=role,
+            scenario=scenario_id,
+            client=client,
+            backend=backend,
+            mode=mode,
+            stream=stream,
+        )
         if scenario.kind != "models_list" and not path.is_file():
-            return error_trace(
-                case_id=case_id,
-                role=role,
-                scenario=scenario_id,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-                error=f"missing cassette: {path} (run `conformance record "
-                f"--backend {backend} --scenario {scenario_id}`)",
-            )
+            record = f"conformance record --backend {backend} --scenario {scenario_id}"
+            return failed(error=f"missing cassette: {path} (run `{record}`)")
         try:
             return run_once(
                 self.env,
@@ -169,16 +171,7 @@ class CaseRunner:
         except Unsupported:
             raise
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
-            return error_trace(
-                case_id=case_id,
-                role=role,
-                scenario=scenario_id,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-                error=f"{type(exc).__name__}: {exc}",
-            )
+            return failed(error=f"{type(exc).__name__}: {exc}")
 
     def run_all(self, wanted: dict[RunKey, str]) -> None:
         """Run every wanted run (key -> id of the first case that needs it) not run yet, `jobs` at a time."""
