@@ -1,0 +1,79 @@
+"""IR events -> a swink proxy SSE body, one event at a time, and the whole-response form built on it.
+
+Every IR event has its swink twin with the same start / delta / end shape, so the encoder is nearly one to one:
+`MessageStart` -> `start`; blocks keep their IR index as `content_index`; mid-stream `UsageEvent`s fold into the
+terminal `done`, which always carries the full `usage` and a zero `cost` (the harness prices nothing);
+`ErrorEvent` -> `error` with `stop_reason: "error"`. Redacted thinking has no swink form and is not sent.
+Each event is `data: <json>` and a blank line; nothing follows the terminal event (no `[DONE]`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.swink.errors import error_fields
+from harness.protocols.swink.events import wire_stop, wire_usage
+from harness.protocols.swink.request import ZERO_COST
+
+
+def sse(data: dict[str, Any]) -> bytes:
+    """One SSE event carrying `data` as compact JSON."""
+    return b"data: " + common.dump_json(data) + b"\n\n"
+
+
+class SwinkStreamEncoder:
+    """Incremental IR -> SSE encoder for one `/v1/stream` answer."""
+
+    def __init__(self) -> None:
+        self._usage = ir.Usage()
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """The SSE bytes for this event (empty when it has no swink form)."""
+        data = self._data(event)
+        return b"" if data is None else sse(data)
+
+    def close(self) -> bytes:
+        """Nothing follows the terminal event."""
+        return b""
+
+    def _data(self, event: ir.StreamEvent) -> dict[str, Any] | None:
+        match event:
+            case ir.MessageStart():
+                if event.usage is not None:
+                    self._usage = self._usage.merged(event.usage)
+                return {"type": "start"}
+            case ir.TextStart() | ir.ThinkingStart() | ir.TextEnd() | ir.ToolCallEnd():
+                return {"type": event.kind, "content_index": event.index}
+            case ir.TextDelta() | ir.ThinkingDelta():
+                return {"type": event.kind, "content_index": event.index, "delta": event.text}
+            case ir.ThinkingEnd():
+                return {"type": "thinking_end", "content_index": event.index, "signature": event.signature}
+            case ir.ToolCallStart():
+                return {"type": "tool_call_start", "content_index": event.index, "id": event.id, "name": event.name}
+            case ir.ToolCallDelta():
+                return {"type": "tool_call_delta", "content_index": event.index, "delta": event.arguments}
+            case ir.UsageEvent():
+                self._usage = self._usage.merged(event.usage)
+            case ir.Done():
+                usage = wire_usage(self._usage.merged(event.usage))
+                return {"type": "done", "stop_reason": wire_stop(event.stop_reason), "usage": usage, "cost": dict(ZERO_COST)}
+            case ir.ErrorEvent():
+                return {"type": "error", "stop_reason": "error", **error_fields(event.error), "usage": None}
+        return None
+
+
+def response_events(response: ir.Response) -> list[ir.StreamEvent]:
+    """The stream that says `response`: swink answers every request with a stream, so a whole response is one."""
+    events: list[ir.StreamEvent] = [ir.MessageStart(id=response.id, model=response.model)]
+    for i, part in enumerate(response.content):
+        if isinstance(part, ir.TextPart):
+            events += [ir.TextStart(index=i), ir.TextDelta(index=i, text=part.text), ir.TextEnd(index=i)]
+        elif isinstance(part, ir.ThinkingPart):
+            events += [ir.ThinkingStart(index=i), ir.ThinkingDelta(index=i, text=part.text)]
+            events.append(ir.ThinkingEnd(index=i, signature=part.signature))
+        elif isinstance(part, ir.ToolCallPart):
+            events.append(ir.ToolCallStart(index=i, id=part.id, name=part.name))
+            events += [ir.ToolCallDelta(index=i, arguments=part.arguments_raw), ir.ToolCallEnd(index=i)]
+    return [*events, ir.Done(stop_reason=response.stop_reason, usage=response.usage)]
