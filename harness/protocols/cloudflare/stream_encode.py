@@ -1,0 +1,79 @@
+"""IR events -> a streamed Workers AI reply in the native form, written the way the text models write it.
+
+Each text delta is `data: {"response": "...", "tool_calls": [], "p": "..."}` (the padding `p` of varying length
+hides token sizes; here a deterministic prefix of the alphabet the llama models use); the stream opens with an
+empty such event; a tool call goes whole once its arguments are complete (`{"id", "type": "function", "index",
+"function": {"name", "arguments"}}`); the end is the cumulative `{"response": "", "usage": {...}}` event and
+`data: [DONE]`. The native form has no thinking, finish reason or id: thinking is not sent (see the losses). An
+`ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no `[DONE]` after it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ir
+from harness.protocols import common
+from harness.protocols.cloudflare.errors import envelope
+from harness.protocols.cloudflare.response import wire_usage
+
+_PAD = "abdefghijklmnoprstuvxyz1234567890"
+DONE = b"data: [DONE]\n\n"
+"""The stream's last event."""
+
+
+def sse(data: dict[str, Any]) -> bytes:
+    """One `data:` event."""
+    return b"data: " + common.dump_json(data) + b"\n\n"
+
+
+class CloudflareStreamEncoder:
+    """Incremental IR -> SSE encoder for one streamed native reply."""
+
+    def __init__(self) -> None:
+        self._usage = ir.Usage()
+        self._calls: dict[int, tuple[str, str, list[str]]] = {}
+        self._ordinal = 0
+        self._count = 0
+        self._failed = False
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """The SSE bytes for this event (empty when it has no native form)."""
+        match event:
+            case ir.MessageStart():
+                self._usage = self._usage.merged(event.usage)
+                return self._text("")
+            case ir.TextDelta() if event.text:
+                return self._text(event.text)
+            case ir.ToolCallStart():
+                self._calls[event.index] = (event.id, event.name, [])
+            case ir.ToolCallDelta() if event.index in self._calls:
+                self._calls[event.index][2].append(event.arguments)
+            case ir.ToolCallEnd() if event.index in self._calls:
+                return self._call(*self._calls.pop(event.index))
+            case ir.UsageEvent():
+                self._usage = self._usage.merged(event.usage)
+            case ir.Done():
+                return sse({"response": "", "usage": wire_usage(self._usage.merged(event.usage))})
+            case ir.ErrorEvent():
+                self._failed = True
+                return sse(envelope(event.error))
+        return b""
+
+    def close(self) -> bytes:
+        """`data: [DONE]` after a successful stream; nothing after an error."""
+        return b"" if self._failed else DONE
+
+    def _pad(self) -> str:
+        self._count += 1
+        size = 1 + (self._count * 13) % 49
+        return (_PAD * 2)[:size]
+
+    def _text(self, text: str) -> bytes:
+        return sse({"response": text, "tool_calls": [], "p": self._pad()})
+
+    def _call(self, call_id: str, name: str, fragments: list[str]) -> bytes:
+        function = {"name": name, "arguments": "".join(fragments)}
+        call = {"id": call_id, "type": "function", "index": self._ordinal, "function": function}
+        self._ordinal += 1
+        return sse({"response": "", "tool_calls": [call], "p": self._pad()})
