@@ -168,6 +168,20 @@ AZURE = Profile(
 )
 """Azure OpenAI: deployment URLs, `api-version`, `api-key` auth, content-filter annotations."""
 
+CLOUDFLARE_OPENAI = Profile(
+    name="cloudflare-openai",
+    # https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1/chat/completions: the account is part of
+    # the base URL an OpenAI client is given; recording against the real API substitutes CLOUDFLARE_ACCOUNT_ID.
+    base_path="/client/v4/accounts/" + "0" * 32 + "/ai/v1",
+    capabilities=DEFAULT_CAPABILITIES - {"retry_after"},
+    max_tokens_field="max_tokens",
+    notes=(
+        "chunks carry a `p` padding field and `usage.neurons` (Cloudflare's billing unit); both are ignored",
+        "some models send per-chunk usage increments; the common decoder keeps the last figures seen",
+    ),
+)
+"""Cloudflare Workers AI's OpenAI-compatible route (the native route is the `cloudflare` codec)."""
+
 PROFILES: tuple[Profile, ...] = (
     OPENAI,
     DEEPSEEK,
@@ -182,5 +196,6 @@ PROFILES: tuple[Profile, ...] = (
     GPTOSS,
     GEMMA,
     AZURE,
+    CLOUDFLARE_OPENAI,
 )
 """Every profile registered as a codec at import."""
