@@ -42,9 +42,14 @@ ACCOUNT_FIELD = "account_id"
 
 def decode_request(request: HttpRequest) -> ir.Request:
     """A native Workers AI request -> IR."""
-    account, model = paths.parse(request.path)
     body = common.load_object(PROTOCOL, request.body, what="request body")
     extra: dict[str, Any] = {k: v for k, v in body.items() if k not in _KNOWN}
+    if request.path:
+        account, model = paths.parse(request.path)
+    else:  # a bare body (`conformance decode` of a raw file): only a body `model` can name it
+        account, model = paths.ACCOUNT_PLACEHOLDER, extra.pop("model", None)
+        if not isinstance(model, str):
+            raise fail("a bare request body names no model (it is in the request path)")
     if account != paths.ACCOUNT_PLACEHOLDER:
         extra[ACCOUNT_FIELD] = account
     messages = _decode_messages(body)

@@ -29,7 +29,7 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "Request.stream:False": "the protocol has only a streamed answer: every request is a stream request",
         "request.Message.role:system": "messages have no system role (only the leading `system` prompt)",
         "ToolResultPart.name": "tool_result messages carry only tool_call_id",
-        "ToolCallPart.arguments_raw": "arguments travel as a JSON value: the text comes back as its compact JSON",
+        "request.ToolCallPart.arguments_raw": "arguments travel as a JSON value: the text comes back as its compact JSON",
         "RedactedThinkingPart": "no swink content block carries redacted thinking: such blocks are not sent",
         "Response.id": "the stream's `start` event has no id",
         "Response.model": "the stream's `start` event has no model",
