@@ -60,7 +60,7 @@ def envelope_error(obj: dict[str, Any], *, status: int | None) -> ir.IRError:
         kind = ir.ErrorKind.PERMISSION
     if kind is None:
         kind = common.kind_for_status(status, message) if status is not None else _by_message(message)
-    elif common.is_context_message(message):
+    elif kind is ir.ErrorKind.INVALID_REQUEST and common.is_context_message(message):
         kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
     return ir.IRError.of(kind, message, status=status, code=None if code is None else str(code))
 
