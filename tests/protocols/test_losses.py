@@ -72,8 +72,8 @@ RESHAPES: dict[str, Mapping[str, str]] = {
 TABLE_PARAMS = sorted(TABLES)
 
 # Broad keys a codec may declare because it lacks the whole capability (so no case that needs it runs there):
-# (codec, key) -> the capability it must not declare. Gemma has no thinking mode.
-JUSTIFIED_BROAD = {("gemma", "Request.thinking"): "thinking"}
+# (codec, key) -> the capability it must not declare. Gemma has no thinking mode; swink's request has no tools.
+JUSTIFIED_BROAD = {("gemma", "Request.thinking"): "thinking", ("swink", "Request.tools"): "tools"}
 
 
 def _value_ok(annotation: Any, value: str) -> bool:

@@ -10,11 +10,19 @@ import pytest
 from jsonschema import ValidationError
 
 from harness.protocols.anthropic import schemas as anthropic_schemas
+from harness.protocols.cloudflare import schemas as cloudflare_schemas
 from harness.protocols.gemini import schemas as gemini_schemas
 from harness.protocols.ollama import schemas as ollama_schemas
 from harness.protocols.schemas import SchemaSet
+from harness.protocols.swink import schemas as swink_schemas
 
-SETS = {"anthropic": anthropic_schemas.SCHEMAS, "gemini": gemini_schemas.SCHEMAS, "ollama": ollama_schemas.SCHEMAS}
+SETS = {
+    "anthropic": anthropic_schemas.SCHEMAS,
+    "cloudflare": cloudflare_schemas.SCHEMAS,
+    "gemini": gemini_schemas.SCHEMAS,
+    "ollama": ollama_schemas.SCHEMAS,
+    "swink": swink_schemas.SCHEMAS,
+}
 
 
 @pytest.mark.parametrize("name", sorted(SETS))

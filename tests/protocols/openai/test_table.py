@@ -17,7 +17,7 @@ from tests.protocols.openai.support import PROFILE_CODECS
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "profiles.md"
 NAMES = {"openai", "deepseek", "groq", "mistral", "xai", "openrouter", "together", "vllm", "llamacpp", "lmstudio",
-         "gptoss", "gemma", "azure"}  # fmt: skip
+         "gptoss", "gemma", "azure", "cloudflare-openai"}  # fmt: skip
 
 
 def test_docs_profiles_md_is_up_to_date() -> None:
