@@ -84,7 +84,7 @@ def js_joined_body(source: str, title: str, constants: dict[str, str] | None = N
     """The body a vitest case titled `title` builds as `[`...`, "..."].join("")`, JS escapes applied."""
     start = source.index(title)
     begin = source.index("[", source.index("new Response(", start))
-    end = source.index('].join(', begin)
+    end = source.index("].join(", begin)
     items = re.findall(r'`((?:[^`\\]|\\.)*)`|"((?:[^"\\]|\\.)*)"', source[begin:end], flags=re.S)
     text = "".join(a or b for a, b in items)
     for name, value in (constants or {}).items():

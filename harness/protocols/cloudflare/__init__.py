@@ -48,7 +48,9 @@ class CloudflareCodec:
     family = PROTOCOL
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset({"tools", "parallel_tools", "vision", "json_object", "json_schema"})
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"tools", "parallel_tools", "vision", "json_object", "json_schema"}
+    )
     """Function calling, images (llama vision models) and JSON mode; no tool_choice, stop sequences, thinking
     switch or cache figures on the native wire."""
 

@@ -90,7 +90,9 @@ def _decode_messages(body: dict[str, Any]) -> list[ir.Message]:
             out.append(ir.Message(role="tool", content=[_decode_result(msg, where, pending)]))
             continue
         parts = _decode_content(msg.get("content"), where)
-        calls = [decode_call(c, j, f"{where}.tool_calls[{j}]") for j, c in enumerate(get_list(msg, "tool_calls", where))]
+        calls = [
+            decode_call(c, j, f"{where}.tool_calls[{j}]") for j, c in enumerate(get_list(msg, "tool_calls", where))
+        ]
         if role == "assistant":
             pending = list(calls)
         out.append(ir.Message(role=role, content=[*parts, *calls]))
@@ -276,7 +278,11 @@ def _encode_content(parts: list[Any]) -> str | list[dict[str, Any]]:
 
 
 def _encode_result(part: ir.ToolResultPart) -> dict[str, Any]:
-    msg: dict[str, Any] = {"role": "tool", "content": _encode_content(list(part.content)), "tool_call_id": part.tool_call_id}
+    msg: dict[str, Any] = {
+        "role": "tool",
+        "content": _encode_content(list(part.content)),
+        "tool_call_id": part.tool_call_id,
+    }
     if part.name is not None:
         msg["name"] = part.name
     return msg

@@ -89,7 +89,11 @@ def usage(value: Any, where: str) -> ir.Usage | None:
 def wire_usage(value: ir.Usage) -> dict[str, Any]:
     """IR usage -> Workers AI's `usage` object."""
     prompt, completion = value.input_tokens or 0, value.output_tokens or 0
-    out: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    out: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
     if value.cache_read_tokens is not None:
         out["prompt_tokens_details"] = {"cached_tokens": value.cache_read_tokens}
     return out

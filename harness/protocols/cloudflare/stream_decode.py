@@ -113,9 +113,13 @@ class CloudflareStreamDecoder:
         if self._flow is None or self._flow[0] != kind:
             out += self._close_flow()
             self._flow = (kind, self._take())
-            out.append(ir.ThinkingStart(index=self._flow[1]) if kind == "thinking" else ir.TextStart(index=self._flow[1]))
+            out.append(
+                ir.ThinkingStart(index=self._flow[1]) if kind == "thinking" else ir.TextStart(index=self._flow[1])
+            )
         index = self._flow[1]
-        out.append(ir.ThinkingDelta(index=index, text=text) if kind == "thinking" else ir.TextDelta(index=index, text=text))
+        out.append(
+            ir.ThinkingDelta(index=index, text=text) if kind == "thinking" else ir.TextDelta(index=index, text=text)
+        )
         return out
 
     def _close_flow(self) -> list[ir.StreamEvent]:

@@ -27,9 +27,8 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "ResponseFormatJsonSchema": _FIXED,
         "ThinkingConfig": _FIXED,
         "Request.stream:False": "the protocol has only a streamed answer: every request is a stream request",
-        "request.Message.role:system": "messages have no system role (only the leading `system` prompt)",
         "ToolResultPart.name": "tool_result messages carry only tool_call_id",
-        "request.ToolCallPart.arguments_raw": "arguments travel as a JSON value: the text comes back as its compact JSON",
+        "request.ToolCallPart.arguments_raw": "arguments travel as a JSON value: the text comes back compact",
         "RedactedThinkingPart": "no swink content block carries redacted thinking: such blocks are not sent",
         "Response.id": "the stream's `start` event has no id",
         "Response.model": "the stream's `start` event has no model",
@@ -61,7 +60,7 @@ LOSSES: Mapping[str, str] = MappingProxyType(
 
 RESHAPES: Mapping[str, str] = MappingProxyType(
     {
-        "Request.system empty string": "`system` is always sent; \"\" is decoded as no system prompt",
+        "Request.system empty string": '`system` is always sent; "" is decoded as no system prompt',
         "Message(role=tool_result) per result": "each tool result is its own `tool_result` message",
         "assistant turn bookkeeping": (
             "provider, model_id, usage, cost, stop_reason and timestamps of earlier turns have no IR form: dropped "

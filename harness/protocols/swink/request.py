@@ -61,7 +61,9 @@ def decode_request(request: HttpRequest) -> ir.Request:
     return ir.Request(
         model=model,
         system=system or None,
-        messages=[_decode_message(m, f"request.messages[{i}]") for i, m in enumerate(get_list(body, "messages", "request"))],
+        messages=[
+            _decode_message(m, f"request.messages[{i}]") for i, m in enumerate(get_list(body, "messages", "request"))
+        ],
         temperature=get_float(options, "temperature", "request.options"),
         max_tokens=get_int(options, "max_tokens", "request.options"),
         stream=True,
@@ -87,7 +89,9 @@ def _decode_message(value: Any, where: str) -> ir.Message:
         if not isinstance(is_error, bool):
             raise fail(f"{where}.is_error is {type(is_error).__name__}, expected a boolean")
         call_id = need_str(msg, "tool_call_id", where)
-        return ir.Message(role="tool", content=[ir.ToolResultPart(tool_call_id=call_id, content=results, is_error=is_error)])
+        return ir.Message(
+            role="tool", content=[ir.ToolResultPart(tool_call_id=call_id, content=results, is_error=is_error)]
+        )
     raise fail(f"{where}.role is {role!r}, expected user, assistant or tool_result")
 
 

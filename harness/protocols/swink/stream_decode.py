@@ -90,7 +90,13 @@ class SwinkStreamDecoder:
             out += self._close_all()
             self._done = True
             if kind == "done":
-                return [*out, ir.Done(stop_reason=stop_reason(data.get("stop_reason"), "done"), usage=usage(data.get("usage"), "done.usage"))]
+                return [
+                    *out,
+                    ir.Done(
+                        stop_reason=stop_reason(data.get("stop_reason"), "done"),
+                        usage=usage(data.get("usage"), "done.usage"),
+                    ),
+                ]
             stop_reason(data.get("stop_reason"), "error")  # required by swink, checked, not kept
             message = need_str(data, "error_message", "error")
             return [*out, ir.ErrorEvent(error=stream_error(message, get_str(data, "error_kind", "error")))]

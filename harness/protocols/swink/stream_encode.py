@@ -58,7 +58,12 @@ class SwinkStreamEncoder:
                 self._usage = self._usage.merged(event.usage)
             case ir.Done():
                 usage = wire_usage(self._usage.merged(event.usage))
-                return {"type": "done", "stop_reason": wire_stop(event.stop_reason), "usage": usage, "cost": dict(ZERO_COST)}
+                return {
+                    "type": "done",
+                    "stop_reason": wire_stop(event.stop_reason),
+                    "usage": usage,
+                    "cost": dict(ZERO_COST),
+                }
             case ir.ErrorEvent():
                 return {"type": "error", "stop_reason": "error", **error_fields(event.error), "usage": None}
         return None

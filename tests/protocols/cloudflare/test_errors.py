@@ -9,7 +9,9 @@ from tests.protocols.cloudflare.support import CODEC, check_error
 
 
 def _envelope(code: int, message: str) -> bytes:
-    return json.dumps({"success": False, "errors": [{"code": code, "message": message}], "messages": [], "result": None}).encode()
+    return json.dumps(
+        {"success": False, "errors": [{"code": code, "message": message}], "messages": [], "result": None}
+    ).encode()
 
 
 def test_capacity_429_is_overloaded_and_account_limit_is_throttled() -> None:
@@ -21,7 +23,11 @@ def test_capacity_429_is_overloaded_and_account_limit_is_throttled() -> None:
 
 def test_no_such_model_400_is_not_found() -> None:
     error = CODEC.decode_error(400, {}, _envelope(5007, "No such model @cf/nope/x or task"))
-    assert (error.kind, error.status, error.message) == (ir.ErrorKind.NOT_FOUND, 400, "No such model @cf/nope/x or task")
+    assert (error.kind, error.status, error.message) == (
+        ir.ErrorKind.NOT_FOUND,
+        400,
+        "No such model @cf/nope/x or task",
+    )
 
 
 def test_authentication_error_code_by_status() -> None:

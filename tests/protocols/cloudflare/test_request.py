@@ -45,11 +45,17 @@ def test_json_mode_takes_the_bare_schema_and_reads_the_openai_wrapper() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     bare = _decode({"messages": [], "response_format": {"type": "json_schema", "json_schema": schema}})
     wrapped = _decode(
-        {"messages": [], "response_format": {"type": "json_schema", "json_schema": {"name": "n", "strict": True, "schema": schema}}}
+        {
+            "messages": [],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "n", "strict": True, "schema": schema}},
+        }
     )
     assert bare.response_format == ir.ResponseFormatJsonSchema(schema_=schema)
     assert wrapped.response_format == ir.ResponseFormatJsonSchema(name="n", schema_=schema, strict=True)
-    assert json.loads(CODEC.encode_request(wrapped).body)["response_format"] == {"type": "json_schema", "json_schema": schema}
+    assert json.loads(CODEC.encode_request(wrapped).body)["response_format"] == {
+        "type": "json_schema",
+        "json_schema": schema,
+    }
 
 
 def test_tool_result_without_id_answers_the_earliest_call_of_its_name() -> None:

@@ -1,4 +1,5 @@
-"""Garbage into every Workers AI decoder: only typed errors (WireError) come out; truncations end in one terminal event."""
+"""Garbage into every Workers AI decoder: only typed errors (WireError) come out; truncations end in one
+terminal event."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from tests.protocols.cloudflare.support import CODEC, provider_body
 
 def _every_decoder(body: bytes) -> None:
     for decode in (
-        lambda: CODEC.decode_request(HttpRequest(method="POST", path="/client/v4/accounts/a/ai/run/@cf/m/x", body=body)),
+        lambda: CODEC.decode_request(
+            HttpRequest(method="POST", path="/client/v4/accounts/a/ai/run/@cf/m/x", body=body)
+        ),
         lambda: CODEC.decode_response(body),
         lambda: decode_events(CODEC, [body]),
         lambda: decode_events(CODEC, [body[i : i + 5] for i in range(0, len(body), 5)]),

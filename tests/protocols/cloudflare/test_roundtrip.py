@@ -59,7 +59,9 @@ def project_request(request: ir.Request) -> ir.Request:
 
 def _usage(usage: ir.Usage) -> ir.Usage:
     return ir.Usage(
-        input_tokens=usage.input_tokens or 0, output_tokens=usage.output_tokens or 0, cache_read_tokens=usage.cache_read_tokens
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=usage.cache_read_tokens,
     )
 
 
@@ -128,7 +130,9 @@ def test_http_error_round_trip(error: ir.IRError) -> None:
     support.check_error(wire)
     decoded = CODEC.decode_error(wire.status, wire.headers, wire.body)
     status, code = WIRE.get(error.kind, (500, 3043))
-    assert decoded == ir.IRError.of(_kind(error), error.message, status=status, retry_after=error.retry_after, code=str(code))
+    assert decoded == ir.IRError.of(
+        _kind(error), error.message, status=status, retry_after=error.retry_after, code=str(code)
+    )
 
 
 @given(strategies.errors)

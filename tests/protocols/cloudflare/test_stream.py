@@ -68,7 +68,9 @@ def test_a_bare_done_line_is_not_the_end_marker() -> None:
 def test_reasoning_content_then_content_and_the_last_usage_wins() -> None:
     body = _with_done_field(provider_body("should handle content and reasoning_content fields if present"))
     events = decode(body)
-    assert events[0] == ir.MessageStart(id="chatcmpl-edc8406714f74cca9cff55f929272d9a", model="@cf/meta/llama-3.3-70b-instruct-fp8-fast")
+    assert events[0] == ir.MessageStart(
+        id="chatcmpl-edc8406714f74cca9cff55f929272d9a", model="@cf/meta/llama-3.3-70b-instruct-fp8-fast"
+    )
     response = _folded(body)
     assert response.content == [
         ir.ThinkingPart(text="Okay, the user is asking"),
@@ -79,7 +81,9 @@ def test_reasoning_content_then_content_and_the_last_usage_wins() -> None:
 
 
 def test_reasoning_field_without_content_suffix() -> None:
-    response = _folded(_with_done_field(provider_body("should handle reasoning field (without _content suffix) if present")))
+    response = _folded(
+        _with_done_field(provider_body("should handle reasoning field (without _content suffix) if present"))
+    )
     assert response.content == [ir.ThinkingPart(text="Thinking..."), ir.TextPart(text="Hello")]
     assert response.stop_reason == ir.StopReason(kind="end_turn", raw="stop")
 
@@ -116,7 +120,10 @@ def test_native_final_usage_event_and_finalization_sentinel() -> None:
 
 
 def test_error_envelope_inside_a_stream_ends_it() -> None:
-    body = b'data: {"response":"Hi"}\n\ndata: {"success":false,"errors":[{"code":3040,"message":"Capacity temporarily exceeded"}]}\n\n'
+    body = (
+        b'data: {"response":"Hi"}\n\n'
+        b'data: {"success":false,"errors":[{"code":3040,"message":"Capacity temporarily exceeded"}]}\n\n'
+    )
     events = decode(body)
     assert events[-1] == ir.ErrorEvent(
         error=ir.IRError.of(ir.ErrorKind.OVERLOADED, "Capacity temporarily exceeded", code="3040")
@@ -139,5 +146,10 @@ def test_encoder_writes_the_native_keys() -> None:
     assert shapes == [["p", "response", "tool_calls"], ["p", "response", "tool_calls"], ["response", "usage"]]
     call = payloads(body)[1]["tool_calls"]
     assert call == [
-        {"id": "call123", "type": "function", "index": 0, "function": {"name": "get_weather", "arguments": '{"location": "London"}'}}
+        {
+            "id": "call123",
+            "type": "function",
+            "index": 0,
+            "function": {"name": "get_weather", "arguments": '{"location": "London"}'},
+        }
     ]

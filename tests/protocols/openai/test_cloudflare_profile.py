@@ -35,4 +35,8 @@ def test_openai_form_tool_call_chunks_from_workers_ai() -> None:
     body = provider_body("should handle streamed tool calls (OpenAI format) with tools present")
     response = accumulate(decode_events(CODEC, [body])).response
     (call,) = response.content
-    assert isinstance(call, ir.ToolCallPart) and call.id == "chatcmpl-tool-abc" and call.arguments == {"location": "London"}
+    assert (
+        isinstance(call, ir.ToolCallPart)
+        and call.id == "chatcmpl-tool-abc"
+        and call.arguments == {"location": "London"}
+    )

@@ -51,7 +51,9 @@ def project_response(response: ir.Response) -> ir.Response:
     """What the stream carries of `response` (stop reason raw as swink sends it)."""
     raw = wire_stop(response.stop_reason)
     usage = response.usage
-    zeroed = {k: getattr(usage, k) or 0 for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")}
+    zeroed = {
+        k: getattr(usage, k) or 0 for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    }
     return response.model_copy(
         update={
             "id": None,
