@@ -42,6 +42,11 @@ _FINISH: dict[str, ir.StopKind] = {
 }
 
 
+# Workers AI error code -> the HTTP status Cloudflare documents for it (the status an error inside a stream lacks).
+_CODE_STATUS = {5007: 400, 5004: 400, 3003: 400, 5016: 403, 5018: 403, 3023: 403, 3041: 403, 3042: 404, 3006: 413,
+                3007: 408, 3008: 408, 3036: 429, 3040: 429, 10000: 401, 3043: 500}  # fmt: skip
+
+
 class WorkersAIError(Exception):
     """A failed Workers AI call: HTTP status, the envelope's first error code and message, response headers."""
 
@@ -186,9 +191,10 @@ class _Stream:
             first = (data.get("errors") or [{}])[0]
             code = first.get("code")
             self.builder.start()
-            self.events = self.builder.fail(
-                error_in_stream(str(first.get("message", "")), code=None if code is None else str(code))
-            )
+            message = str(first.get("message", ""))
+            status = _CODE_STATUS.get(code) if isinstance(code, int) else None
+            wire_code = None if code is None else str(code)
+            self.events = self.builder.fail(error_in_stream(message, code=wire_code, status=status))
             self.ended = True
             return
         self.builder.start(id=data.get("id"), model=data.get("model"))
