@@ -35,7 +35,7 @@ class CloudflareStreamEncoder:
         self._calls: dict[int, tuple[str, str, list[str]]] = {}
         self._ordinal = 0
         self._count = 0
-        self._failed = False
+        self._done = False
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no native form)."""
@@ -54,15 +54,15 @@ class CloudflareStreamEncoder:
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)
             case ir.Done():
+                self._done = True
                 return sse({"response": "", "usage": wire_usage(self._usage.merged(event.usage))})
             case ir.ErrorEvent():
-                self._failed = True
                 return sse(envelope(event.error))
         return b""
 
     def close(self) -> bytes:
-        """`data: [DONE]` after a successful stream; nothing after an error."""
-        return b"" if self._failed else DONE
+        """`data: [DONE]` after a successful stream; nothing after an error or a stream cut before its end."""
+        return DONE if self._done else b""
 
     def _pad(self) -> str:
         self._count += 1
