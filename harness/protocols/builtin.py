@@ -10,6 +10,7 @@ BUILTIN: tuple[str, ...] = (
     "harness.protocols.ollama",
     "harness.protocols.openai",
     "harness.protocols.qwen_xml",
+    "harness.protocols.responses",
 )
 
 
