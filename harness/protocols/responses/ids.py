@@ -35,3 +35,12 @@ def call_id(*parts: object) -> str:
 
 PLACEHOLDER_RESPONSE_ID = derived(RESPONSE, "harness")
 """The response id sent when the IR response has none (the wire requires one)."""
+
+
+def response_id(value: str | None) -> str:
+    """The wire id of a response whose IR id is `value`: kept when it is a `resp_` id; another protocol's id
+    (Anthropic's `msg_...` would read as a message item here) becomes a `resp_` id derived from it; none is the
+    placeholder."""
+    if value is None:
+        return PLACEHOLDER_RESPONSE_ID
+    return value if value.startswith(RESPONSE) else derived(RESPONSE, value)

@@ -65,7 +65,8 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
     {
         "Message runs of one role": (
             "items carry no turn boundary: consecutive assistant messages (and consecutive tool messages) decode as "
-            "one message"
+            "one message, except where one ends and the next begins with parts the encoder groups into one item "
+            "(text and text, unsigned thinking and thinking)"
         ),
         "Message(role=tool) text, ToolResultPart in other turns": (
             "tool results are function_call_output items, which decode as a tool message; other parts of a tool "
@@ -77,6 +78,10 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
         ),
         "a leading system message without Request.system": (
             "a leading text-only system message decodes as the system prompt (the IR convention)"
+        ),
+        "Response.id, MessageStart.id not in the resp_ format": (
+            "a response id is `resp_` and 50 hex digits: another protocol's id is sent as one derived from it "
+            "(the diffs treat ids as volatile); tool call ids travel unchanged, as a tool result must name them"
         ),
         "IRError.retry_after mid-stream": "an `error` event inside a stream has no headers, so no retry-after",
     }

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses import items
+from harness.protocols.responses import ids, items
 from harness.protocols.responses.mapping import reasoning_effort
 from harness.protocols.responses.reader import NAME, JSONDict, Reader, load_object
 
@@ -52,6 +52,14 @@ _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 _ASSISTANT_SIDE = ("reasoning", "function_call")
 
 
+def reasoning_id(parts: list[ir.ContentPart]) -> str:
+    """The id the encoder gives a reasoning item of these parts (a stored item's real id is kept as a hint)."""
+    texts = [p.text for p in parts if isinstance(p, ir.ThinkingPart)]
+    last = parts[-1]
+    encrypted = last.data if isinstance(last, ir.RedactedThinkingPart) else getattr(last, "signature", None)
+    return ids.derived(ids.REASONING, *texts, encrypted)
+
+
 def default_summary(thinking: ir.ThinkingConfig | None) -> str | None:
     """The `reasoning.summary` the encoder asks for: `auto` with thinking on, so the client sees reasoning text
     as it would from other providers; none otherwise."""
@@ -79,9 +87,12 @@ class _Decoder:
             self.hint("items", str(index), rest)
 
     def add(self, role: str, parts: list[ir.ContentPart], *, merge: bool) -> None:
-        """Append parts as a message, joining the previous one when both come from mergeable items."""
+        """Append parts as a message, joining the previous one when both come from mergeable items, unless the
+        encoder would have put the two items' parts into one item (two text items, two reasoning items whose
+        first has no encrypted content): those were two turns, and stay two messages."""
         last = self.messages[-1] if self.messages else None
-        if merge and self.mergeable and last is not None and last.role == role:
+        boundary = last is not None and bool(parts) and items.continues(last.content[-1:], parts[0])
+        if merge and self.mergeable and last is not None and last.role == role and not boundary:
             self.messages[-1] = ir.Message(role=last.role, content=[*last.content, *parts])
         else:
             self.messages.append(ir.Message(role=role, content=parts))
@@ -110,7 +121,8 @@ class _Decoder:
                 if not parts:  # a bare reference to a stored reasoning item: no IR form
                     self.opaque(i, item)
                     continue
-                self.extras(i, item, REASONING_KEYS)
+                derived = reasoning_id(parts)
+                self.extras(i, item, REASONING_KEYS | ({"id"} if item.get("id") == derived else set()))
                 if "id" not in item:
                     self.shape.setdefault("reasoning_without_id", []).append(i)
                 self.add("assistant", parts, merge=True)
@@ -159,8 +171,8 @@ class _Decoder:
 
     def parts(self, index: int, raw: list[Any], where: str, role: str) -> list[ir.ContentPart]:
         """A content array of text and image parts (a message's `content`, a tool output's `output`)."""
-        if len(raw) <= 1:
-            self.shape.setdefault("content_list", []).append(index)
+        if len(raw) <= 1 and all(isinstance(e, dict) and e.get("type") in items.MESSAGE_TEXT_TYPES for e in raw):
+            self.shape.setdefault("content_list", []).append(index)  # the encoder would write a plain string
         default = "output_text" if role == "assistant" else "input_text"
         parts: list[ir.ContentPart] = []
         for j, entry in enumerate(raw):
@@ -254,7 +266,9 @@ class _Decoder:
         text = self.r.opt_obj(value, "text")
         if text is None:
             return None
-        self.shape["text"] = {k: v for k, v in text.items() if k != "format"}
+        rest = {k: v for k, v in text.items() if k != "format"}
+        if rest or text.get("format") is None:  # the encoder writes a `text` object only around a format
+            self.shape["text"] = rest
         spec = self.r.opt_obj(text.get("format"), "text.format")
         if spec is None:
             return None

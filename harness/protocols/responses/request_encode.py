@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses import ids, items
+from harness.protocols.responses import items
 from harness.protocols.responses.mapping import reasoning_effort
 from harness.protocols.responses.reader import NAME, JSONDict, hint_list, hint_table
-from harness.protocols.responses.request_decode import SHAPE, default_summary, defaults
+from harness.protocols.responses.request_decode import SHAPE, default_summary, defaults, reasoning_id
 
 PATH = "/v1/responses"
 """Where a Responses request goes."""
@@ -101,11 +101,11 @@ class _Encoder:
         """A `reasoning` item: summaries (or full reasoning text, as the client sent it) and encrypted content."""
         index = self._next_index()
         last = group[-1]
-        encrypted = last.data if isinstance(last, ir.RedactedThinkingPart) else last.signature  # type: ignore[union-attr]
+        encrypted = last.data if isinstance(last, ir.RedactedThinkingPart) else getattr(last, "signature", None)
         texts = [p.text for p in group if isinstance(p, ir.ThinkingPart)]
         item: JSONDict = {"type": "reasoning"}
         if not self.listed("reasoning_without_id", index):
-            item["id"] = ids.derived(ids.REASONING, *texts, encrypted)
+            item["id"] = reasoning_id(list(group))
         if self.listed("reasoning_text", index):
             item["summary"] = []
             item["content"] = [{"type": "reasoning_text", "text": t} for t in texts]
@@ -158,6 +158,7 @@ def _runs(parts: Sequence[ir.ContentPart]) -> Iterable[list[ir.ContentPart]]:
         yield [part]
     if run:
         yield run
+
 
 def tool_choice(choice: ir.ToolChoice) -> Any:
     if isinstance(choice, ir.ToolChoiceTool):

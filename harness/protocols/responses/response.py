@@ -43,7 +43,7 @@ def finished(r: Reader, data: JSONDict, *, calls: bool, refused: bool) -> ir.Sto
 
 def encode_response_body(response: ir.Response, request: ir.Request | None = None) -> JSONDict:
     """An IR response as a finished response object."""
-    response_id = response.id or ids.PLACEHOLDER_RESPONSE_ID
+    response_id = ids.response_id(response.id)
     status, reason = status_of(response.stop_reason)
     output = items.encode_output(response.content, response_id, incomplete=status == "incomplete")
     return response_object(

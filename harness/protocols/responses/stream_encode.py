@@ -121,7 +121,7 @@ class ResponsesStreamEncoder:
 
     # --- the response ---------------------------------------------------------------------------------
     def _start(self, event: ir.MessageStart) -> bytes:
-        self._id = event.id or ids.PLACEHOLDER_RESPONSE_ID
+        self._id = ids.response_id(event.id)
         self._model = event.model
         if event.usage is not None:
             self._merge(event.usage)
