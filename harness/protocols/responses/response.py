@@ -24,7 +24,7 @@ def decode_response(body: bytes) -> ir.Response:
     data = r.obj(load_object(body, what="response body"), "body")
     if data.get("object", "response") != "response":
         r.fail("object", f"expected 'response', got {data.get('object')!r}")
-    content, refused = items.decode_output(r, r.opt_lst(data.get("output"), "output"))
+    content, refused = items.decode_output(r, r.lst(data.get("output"), "output"))
     return ir.Response(
         id=r.opt_str(data.get("id"), "id"),
         model=r.opt_str(data.get("model"), "model"),
