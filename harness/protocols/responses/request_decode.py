@@ -183,6 +183,9 @@ class _Decoder:
                 if kind != default:
                     self.hint("part_types", f"{index}.{j}", kind)
                 key = "refusal" if kind == "refusal" else "text"
+                rest = {k: v for k, v in part.items() if k not in ("type", key)}
+                if rest:  # e.g. the `annotations` of an output_text sent back
+                    self.hint("part_extras", f"{index}.{j}", rest)
                 parts.append(ir.TextPart(text=self.r.str_(part.get(key), f"{at}.{key}")))
             elif kind == "input_image" and role != "assistant":
                 parts.append(self.image(part, at, f"{index}.{j}"))

@@ -72,7 +72,9 @@ class _Encoder:
         for j, part in enumerate(parts):
             if isinstance(part, ir.TextPart):
                 kind = self.keyed("part_types", f"{index}.{j}") or default
-                out.append({"type": kind, "refusal" if kind == "refusal" else "text": part.text})
+                extras = self.keyed("part_extras", f"{index}.{j}")
+                text = {"type": kind, "refusal" if kind == "refusal" else "text": part.text}
+                out.append({**text, **extras} if isinstance(extras, dict) else text)
             elif isinstance(part, ir.ImagePart):
                 out.append(self.image(part, f"{index}.{j}"))
         return out

@@ -152,6 +152,19 @@ def test_assistant_messages_reasoning_and_calls_of_one_turn_join_one_assistant_m
     assert [(r.tool_call_id, r.name) for r in results if isinstance(r, ir.ToolResultPart)] == [("c1", "a"), ("c2", "b")]
 
 
+def test_output_items_sent_back_whole_keep_their_keys() -> None:
+    # What Codex sends back: the output message as the API returned it, ids, statuses and annotations included.
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Done.", "annotations": [], "logprobs": []}],
+    }
+    request = decode({"model": "m", "input": [{"role": "user", "content": "Go"}, message]})
+    assert request.messages[1] == ir.Message(role="assistant", content=[ir.TextPart(text="Done.")])
+
+
 def test_reasoning_with_only_encrypted_content_is_redacted_thinking() -> None:
     body = {"model": "m", "input": [{"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"}]}
     assert decode(body).messages == [ir.Message(role="assistant", content=[ir.RedactedThinkingPart(data="enc")])]
