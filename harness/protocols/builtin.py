@@ -11,6 +11,7 @@ BUILTIN: tuple[str, ...] = (
     "harness.protocols.ollama",
     "harness.protocols.openai",
     "harness.protocols.qwen_xml",
+    "harness.protocols.responses",
     "harness.protocols.swink",
 )
 

@@ -21,6 +21,7 @@ from harness.protocols.gemini import losses as gemini_losses
 from harness.protocols.ollama import losses as ollama_losses
 from harness.protocols.qwen_xml import OWN_LOSSES, PROMPT_LOSSES
 from harness.protocols.qwen_xml import RESHAPES as QWEN_RESHAPES
+from harness.protocols.responses import RESHAPES as RESPONSES_RESHAPES
 
 # Keys that remove whole content or a whole classification from both sides of a diff, whatever their scope: with
 # one of them a proxy that drops an image, corrupts arguments or maps an error wrongly would pass.
@@ -66,6 +67,7 @@ RESHAPES: dict[str, Mapping[str, str]] = {
     "gemini": gemini_losses.RESHAPES,
     "ollama": ollama_losses.RESHAPES,
     "qwen": QWEN_RESHAPES,
+    "responses": RESPONSES_RESHAPES,
 }
 
 

@@ -13,6 +13,7 @@ from harness.protocols.anthropic import schemas as anthropic_schemas
 from harness.protocols.cloudflare import schemas as cloudflare_schemas
 from harness.protocols.gemini import schemas as gemini_schemas
 from harness.protocols.ollama import schemas as ollama_schemas
+from harness.protocols.responses import schemas as responses_schemas
 from harness.protocols.schemas import SchemaSet
 from harness.protocols.swink import schemas as swink_schemas
 
@@ -21,6 +22,7 @@ SETS = {
     "cloudflare": cloudflare_schemas.SCHEMAS,
     "gemini": gemini_schemas.SCHEMAS,
     "ollama": ollama_schemas.SCHEMAS,
+    "responses": responses_schemas.SCHEMAS,
     "swink": swink_schemas.SCHEMAS,
 }
 

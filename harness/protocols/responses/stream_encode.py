@@ -1,0 +1,263 @@
+"""Incremental IR events -> a Responses SSE stream, in the API's own event order.
+
+`response.created` and `response.in_progress` open the stream. Each output item opens with
+`response.output_item.added` and closes with `response.output_item.done` carrying the whole item; every event
+in between names its item by `output_index` and `item_id`:
+- text: `response.content_part.added`, `response.output_text.delta`*, `response.output_text.done`,
+  `response.content_part.done` (by `content_index` in its message item);
+- thinking: `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`*,
+  `response.reasoning_summary_text.done`, `response.reasoning_summary_part.done` (by `summary_index`); the
+  signature is the item's `encrypted_content`, on `output_item.done` only;
+- a tool call: its own `function_call` item, `response.function_call_arguments.delta`*, then `.done`.
+Message and reasoning items close lazily: the next text block joins an open message item, the next thinking block
+an open reasoning item whose last part had no signature (the grouping of `items`). `Done` closes what is open and
+ends with `response.completed` or `response.incomplete` (token limit, content filter) carrying the whole response;
+an `ErrorEvent` becomes one `error` event (see `errors`). `sequence_number` counts every event from 0; there is
+no `[DONE]`. Mid-stream `UsageEvent`s and the start's usage are merged into the final response's usage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness import ir
+from harness.protocols.responses import ids, items
+from harness.protocols.responses.errors import stream_error_event
+from harness.protocols.responses.mapping import encode_usage, status_of
+from harness.protocols.responses.reader import JSONDict, dumps
+from harness.protocols.responses.response import response_object
+from harness.wire.sse import encode_sse
+
+_PREFIX = {"message": ids.MESSAGE, "reasoning": ids.REASONING, "function_call": ids.FUNCTION_CALL}
+
+
+@dataclass
+class _Item:
+    """An output item being streamed."""
+
+    kind: str
+    output_index: int
+    id: str
+    texts: list[str] = field(default_factory=list)
+    """Text of each content (or summary) part; a function call's arguments as its one entry."""
+    open_parts: set[int] = field(default_factory=set)
+    continuable: bool = True
+    encrypted: str | None = None
+    call: ir.ToolCallStart | None = None
+
+
+class ResponsesStreamEncoder:
+    """Feed IR events one at a time, get the SSE bytes to send now."""
+
+    def __init__(self, request: ir.Request | None = None) -> None:
+        self.request = request
+        self._seq = 0
+        self._id = ids.PLACEHOLDER_RESPONSE_ID
+        self._model: str | None = None
+        self._held: ir.MessageStart | None = None
+        self._usage: ir.Usage | None = None
+        self._output: list[JSONDict | None] = []  # done items by output index (None while open)
+        self._open: dict[int, _Item] = {}
+        self._blocks: dict[int, tuple[_Item, int]] = {}  # IR index -> (item, part index)
+        self._current: _Item | None = None  # the message or reasoning item the next block may join
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """Bytes for one IR event (possibly empty)."""
+        if isinstance(event, ir.MessageStart) and event == ir.MessageStart():
+            # What a decoder synthesizes for a stream that failed before its own start: sent only if more follows.
+            self._held = event
+            return b""
+        out = b""
+        if self._held is not None and not isinstance(event, ir.ErrorEvent):
+            out += self._start(self._held)
+        self._held = None
+        return out + self._encode(event)
+
+    def close(self) -> bytes:
+        """Nothing follows the terminal event (a held start is sent if nothing came after it)."""
+        held, self._held = self._held, None
+        return self._start(held) if held is not None else b""
+
+    def _event(self, data: JSONDict) -> bytes:
+        data["sequence_number"] = self._seq
+        self._seq += 1
+        return encode_sse(dumps(data).decode("utf-8"), event=data["type"])
+
+    def _encode(self, event: ir.StreamEvent) -> bytes:
+        match event:
+            case ir.MessageStart():
+                return self._start(event)
+            case ir.TextStart():
+                return self._part_start(event.index, "message")
+            case ir.ThinkingStart():
+                return self._part_start(event.index, "reasoning")
+            case ir.TextDelta() | ir.ThinkingDelta():
+                return self._text_delta(event.index, event.text)
+            case ir.TextEnd():
+                return self._part_end(event.index, None)
+            case ir.ThinkingEnd():
+                return self._part_end(event.index, event.signature)
+            case ir.RedactedThinking():
+                out, item = self._new_item("reasoning")
+                item.encrypted = event.data
+                return out + self._close(item)
+            case ir.ToolCallStart():
+                out, item = self._new_item("function_call", call=event)
+                self._blocks[event.index] = (item, 0)
+                return out
+            case ir.ToolCallDelta():
+                return self._arguments(event.index, event.arguments)
+            case ir.ToolCallEnd():
+                item, _ = self._block(event.index)
+                return self._arguments_done(item) + self._close(item)
+            case ir.UsageEvent():
+                self._merge(event.usage)
+                return b""
+            case ir.Done():
+                return self._done(event)
+            case ir.ErrorEvent():
+                return self._event(stream_error_event(event.error))
+        raise TypeError(f"not an IR stream event: {event!r}")
+
+    # --- the response ---------------------------------------------------------------------------------
+    def _start(self, event: ir.MessageStart) -> bytes:
+        self._id = ids.response_id(event.id)
+        self._model = event.model
+        if event.usage is not None:
+            self._merge(event.usage)
+        out = b""
+        for kind in ("response.created", "response.in_progress"):
+            response = response_object(self._id, self._model, status="in_progress", output=[], usage=None,
+                                       request=self.request)  # fmt: skip
+            out += self._event({"type": kind, "response": response})
+        return out
+
+    def _merge(self, usage: ir.Usage) -> None:
+        self._usage = usage if self._usage is None else self._usage.merged(usage)
+
+    def _done(self, event: ir.Done) -> bytes:
+        status, reason = status_of(event.stop_reason)
+        item_status = "incomplete" if status == "incomplete" else "completed"
+        out = b""
+        # A grammar-valid stream has ended every block already; end any left so clients stay consistent.
+        for item in sorted(self._open.values(), key=lambda i: i.output_index):
+            if item.kind == "function_call":
+                out += self._arguments_done(item)
+            for part in sorted(item.open_parts):
+                out += self._part_done(item, part)
+            out += self._close(item, item_status)
+        if event.usage is not None:
+            self._merge(event.usage)
+        output = [i for i in self._output if i is not None]
+        usage = encode_usage(self._usage) if self._usage is not None else None
+        response = response_object(self._id, self._model, status=status, reason=reason, output=output,
+                                   usage=usage, request=self.request)  # fmt: skip
+        return out + self._event({"type": f"response.{status}", "response": response})
+
+    # --- items ----------------------------------------------------------------------------------------
+    def _new_item(self, kind: str, call: ir.ToolCallStart | None = None) -> tuple[bytes, _Item]:
+        """Close the item a block could have joined (once its parts are done) and open a new one."""
+        out = b""
+        current, self._current = self._current, None
+        if current is not None:
+            current.continuable = False
+            if not current.open_parts:
+                out += self._close(current)
+        at = len(self._output)
+        item = _Item(kind, at, items.item_id(_PREFIX[kind], self._id, at), call=call)
+        if call is not None:
+            item.texts, item.open_parts, item.continuable = [""], {0}, False
+        self._output.append(None)
+        self._open[at] = item
+        added = {"type": "response.output_item.added", "item": self._item(item, "in_progress"), "output_index": at}
+        return out + self._event(added), item
+
+    def _close(self, item: _Item, status: str = "completed") -> bytes:
+        self._open.pop(item.output_index, None)
+        if self._current is item:
+            self._current = None
+        done = self._item(item, status)
+        self._output[item.output_index] = done
+        return self._event({"type": "response.output_item.done", "item": done, "output_index": item.output_index})
+
+    def _item(self, item: _Item, status: str) -> JSONDict:
+        finished = status != "in_progress"
+        if item.kind == "message":
+            return items.message_item(item.id, item.texts if finished else [], status)
+        if item.kind == "reasoning":
+            return items.reasoning_item(item.id, item.texts if finished else [], item.encrypted if finished else None)
+        assert item.call is not None
+        call = ir.ToolCallPart(id=item.call.id, name=item.call.name, arguments_raw=item.texts[0] if finished else "")
+        return items.function_call_item(item.id, call, status)
+
+    def _where(self, item: _Item) -> JSONDict:
+        return {"item_id": item.id, "output_index": item.output_index}
+
+    def _block(self, index: int) -> tuple[_Item, int]:
+        if index not in self._blocks:
+            raise ValueError(f"IR event for content index {index}, which was never started")
+        return self._blocks[index]
+
+    # --- parts ----------------------------------------------------------------------------------------
+    def _part_start(self, index: int, kind: str) -> bytes:
+        out = b""
+        item = self._current
+        if item is None or item.kind != kind or not item.continuable:
+            out, item = self._new_item(kind)
+            self._current = item
+        part = len(item.texts)
+        item.texts.append("")
+        item.open_parts.add(part)
+        self._blocks[index] = (item, part)
+        if kind == "message":
+            data = {"type": "response.content_part.added", "content_index": part, "part": items.output_text("")}
+        else:
+            data = {"type": "response.reasoning_summary_part.added", "summary_index": part,
+                    "part": items.summary_text("")}  # fmt: skip
+        return out + self._event({**data, **self._where(item)})
+
+    def _text_delta(self, index: int, text: str) -> bytes:
+        if not text:
+            return b""
+        item, part = self._block(index)
+        item.texts[part] += text
+        if item.kind == "message":
+            data = {"type": "response.output_text.delta", "content_index": part, "delta": text, "logprobs": []}
+        else:
+            data = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": text}
+        return self._event({**data, **self._where(item)})
+
+    def _part_end(self, index: int, signature: str | None) -> bytes:
+        item, part = self._block(index)
+        out = self._part_done(item, part)
+        if signature:
+            item.encrypted, item.continuable = signature, False
+            if self._current is item:
+                self._current = None
+        if not item.continuable and not item.open_parts:
+            out += self._close(item)
+        return out
+
+    def _part_done(self, item: _Item, part: int) -> bytes:
+        item.open_parts.discard(part)
+        text, where = item.texts[part], self._where(item)
+        if item.kind == "message":
+            done = {"type": "response.output_text.done", "content_index": part, "text": text, "logprobs": []}
+            closed = {"type": "response.content_part.done", "content_index": part, "part": items.output_text(text)}
+        else:
+            done = {"type": "response.reasoning_summary_text.done", "summary_index": part, "text": text}
+            closed = {"type": "response.reasoning_summary_part.done", "summary_index": part,
+                      "part": items.summary_text(text)}  # fmt: skip
+        return self._event({**done, **where}) + self._event({**closed, **where})
+
+    def _arguments(self, index: int, fragment: str) -> bytes:
+        if not fragment:
+            return b""
+        item, _ = self._block(index)
+        item.texts[0] += fragment
+        return self._event({"type": "response.function_call_arguments.delta", "delta": fragment, **self._where(item)})
+
+    def _arguments_done(self, item: _Item) -> bytes:
+        item.open_parts.clear()
+        data = {"type": "response.function_call_arguments.done", "arguments": item.texts[0]}
+        return self._event({**data, **self._where(item)})

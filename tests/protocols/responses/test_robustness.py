@@ -1,0 +1,116 @@
+"""Garbage in: random bytes and mutated corpus bodies never make a decoder raise anything but `WireError`
+(`DecodeError` / `FramingError`), and `decode_error` never raises at all."""
+
+from __future__ import annotations
+
+import contextlib
+from functools import cache
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.protocols import decode_events
+from harness.wire.errors import WireError
+from harness.wire.http import HttpRequest
+from tests.protocols.responses.support import CODEC, corpus_paths, interactions, random_chunks
+
+
+@cache
+def _bodies() -> dict[str, list[bytes]]:
+    """Corpus bodies by what decodes them: request, response, stream, error."""
+    out: dict[str, list[bytes]] = {"request": [], "response": [], "stream": [], "error": []}
+    for path in corpus_paths():
+        for item in interactions(path.name):
+            out["request"].append(item.request.body)
+            if item.response.status >= 400:
+                out["error"].append(item.response.body)
+            elif CODEC.is_stream_request(item.request):
+                out["stream"].append(item.response.body)
+            else:
+                out["response"].append(item.response.body)
+    return out
+
+
+@st.composite
+def mutated(draw: st.DrawFn, kind: str) -> bytes:
+    """A corpus body of `kind` with byte flips, a deleted range, an inserted run and/or a truncation."""
+    bodies = _bodies()[kind]
+    if not bodies:
+        pytest.skip("corpus not available")
+    data = bytearray(draw(st.sampled_from(bodies)))
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(data) - 1))
+        data[at] = draw(st.integers(0, 255))
+    if draw(st.booleans()):
+        start = draw(st.integers(0, len(data)))
+        end = draw(st.integers(start, min(len(data), start + 200)))
+        del data[start:end]
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(data)))
+        data[at:at] = draw(st.sampled_from([b"\n\n", b"{", b"}", b'"', b"\r", b"null", b"[]", b"\xff", b"-1"]))
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return bytes(data)
+
+
+# The typed error is an expected outcome for broken input; anything else escapes and fails the test.
+
+
+def _decode_stream(body: bytes, seed: int) -> None:
+    with contextlib.suppress(WireError):
+        decode_events(CODEC, random_chunks(body, seed))
+
+
+def _decode_request(body: bytes) -> None:
+    with contextlib.suppress(WireError):
+        CODEC.decode_request(HttpRequest(method="POST", path="/v1/responses", body=body))
+
+
+def _decode_response(body: bytes) -> None:
+    with contextlib.suppress(WireError):
+        CODEC.decode_response(body)
+
+
+@given(st.binary(max_size=300), st.integers(0, 100))
+def test_random_bytes(data: bytes, seed: int) -> None:
+    _decode_stream(data, seed)
+    _decode_request(data)
+    _decode_response(data)
+    CODEC.decode_error(500, {}, data)
+
+
+@given(mutated("stream"), st.integers(0, 100))
+def test_mutated_corpus_streams(body: bytes, seed: int) -> None:
+    _decode_stream(body, seed)
+
+
+@given(mutated("request"))
+def test_mutated_corpus_requests(body: bytes) -> None:
+    _decode_request(body)
+
+
+@given(mutated("response"))
+def test_mutated_corpus_responses(body: bytes) -> None:
+    _decode_response(body)
+
+
+@given(
+    mutated("error"),
+    st.integers(100, 599),
+    st.dictionaries(st.sampled_from(["retry-after", "retry-after-ms"]), st.text(max_size=30)),
+)
+def test_decode_error_never_raises(body: bytes, status: int, headers: dict[str, str]) -> None:
+    error = CODEC.decode_error(status, headers, body)
+    assert error.status == status
+
+
+@given(
+    st.sampled_from(
+        ["{}", "[]", '"x"', "1", "null", '{"object": "list"}', '{"output": {}}', '{"output": [{"type": 1}]}',
+         '{"output": [{"type": "message", "content": [{"type": "output_text"}]}]}', '{"usage": []}']
+    )
+)  # fmt: skip
+def test_wrong_json_shapes_raise_decode_error(text: str) -> None:
+    with pytest.raises(WireError):
+        CODEC.decode_response(text.encode())
