@@ -10,11 +10,17 @@ import pytest
 from jsonschema import ValidationError
 
 from harness.protocols.anthropic import schemas as anthropic_schemas
+from harness.protocols.bedrock import schemas as bedrock_schemas
 from harness.protocols.gemini import schemas as gemini_schemas
 from harness.protocols.ollama import schemas as ollama_schemas
 from harness.protocols.schemas import SchemaSet
 
-SETS = {"anthropic": anthropic_schemas.SCHEMAS, "gemini": gemini_schemas.SCHEMAS, "ollama": ollama_schemas.SCHEMAS}
+SETS = {
+    "anthropic": anthropic_schemas.SCHEMAS,
+    "bedrock": bedrock_schemas.SCHEMAS,
+    "gemini": gemini_schemas.SCHEMAS,
+    "ollama": ollama_schemas.SCHEMAS,
+}
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
