@@ -292,7 +292,6 @@ def _kind(code: str, message: str) -> ir.ErrorKind | None:
     return known[0]
 
 
-
 def _classify(exc: Exception) -> tuple[ir.IRError, SdkException]:
     """The IR error and neutral exception name of what boto3 (or the httpx2 transport under it) raised."""
     if isinstance(exc, ClientError):
