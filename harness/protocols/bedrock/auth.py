@@ -185,4 +185,4 @@ def scrub_authorization(value: str) -> str:
         return "REDACTED"
     start, end = match.span("key")
     value = value[:start] + "REDACTED" + value[end:]
-    return re.sub(r"Signature=[0-9a-f]{64}", "Signature=" + "0" * 64, value)
+    return re.sub(r"Signature=[0-9a-f]{64}", "Signature=REDACTED", value)
