@@ -286,6 +286,19 @@ def _value(view: memoryview, kind: int, pos: int, end: int, base: int) -> tuple[
     return cls(packer.unpack_from(view, pos)[0]), stop
 
 
+def frame_lengths(body: bytes) -> list[int]:
+    """The byte length of each frame of a whole body, read from the preludes without checking anything (for
+    recordings whose network chunk boundaries were lost); a tail too short for its prelude is one last piece."""
+    lengths: list[int] = []
+    pos = 0
+    while pos < len(body):
+        total = _PRELUDE.unpack_from(body, pos)[0] if len(body) - pos >= _PRELUDE_LENGTH else 0
+        step = total if _MIN_MESSAGE <= total <= len(body) - pos else len(body) - pos
+        lengths.append(step)
+        pos += step
+    return lengths
+
+
 def iter_messages(chunks: Iterable[bytes]) -> list[EventMessage]:
     """Every message of a whole stream given as chunks (convenience for tests and tools)."""
     decoder = EventStreamDecoder()

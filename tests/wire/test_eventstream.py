@@ -24,6 +24,7 @@ from harness.wire.eventstream import (
     Long,
     Short,
     encode_message,
+    frame_lengths,
     iter_messages,
 )
 from tests.protocols.bedrock import recordings
@@ -298,3 +299,14 @@ def test_a_flipped_bit_in_a_real_body_is_caught_with_its_offset() -> None:
     body[third + 40] ^= 0x01  # inside the third frame's headers
     exc = failure(bytes(body))
     assert (exc.reason, exc.offset) == ("message_crc", end - 4)
+
+
+def test_frame_lengths_cut_a_body_at_its_frames() -> None:
+    body, second = _two_frames()
+    assert frame_lengths(body) == [second, len(body) - second]
+    assert frame_lengths(body[:-3]) == [second, len(body) - second - 3]  # a cut-off frame is the last piece
+    assert frame_lengths(b"\x00\x00") == [2] and frame_lengths(b"") == []
+    real = recordings.gateway_stream()
+    assert [m.offset for m in iter_messages([real])] == [
+        sum(frame_lengths(real)[:i]) for i in range(len(frame_lengths(real)))
+    ]

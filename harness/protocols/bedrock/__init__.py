@@ -10,6 +10,7 @@ wire cannot carry), schemas/ (JSON Schemas of the wire).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -48,6 +49,15 @@ class BedrockCodec:
     )
     """No json_object (Converse needs a schema), models_list (another service: bedrock, not bedrock-runtime) or
     retry_after (Bedrock sends none): see `losses`."""
+    secret_headers: ClassVar[frozenset[str]] = auth.SECRET_HEADERS
+    """Request headers a cassette must not keep (beyond the contract: for the scrubber, through the registry)."""
+    key_patterns: ClassVar[tuple[re.Pattern[str], ...]] = auth.KEY_PATTERNS
+    """Shapes of Bedrock credentials in text, for the scrubber's scanner."""
+
+    def auth_problems(self, request_: HttpRequest) -> list[str]:
+        """What is wrong with the shape of a request's SigV4 signature ([] when right), checked without keys: for
+        the replay server (beyond the contract, reached through the registry)."""
+        return auth.signature_problems(request_.headers)
 
     def decode_request(self, request_: HttpRequest) -> ir.Request:
         """A Converse or ConverseStream request -> IR (model and streaming from the path)."""
