@@ -228,6 +228,7 @@ class _StreamState:
         self.skipped: set[int] = set()
 
     def add(self, event: dict[str, Any]) -> None:
+        """One parsed event (`{"contentBlockDelta": {...}}`) into the IR stream."""
         b = self.builder
         if "messageStart" in event:
             b.start()
@@ -271,6 +272,7 @@ class _StreamState:
                 b.sign(index, reasoning["signature"])
 
     def end(self) -> list[ir.StreamEvent]:
+        """The finished IR stream: `done`, or `malformed_stream` when messageStop never came."""
         if not self.stopped:
             return self.builder.fail(ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, "stream ended without messageStop"))
         return self.builder.done(self.stop)

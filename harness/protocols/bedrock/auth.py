@@ -53,9 +53,13 @@ class Credentials:
     """AWS credentials parsed from a key string; `repr` shows no secret."""
 
     access_key: str
+    """The access key id (AKIA... for long-term keys, ASIA... for temporary ones)."""
     secret_key: str
+    """The secret access key; signs, never sent."""
     region: str | None = None
+    """The region to sign for, when the key names one."""
     session_token: str | None = None
+    """The session token of temporary credentials, sent as X-Amz-Security-Token."""
 
     def __repr__(self) -> str:
         return f"Credentials(access_key=<{len(self.access_key)} chars>, region={self.region!r})"
