@@ -347,7 +347,12 @@ def encode_headers(headers: Mapping[str, HeaderValue]) -> bytes:
 
 def encode_message(headers: Mapping[str, HeaderValue], payload: bytes) -> bytes:
     """One framed message: prelude with its CRC, headers, payload, message CRC."""
-    head = encode_headers(headers)
+    return encode_frame(encode_headers(headers), payload)
+
+
+def encode_frame(head: bytes, payload: bytes) -> bytes:
+    """One framed message from an already encoded headers section (`encode_headers`), for encoders that send
+    the same headers again and again."""
     if len(head) > MAX_HEADERS_LENGTH:
         raise ValueError(f"headers of {len(head)} bytes exceed {MAX_HEADERS_LENGTH}")
     if len(payload) > MAX_PAYLOAD_LENGTH:

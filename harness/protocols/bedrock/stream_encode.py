@@ -13,7 +13,6 @@ inside a 200 stream.
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 from harness import ir
@@ -21,18 +20,30 @@ from harness.protocols.bedrock.blocks import redacted_to_wire
 from harness.protocols.bedrock.errors import stream_error_frame
 from harness.protocols.bedrock.mapping import dumps, stop_to_wire, usage_to_wire
 from harness.protocols.bedrock.response import LATENCY_MS
-from harness.wire.eventstream import encode_message
+from harness.wire.eventstream import encode_frame, encode_headers
 
 PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-"""The alphabet of Bedrock's `p` padding; a frame carries a prefix of it (1 to 57 characters in recordings)."""
+"""The alphabet of Bedrock's `p` padding; a frame carries a prefix of it (1 to 57 characters in recordings, which
+is padding against length side channels: it means nothing)."""
 
 
-def event_frame(event_type: str, payload: dict[str, Any]) -> bytes:
-    """One event frame; the padding length is derived from the payload, so output is reproducible."""
-    length = 1 + zlib.crc32(dumps(payload)) % 57
-    data = dumps({**payload, "p": PADDING[:length]})
-    headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
-    return encode_message(headers, data)
+def padding_length(frame: int) -> int:
+    """The `p` length of the encoder's `frame`-th frame: spread over 1..57 like Bedrock's, yet reproducible."""
+    return 1 + (frame * 23 + 5) % 57
+
+
+_HEADS: dict[str, bytes] = {}
+
+
+def event_frame(event_type: str, payload: dict[str, Any], *, padding: int = 1) -> bytes:
+    """One event frame, its payload padded with the first `padding` characters of `PADDING`."""
+    head = _HEADS.get(event_type)
+    if head is None:
+        headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
+        head = encode_headers(headers)
+        if len(_HEADS) < 16:  # the six event types, once each
+            _HEADS[event_type] = head
+    return encode_frame(head, dumps({**payload, "p": PADDING[:padding]}))
 
 
 class BedrockStreamEncoder:
@@ -44,6 +55,7 @@ class BedrockStreamEncoder:
         self._empty: dict[int, dict[str, Any]] = {}  # open text / reasoning blocks without a delta -> empty delta
         self._held: ir.MessageStart | None = None
         self._usage = ir.Usage()  # UsageEvent figures, folded into metadata's usage
+        self._frames = 0
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """Bytes for one IR event (possibly empty)."""
@@ -62,8 +74,12 @@ class BedrockStreamEncoder:
         held, self._held = self._held, None
         return self._message_start() if held is not None else b""
 
+    def _frame(self, event_type: str, payload: dict[str, Any]) -> bytes:
+        self._frames += 1
+        return event_frame(event_type, payload, padding=padding_length(self._frames))
+
     def _message_start(self) -> bytes:
-        return event_frame("messageStart", {"role": "assistant"})
+        return self._frame("messageStart", {"role": "assistant"})
 
     def _encode(self, event: ir.StreamEvent) -> bytes:
         match event:
@@ -77,7 +93,7 @@ class BedrockStreamEncoder:
                 return b""
             case ir.ToolCallStart():
                 start = {"toolUse": {"name": event.name, "toolUseId": event.id}}
-                return event_frame("contentBlockStart", {"contentBlockIndex": self._start(event.index), "start": start})
+                return self._frame("contentBlockStart", {"contentBlockIndex": self._start(event.index), "start": start})
             case ir.RedactedThinking():
                 self._start(event.index)
                 delta = {"reasoningContent": {"redactedContent": redacted_to_wire(event.data)}}
@@ -119,18 +135,18 @@ class BedrockStreamEncoder:
 
     def _delta(self, index: int, delta: dict[str, Any]) -> bytes:
         self._empty.pop(index, None)
-        return event_frame("contentBlockDelta", {"contentBlockIndex": self._index(index), "delta": delta})
+        return self._frame("contentBlockDelta", {"contentBlockIndex": self._index(index), "delta": delta})
 
     def _stop(self, index: int) -> bytes:
         out = b""
         if index in self._empty:  # Bedrock opens a text or reasoning block with a delta, even an empty one
             out = self._delta(index, self._empty[index])
         self._open.discard(index)
-        return out + event_frame("contentBlockStop", {"contentBlockIndex": self._index(index)})
+        return out + self._frame("contentBlockStop", {"contentBlockIndex": self._index(index)})
 
     def _done(self, event: ir.Done) -> bytes:
         # A grammar-valid stream has closed every block already; close any left so clients stay consistent.
         out = b"".join(self._stop(i) for i in sorted(self._open))
-        out += event_frame("messageStop", {"stopReason": stop_to_wire(event.stop_reason)})
+        out += self._frame("messageStop", {"stopReason": stop_to_wire(event.stop_reason)})
         usage = usage_to_wire(self._usage.merged(event.usage))
-        return out + event_frame("metadata", {"metrics": {"latencyMs": LATENCY_MS}, "usage": usage})
+        return out + self._frame("metadata", {"metrics": {"latencyMs": LATENCY_MS}, "usage": usage})
