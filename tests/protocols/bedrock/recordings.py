@@ -12,6 +12,11 @@ Sources:
   headers other than content-type (no x-amzn-requestid / x-amzn-errortype there).
 - envoyproxy/ai-gateway `internal/translator/openai_awsbedrock_test.go`: `base64RealStreamingEvents`, one
   ConverseStream body of an Anthropic model (text, then a tool call), recorded from Bedrock.
+
+Errors with their real headers (`x-amzn-errortype`, `x-amzn-requestid`), which pydantic-ai's serializer dropped,
+come from recordings of bedrock-runtime's InvokeModel operation: the same service, the same error wire.
+- social-growth-studio/req_llm (a fork of agentjido/req_llm) `test/support/fixtures/amazon_bedrock/*.json`;
+- tmc/langchaingo `llms/bedrock/testdata/*.httprr`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ PYDANTIC_AI = ("pydantic/pydantic-ai", "4fda38988f2939fa6ea9cdefcf120693e10ef491
 AI_GATEWAY = ("envoyproxy/ai-gateway", "c217da8a539570ba3f6014a60c2687c29a945f1f")
 CASSETTES = "tests/models/cassettes/test_bedrock"
 GATEWAY_TEST = "internal/translator/openai_awsbedrock_test.go"
+REQ_LLM = ("social-growth-studio/req_llm", "f722d38fac9656b1d34cf9954ea6c1c98d0670cd")
+LANGCHAINGO = ("tmc/langchaingo", "8fea3de63675b901cf7a2cdc435c204cb7a93643")
 GIT_TIMEOUT = 60
 
 
@@ -163,3 +170,40 @@ def gateway_stream() -> bytes:
     match = re.search(r'const base64RealStreamingEvents = "([A-Za-z0-9+/=]+)"', source)
     assert match is not None, f"{repo}@{commit}:{GATEWAY_TEST} has no base64RealStreamingEvents"
     return base64.b64decode(match[1])
+
+
+@dataclass(frozen=True)
+class RecordedError:
+    """One recorded HTTP error of bedrock-runtime, with the headers it came with."""
+
+    source: str
+    """`owner/repo@commit:path`."""
+    status: int
+    """HTTP status."""
+    headers: dict[str, str]
+    """Response headers (lower-case names)."""
+    body: bytes
+    """The JSON body."""
+
+
+def req_llm_error(name: str) -> RecordedError:
+    """The response of a req_llm Bedrock fixture (JSON: `response.status`, `.headers` lists, `.body` parsed)."""
+    repo, commit = REQ_LLM
+    path = f"test/support/fixtures/amazon_bedrock/{name}"
+    response = json.loads(_show(repo, commit, path))["response"]
+    headers = {k.lower(): v[0] if isinstance(v, list) else v for k, v in response["headers"].items()}
+    return RecordedError(
+        f"{repo}@{commit[:10]}:{path}", response["status"], headers, json.dumps(response["body"]).encode()
+    )
+
+
+def langchaingo_error(name: str, tmp: Path) -> RecordedError:
+    """The first exchange of a langchaingo httprr trace, read with the harness's own capture loader."""
+    from harness.capture import load_interactions
+
+    repo, commit = LANGCHAINGO
+    path = f"llms/bedrock/testdata/{name}"
+    copy = tmp / Path(name).name  # the loader reads files; this is a temporary copy, not one in the project
+    copy.write_bytes(_show(repo, commit, path))
+    response = load_interactions(copy)[0].response
+    return RecordedError(f"{repo}@{commit[:10]}:{path}", response.status, dict(response.headers), response.body)

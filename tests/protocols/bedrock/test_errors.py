@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from harness import ir
 from harness.protocols.bedrock.errors import stream_error, stream_error_frame
 from harness.wire.eventstream import iter_messages
+from tests.protocols.bedrock import recordings
 from tests.protocols.bedrock.support import CODEC, assert_schema
 
 
@@ -17,19 +19,31 @@ def decode(status: int, body: object, **headers: str) -> ir.IRError:
     return CODEC.decode_error(status, headers, raw)
 
 
-def test_the_type_comes_from_the_header_with_bedrocks_suffix() -> None:
-    # As recorded (social-growth-studio/req_llm amazon_bedrock_basic.json): a throttled model answers 503.
-    error = decode(
-        503,
-        {"message": "Model is getting throttled. Try your request again."},
-        **{"x-amzn-errortype": "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/"},
-    )
-    assert error == ir.IRError.of(
+def test_recorded_errors_name_their_type_in_the_header_with_bedrocks_suffix(tmp_path: Path) -> None:
+    # A throttled model answers 503 ServiceUnavailableException (req_llm), a model without access 403.
+    rec = recordings.req_llm_error("amazon_bedrock_basic.json")
+    assert rec.headers["x-amzn-errortype"].endswith(":http://internal.amazon.com/coral/com.amazon.bedrock/")
+    assert CODEC.decode_error(rec.status, rec.headers, rec.body) == ir.IRError.of(
         ir.ErrorKind.OVERLOADED,
         "Model is getting throttled. Try your request again.",
         status=503,
         code="ServiceUnavailableException",
     )
+    rec = recordings.langchaingo_error("TestAmazonNova.httprr", tmp_path)
+    assert CODEC.decode_error(rec.status, rec.headers, rec.body) == ir.IRError.of(
+        ir.ErrorKind.PERMISSION,
+        "You don't have access to the model with the specified model ID.",
+        status=403,
+        code="AccessDeniedException",
+    )
+    # What our encoder sends for the same errors has the recorded shape: the header, its suffix, the body.
+    sent = CODEC.encode_error(CODEC.decode_error(rec.status, rec.headers, rec.body))
+    assert (sent.status, sent.headers["x-amzn-errortype"], sent.body) == (
+        rec.status,
+        rec.headers["x-amzn-errortype"],
+        rec.body.replace(b'": "', b'":"'),
+    )
+    assert len(sent.headers["x-amzn-requestid"]) == len(rec.headers["x-amzn-requestid"]) == 36
 
 
 @pytest.mark.parametrize(
