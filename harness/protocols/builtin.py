@@ -6,6 +6,7 @@ import importlib
 
 BUILTIN: tuple[str, ...] = (
     "harness.protocols.anthropic",
+    "harness.protocols.bedrock",
     "harness.protocols.cloudflare",
     "harness.protocols.gemini",
     "harness.protocols.ollama",

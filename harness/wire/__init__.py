@@ -1,16 +1,20 @@
-"""Framing only: incremental SSE, NDJSON and JSON-array stream decoders and encoders, plain HTTP messages.
+"""Framing only: incremental SSE, NDJSON, JSON-array and AWS event stream decoders and encoders, plain HTTP messages.
 
 Imports nothing else of the harness. Every decoder is chunk-boundary independent (any split of the same bytes
 gives the same output) and raises `FramingError` with a byte offset on malformed input.
 """
 
 from harness.wire.errors import FramingError, WireError
+from harness.wire.eventstream import EventMessage, EventStreamDecoder, EventStreamFramingError, encode_message
 from harness.wire.http import HttpRequest, HttpResponse
 from harness.wire.jsonarray import JSONArrayDecoder, JSONArrayEncoder
 from harness.wire.ndjson import NDJSONDecoder, encode_ndjson
 from harness.wire.sse import SSEDecoder, SSEEvent, encode_sse, encode_sse_comment, iter_sse
 
 __all__ = [
+    "EventMessage",
+    "EventStreamDecoder",
+    "EventStreamFramingError",
     "FramingError",
     "HttpRequest",
     "HttpResponse",
@@ -20,6 +24,7 @@ __all__ = [
     "SSEDecoder",
     "SSEEvent",
     "WireError",
+    "encode_message",
     "encode_ndjson",
     "encode_sse",
     "encode_sse_comment",

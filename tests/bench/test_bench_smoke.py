@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 import bench.__main__ as bench_main
-from bench import _timing, bench_codecs, bench_diff, bench_matrix, bench_sse
+from bench import _timing, bench_codecs, bench_diff, bench_eventstream, bench_matrix, bench_sse
 from harness import ir
 from harness.diff import compare
 from harness.protocols import registry
@@ -145,6 +145,20 @@ def test_bench_sse_small_run_prints_three_streams_with_equal_event_counts(
     names = [line[:30].strip() for line in lines[1:]]
     assert names == ["anthropic (LF, event+data)", "openai (LF, data only)", "gemini-style (CRLF)"]
     assert all(line.endswith("x") for line in lines[1:])
+
+
+# --- bench/bench_eventstream.py -------------------------------------------------------------------------
+
+
+def test_bench_eventstream_small_run_prints_one_row_with_equal_message_counts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(bench_eventstream, "TARGET_BYTES", 20_000)
+    monkeypatch.setattr(bench_eventstream, "ROUNDS", 1)
+    bench_eventstream.main()  # exits with SystemExit if the two parsers disagree on the message count
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:3] == ["stream", "MB", "messages"]
+    assert row.startswith("bedrock converse-stream") and row.endswith("x") and int(row.split()[3]) > 50
 
 
 # --- python -m bench, noxfile.py, tox.ini ---------------------------------------------------------------

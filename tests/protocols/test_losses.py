@@ -17,6 +17,7 @@ from harness.diff import LossKeyError, parse_loss, request_divergences
 from harness.diff.losses import Loss
 from harness.protocols import registry
 from harness.protocols.anthropic import losses as anthropic_losses
+from harness.protocols.bedrock import losses as bedrock_losses
 from harness.protocols.gemini import losses as gemini_losses
 from harness.protocols.ollama import losses as ollama_losses
 from harness.protocols.qwen_xml import OWN_LOSSES, PROMPT_LOSSES
@@ -64,6 +65,7 @@ TABLES: dict[str, Mapping[str, str]] = {name: registry.get(name).losses for name
 TABLES |= {"qwen (own)": OWN_LOSSES, "qwen (tools in prompt)": {**OWN_LOSSES, **PROMPT_LOSSES}}
 RESHAPES: dict[str, Mapping[str, str]] = {
     "anthropic": anthropic_losses.RESHAPES,
+    "bedrock": bedrock_losses.RESHAPES,
     "gemini": gemini_losses.RESHAPES,
     "ollama": ollama_losses.RESHAPES,
     "qwen": QWEN_RESHAPES,
@@ -237,7 +239,7 @@ BUGS: dict[str, Callable[[ir.Request], ir.Request]] = {
     "stop dropped": lambda r: r.model_copy(update={"stop": []}),
     "system dropped": lambda r: r.model_copy(update={"system": None}),
 }
-NATIVE = ("anthropic", "gemini", "ollama")
+NATIVE = ("anthropic", "bedrock", "gemini", "ollama")
 
 
 def _upstream(name: str, request: ir.Request) -> dict[str, Any]:

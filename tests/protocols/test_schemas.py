@@ -10,6 +10,7 @@ import pytest
 from jsonschema import ValidationError
 
 from harness.protocols.anthropic import schemas as anthropic_schemas
+from harness.protocols.bedrock import schemas as bedrock_schemas
 from harness.protocols.cloudflare import schemas as cloudflare_schemas
 from harness.protocols.gemini import schemas as gemini_schemas
 from harness.protocols.ollama import schemas as ollama_schemas
@@ -19,6 +20,7 @@ from harness.protocols.swink import schemas as swink_schemas
 
 SETS = {
     "anthropic": anthropic_schemas.SCHEMAS,
+    "bedrock": bedrock_schemas.SCHEMAS,
     "cloudflare": cloudflare_schemas.SCHEMAS,
     "gemini": gemini_schemas.SCHEMAS,
     "ollama": ollama_schemas.SCHEMAS,
