@@ -18,9 +18,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="record cassettes from reference backends or real providers",
         description=(
             "Record cassettes/<backend>/<scenario>.<stream|nonstream>.yaml. --source reference (default) answers "
-            "with the reference backends in-process, no keys needed. --source real calls the provider; keys come "
-            "from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY (and GROQ_API_KEY, ... for "
-            "profiles), Ollama's host from OLLAMA_HOST. Secrets are scrubbed before anything is written."
+            "with the reference backends in-process, no keys needed. --source real calls the provider; its key "
+            "comes from the provider's usual environment variable (`conformance list providers` names them, and a "
+            "local server's host variable). Secrets are scrubbed before anything is written."
         ),
     )
     p.add_argument("--backend", type=_names, action="extend", required=True, help="backends (comma list, or 'all')")
@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="record mode (pytest-recording names; default rewrite: replace what exists)",
     )
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
-    p.add_argument("--model", help="real model to record (default: the provider's in harness/record/real.py)")
+    p.add_argument("--model", help="real model to record (default: the provider's, see `conformance list providers`)")
     p.add_argument("--base-url", help="real provider base URL override")
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
