@@ -42,9 +42,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
+    from harness.gateways import render, scenario_table
     from harness.protocols.registry import UnknownProtocolError
-    from harness.runner.run import default_backends
-    from harness.runner.sut_config import render, scenario_table
+    from harness.runner.plan import default_backends
     from harness.scenarios.loader import ScenarioError, load_scenarios
 
     try:

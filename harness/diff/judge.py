@@ -1,35 +1,18 @@
-"""A case's verdict from its three run traces: request-side diff, response-side diff, triage."""
+"""A case's verdict from its three run traces: request-side diff, response-side diff (both through
+`harness.diff.pipeline`), triage."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from harness import ir
-from harness.diff import (
-    Divergence,
-    RunOutcome,
-    Triage,
-    Verdict,
-    apply_losses,
-    compare,
-    request_divergences,
-    triage,
-    valid_keys,
-)
-from harness.diff.normalize import incomplete_stream
-from harness.protocols import registry
-from harness.runner.checks import LEAK
-from harness.runner.execute import sdk_view_json
-from harness.runner.matrix import Case
-from harness.trace.model import CaseResult, DivergenceJSON, RunTrace
+from harness.diff.compare import Divergence
+from harness.diff.pipeline import request_side, response_divergences
+from harness.diff.triage import RunOutcome, Triage, triage
+from harness.trace.identity import Case
+from harness.trace.model import CaseResult, DivergenceJSON, RunTrace, Verdict
 
-
-def losses_of(*protocols: str) -> list[str]:
-    """The loss keys the codecs of these protocols declare."""
-    keys: list[str] = []
-    for name in protocols:
-        keys.extend(valid_keys(registry.get(name).losses))
-    return keys
+LEAK_CHECK = "secret_leak"
+"""Name of the check that fails when a run shows the proxy's upstream key (`harness.runner.wire_checks`)."""
 
 
 def outcome(trace: RunTrace) -> RunOutcome:
@@ -45,81 +28,53 @@ def _as_json(divergences: Iterable[Divergence]) -> list[DivergenceJSON]:
     return [DivergenceJSON.model_validate(d.to_json()) for d in divergences]
 
 
-def request_side(case: Case, translated: RunTrace) -> list[Divergence]:
-    """The client's request against what the proxy sent upstream, minus the backend's declared losses."""
-    if translated.frontend_request is None or translated.upstream_request is None:
-        return []
-    return request_divergences(
-        ir.to_json(translated.frontend_request),
-        ir.to_json(translated.upstream_request),
-        losses=losses_of(case.backend),
-        pair=(case.frontend, case.backend),
-    )
-
-
-def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace) -> list[Divergence]:
-    """What the frontend SDK saw through translation against what it saw from its own backend."""
-    # Equivalences between the two runs come first: declared losses may remove what they look at.
-    left, right = incomplete_stream(sdk_view_json(baseline_frontend), sdk_view_json(translated))
-    left, right = apply_losses(
-        left,
-        right,
-        losses_of(case.backend, case.frontend),
-        scope="response",
-    )
-    return compare(left, right)
-
-
-def leaked(runs: dict[str, RunTrace]) -> Triage | None:
+def leaked(runs: Mapping[str, RunTrace]) -> Triage | None:
     """A proxy bug whatever else happened when any run shows the proxy's upstream key to the client or trace."""
     for role, trace in runs.items():
         for check in trace.checks:
-            if check.name == LEAK and not check.passed:
+            if check.name == LEAK_CHECK and not check.passed:
                 return Triage(
                     Verdict.PROXY_BUG_RESPONSE, f"the proxy leaked its upstream key ({role} run: {check.actual})"
                 )
     return None
 
 
-def judge(case: Case, runs: dict[str, RunTrace], *, unsupported: str | None = None) -> CaseResult:
-    """The CaseResult of one case."""
-    if unsupported is not None:
-        verdict = triage(
-            RunOutcome(True),
-            RunOutcome(True),
-            RunOutcome(True),
-            request_divergences=[],
-            response_divergences=[],
-            unsupported=unsupported,
-        )
-        return CaseResult(
-            case_id=case.case_id,
-            scenario=case.scenario,
-            frontend=case.frontend,
-            backend=case.backend,
-            stream=case.stream,
-            verdict=verdict.verdict.value,
-            reason=verdict.reason,
-            runs=runs,
-        )
+def _result(case: Case, verdict: Triage, **fields: object) -> CaseResult:
+    return CaseResult.model_validate(
+        {
+            "case_id": case.case_id,
+            "scenario": case.scenario,
+            "frontend": case.frontend,
+            "backend": case.backend,
+            "stream": case.stream,
+            "verdict": verdict.verdict,
+            "reason": verdict.reason,
+            **fields,
+        }
+    )
+
+
+def unsupported(case: Case, reason: str) -> CaseResult:
+    """The result of a case that cannot run: `reason` names who lacks what."""
+    ok = RunOutcome(True)
+    return _result(case, triage(ok, ok, ok, request_divergences=[], response_divergences=[], unsupported=reason))
+
+
+def judge(case: Case, runs: Mapping[str, RunTrace]) -> CaseResult:
+    """The CaseResult of one case from its three runs."""
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
-    req = request_side(case, translated)
-    resp = response_side(case, base_f, translated)
+    req = request_side(translated)
+    resp = response_divergences(base_f, translated)
     result = leaked(runs) or triage(
         outcome(base_f), outcome(base_b), outcome(translated), request_divergences=req, response_divergences=resp
     )
     first = result.first_divergence
-    return CaseResult(
-        case_id=case.case_id,
-        scenario=case.scenario,
-        frontend=case.frontend,
-        backend=case.backend,
-        stream=case.stream,
-        verdict=result.verdict.value,
-        reason=result.reason,
+    return _result(
+        case,
+        result,
         first_divergence=_as_json([first])[0] if first else None,
         request_divergences=_as_json(req),
         response_divergences=_as_json(resp),
-        runs=runs,
+        runs=dict(runs),
         duration_ms=translated.timings.total_ms,
     )

@@ -1,100 +1,26 @@
-"""The runner: expand the matrix, run every case's three runs (baselines shared), judge, and feed the writers.
+"""The engine: run every planned run once (baselines shared between cases), judge each case, feed the writers.
 
-Runs go through a thread pool (`jobs`); results are judged and emitted in the matrix's deterministic order, so
-a parallel run reports exactly what a serial one does.
+Runs go through a thread pool (`jobs`); results are judged and emitted in the plan's deterministic order, so a
+parallel run reports exactly what a serial one does.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
 
-from harness import drivers
-from harness.diff import Verdict
-from harness.protocols import registry
-from harness.proxy import TranslateHooks
-from harness.record import Rechunk
-from harness.record.layout import cassette_path
-from harness.runner.environment import Environment
-from harness.runner.events import CaseFinished, RunFinished, RunStarted, Writer
-from harness.runner.execute import Unsupported, error_trace, run_once
-from harness.runner.judge import judge
+from harness.diff import judge, unsupported
+from harness.plumbing import Environment
+from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
-from harness.runner.matrix import Case, expand, missing_capabilities
-from harness.scenarios.loader import load_scenarios
+from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
+from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer
 from harness.scenarios.model import Scenario
-from harness.trace.model import CaseResult, RunRole, RunTrace
+from harness.trace import Case, CaseResult, Run, RunTrace
 from harness.trace.writer import write_case
-
-RunKey = tuple[RunRole, str, str, str, bool]  # role, client, backend, scenario, stream
-
-
-@dataclass
-class RunOptions:
-    """What to run and how."""
-
-    scenarios: Path = Path("scenarios")
-    cassettes: Path = Path("cassettes")
-    reports: Path = Path("reports")
-    frontends: Sequence[str] | None = None
-    backends: Sequence[str] | None = None
-    only: Sequence[str] | None = None
-    streams: Sequence[bool] = (True, False)
-    jobs: int = 1
-    socket: bool = False
-    rechunk: Rechunk | None = None
-    known: Path = Path("conformance-known.toml")
-    run_id: str | None = None
-    hooks: TranslateHooks | None = None
-    sut: str | None = None
-    """URL of a proxy in another process for the translated runs (baselines stay on the built-in pass-through)."""
-    replay_host: str = "127.0.0.1"
-    """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
-    replay_port: int = 8790
-    """Port of that replay server (0: any free port, for tests that read it back)."""
-    write_traces: bool = True
-    on_progress: Callable[[str], None] | None = None
-    results: list[CaseResult] = field(default_factory=list)
-
-
-def default_frontends() -> list[str]:
-    """Frontends that have both an SDK driver and a codec."""
-    return [name for name in drivers.names() if name in registry.names()]
-
-
-def default_backends(cassettes: Path) -> list[str]:
-    """Backends that have recordings."""
-    if not cassettes.is_dir():
-        return []
-    return sorted(p.name for p in cassettes.iterdir() if p.is_dir() and p.name in registry.names())
-
-
-def capabilities(case: Case) -> dict[str, frozenset[str]]:
-    """What each party of a case can do."""
-    backend_client = registry.get(case.backend).family
-    return {
-        f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
-        f"{case.frontend} frontend": frozenset(registry.get(case.frontend).capabilities),
-        f"{case.backend} backend": frozenset(registry.get(case.backend).capabilities),
-        f"{backend_client} SDK": frozenset(drivers.get(backend_client).capabilities),
-    }
-
-
-def runs_of(case: Case) -> dict[RunRole, RunKey]:
-    """The keys of a case's three runs, by role (baselines are shared by every case that needs the same one)."""
-    backend_client = registry.get(case.backend).family
-    return {
-        "baseline_frontend": ("baseline_frontend", case.frontend, case.frontend, case.scenario, case.stream),
-        "baseline_backend": ("baseline_backend", backend_client, case.backend, case.scenario, case.stream),
-        "translated": ("translated", case.frontend, case.backend, case.scenario, case.stream),
-    }
 
 
 class CaseRunner:
@@ -109,8 +35,8 @@ class CaseRunner:
         self.scenarios = list(scenarios)
         self.backends = list(backends)
         """Every backend a run may talk to (the matrix's backends and the frontends' own, for baselines)."""
-        self.traces: dict[RunKey, RunTrace | str] = {}
-        """Finished runs (a string: the SDK could not express the request) by run key."""
+        self.traces: dict[Run, RunResult] = {}
+        """Finished runs (or why a run could not be expressed) by run."""
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
         # Worker threads ask for the environment at once on the first runs: build it exactly once (two would
@@ -139,74 +65,53 @@ class CaseRunner:
         """Which party lacks a capability the case's scenario requires, in words; None when it can run."""
         return missing_capabilities(self._by_id[case.scenario], capabilities(case))
 
-    def _one(self, key: RunKey, case_id: str) -> RunTrace:
-        role, client, backend, scenario_id, stream = key
-        mode: Literal["passthrough", "translate"] = "translate" if role == "translated" else "passthrough"
-        scenario = self._by_id[scenario_id]
-        path = cassette_path(self.options.cassettes, backend, scenario_id, stream)
-        failed = functools.partial(
-            error_trace,
-            case_id=case_id,
-            role=role,
-            scenario=scenario_id,
-            client=client,
-            backend=backend,
-            mode=mode,
-            stream=stream,
-        )
+    def _one(self, run: Run, case_id: str) -> RunTrace:
+        scenario = self._by_id[run.scenario]
+        path = run.cassette(self.options.cassettes)
         if scenario.kind != "models_list" and not path.is_file():
-            record = f"conformance record --backend {backend} --scenario {scenario_id}"
-            return failed(error=f"missing cassette: {path} (run `{record}`)")
+            record = f"conformance record --backend {run.backend} --scenario {run.scenario}"
+            return error_trace(run, case_id, f"missing cassette: {path} (run `{record}`)")
         try:
-            return run_once(
-                self.env,
-                case_id=case_id,
-                role=role,
-                scenario=scenario,
-                client=client,
-                backend=backend,
-                mode=mode,
-                stream=stream,
-            )
+            return run_once(self.env, run, scenario, case_id)
         except Unsupported:
             raise
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
-            return failed(error=f"{type(exc).__name__}: {exc}")
+            return error_trace(run, case_id, f"{type(exc).__name__}: {exc}")
 
-    def run_all(self, wanted: dict[RunKey, str]) -> None:
-        """Run every wanted run (key -> id of the first case that needs it) not run yet, `jobs` at a time."""
+    def run_all(self, wanted: Mapping[Run, str]) -> None:
+        """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time."""
 
-        def work(key: RunKey) -> RunTrace | str:
+        def work(run: Run) -> RunResult:
             try:
-                trace = self._one(key, wanted[key])
+                trace = self._one(run, wanted[run])
             except Unsupported as exc:
-                return str(exc)
+                return Unexpressed(str(exc))
             if self.options.on_progress:
-                self.options.on_progress(wanted[key])
+                self.options.on_progress(wanted[run])
             return trace
 
-        keys = [k for k in wanted if k not in self.traces]
-        if self.options.jobs <= 1 or len(keys) <= 1:
-            self.traces.update({k: work(k) for k in keys})
+        todo = [run for run in wanted if run not in self.traces]
+        if self.options.jobs <= 1 or len(todo) <= 1:
+            self.traces.update({run: work(run) for run in todo})
             return
         with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
-            self.traces.update(zip(keys, pool.map(work, keys), strict=True))
+            self.traces.update(zip(todo, pool.map(work, todo), strict=True))
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
         gap = self.gap(case)
         if gap is None:
-            self.run_all({key: case.case_id for key in runs_of(case).values()})
+            self.run_all({run: case.case_id for run in runs_of(case).values()})
         return self.judge(case, gap)
 
     def judge(self, case: Case, gap: str | None) -> CaseResult:
         """The verdict of one case from its cached runs (`gap`: the missing capability, if any)."""
         if gap is not None:
-            return judge(case, {}, unsupported=gap)
-        runs = {role: self.traces[key] for role, key in runs_of(case).items()}
-        unsupported = next((r for r in runs.values() if isinstance(r, str)), None)
-        if unsupported is not None:
-            return judge(case, {}, unsupported=unsupported)
+            return unsupported(case, gap)
+        runs = {role: self.traces[run] for role, run in runs_of(case).items()}
+        for result in runs.values():
+            if isinstance(result, Unexpressed):
+                return unsupported(case, result.reason)
         return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
 
     def close(self) -> None:
@@ -224,41 +129,25 @@ class Runner:
         self.writers = list(writers)
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / self.run_id
-        self.scenarios = load_scenarios(options.scenarios)
-        if options.only:
-            unknown = set(options.only) - {s.id for s in self.scenarios}
-            if unknown:
-                raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
-            self.scenarios = [s for s in self.scenarios if s.id in set(options.only)]
-        self.frontends = list(options.frontends or default_frontends())
-        self.backends = list(options.backends or default_backends(options.cassettes))
-        for name in [*self.frontends, *self.backends]:
-            registry.get(name)  # unknown names fail here, before anything runs
-        self.cases = expand(self.scenarios, self.frontends, self.backends, streams=options.streams)
+        self.plan: Plan = plan(options)
 
-    def _plan(self) -> tuple[dict[Case, str | None], dict[RunKey, str]]:
-        """Each case's capability gap, and every distinct run the runnable cases need (baselines shared),
-        in case order, with the id of the first case that needs it."""
-        by_id = {s.id: s for s in self.scenarios}
-        gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in self.cases}
-        wanted: dict[RunKey, str] = {}
-        for case in self.cases:
-            if gaps[case] is None:
-                for key in runs_of(case).values():
-                    wanted.setdefault(key, case.case_id)
-        return gaps, wanted
+    @property
+    def scenarios(self) -> list[Scenario]:
+        """The matrix's scenarios."""
+        return list(self.plan.scenarios)
 
-    def planned_runs(self) -> list[RunKey]:
+    @property
+    def cases(self) -> list[Case]:
+        """The matrix's cases, in order."""
+        return list(self.plan.cases)
+
+    def planned_runs(self) -> list[Run]:
         """Every distinct run the matrix needs (baselines shared between cases), in case order."""
-        return list(self._plan()[1])
+        return list(self.plan.runs)
 
     def case_runner(self) -> CaseRunner:
         """A CaseRunner for this matrix, to run its cases one at a time (the pytest plugin's way)."""
-        return self._case_runner(self._plan()[1])
-
-    def _case_runner(self, wanted: dict[RunKey, str]) -> CaseRunner:
-        backends = {key[2] for key in wanted} | set(self.backends)
-        return CaseRunner(self.options, self.scenarios, sorted(backends))
+        return CaseRunner(self.options, self.scenarios, self.plan.run_backends)
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
         for writer in self.writers:
@@ -271,20 +160,19 @@ class Runner:
         self._emit(
             RunStarted(
                 self.run_id,
-                [c.case_id for c in self.cases],
-                self.frontends,
-                self.backends,
-                [s.id for s in self.scenarios],
+                [c.case_id for c in self.plan.cases],
+                list(self.plan.frontends),
+                list(self.plan.backends),
+                [s.id for s in self.plan.scenarios],
                 sut=self.options.sut or "built-in proxy",
             )
         )
-        gaps, wanted = self._plan()
-        runner = self._case_runner(wanted)
+        runner = self.case_runner()
         try:
-            runner.run_all(wanted)
+            runner.run_all(self.plan.runs)
         finally:
             runner.close()
-        results = [runner.judge(case, gaps[case]) for case in self.cases]
+        results = [runner.judge(case, self.plan.gaps[case]) for case in self.plan.cases]
         return self._finish(results, known, started)
 
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
@@ -295,7 +183,7 @@ class Runner:
             if entry is not None:
                 result = result.model_copy(update={"known": entry.reason})
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
-            is_bug = Verdict(result.verdict).is_proxy_bug
+            is_bug = result.verdict.is_proxy_bug
             if is_bug and not (entry and entry.verdict == result.verdict):
                 new_bugs.append(result.case_id)
             if entry is not None and not is_bug:

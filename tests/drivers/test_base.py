@@ -6,7 +6,7 @@ import pytest
 
 from harness import ir
 from harness.drivers import base, get, names
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.drivers.registry import UnknownDriverError
 from harness.scenarios import SdkException
 from harness.stream import validate
