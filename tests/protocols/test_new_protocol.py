@@ -102,9 +102,7 @@ async def test_the_proxy_serves_a_new_protocols_routes_and_model_list(
     assert listing == {"toys": [{"toy": "toy-model"}]}
 
 
-def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(
-    toy: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(toy: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOY_API_KEY", KEY)
     assert resolve_endpoint(NAME) == ("https://api.toy.example", KEY, "toy-large")
     assert scrub.is_secret_header("X-Toy-Key")
