@@ -46,17 +46,14 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import RecordMode, Source, record_one, reference_source
     from harness.record.real import MissingKeyError, resolve_endpoint
-    from harness.scenarios.loader import ScenarioError, load_scenarios
+    from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
         scenarios = load_scenarios(args.scenarios)
         backends = registry.names() if args.backend == ["all"] else args.backend
         for name in backends:
             registry.get(name)
-        chosen = [s for s in scenarios if not args.scenario or s.id in args.scenario]
-        unknown = set(args.scenario or ()) - {s.id for s in scenarios}
-        if unknown:
-            raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+        chosen = select(scenarios, args.scenario)
         sources: dict[str, Source] = {}
         for name in backends:
             if args.source == "reference":

@@ -45,15 +45,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.gateways import render, scenario_table
     from harness.protocols.registry import UnknownProtocolError
     from harness.runner.plan import default_backends
-    from harness.scenarios.loader import ScenarioError, load_scenarios
+    from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        scenarios = load_scenarios(args.scenarios)
-        if args.scenario:
-            unknown = set(args.scenario) - {s.id for s in scenarios}
-            if unknown:
-                raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
-            scenarios = [s for s in scenarios if s.id in set(args.scenario)]
+        scenarios = select(load_scenarios(args.scenarios), args.scenario)
         backends = list(args.backend or default_backends(args.cassettes))
         if args.scenario_table:
             text = scenario_table(scenarios)

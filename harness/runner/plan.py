@@ -18,7 +18,7 @@ from harness.ir import Capability
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
-from harness.scenarios.loader import load_scenarios
+from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
 
@@ -155,12 +155,7 @@ class Plan:
 def plan(options: RunOptions) -> Plan:
     """The plan of the matrix these options describe; unknown scenario or protocol names fail here, before
     anything runs."""
-    scenarios = load_scenarios(options.scenarios)
-    if options.only:
-        unknown = set(options.only) - {s.id for s in scenarios}
-        if unknown:
-            raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
-        scenarios = [s for s in scenarios if s.id in set(options.only)]
+    scenarios = select(load_scenarios(options.scenarios), options.only)
     frontends = list(options.frontends or default_frontends())
     backends = list(options.backends or default_backends(options.cassettes))
     for name in [*frontends, *backends]:

@@ -17,19 +17,7 @@ import pytest
 from harness import ir
 from harness.backends.chunking import effective
 from harness.gateways import configs
-from harness.protocols import HttpRequest, registry
-from harness.protocols.facts import (
-    Frontend,
-    GatewayName,
-    ListedModel,
-    ModelInBody,
-    ModelList,
-    ProtocolFacts,
-    RealEndpoint,
-    Route,
-    Secrets,
-    TypicalChunking,
-)
+from harness.protocols import HttpRequest, facts, registry
 from harness.record import scrub
 from harness.record.real import resolve_endpoint
 from harness.scenarios.model import Chunking
@@ -59,9 +47,9 @@ class ToyCodec:
         return dataclasses.replace(self._base.encode_request(request), path="/toy/v1/generate")
 
 
-FACTS = ProtocolFacts(
-    frontend=Frontend(routes=(Route("/toy/v1/generate"),), model=ModelInBody()),
-    model_list=ModelList(
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(routes=(facts.Route("/toy/v1/generate"),), model=facts.ModelInBody()),
+    model_list=facts.ModelList(
         paths=("/toy/v1/models",),
         item_paths=(),
         entry=lambda m: {"toy": m.name},
@@ -69,10 +57,10 @@ FACTS = ProtocolFacts(
         claims=None,
     ),
     sdk=None,
-    real=RealEndpoint("https://api.toy.example", ("TOY_API_KEY",), "toy-large"),
-    secrets=Secrets(headers=frozenset({"x-toy-key"}), key_patterns=(r"toy-[a-z0-9]{20}",)),
-    chunking=TypicalChunking(text_chunk_size=2, arguments_chunk_size=3),
-    gateways={"litellm": GatewayName("toy", appends="/v1/generate")},
+    real=facts.RealEndpoint("https://api.toy.example", ("TOY_API_KEY",), "toy-large"),
+    secrets=facts.Secrets(headers=frozenset({"x-toy-key"}), key_patterns=(r"toy-[a-z0-9]{20}",)),
+    chunking=facts.TypicalChunking(text_chunk_size=2, arguments_chunk_size=3),
+    gateways={"litellm": facts.GatewayName("toy", appends="/v1/generate")},
 )
 
 
@@ -108,7 +96,7 @@ def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(toy: None, m
     assert scrub.is_secret_header("X-Toy-Key")
     assert scrub.find_secrets(f"leaked {KEY} here") == [KEY]
     assert effective(NAME, Chunking(text_chunk_size=9)) == Chunking(text_chunk_size=9, arguments_chunk_size=3)
-    assert configs.naming("litellm", NAME) == GatewayName("toy", appends="/v1/generate")
+    assert configs.naming("litellm", NAME) == facts.GatewayName("toy", appends="/v1/generate")
     assert configs.request_path(NAME) == "/toy/v1/generate"
-    assert FACTS.model_list is not None and FACTS.model_list.entry(ListedModel("m", "translate")) == {"toy": "m"}
+    assert FACTS.model_list is not None and FACTS.model_list.entry(facts.ListedModel("m", "translate")) == {"toy": "m"}
     assert httpx2.URL(FACTS.real.base_url).host == "api.toy.example"  # type: ignore[union-attr]

@@ -6,19 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from harness.protocols.facts import (
-    Frontend,
-    GatewayName,
-    ListedModel,
-    ModelInPath,
-    ModelList,
-    ProtocolFacts,
-    RealEndpoint,
-    Route,
-    Sdk,
-    Secrets,
-    TypicalChunking,
-)
+from harness.protocols import facts
 from harness.wire.http import HttpRequest
 
 METHODS = ("generateContent", "streamGenerateContent")
@@ -26,7 +14,7 @@ METHODS = ("generateContent", "streamGenerateContent")
 LISTED_METHODS = [*METHODS, "countTokens"]
 """`supportedGenerationMethods` of a listed model."""
 
-MODEL_IN_PATH = ModelInPath(
+MODEL_IN_PATH = facts.ModelInPath(
     pattern=re.compile(r"^/(?P<version>v1|v1beta)/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$"),
     rewrite="/{version}/models/{model}:{action}",
     label_format="POST /{version}/models/{{model}}:{action}",
@@ -41,7 +29,7 @@ def stream_media_type(request: HttpRequest) -> str | None:
     return None if request.query.get("alt") == "sse" else "application/json"
 
 
-def model_entry(model: ListedModel) -> dict[str, Any]:
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
     """One model in Gemini's `models` shape."""
     return {
         "name": f"models/{model.name}",
@@ -62,34 +50,34 @@ def is_client(headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
     return "x-goog-api-key" in headers or "key" in query or "x-goog-api-client" in headers
 
 
-FACTS = ProtocolFacts(
-    frontend=Frontend(
-        routes=(Route("/v1beta/models/{target}"), Route("/v1/models/{target}")),
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(
+        routes=(facts.Route("/v1beta/models/{target}"), facts.Route("/v1/models/{target}")),
         model=MODEL_IN_PATH,
         stream_media_type=stream_media_type,
     ),
-    model_list=ModelList(
+    model_list=facts.ModelList(
         paths=("/v1beta/models", "/v1/models"),
         item_paths=("/v1beta/models/{model_id}", "/v1/models/{model_id}"),
         entry=model_entry,
         envelope=model_envelope,
         claims=is_client,
     ),
-    sdk=Sdk(driver="harness.drivers.genai_sdk", package="google-genai", http_client="httpx2"),
-    real=RealEndpoint(
+    sdk=facts.Sdk(driver="harness.drivers.genai_sdk", package="google-genai", http_client="httpx2"),
+    real=facts.RealEndpoint(
         "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"
     ),
-    secrets=Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
+    secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
     # Whole sentences per chunk and whole functionCall objects.
-    chunking=TypicalChunking(text_chunk_size=24),
+    chunking=facts.TypicalChunking(text_chunk_size=24),
     gateways={
-        "litellm": GatewayName(
+        "litellm": facts.GatewayName(
             "gemini",
             appends="/models/",
             note="Gemini: LiteLLM builds {api_base}/models/{model}:{action} (versions before that used "
             "{api_base}:{action}).",
         ),
-        "louter": GatewayName("gemini"),
+        "louter": facts.GatewayName("gemini"),
     },
 )
 """Gemini (Generative Language API)."""

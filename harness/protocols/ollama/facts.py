@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.protocols.facts import (
-    Frontend,
-    GatewayName,
-    ListedModel,
-    ModelInBody,
-    ModelList,
-    ProtocolFacts,
-    RealEndpoint,
-    Route,
-    Sdk,
-    Secrets,
-    TypicalChunking,
-)
+from harness.protocols import facts
 from harness.protocols.ollama.request import CHAT_PATH
 from harness.protocols.ollama.tags import TAGS_PATH
 
@@ -24,7 +12,7 @@ MODIFIED_AT = "1970-01-01T00:00:00Z"
 """`modified_at` of a model the proxy lists (a fixed, documented placeholder: no local file backs it)."""
 
 
-def model_entry(model: ListedModel) -> dict[str, Any]:
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
     """One model in Ollama's `/api/tags` shape, as the proxy lists it."""
     return {"name": model.name, "model": model.name, "modified_at": MODIFIED_AT, "size": 0, "digest": "", "details": {}}
 
@@ -34,15 +22,17 @@ def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"models": entries}
 
 
-FACTS = ProtocolFacts(
-    frontend=Frontend(routes=(Route(CHAT_PATH),), model=ModelInBody()),
-    model_list=ModelList(paths=(TAGS_PATH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None),
-    sdk=Sdk(driver="harness.drivers.ollama_sdk", package="ollama", http_client="httpx"),
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(routes=(facts.Route(CHAT_PATH),), model=facts.ModelInBody()),
+    model_list=facts.ModelList(
+        paths=(TAGS_PATH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None
+    ),
+    sdk=facts.Sdk(driver="harness.drivers.ollama_sdk", package="ollama", http_client="httpx"),
     # A local server: no key; OLLAMA_HOST (often host:port) moves it.
-    real=RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),
-    secrets=Secrets(),
+    real=facts.RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),
+    secrets=facts.Secrets(),
     # One token per line; whole tool calls.
-    chunking=TypicalChunking(text_chunk_size=3),
-    gateways={"litellm": GatewayName("ollama_chat", appends=CHAT_PATH)},
+    chunking=facts.TypicalChunking(text_chunk_size=3),
+    gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
 )
 """Ollama native `/api/chat`."""

@@ -11,19 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from harness.protocols.facts import (
-    Frontend,
-    GatewayName,
-    ListedModel,
-    ModelInBody,
-    ModelList,
-    ProtocolFacts,
-    RealEndpoint,
-    Route,
-    Sdk,
-    Secrets,
-    TypicalChunking,
-)
+from harness.protocols import facts
 from harness.protocols.openai.profile import Profile
 
 CREATED_UNIX = 0
@@ -32,7 +20,7 @@ OWNER = "conformance-proxy"
 """`owned_by` of a listed model."""
 
 
-def model_entry(model: ListedModel) -> dict[str, Any]:
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
     """One model in OpenAI's `/v1/models` shape."""
     return {"id": model.name, "object": "model", "created": CREATED_UNIX, "owned_by": OWNER}
 
@@ -42,30 +30,30 @@ def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"object": "list", "data": entries}
 
 
-SECRETS = Secrets(
+SECRETS = facts.Secrets(
     headers=frozenset({"openai-organization", "openai-project"}),
     # x-stainless-*: the SDK's platform telemetry; x-ratelimit-*: per-account limits.
     header_prefixes=("x-stainless-", "x-ratelimit-"),
     key_patterns=(r"sk-(?:proj-)?[A-Za-z0-9_\-]{20,}",),
 )
 
-FAMILY = ProtocolFacts(
-    frontend=Frontend(routes=(Route("/v1/chat/completions"),), model=ModelInBody()),
-    model_list=ModelList(
+FAMILY = facts.ProtocolFacts(
+    frontend=facts.Frontend(routes=(facts.Route("/v1/chat/completions"),), model=facts.ModelInBody()),
+    model_list=facts.ModelList(
         paths=("/v1/models",),
         item_paths=("/v1/models/{model_id}",),
         entry=model_entry,
         envelope=model_envelope,
         claims=None,  # the default shape of `GET /v1/models`: the other protocols' clients announce themselves
     ),
-    sdk=Sdk(driver="harness.drivers.openai_sdk", package="openai", http_client="httpx2"),
-    real=RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
+    sdk=facts.Sdk(driver="harness.drivers.openai_sdk", package="openai", http_client="httpx2"),
+    real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     secrets=SECRETS,
     # A few characters per delta and argument fragments, as api.openai.com streams.
-    chunking=TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
+    chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
     gateways={
-        "litellm": GatewayName("openai", appends="/chat/completions"),
-        "louter": GatewayName("openai", appends="/v1/chat/completions"),
+        "litellm": facts.GatewayName("openai", appends="/chat/completions"),
+        "louter": facts.GatewayName("openai", appends="/v1/chat/completions"),
     },
 )
 """OpenAI Chat Completions."""
@@ -73,13 +61,13 @@ FAMILY = ProtocolFacts(
 
 def backend(
     *,
-    real: RealEndpoint | None,
-    chunking: TypicalChunking = FAMILY.chunking,
+    real: facts.RealEndpoint | None,
+    chunking: facts.TypicalChunking = FAMILY.chunking,
     key_patterns: tuple[str, ...] = (),
     headers: frozenset[str] = frozenset(),
-) -> ProtocolFacts:
+) -> facts.ProtocolFacts:
     """A profile's facts: the family's, as a backend only, with its own endpoint, chunking and key shapes."""
-    secrets = Secrets(
+    secrets = facts.Secrets(
         headers=SECRETS.headers | headers,
         header_prefixes=SECRETS.header_prefixes,
         key_patterns=(*SECRETS.key_patterns, *key_patterns),
@@ -87,32 +75,32 @@ def backend(
     return FAMILY.derive(frontend=None, model_list=None, sdk=None, real=real, chunking=chunking, secrets=secrets)
 
 
-PROFILE_FACTS: Mapping[str, ProtocolFacts] = MappingProxyType(
+PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
     {
         "openai": FAMILY,
         "deepseek": backend(
-            real=RealEndpoint("https://api.deepseek.com", ("DEEPSEEK_API_KEY",), "deepseek-chat"),
-            chunking=TypicalChunking(text_chunk_size=3, arguments_chunk_size=4),
+            real=facts.RealEndpoint("https://api.deepseek.com", ("DEEPSEEK_API_KEY",), "deepseek-chat"),
+            chunking=facts.TypicalChunking(text_chunk_size=3, arguments_chunk_size=4),
         ),
         "groq": backend(
-            real=RealEndpoint("https://api.groq.com", ("GROQ_API_KEY",), "openai/gpt-oss-20b"),
-            chunking=TypicalChunking(text_chunk_size=5),  # whole tool calls in one chunk
+            real=facts.RealEndpoint("https://api.groq.com", ("GROQ_API_KEY",), "openai/gpt-oss-20b"),
+            chunking=facts.TypicalChunking(text_chunk_size=5),  # whole tool calls in one chunk
             key_patterns=(r"gsk_[A-Za-z0-9]{20,}",),
         ),
         "mistral": backend(
-            real=RealEndpoint("https://api.mistral.ai", ("MISTRAL_API_KEY",), "mistral-small-latest"),
-            chunking=TypicalChunking(text_chunk_size=5),
+            real=facts.RealEndpoint("https://api.mistral.ai", ("MISTRAL_API_KEY",), "mistral-small-latest"),
+            chunking=facts.TypicalChunking(text_chunk_size=5),
         ),
         "xai": backend(
-            real=RealEndpoint("https://api.x.ai", ("XAI_API_KEY",), "grok-4-fast"),
-            chunking=TypicalChunking(text_chunk_size=6),  # whole tool calls in one chunk
+            real=facts.RealEndpoint("https://api.x.ai", ("XAI_API_KEY",), "grok-4-fast"),
+            chunking=facts.TypicalChunking(text_chunk_size=6),  # whole tool calls in one chunk
             key_patterns=(r"xai-[A-Za-z0-9]{20,}",),
         ),
         "openrouter": backend(
-            real=RealEndpoint("https://openrouter.ai/api", ("OPENROUTER_API_KEY",), "openai/gpt-4o-mini"),
+            real=facts.RealEndpoint("https://openrouter.ai/api", ("OPENROUTER_API_KEY",), "openai/gpt-4o-mini"),
         ),
         "together": backend(
-            real=RealEndpoint(
+            real=facts.RealEndpoint(
                 "https://api.together.xyz", ("TOGETHER_API_KEY",), "meta-llama/Llama-3.3-70B-Instruct-Turbo"
             ),
         ),
@@ -128,7 +116,7 @@ PROFILE_FACTS: Mapping[str, ProtocolFacts] = MappingProxyType(
 """Facts by profile name."""
 
 
-def facts_of(profile: Profile) -> ProtocolFacts:
+def facts_of(profile: Profile) -> facts.ProtocolFacts:
     """The facts declared for `profile` (every profile in `profiles.PROFILES` has an entry)."""
     try:
         return PROFILE_FACTS[profile.name]
