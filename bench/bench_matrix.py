@@ -38,12 +38,12 @@ import httpx2
 from bench._timing import Timing, interleaved_best
 from harness import drivers, ir
 from harness.drivers.base import SdkResult
-from harness.protocols import HttpRequest
+from harness.plumbing import Environment, environment
+from harness.plumbing.bridge import LoopThread
+from harness.protocols import HttpRequest, registry
 from harness.record import Replayer
-from harness.runner import environment
-from harness.runner.bridge import LoopThread
-from harness.runner.environment import Environment, route_name
-from harness.runner.run import Runner, RunOptions
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
 from harness.scenarios.model import Scenario
 
 SCENARIOS_ENV = "BENCH_MATRIX_SCENARIOS"
@@ -119,6 +119,10 @@ class _Chunks(httpx2.SyncByteStream, httpx.SyncByteStream):
         yield from self._chunks
 
 
+def _httpx(protocol: str) -> bool:
+    return registry.sdk(protocol).http_client == "httpx"
+
+
 def mock_client(protocol: str, answer: Callable[[HttpRequest], Reply]) -> Any:
     """An HTTP client whose transport answers in-process (`httpx` for the ollama SDK, else `httpx2`)."""
 
@@ -131,10 +135,10 @@ def mock_client(protocol: str, answer: Callable[[HttpRequest], Reply]) -> Any:
             body=request.read(),
         )
         reply = answer(http)
-        module: Any = httpx if protocol == "ollama" else httpx2
+        module: Any = httpx if _httpx(protocol) else httpx2
         return module.Response(reply.status, headers=dict(reply.headers), stream=_Chunks(reply.chunks))
 
-    if protocol == "ollama":
+    if _httpx(protocol):
         return httpx.Client(transport=httpx.MockTransport(handler), timeout=60.0)
     return httpx2.Client(transport=httpx2.MockTransport(handler), timeout=60.0)
 
@@ -210,8 +214,7 @@ def _proxy_listing(runner: Runner, client: str, scenario: Scenario) -> Reply:
         response.read()
         got.append(Reply(response.status_code, dict(response.headers), (response.content,)))
 
-    backends = sorted({key[2] for key in runner.planned_runs()} | set(runner.backends))
-    env = Environment(runner.scenarios, backends, runner.options.cassettes)
+    env = Environment(runner.scenarios, runner.plan.run_backends, runner.options.cassettes)
     try:
         http = env.client("floor-listing", client)
         http.event_hooks = {"request": [], "response": [keep]}
@@ -229,19 +232,18 @@ def prepare_floor(runner: Runner) -> Floor:
     replayer = Replayer(runner.options.cassettes, runner.scenarios)
     replies: dict[tuple[str, str, bool], Reply] = {}
     calls = []
-    for role, client, backend, scenario_id, stream in runner.planned_runs():
-        scenario = by_id[scenario_id]
+    for run in runner.planned_runs():
+        scenario = by_id[run.scenario]
         listing = scenario.kind == "models_list"
-        answer_key = (client, scenario_id, stream)
+        answer_key = (run.client, run.scenario, run.stream)
         if answer_key not in replies:
             if listing:
-                replies[answer_key] = _proxy_listing(runner, client, scenario)
+                replies[answer_key] = _proxy_listing(runner, run.client, scenario)
             else:
-                replies[answer_key] = _recorded_reply(replayer, client, scenario, stream)
+                replies[answer_key] = _recorded_reply(replayer, run.client, scenario, run.stream)
         # The same request the runner's driver call sends, routed model name included.
-        mode = "translate" if role == "translated" else "passthrough"
-        request = None if listing else scenario.request_for(route_name(scenario_id, backend, mode), stream=stream)
-        calls.append(FloorCall(client, scenario, request, stream, replies[answer_key]))
+        request = None if listing else scenario.request_for(run.route, stream=run.stream)
+        calls.append(FloorCall(run.client, scenario, request, run.stream, replies[answer_key]))
     return Floor(calls)
 
 

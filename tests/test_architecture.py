@@ -1,14 +1,18 @@
-"""ARCHITECTURE.md's import rules, enforced: each part imports only the parts its row allows, and nothing
-outside harness/protocols imports a protocol module by name (the engine goes through the registry)."""
+"""ARCHITECTURE.md's rules, enforced: each part imports only the parts its row allows; nothing outside
+harness/protocols imports a protocol module by name (the engine goes through the registry); no module-level import
+cycle; and no protocol or provider name is written outside harness/protocols and the SDK drivers (the rest of the
+harness reads protocol facts through the registry)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 import harness.protocols as protocols
+from harness.protocols import registry
 from tests.conftest import REPO
 
 HARNESS = REPO / "harness"
@@ -21,24 +25,39 @@ ALLOWED: dict[str, set[str]] = {
     "protocols": {"ir", "wire", "stream"},
     "capture": {"wire"},
     "trace": {"ir"},
-    "diff": {"ir"},
+    "diff": {"ir", "stream", "protocols", "trace"},
     "scenarios": {"ir", "drivers"},
     "drivers": {"ir", "scenarios", "protocols"},
     "backends": {"ir", "wire", "protocols", "scenarios"},
-    "record": {"ir", "wire", "protocols", "backends", "scenarios"},
+    "record": {"ir", "wire", "protocols", "backends", "scenarios", "trace"},
     "proxy": {"ir", "wire", "stream", "protocols"},
-    "runner": {"ir", "stream", "protocols", "proxy", "record", "backends", "scenarios", "drivers", "trace", "diff"},
+    "plumbing": {"ir", "protocols", "proxy", "record", "backends", "scenarios", "trace"},
+    "runner": {"ir", "stream", "protocols", "proxy", "record", "scenarios", "drivers", "trace", "diff", "plumbing"},
+    "gateways": {"ir", "protocols", "scenarios", "trace", "plumbing"},
     "report": {"ir", "trace", "diff", "runner"},
     "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
+    "pytest_plugin": {"protocols", "proxy", "runner", "scenarios", "trace"},
 }
-# Modules of harness/protocols that the rest of the harness may use: the contract, the registry, shared helpers.
+# Modules of harness/protocols that the rest of the harness may use: the contract, the registry, the facts types,
+# shared helpers.
 PROTOCOLS_PUBLIC = {
     "harness.protocols",
     "harness.protocols.base",
     "harness.protocols.registry",
+    "harness.protocols.facts",
     "harness.protocols.common",
-    "harness.protocols.http",
 }
+
+# Where a protocol or provider name may be written: the protocols themselves and the SDK drivers (one per SDK).
+NAMES_ALLOWED_IN = ("protocols", "drivers")
+# Modules outside those that may still name protocols, each with the reason.
+NAME_EXCEPTIONS: dict[str, str] = {
+    "harness/faults/catalog.py": "each fault is a real bug of one protocol pair; its witnesses name that pair",
+    "harness/faults/hooks.py": "a fault acts on one protocol's wire (DONE after an Anthropic stream, Gemini's "
+    "functionResponse.name); the hook says which",
+}
+# Provider words that are not registry names but name a provider all the same.
+PROVIDER_WORDS = {"google", "genai", "claude"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -89,6 +108,106 @@ def test_nothing_outside_protocols_imports_a_protocol_by_name() -> None:
                 continue  # a name from a public module (`from harness.protocols.registry import X`)
             bad.append(f"{path.relative_to(REPO)} imports {module}")
     assert bad == []
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path, known: set[str]) -> set[str]:
+    """The harness modules a module imports, at load or inside functions (`if TYPE_CHECKING:` blocks aside, which
+    never run): `from pkg import name` counts as importing `pkg.name` when that is a module, else `pkg`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if submodule in known else node.module)
+    return {name for name in found if name in known}
+
+
+def test_no_import_cycle() -> None:
+    paths = {_module_name(p): p for p in HARNESS.rglob("*.py")}
+    graph = {name: _runtime_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    cycles = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*trail[trail.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """Ids of the string constants that are docstrings (of modules, classes, functions, attributes)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            for statement in body:
+                if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                    out.add(id(statement.value))
+    return out
+
+
+def protocol_name_literals(path: Path, names: set[str]) -> list[str]:
+    """`line: text` of each string literal (docstrings aside) in which a protocol or provider name is a word."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            words = set(re.split(r"[^a-z0-9]+", node.value.lower()))
+            if words & names:
+                found.append(f"{node.lineno}: {node.value[:60]!r}")
+    return found
+
+
+def test_no_protocol_or_provider_name_outside_protocols_and_drivers() -> None:
+    names = set(registry.names()) | PROVIDER_WORDS
+    bad = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        relative = path.relative_to(REPO).as_posix()
+        if path.relative_to(HARNESS).parts[0] in NAMES_ALLOWED_IN or relative in NAME_EXCEPTIONS:
+            continue
+        bad += [f"{relative}:{hit}" for hit in protocol_name_literals(path, names)]
+    assert bad == []
+
+
+def test_the_name_rule_finds_a_name(tmp_path: Path) -> None:
+    # The rule must be able to fail: a literal naming a protocol is found; docstrings and other words are not.
+    module = tmp_path / "m.py"
+    module.write_text('"""Talks about openai."""\nX = "openai"\nY = "x-api-key"\nZ = f"{X}/gemini-2.5"\n')
+    assert protocol_name_literals(module, {"openai", "gemini"}) == ["2: 'openai'", "4: '/gemini-2.5'"]
+
+
+def test_every_name_exception_exists_and_still_names_a_protocol() -> None:
+    names = set(registry.names()) | PROVIDER_WORDS
+    for relative, reason in NAME_EXCEPTIONS.items():
+        assert reason
+        assert protocol_name_literals(REPO / relative, names), f"{relative} no longer needs its exception"
 
 
 def test_architecture_doc_lists_every_part() -> None:

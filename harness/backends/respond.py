@@ -43,7 +43,7 @@ def _split(data: bytes, size: int) -> list[bytes]:
 
 
 def _stream(codec: Codec, scenario: Scenario, reply: ReplyOk, request: ir.Request) -> list[bytes]:
-    chunking = effective(codec.name, codec.family, scenario.chunking)
+    chunking = effective(codec.name, scenario.chunking)
     events = scripted_events(reply, chunking, model=request.model)
     encoder = codec.stream_encoder(request=request)
     chunks = [b for b in (encoder.encode(e) for e in events) if b]

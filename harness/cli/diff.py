@@ -1,4 +1,6 @@
-"""`conformance diff`: compare what the SDK saw in two traces (case files or run files), first divergence first."""
+"""`conformance diff`: compare what the SDK saw in two traces (case files or run files), first divergence first,
+through the same pipeline the verdict uses (`harness.diff.pipeline`): the same normalized views, the same
+declared losses of every protocol on the way."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "diff",
         help="compare the SDK views of two traces and print the divergences",
         description=(
-            "Compare what the SDK saw in two traces with the diff engine (after its normalization rules) and "
-            "print every divergence, first divergence first. Each FILE is a case trace (reports/<run>/cases/"
+            "Compare what the SDK saw in two traces exactly as a verdict does (streams accumulated, the declared "
+            "losses of every protocol on the way applied, the normalization rules) and print every divergence, "
+            "first divergence first. Each FILE is a case trace (reports/<run>/cases/"
             "*.json; --role picks which of its three runs) or a single run trace. Exit 0 when they agree, "
             "1 when they diverge, 2 when a file cannot be read or lacks the run."
         ),
@@ -38,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--role", choices=ROLES, default="translated", help="run to take from a case trace")
     p.add_argument("--left-role", choices=ROLES, default=None, help="run to take from the left case (over --role)")
     p.add_argument("--right-role", choices=ROLES, default=None, help="run to take from the right case (over --role)")
-    p.add_argument("--raw", action="store_true", help="compare without the normalization rules")
+    p.add_argument("--raw", action="store_true", help="compare without the normalization rules and losses")
     p.add_argument("--json", action="store_true", help="print the divergences as a JSON list")
     p.set_defaults(func=run)
 
@@ -76,8 +79,7 @@ def format_divergence(number: int, d: Divergence) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Compare and print; exit 0 when the views agree, 1 when they diverge, 2 on unreadable input."""
-    from harness.diff import compare
-    from harness.report import sdk_view
+    from harness.diff import response_divergences
     from harness.trace import TraceError
 
     try:
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     except TraceError as exc:
         print(f"conformance diff: {exc}", file=sys.stderr)  # noqa: T201
         return EXIT_BAD_INPUT
-    found = compare(sdk_view(left), sdk_view(right), rules=()) if args.raw else compare(sdk_view(left), sdk_view(right))
+    found = response_divergences(left, right, rules=(), losses=False) if args.raw else response_divergences(left, right)
     if args.json:
         sys.stdout.write(json.dumps([d.to_json() for d in found], indent=2, ensure_ascii=False) + "\n")
         return EXIT_DIVERGED if found else EXIT_SAME

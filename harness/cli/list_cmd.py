@@ -37,12 +37,14 @@ def run(args: argparse.Namespace) -> int:
         from harness.protocols import registry
 
         for name in registry.names():
-            codec = registry.get(name)
+            codec, real = registry.get(name), registry.facts(name).real
             sdk = "frontend+backend" if name in drivers.names() else f"backend (baseline via {codec.family} SDK)"
-            out.write(f"{name:12} family={codec.family:10} {sdk}\n")
+            keys = " or ".join(real.key_env) if real is not None and real.key_env else "-"
+            where = "" if real is None else f" model={real.model}" + (f" host={real.host_env}" if real.host_env else "")
+            out.write(f"{name:12} family={codec.family:10} {sdk:42} keys={keys}{where}\n")
         return 0
+    from harness.ir import Capability
     from harness.protocols import registry
-    from harness.scenarios.model import Capability
 
     names = registry.names()
     out.write(f"{'capability':20} " + " ".join(f"{n[:9]:9}" for n in names) + "\n")

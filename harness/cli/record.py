@@ -18,9 +18,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="record cassettes from reference backends or real providers",
         description=(
             "Record cassettes/<backend>/<scenario>.<stream|nonstream>.yaml. --source reference (default) answers "
-            "with the reference backends in-process, no keys needed. --source real calls the provider; keys come "
-            "from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY (and GROQ_API_KEY, ... for "
-            "profiles), Ollama's host from OLLAMA_HOST. Secrets are scrubbed before anything is written."
+            "with the reference backends in-process, no keys needed. --source real calls the provider; its key "
+            "comes from the provider's usual environment variable (`conformance list providers` names them, and a "
+            "local server's host variable). Secrets are scrubbed before anything is written."
         ),
     )
     p.add_argument("--backend", type=_names, action="extend", required=True, help="backends (comma list, or 'all')")
@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="record mode (pytest-recording names; default rewrite: replace what exists)",
     )
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
-    p.add_argument("--model", help="real model to record (default: the provider's in harness/record/real.py)")
+    p.add_argument("--model", help="real model to record (default: the provider's, see `conformance list providers`)")
     p.add_argument("--base-url", help="real provider base URL override")
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
@@ -46,17 +46,14 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import RecordMode, Source, record_one, reference_source
     from harness.record.real import MissingKeyError, resolve_endpoint
-    from harness.scenarios.loader import ScenarioError, load_scenarios
+    from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
         scenarios = load_scenarios(args.scenarios)
         backends = registry.names() if args.backend == ["all"] else args.backend
         for name in backends:
             registry.get(name)
-        chosen = [s for s in scenarios if not args.scenario or s.id in args.scenario]
-        unknown = set(args.scenario or ()) - {s.id for s in scenarios}
-        if unknown:
-            raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+        chosen = select(scenarios, args.scenario)
         sources: dict[str, Source] = {}
         for name in backends:
             if args.source == "reference":

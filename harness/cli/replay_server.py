@@ -16,9 +16,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "replay-server",
         help="serve the cassettes as provider endpoints (http://HOST:PORT/<backend>/...)",
         description=(
-            "Serve recorded backends: each backend's API under http://HOST:PORT/<backend> (e.g. an OpenAI-compatible "
-            "upstream base URL http://127.0.0.1:8790/openai/v1). Requests are matched to scenarios by decoding "
-            "them; a request with no recording gets a 400 naming the nearest recordings. No network is used."
+            "Serve recorded backends: each backend's API under http://HOST:PORT/<backend> (an upstream base URL "
+            "is http://127.0.0.1:8790/<backend> plus the API's own prefix, e.g. /v1). Requests are matched to "
+            "scenarios by decoding them; a request with no recording gets a 400 naming the nearest recordings. "
+            "No network is used."
         ),
     )
     add_bind_options(p, 8790)

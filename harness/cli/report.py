@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
-    from harness.runner.events import RunFinished, Writer
+    from harness.runner.run_events import RunFinished, Writer
 
     try:
         events = events_for_run(args.run)

@@ -69,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import progress, report_writers
+    from harness.runner.engine import Runner
     from harness.runner.known import KnownFileError, load_known, write_known
+    from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
-    from harness.runner.run import Runner, RunOptions
     from harness.scenarios.loader import ScenarioError
 
     if args.jobs < 1:

@@ -42,18 +42,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
+    from harness.gateways import render, scenario_table
     from harness.protocols.registry import UnknownProtocolError
-    from harness.runner.run import default_backends
-    from harness.runner.sut_config import render, scenario_table
-    from harness.scenarios.loader import ScenarioError, load_scenarios
+    from harness.runner.plan import default_backends
+    from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        scenarios = load_scenarios(args.scenarios)
-        if args.scenario:
-            unknown = set(args.scenario) - {s.id for s in scenarios}
-            if unknown:
-                raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
-            scenarios = [s for s in scenarios if s.id in set(args.scenario)]
+        scenarios = select(load_scenarios(args.scenarios), args.scenario)
         backends = list(args.backend or default_backends(args.cassettes))
         if args.scenario_table:
             text = scenario_table(scenarios)

@@ -82,8 +82,13 @@ def _order(d: Divergence) -> tuple[int, int, str]:
     return (1 if d.path.startswith("response") else 2, 0, d.path)
 
 
+def normalize_pair(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> tuple[View, View]:
+    """Both views as they are compared: each normalized with `rules`, then the equivalences between the two
+    (usage one side cannot report, an incomplete stream told two ways) taken out."""
+    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
+    return normalize.incomplete_stream(a, b)
+
+
 def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:
     """Normalize both views with `rules`, drop usage one side cannot report, and diff them."""
-    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
-    a, b = normalize.incomplete_stream(a, b)
-    return diff_views(a, b)
+    return diff_views(*normalize_pair(left, right, rules))

@@ -1,4 +1,5 @@
-"""Triage: the verdict of one case from its three runs, exactly as the table in DESIGN.md says.
+"""Triage: the verdict of one case from its three runs, by this table (README.md, "Verdicts", says what each
+verdict means for a user):
 
 | baseline(F) | baseline(B) | translated | verdict |
 |---|---|---|---|
@@ -13,25 +14,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from harness.diff.compare import Divergence
-
-
-class Verdict(StrEnum):
-    """The outcome of one case."""
-
-    PASS = "pass"
-    PROXY_BUG_REQUEST = "proxy_bug_request"
-    PROXY_BUG_RESPONSE = "proxy_bug_response"
-    BACKEND_ISSUE = "backend_issue"
-    BASELINE_ISSUE = "baseline_issue"
-    UNSUPPORTED = "unsupported"
-
-    @property
-    def is_proxy_bug(self) -> bool:
-        """Whether this verdict fails the gate."""
-        return self in (Verdict.PROXY_BUG_REQUEST, Verdict.PROXY_BUG_RESPONSE)
+from harness.trace.model import Verdict
 
 
 @dataclass(frozen=True)

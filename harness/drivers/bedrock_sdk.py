@@ -31,7 +31,7 @@ from harness.drivers.base import (
     failed,
     neutral_for_status,
 )
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.protocols.common import is_context_message
 from harness.scenarios.model import Capability, SdkException
 

@@ -24,7 +24,7 @@ from harness.drivers.base import (
     failed,
     neutral_for_status,
 )
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
 
 ACCOUNT_ID = "0" * 32

@@ -26,7 +26,7 @@ from harness.drivers.base import (
     failed,
     neutral_for_status,
 )
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
 
 

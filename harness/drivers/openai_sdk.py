@@ -30,7 +30,7 @@ from harness.drivers.base import (
     headers_of,
     neutral_for_status,
 )
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
 
 _FINISH: dict[str, ir.StopKind] = {

@@ -1,18 +1,13 @@
-"""Drivers by frontend protocol name. Each SDK is imported only when its driver is first asked for."""
+"""Drivers by frontend protocol name. Which module drives a protocol's SDK is one of its facts
+(`ProtocolFacts.sdk.driver`); each SDK is imported only when its driver is first asked for."""
 
 from __future__ import annotations
 
 import importlib
 
 from harness.drivers.base import Driver
+from harness.protocols import registry
 
-# Frontend protocol -> module defining `DRIVER`. Importing an SDK is slow, so nothing loads until `get`.
-_MODULES: dict[str, str] = {
-    "openai": "harness.drivers.openai_sdk",
-    "anthropic": "harness.drivers.anthropic_sdk",
-    "gemini": "harness.drivers.genai_sdk",
-    "ollama": "harness.drivers.ollama_sdk",
-}
 _LOADED: dict[str, Driver] = {}
 
 
@@ -24,17 +19,26 @@ class UnknownDriverError(KeyError):
 
 
 def names() -> list[str]:
-    """Frontend protocols that have an SDK driver, sorted."""
-    return sorted(_MODULES)
+    """Protocols whose facts name an SDK driver of their own, sorted."""
+    return [name for name in registry.names() if registry.facts(name).sdk is not None]
+
+
+def _module(name: str) -> str:
+    try:
+        sdk = registry.facts(name).sdk
+    except registry.UnknownProtocolError:
+        sdk = None
+    if sdk is None:
+        raise UnknownDriverError(name)
+    return sdk.driver
 
 
 def get(name: str) -> Driver:
     """The driver for frontend protocol `name`."""
     if name not in _LOADED:
-        if name not in _MODULES:
-            raise UnknownDriverError(name)
-        driver = importlib.import_module(_MODULES[name]).DRIVER
+        module = _module(name)
+        driver = importlib.import_module(module).DRIVER
         if not isinstance(driver, Driver) or driver.name != name:
-            raise TypeError(f"{_MODULES[name]}.DRIVER is not a driver for {name!r}")
+            raise TypeError(f"{module}.DRIVER is not a driver for {name!r}")
         _LOADED[name] = driver
     return _LOADED[name]

@@ -32,7 +32,7 @@ from harness.drivers.base import (
     headers_of,
     neutral_for_status,
 )
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
 
 _INCOMPLETE: dict[str, ir.StopKind] = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}

@@ -17,7 +17,7 @@ import httpx2
 
 from harness import ir
 from harness.drivers.base import DUMMY_API_KEY, SdkResult, UnsupportedRequest, error_from_status, failed
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
 
 TIMEOUT = 60.0

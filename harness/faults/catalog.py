@@ -14,16 +14,7 @@ from dataclasses import dataclass
 
 from harness.faults import hooks as h
 from harness.proxy import TranslateHooks
-
-
-@dataclass(frozen=True, order=True)
-class Witness:
-    """One case (scenario, frontend, backend, streaming) on which a fault is known to show."""
-
-    scenario: str
-    frontend: str
-    backend: str
-    stream: bool
+from harness.trace import Case
 
 
 @dataclass(frozen=True)
@@ -56,12 +47,12 @@ class Fault:
     """The implementation, switched on in the translate path."""
     scope: Scope
     """Where it applies."""
-    witnesses: tuple[Witness, ...]
+    witnesses: tuple[Case, ...]
     """The smallest case set known to catch it."""
 
 
-def _w(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Witness, ...]:
-    return (Witness(scenario, frontend, backend, stream),)
+def _w(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Case, ...]:
+    return (Case(scenario, frontend, backend, stream),)
 
 
 _STREAM = (True,)

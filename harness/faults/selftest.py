@@ -19,12 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.diff import Verdict
 from harness.faults.catalog import FAULTS, Fault
-from harness.runner.matrix import Case
-from harness.runner.run import CaseRunner, RunKey, RunOptions, default_backends, default_frontends, runs_of
-from harness.scenarios.loader import load_scenarios
-from harness.trace.model import CaseResult
+from harness.runner.engine import CaseRunner
+from harness.runner.plan import Plan, RunOptions, plan, wanted_runs
+from harness.trace import Case, CaseResult
 
 DEFAULT_PER_FAULT = 24
 """Cases per fault in a full selftest (witnesses included)."""
@@ -97,7 +95,7 @@ class SelftestResult:
     @property
     def clean_bugs(self) -> list[CaseResult]:
         """Clean cases judged proxy bugs (each one fails the selftest: the gate would cry wolf)."""
-        return [r for r in self.clean if Verdict(r.verdict).is_proxy_bug]
+        return [r for r in self.clean if r.verdict.is_proxy_bug]
 
     @property
     def escaped(self) -> list[str]:
@@ -163,9 +161,6 @@ class Selftest:
         self.options = options
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / f"selftest-{self.run_id}"
-        self.scenarios = {s.id: s for s in load_scenarios(options.scenarios)}
-        self.frontends = default_frontends()
-        self.backends = default_backends(options.cassettes)
         self.run_options = RunOptions(
             scenarios=options.scenarios,
             cassettes=options.cassettes,
@@ -174,36 +169,27 @@ class Selftest:
             write_traces=False,
             on_progress=options.on_progress,
         )
-        self._clean = CaseRunner(self.run_options, list(self.scenarios.values()), self.backends)
+        self.matrix: Plan = plan(self.run_options)
+        """The full matrix `conformance run` would plan: a fault runs only on its runnable cases."""
+        self._clean = CaseRunner(self.run_options, list(self.matrix.scenarios), self.matrix.run_backends)
 
     def plan(self, fault: Fault) -> list[Case]:
         """The cases a fault runs on: its witnesses, then (unless quick) a spread over its scope."""
-        witnesses = [Case(w.scenario, w.frontend, w.backend, w.stream) for w in fault.witnesses]
-        runnable = [c for c in witnesses if self._runnable(c)]
+        runnable = [case for case in fault.witnesses if self.matrix.runnable(case)]
         if self.options.quick:
             return runnable
         return spread(self._candidates(fault), max(self.options.per_fault, len(runnable)), runnable)
-
-    def _runnable(self, case: Case) -> bool:
-        scenario = self.scenarios.get(case.scenario)
-        return (
-            scenario is not None
-            and case.frontend in self.frontends
-            and case.backend in self.backends
-            and ("stream" if case.stream else "nonstream") in scenario.streaming
-            and self._clean.gap(case) is None
-        )
 
     def _candidates(self, fault: Fault) -> list[Case]:
         scope = fault.scope
         cases = [
             Case(s, f, b, st)
             for s in scope.scenarios
-            for f in scope.frontends or self.frontends
-            for b in scope.backends or self.backends
+            for f in scope.frontends or self.matrix.frontends
+            for b in scope.backends or self.matrix.backends
             for st in scope.streams
         ]
-        return [c for c in cases if self._runnable(c)]
+        return [c for c in cases if self.matrix.runnable(c)]
 
     def run(self) -> SelftestResult:
         """Run everything and write `reports/selftest-<id>/selftest.json`."""
@@ -211,7 +197,7 @@ class Selftest:
         plans = {fault.name: self.plan(fault) for fault in self.options.faults}
         union = sorted({case for cases in plans.values() for case in cases})
         try:
-            self._clean.run_all(_wanted(union))
+            self._clean.run_all(wanted_runs(union))
             clean = [self._clean.judge(case, None) for case in union]
             outcomes = [self._run_fault(fault, plans[fault.name]) for fault in self.options.faults]
         finally:
@@ -223,28 +209,20 @@ class Selftest:
 
     def _run_fault(self, fault: Fault, cases: list[Case]) -> FaultOutcome:
         options = dataclasses.replace(self.run_options, hooks=fault.hooks)
-        runner = CaseRunner(options, list(self.scenarios.values()), self.backends)
+        runner = CaseRunner(options, list(self.matrix.scenarios), self.matrix.run_backends)
         # Baselines are pass-through runs, untouched by translate hooks: reuse the clean ones.
-        runner.traces.update({key: trace for key, trace in self._clean.traces.items() if key[0] != "translated"})
+        runner.traces.update({run: trace for run, trace in self._clean.traces.items() if run.role != "translated"})
         try:
-            runner.run_all(_wanted(cases))
+            runner.run_all(wanted_runs(cases))
             results = [runner.judge(case, None) for case in cases]
         finally:
             runner.close()
         outcome = FaultOutcome(fault, [r.case_id for r in results])
         outcome.verdicts = dict(Counter(r.verdict for r in results))
-        outcome.catching = [r.case_id for r in results if Verdict(r.verdict).is_proxy_bug]
-        first = next((r for r in results if Verdict(r.verdict).is_proxy_bug), None)
+        outcome.catching = [r.case_id for r in results if r.verdict.is_proxy_bug]
+        first = next((r for r in results if r.verdict.is_proxy_bug), None)
         outcome.first_divergence = describe(first) if first is not None else None
         return outcome
-
-
-def _wanted(cases: Iterable[Case]) -> dict[RunKey, str]:
-    wanted: dict[RunKey, str] = {}
-    for case in cases:
-        for key in runs_of(case).values():
-            wanted.setdefault(key, case.case_id)
-    return wanted
 
 
 def run_selftest(options: SelftestOptions) -> SelftestResult:

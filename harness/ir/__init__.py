@@ -4,6 +4,7 @@ Imports nothing else of the harness.
 """
 
 from harness.ir.base import IRModel, JSONObject, JSONValue
+from harness.ir.capability import Capability
 from harness.ir.content import (
     Base64Image,
     ContentPart,
@@ -67,6 +68,7 @@ __all__ = [
     "EVENT_ADAPTER",
     "TERMINAL_KINDS",
     "Base64Image",
+    "Capability",
     "ContentPart",
     "Done",
     "ErrorEvent",

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol, runtime_checkable
 
 from harness import ir
+from harness.ir import Capability
 from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest, HttpResponse
 
@@ -70,8 +71,8 @@ class Codec(Protocol):
         ...
 
     @property
-    def capabilities(self) -> frozenset[str]:
-        """Scenario capabilities (`harness.scenarios.model.Capability` values) this protocol can carry, as a
+    def capabilities(self) -> frozenset[Capability]:
+        """Scenario capabilities (`harness.ir.Capability`) this protocol can carry, as a
         frontend and as a backend; cases needing others are reported unsupported, not failed."""
         ...
 

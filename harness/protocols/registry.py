@@ -1,12 +1,25 @@
-"""Codecs by name: the only way the engine reaches a protocol."""
+"""Codecs and their facts by name: the only way the engine reaches a protocol."""
 
 from __future__ import annotations
 
+from harness.ir import Capability
 from harness.protocols.base import Codec
+from harness.protocols.facts import ProtocolFacts, Sdk
 
-__all__ = ["Codec", "UnknownProtocolError", "get", "names", "register"]
+__all__ = [
+    "Codec",
+    "MissingFactsError",
+    "ProtocolFacts",
+    "UnknownProtocolError",
+    "facts",
+    "get",
+    "names",
+    "register",
+    "sdk",
+]
 
 _CODECS: dict[str, Codec] = {}
+_FACTS: dict[str, ProtocolFacts] = {}
 
 
 class UnknownProtocolError(KeyError):
@@ -16,11 +29,21 @@ class UnknownProtocolError(KeyError):
         return f"unknown protocol {self.args[0]!r}; known: {', '.join(sorted(_CODECS)) or '(none)'}"
 
 
-def register(codec: Codec) -> Codec:
-    """Add a codec under its name; a second codec with the same name is a programming error."""
+class MissingFactsError(LookupError):
+    """A protocol is registered without its facts (or names an SDK nobody declares)."""
+
+
+def register(codec: Codec, facts: ProtocolFacts | None = None) -> Codec:
+    """Add a codec (and its facts, declared next to it) under its name; a second codec with the same name is a
+    programming error, and so is a capability that is not a `Capability`."""
     if codec.name in _CODECS and _CODECS[codec.name] is not codec:
         raise ValueError(f"protocol {codec.name!r} is already registered")
+    unknown = {str(c) for c in codec.capabilities} - {c.value for c in Capability}
+    if unknown:
+        raise ValueError(f"protocol {codec.name!r} declares unknown capabilities: {', '.join(sorted(unknown))}")
     _CODECS[codec.name] = codec
+    if facts is not None:
+        _FACTS[codec.name] = facts
     return codec
 
 
@@ -31,6 +54,30 @@ def get(name: str) -> Codec:
         return _CODECS[name]
     except KeyError:
         raise UnknownProtocolError(name) from None
+
+
+def facts(name: str) -> ProtocolFacts:
+    """The facts registered with the codec `name` (see `harness.protocols.facts`)."""
+    get(name)
+    try:
+        return _FACTS[name]
+    except KeyError:
+        raise MissingFactsError(
+            f"protocol {name!r} is registered without its facts: declare a ProtocolFacts in its package and pass "
+            "it to registry.register(codec, facts=...) (ARCHITECTURE.md, 'Adding a protocol')"
+        ) from None
+
+
+def sdk(name: str) -> Sdk:
+    """The SDK that drives `name`'s clients: its own, or (for a profile) its family's."""
+    own = facts(name).sdk
+    if own is not None:
+        return own
+    family = get(name).family
+    inherited = facts(family).sdk if family != name else None
+    if inherited is None:
+        raise MissingFactsError(f"protocol {name!r} has no SDK, and neither has its family {family!r}")
+    return inherited
 
 
 def names() -> list[str]:

@@ -18,7 +18,7 @@ from harness.proxy.config import UpstreamConfig
 from harness.proxy.state import ProxyState
 
 PROBE_SECONDS = 2.0
-_PACKAGES = ("starlette", "httpx2", "uvicorn", "pydantic", "openai", "anthropic", "google-genai")
+_PACKAGES = ("starlette", "httpx2", "uvicorn", "pydantic")
 
 
 def safe_url(url: str) -> str:
@@ -30,9 +30,10 @@ def safe_url(url: str) -> str:
 
 
 def versions() -> dict[str, Any]:
-    """Versions of the harness, Python and the packages the proxy's behaviour depends on."""
+    """Versions of the harness, Python, the packages the proxy's behaviour depends on and the official SDKs."""
     out: dict[str, Any] = {"harness": __version__, "python": platform.python_version()}
-    for name in _PACKAGES:
+    sdks = [sdk.package for sdk in (registry.facts(n).sdk for n in registry.names()) if sdk is not None]
+    for name in [*_PACKAGES, *dict.fromkeys(sdks)]:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -12,8 +12,8 @@ from starlette.responses import Response
 
 from harness import ir
 from harness.protocols import Codec, DecodeError
+from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, record_outgoing
-from harness.proxy.frontends import Frontend
 from harness.proxy.responses import TappedStream, send_error
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER, StreamTap, decode_request_for_tap
@@ -44,7 +44,7 @@ async def forward(call: Call, frontend: Frontend, *, tap_ir: bool = True) -> Res
         return await send_error(call.state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
     outgoing = without_client_credentials(call.request)
     if route.upstream_model != route.name:
-        outgoing = frontend.with_model(outgoing, route.upstream_model)
+        outgoing = frontend.model.with_model(outgoing, route.upstream_model)
     outgoing = authorized(codec, outgoing, route.upstream)
     if rec.enabled and tap_ir:
         rec.set(frontend_request=decode_request_for_tap(call.frontend, call.request, rec, "frontend request"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -11,8 +11,9 @@ from starlette.routing import Route
 
 from harness import ir
 from harness.protocols import HttpRequest, HttpResponse, registry
-from harness.proxy import catalog, diagnostics, passthrough, translate
-from harness.proxy.frontends import ANTHROPIC, GEMINI, OLLAMA, OPENAI, Frontend, RequestShapeError
+from harness.protocols.facts import Frontend, ModelList, RequestShapeError
+from harness.protocols.facts import Route as FrontendRoute
+from harness.proxy import diagnostics, local_answers, passthrough, translate
 from harness.proxy.responses import send_error, send_whole
 from harness.proxy.state import Call, ProxyState
 from harness.proxy.tap import TRACE_HEADER, Recorder
@@ -53,15 +54,15 @@ def _wire_request(request: Request, body: bytes) -> HttpRequest:
     )
 
 
-def generation(frontend: Frontend, label: str | None = None, *, count_tokens: bool = False) -> Endpoint:
-    """The endpoint of one frontend generation route."""
+def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpoint:
+    """The endpoint of one frontend route of `protocol` (its facts: `frontend`)."""
+    count_tokens = route.kind == "count_tokens"
 
     async def endpoint(request: Request) -> Response:
         state = _state(request)
-        route_label = label or _gemini_label(request)
-        rec = state.recorder(route_label, frontend.protocol)
+        rec = state.recorder(frontend.model.label(route.path, request.url.path), protocol)
         try:
-            codec = state.codec(frontend.protocol)
+            codec = state.codec(protocol)
         except registry.UnknownProtocolError as exc:
             return await _plain_error(state, rec, 500, str(exc))
         if rec.enabled:
@@ -75,22 +76,22 @@ def generation(frontend: Frontend, label: str | None = None, *, count_tokens: bo
             return await send_error(state, rec, codec, error, status=413)
         wire = _wire_request(request, body)
         try:
-            model = frontend.model_of(wire)
+            model = frontend.model.model_of(wire)
         except RequestShapeError as exc:
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, str(exc)))
         rec.set(model=model)
-        route = state.config.route(model)
-        if route is None:
+        configured = state.config.route(model)
+        if configured is None:
             state.counters["unknown_model"] += 1
             message = f"model {model!r} is not configured in this proxy"
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.NOT_FOUND, message))
         stream = codec.is_stream_request(wire)
-        rec.set(stream=stream, upstream_name=route.upstream.name, upstream_protocol=route.upstream.protocol)
-        call = Call(state, rec, codec, route, wire, stream, request.receive)
+        rec.set(stream=stream, upstream_name=configured.upstream.name, upstream_protocol=configured.upstream.protocol)
+        call = Call(state, rec, codec, configured, wire, stream, request.receive)
         try:
-            if count_tokens and route.mode == "translate":
+            if count_tokens and configured.mode == "translate":
                 return await _count_tokens_locally(call)
-            if route.mode == "passthrough":
+            if configured.mode == "passthrough":
                 return await passthrough.forward(call, frontend, tap_ir=not count_tokens)
             return await translate.run(call, frontend)
         except (MissingKeyError, registry.UnknownProtocolError) as exc:
@@ -99,18 +100,11 @@ def generation(frontend: Frontend, label: str | None = None, *, count_tokens: bo
     return endpoint
 
 
-def _gemini_label(request: Request) -> str:
-    """Route label of a Gemini call: the model is a path segment, the action is kept."""
-    version = request.url.path.split("/")[1]
-    action = request.path_params.get("target", "").rpartition(":")[2]
-    return f"POST /{version}/models/{{model}}:{action}"
-
-
 async def _count_tokens_locally(call: Call) -> Response:
     """Translate-mode `count_tokens`: the upstream protocol may have no such call, so estimate locally."""
     call.recorder.mode = "local"
     body = json.loads(call.request.body)  # shape already checked by `model_of`
-    payload = json.dumps({"input_tokens": catalog.estimate_tokens(body)}).encode()
+    payload = json.dumps({"input_tokens": local_answers.estimate_tokens(body)}).encode()
     return await send_whole(call.state, call.recorder, HttpResponse(200, {"content-type": "application/json"}, payload))
 
 
@@ -121,36 +115,35 @@ async def _plain_error(state: ProxyState, rec: Recorder, status: int, message: s
     return JSONResponse({"error": {"message": message}}, status_code=status, headers={TRACE_HEADER: rec.trace_id})
 
 
-async def list_models(request: Request) -> Response:
-    """`GET /v1/models` (OpenAI or Anthropic shape by the client's headers), `/v1beta/models`, `/api/tags`."""
-    path = request.url.path
-    if path.startswith("/v1beta"):
-        shape = "gemini"
-    elif path == "/api/tags":
-        shape = "ollama"
-    else:
-        shape = catalog.list_shape(dict(request.headers), dict(request.query_params))
-    return JSONResponse(catalog.model_list(shape, _state(request).config))
+def list_models(candidates: list[str]) -> Endpoint:
+    """The endpoint of a model-list path (`GET /v1/models`, `/v1beta/models`, `/api/tags`) that these
+    protocols list at: the answer comes in the shape of the one the client speaks."""
+
+    async def endpoint(request: Request) -> Response:
+        shape = local_answers.list_shape(candidates, dict(request.headers), dict(request.query_params))
+        return JSONResponse(local_answers.model_list(shape, _state(request).config))
+
+    return endpoint
 
 
-async def get_model(request: Request) -> Response:
-    """`GET /v1/models/{id}` and `/v1beta/models/{id}`: one configured model, or the protocol's 404."""
-    path = request.url.path
-    shape = (
-        "gemini"
-        if path.startswith("/v1beta")
-        else catalog.list_shape(dict(request.headers), dict(request.query_params))
-    )
-    state = _state(request)
-    route = state.config.route(request.path_params["model_id"])
-    if route is not None:
-        return JSONResponse(catalog.model_entry(shape, route))
-    error = ir.IRError.of(ir.ErrorKind.NOT_FOUND, f"model {request.path_params['model_id']!r} is not configured")
-    try:
-        native = state.codec(shape).encode_error(error)
-    except registry.UnknownProtocolError:
-        return JSONResponse({"error": {"message": error.message}}, status_code=404)
-    return Response(native.body, status_code=native.status, headers=native.headers)
+def get_model(candidates: list[str]) -> Endpoint:
+    """The endpoint of a one-model path (`GET /v1/models/{id}`): one configured model, or the protocol's 404."""
+
+    async def endpoint(request: Request) -> Response:
+        shape = local_answers.list_shape(candidates, dict(request.headers), dict(request.query_params))
+        state = _state(request)
+        route = state.config.route(request.path_params["model_id"])
+        if route is not None:
+            return JSONResponse(local_answers.model_entry(shape, route))
+        message = f"model {request.path_params['model_id']!r} is not configured"
+        error = ir.IRError.of(ir.ErrorKind.NOT_FOUND, message)
+        try:
+            native = state.codec(shape).encode_error(error)
+        except registry.UnknownProtocolError:
+            return JSONResponse({"error": {"message": error.message}}, status_code=404)
+        return Response(native.body, status_code=native.status, headers=native.headers)
+
+    return endpoint
 
 
 async def healthz(request: Request) -> Response:
@@ -164,24 +157,22 @@ async def diagnostics_endpoint(request: Request) -> Response:
     return JSONResponse(await diagnostics.report(_state(request), check_reachability=check))
 
 
+def _paths(paths_of: Callable[[ModelList], Sequence[str]]) -> list[tuple[str, list[str]]]:
+    return sorted(local_answers.protocols_at(paths_of).items())
+
+
 def routes() -> list[Route]:
-    """Every route of the proxy."""
-    return [
-        Route("/v1/chat/completions", generation(OPENAI, "POST /v1/chat/completions"), methods=["POST"]),
-        Route("/v1/messages", generation(ANTHROPIC, "POST /v1/messages"), methods=["POST"]),
-        Route(
-            "/v1/messages/count_tokens",
-            generation(ANTHROPIC, "POST /v1/messages/count_tokens", count_tokens=True),
-            methods=["POST"],
-        ),
-        Route("/v1beta/models/{target}", generation(GEMINI), methods=["POST"]),
-        Route("/v1/models/{target}", generation(GEMINI), methods=["POST"]),
-        Route("/api/chat", generation(OLLAMA, "POST /api/chat"), methods=["POST"]),
-        Route("/v1/models", list_models, methods=["GET"]),
-        Route("/v1beta/models", list_models, methods=["GET"]),
-        Route("/api/tags", list_models, methods=["GET"]),
-        Route("/v1/models/{model_id}", get_model, methods=["GET"]),
-        Route("/v1beta/models/{model_id}", get_model, methods=["GET"]),
+    """Every route of the proxy: each frontend protocol's routes and model lists (from its facts), health and
+    diagnostics."""
+    out = []
+    for name in registry.names():
+        frontend = registry.facts(name).frontend
+        if frontend is not None:
+            out += [Route(r.path, generation(name, frontend, r), methods=["POST"]) for r in frontend.routes]
+    out += [Route(path, list_models(names), methods=["GET"]) for path, names in _paths(lambda m: m.paths)]
+    out += [Route(path, get_model(names), methods=["GET"]) for path, names in _paths(lambda m: m.item_paths)]
+    out += [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/api/diagnostics", diagnostics_endpoint, methods=["GET"]),
     ]
+    return out

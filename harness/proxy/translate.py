@@ -11,8 +11,8 @@ from starlette.responses import Response
 
 from harness import ir
 from harness.protocols import Codec, DecodeError
+from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
-from harness.proxy.frontends import Frontend
 from harness.proxy.models import HookContext, TranslateHooks
 from harness.proxy.responses import TappedStream, send_error, send_whole
 from harness.proxy.state import Call
@@ -53,7 +53,7 @@ async def run(call: Call, frontend: Frontend) -> Response:
         return await _upstream_error(call, codec, opened, hooks)
     if not call.stream:
         return await _whole(call, codec, opened, frontend_ir, hooks)
-    media_type = frontend.stream_media_type(call.frontend, call.request)
+    media_type = frontend.stream_media_type(call.request) or call.frontend.stream_media_type
     return _stream(call, codec, opened, frontend_ir, hooks, media_type)
 
 

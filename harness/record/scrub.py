@@ -5,46 +5,63 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from harness.protocols import registry
+
 REDACTED = "REDACTED"
 
-# Headers dropped by name or prefix (pydantic-ai's json_body_serializer drops the same kind).
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-        "openai-organization",
-        "openai-project",
-        "anthropic-organization-id",
-    }
-)
-SECRET_HEADER_PREFIXES = ("x-stainless-", "cf-", "x-ratelimit-", "anthropic-ratelimit-")
+# Headers dropped by name or prefix (pydantic-ai's json_body_serializer drops the same kind): these generic ones,
+# plus what each protocol declares in its facts (`ProtocolFacts.secrets`: its key headers, account headers and
+# key shapes).
+GENERIC_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+GENERIC_HEADER_PREFIXES = ("cf-",)  # CDN request ids and routing, sent in front of many providers
 SECRET_QUERY_KEYS = frozenset({"key", "api-key", "api_key", "apikey", "access_token", "token"})
 SECRET_BODY_KEYS = frozenset({"api_key", "apikey", "access_token", "user_id"})
-
-# Shapes of real provider keys, and the planted keys the test suite uses to prove nothing leaks.
-KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"sk-(?:proj-)?[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{35}"),
-    re.compile(r"gsk_[A-Za-z0-9]{20,}"),
-    re.compile(r"xai-[A-Za-z0-9]{20,}"),
-    re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-]{16,}"),
-    re.compile(r"PLANTED-TEST-KEY-[A-Za-z0-9]+"),
+GENERIC_KEY_PATTERNS = (
+    r"(?i)bearer\s+[A-Za-z0-9._\-]{16,}",
+    r"PLANTED-TEST-KEY-[A-Za-z0-9]+",  # the planted keys the test suite uses to prove nothing leaks
 )
+
+
+@dataclass(frozen=True)
+class SecretRules:
+    """Every header, header prefix and key shape to scrub: the generic ones and every registered protocol's."""
+
+    headers: frozenset[str]
+    """Header names (lower case)."""
+    header_prefixes: tuple[str, ...]
+    """Header name prefixes (lower case)."""
+    key_patterns: tuple[re.Pattern[str], ...]
+    """Shapes of real provider keys, and of the planted test keys."""
+
+
+@cache
+def rules() -> SecretRules:
+    """The rules, gathered once from the protocol registry (the protocols registered when first asked)."""
+    headers, prefixes = set(GENERIC_HEADERS), list(GENERIC_HEADER_PREFIXES)
+    patterns: list[str] = []
+    for name in registry.names():
+        secrets = registry.facts(name).secrets
+        headers |= secrets.headers
+        prefixes += secrets.header_prefixes
+        patterns += secrets.key_patterns
+    patterns += GENERIC_KEY_PATTERNS
+    return SecretRules(
+        frozenset(headers),
+        tuple(dict.fromkeys(prefixes)),
+        tuple(re.compile(p) for p in dict.fromkeys(patterns)),
+    )
 
 
 def is_secret_header(name: str) -> bool:
     """Whether a header must not be stored (secrets, and noise that identifies an account)."""
     lower = name.lower()
-    return lower in SECRET_HEADERS or lower.startswith(SECRET_HEADER_PREFIXES)
+    secret = rules()
+    return lower in secret.headers or lower.startswith(secret.header_prefixes)
 
 
 def scrub_headers(headers: dict[str, Any]) -> dict[str, Any]:
@@ -84,6 +101,6 @@ def scrub_body(body: bytes) -> bytes:
 
 def find_secrets(text: str, planted: Iterable[str] = ()) -> list[str]:
     """Every key-shaped string (and every planted value) found in `text`."""
-    found = [m.group(0) for pattern in KEY_PATTERNS for m in pattern.finditer(text)]
+    found = [m.group(0) for pattern in rules().key_patterns for m in pattern.finditer(text)]
     found += [p for p in planted if p and p in text]
     return found

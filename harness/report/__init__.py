@@ -13,11 +13,11 @@ from rich.console import Console
 
 from harness.report.html import HtmlWriter, render_html
 from harness.report.junit import JUnitWriter, render_junit
-from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport, sdk_view
+from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport
 from harness.report.rerender import emit, events_for_run, load_cases
 from harness.report.summary import SummaryWriter, build_summary, summary_schema, validate_summary
 from harness.report.terminal import TerminalWriter, print_summary, progress
-from harness.runner.events import Writer
+from harness.runner.run_events import Writer
 
 
 def file_writers(out_dir: Path) -> list[FileWriter]:
@@ -53,7 +53,6 @@ __all__ = [
     "render_html",
     "render_junit",
     "report_writers",
-    "sdk_view",
     "summary_schema",
     "validate_summary",
 ]

@@ -2,7 +2,9 @@
 
 The page is rendered by `html_assets/report.js` from a JSON blob: the matrix, the filters and the case list at
 load, and one case view on demand (so hundreds of cases stay usable). Baseline runs are shared by many cases;
-the blob stores each distinct run once and cases refer to it by a content hash.
+the blob stores each distinct run once and cases refer to it by a content hash. A case's "compared" pane shows
+the two SDK views exactly as its verdict compared them (`harness.diff.compared_views`: accumulated, the declared
+losses applied, normalized), interned the same way.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from harness.diff import normalize
-from harness.report.model import VERDICTS, FileWriter, RunReport, sdk_view
+from harness.diff import UnknownLossesError, compared_views
+from harness.report.model import VERDICTS, FileWriter, RunReport
 from harness.trace.model import CaseResult, RunTrace
 
 _ASSETS = "html_assets"
@@ -42,28 +44,44 @@ def embed_json(data: Any) -> str:
 def _run_payload(run: RunTrace) -> dict[str, Any]:
     # case_id (which case first produced a shared baseline) and role (frontend baseline of one case is the
     # backend baseline of another) are left out so that one baseline run reached from many cases is stored once.
-    data = run.model_dump(mode="json", by_alias=True, exclude={"case_id", "role"})
-    data["compared"] = normalize.apply(sdk_view(run))
-    return data
+    return run.model_dump(mode="json", by_alias=True, exclude={"case_id", "role"})
 
 
-def _intern(table: dict[str, dict[str, Any]], run: RunTrace) -> str:
-    payload = _run_payload(run)
+def _intern(table: dict[str, Any], payload: Any) -> str:
     key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     table.setdefault(key, payload)
     return key
 
 
-def _case_payload(case: CaseResult, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def compared_payload(case: CaseResult) -> tuple[dict[str, Any], str | None]:
+    """The views the case's verdict compared, by role (none for a case that did not run), and why they are
+    missing when they cannot be rebuilt here."""
+    reference, translated = case.runs.get("baseline_frontend"), case.runs.get("translated")
+    if reference is None or translated is None:
+        return {}, None
+    try:
+        left, right = compared_views(reference, translated)
+    except UnknownLossesError as exc:
+        return {}, str(exc)
+    return {"baseline_frontend": left, "translated": right}, None
+
+
+def _case_payload(case: CaseResult, runs: dict[str, Any], views: dict[str, Any]) -> dict[str, Any]:
     data = case.model_dump(mode="json", by_alias=True, exclude={"runs"})
-    data["runs"] = {role: _intern(runs, run) for role, run in case.runs.items()}
+    data["runs"] = {role: _intern(runs, _run_payload(run)) for role, run in case.runs.items()}
+    compared, missing = compared_payload(case)
+    data["compared"] = {role: _intern(views, view) for role, view in compared.items()}
+    if missing is not None:
+        data["compared_missing"] = missing
     return data
 
 
 def build_data(report: RunReport) -> dict[str, Any]:
-    """The JSON the page renders from: run facts, cases (with run references) and the distinct runs."""
-    runs: dict[str, dict[str, Any]] = {}
-    cases = [_case_payload(c, runs) for c in report.cases]
+    """The JSON the page renders from: run facts, cases (with run and view references), the distinct runs and the
+    distinct compared views."""
+    runs: dict[str, Any] = {}
+    views: dict[str, Any] = {}
+    cases = [_case_payload(c, runs, views) for c in report.cases]
     return {
         "run": {
             "run_id": report.run_id,
@@ -80,6 +98,7 @@ def build_data(report: RunReport) -> dict[str, Any]:
         },
         "cases": cases,
         "runs": runs,
+        "views": views,
     }
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from harness.report.model import FileWriter, RunReport, failed_checks, is_proxy_bug, json_value
-from harness.trace.model import CaseResult
+from harness.report.model import FileWriter, RunReport, failed_checks, json_value
+from harness.trace.model import CaseResult, Verdict
 
 # XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -58,9 +58,9 @@ def _details(case: CaseResult) -> str:
 
 def _outcome(case: CaseResult) -> tuple[str, str, str] | None:
     """(element, type, message) for a non-passing case, None for a pass."""
-    if case.verdict == "pass":
+    if case.verdict is Verdict.PASS:
         return None
-    if is_proxy_bug(case.verdict):
+    if case.verdict.is_proxy_bug:
         if case.known:
             return ("skipped", "known_failure", f"known {case.verdict}: {case.known}")
         return ("failure", case.verdict, f"{case.verdict}: {case.reason}")

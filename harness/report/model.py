@@ -1,4 +1,4 @@
-"""What every report writer shares: the run gathered from runner events, verdict order, and the SDK view.
+"""What every report writer shares: the run gathered from runner events, and verdict order.
 
 Writers do not talk to each other; each one owns a `Collector` that turns the event sequence (RunStarted,
 CaseFinished*, RunFinished) into one `RunReport`, and writes its file from that report when the run ends.
@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.diff import Verdict
-from harness.diff.normalize import View
-from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted
-from harness.trace.model import CaseResult, RunTrace
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
 
-VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 """Every verdict, in the order reports list them."""
 
 ROLES: tuple[str, ...] = ("baseline_frontend", "translated", "baseline_backend")
@@ -30,19 +28,7 @@ class ReportError(ValueError):
     """The runner's events do not make a consistent run (out of order, unknown verdict, counts that disagree)."""
 
 
-def is_proxy_bug(verdict: str) -> bool:
-    """Whether a verdict is a proxy bug (the only verdicts that can fail the gate)."""
-    return Verdict(verdict).is_proxy_bug
-
-
-def sdk_view(run: RunTrace) -> View:
-    """The JSON view of what the SDK saw, in the shape the diff engine compares (`response`, `events`, `error`)."""
-    data = run.sdk.model_dump(mode="json", by_alias=True)
-    # The exception class name is SDK-specific (openai.X vs anthropic.X) and not IR: it is never compared.
-    return {key: data[key] for key in ("response", "events", "error")}
-
-
-def empty_counts() -> dict[str, int]:
+def empty_counts() -> dict[Verdict, int]:
     """A count of zero for every verdict, in report order."""
     return dict.fromkeys(VERDICTS, 0)
 
@@ -80,14 +66,14 @@ class RunReport:
     fixed: list[str] = field(default_factory=list)
     """Known failures that now pass."""
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[Verdict, int]:
         """Cases per verdict (every verdict present, zero when none)."""
         out = empty_counts()
         for case in self.cases:
             out[case.verdict] += 1
         return out
 
-    def cells(self) -> dict[tuple[str, str], dict[str, int]]:
+    def cells(self) -> dict[tuple[str, str], dict[Verdict, int]]:
         """Cases per verdict for every (frontend, backend) cell of the matrix, empty cells included."""
         out = {(f, b): empty_counts() for f in self.frontends for b in self.backends}
         for case in self.cases:
@@ -96,7 +82,7 @@ class RunReport:
 
     def proxy_bugs(self) -> list[CaseResult]:
         """The proxy-bug cases, in run order."""
-        return [c for c in self.cases if is_proxy_bug(c.verdict)]
+        return [c for c in self.cases if c.verdict.is_proxy_bug]
 
 
 class Collector:

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.report.model import ReportError, is_proxy_bug
+from harness.report.model import ReportError
 from harness.report.summary import validate_summary
-from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer
-from harness.trace import CaseResult, TraceError, read_case
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer
+from harness.trace import CaseResult, TraceError, Verdict, read_case
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
 
@@ -66,7 +66,7 @@ def events_for_run(run_dir: Path) -> list[RunnerEvent]:
     previous = _previous_summary(run_dir)
     cases = _ordered(load_cases(run_dir), previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
-    new_bugs = [c.case_id for c in cases if is_proxy_bug(c.verdict) and not c.known]
+    new_bugs = [c.case_id for c in cases if c.verdict.is_proxy_bug and not c.known]
     started = RunStarted(
         run_id=run_id,
         case_ids=[c.case_id for c in cases],
@@ -83,7 +83,7 @@ def events_for_run(run_dir: Path) -> list[RunnerEvent]:
         duration_s=previous["duration_s"] if previous else sum(c.duration_ms for c in cases) / 1000,
         counts=counts,
         new_proxy_bugs=new_bugs,
-        fixed=[c.case_id for c in cases if c.known and c.verdict == "pass"],
+        fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
         exit_code=1 if new_bugs else 0,
     )
     return [started, *(CaseFinished(c) for c in cases), finished]

@@ -11,27 +11,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from harness.report.model import Collector, RunReport, is_proxy_bug, json_value
-from harness.runner.events import RunnerEvent
-from harness.trace.model import CaseResult
+from harness.report.model import Collector, RunReport, json_value
+from harness.runner.run_events import RunnerEvent
+from harness.trace.model import CaseResult, Verdict
 
-STYLES: dict[str, str] = {
-    "pass": "green",
-    "proxy_bug_request": "bold red",
-    "proxy_bug_response": "bold red",
-    "backend_issue": "yellow",
-    "baseline_issue": "magenta",
-    "unsupported": "dim",
+STYLES: dict[Verdict, str] = {
+    Verdict.PASS: "green",
+    Verdict.PROXY_BUG_REQUEST: "bold red",
+    Verdict.PROXY_BUG_RESPONSE: "bold red",
+    Verdict.BACKEND_ISSUE: "yellow",
+    Verdict.BASELINE_ISSUE: "magenta",
+    Verdict.UNSUPPORTED: "dim",
 }
 """Colour of each verdict."""
 
-SHORT: dict[str, str] = {
-    "pass": "pass",
-    "proxy_bug_request": "bug:req",
-    "proxy_bug_response": "bug:resp",
-    "backend_issue": "backend",
-    "baseline_issue": "baseline",
-    "unsupported": "unsup",
+SHORT: dict[Verdict, str] = {
+    Verdict.PASS: "pass",
+    Verdict.PROXY_BUG_REQUEST: "bug:req",
+    Verdict.PROXY_BUG_RESPONSE: "bug:resp",
+    Verdict.BACKEND_ISSUE: "backend",
+    Verdict.BASELINE_ISSUE: "baseline",
+    Verdict.UNSUPPORTED: "unsup",
 }
 """Short verdict labels that keep matrix cells narrow."""
 
@@ -39,7 +39,7 @@ VALUE_LIMIT = 120
 """Longest divergence value printed on the terminal (the HTML report has the whole value)."""
 
 
-def _cell(counts: dict[str, int]) -> Text:
+def _cell(counts: dict[Verdict, int]) -> Text:
     text = Text()
     for verdict, n in counts.items():
         if n:
@@ -128,7 +128,7 @@ class ProgressHandle:
 
     def advance(self, case: CaseResult) -> None:
         """Count one finished case and show it as the latest."""
-        if is_proxy_bug(case.verdict):
+        if case.verdict.is_proxy_bug:
             self.bugs += 1
         self.progress.update(self.task, advance=1, latest=case.case_id, bugs=self.bugs)
 

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Literal
+from dataclasses import dataclass
 
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
 from harness.drivers.base import SdkResult, UnsupportedRequest
+from harness.ir import Capability
+from harness.plumbing import Environment
 from harness.protocols import registry
 from harness.proxy import Exchange
-from harness.record.layout import cassette_path
-from harness.runner import checks as checks_mod
-from harness.runner.environment import Environment, route_name
+from harness.runner import wire_checks
 from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
-from harness.scenarios.model import Capability, Scenario
-from harness.stream import accumulate
-from harness.trace.model import Check, RunRole, RunTrace, SdkView, Timings, Wire
+from harness.scenarios.model import Scenario
+from harness.trace import Run
+from harness.trace.model import Check, RunTrace, SdkView, Timings, Wire
 
 REDACTED_KEY = "[REDACTED: planted upstream key]"
 WIRE_EXCERPT = 16_384
@@ -26,6 +26,18 @@ WIRE_EXCERPT = 16_384
 
 class Unsupported(Exception):
     """The SDK cannot express the scenario's request."""
+
+
+@dataclass(frozen=True)
+class Unexpressed:
+    """A run that did not happen because its SDK cannot express the scenario's request."""
+
+    reason: str
+    """Which SDK, and what it cannot express."""
+
+
+RunResult = RunTrace | Unexpressed
+"""What a planned run comes to."""
 
 
 def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, bool]:
@@ -37,14 +49,14 @@ def _check(result: CheckResult) -> Check:
     return Check(name=result.name, passed=result.passed, expected=result.expected, actual=result.actual)
 
 
-def _wire(env: Environment, exchange: Exchange | None, backend: str, scenario: str, stream: bool) -> Wire:
-    path = cassette_path(env.cassettes, backend, scenario, stream)
+def _wire(exchange: Exchange | None, run: Run) -> Wire:
+    cassette = run.recording.relative_path
     if exchange is None:
-        return Wire(cassette=str(path.relative_to(env.cassettes)), interaction=0)
+        return Wire(cassette=cassette, interaction=0)
     upstream, cut_up = _excerpt(exchange.upstream_chunks)
     frontend, cut_front = _excerpt(exchange.frontend_chunks)
     return Wire(
-        cassette=str(path.relative_to(env.cassettes)),
+        cassette=cassette,
         interaction=0,
         upstream=upstream,
         frontend=frontend,
@@ -73,69 +85,47 @@ def _sdk_view(result: SdkResult) -> SdkView:
     )
 
 
-def _checks(
-    scenario: Scenario, result: SdkResult, exchange: Exchange | None, client: str, backend: str, *, wire: bool
-) -> list[Check]:
+def _checks(scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run) -> list[Check]:
     """The scenario's checks on what the SDK saw and on what reached the backend, plus (`wire`) the runner's own
     checks on the translated stream the client received."""
     # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
     carried = (
-        set(drivers.get(client).capabilities)
-        & set(registry.get(client).capabilities)
-        & set(registry.get(backend).capabilities)
+        set(drivers.get(run.client).capabilities)
+        & set(registry.get(run.client).capabilities)
+        & set(registry.get(run.backend).capabilities)
     )
     checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
     if exchange is not None and exchange.upstream_request is not None:
         checks += [_check(c) for c in evaluate_upstream(scenario, _as_sent(exchange))]
-    if wire and exchange is not None:
-        checks += wire_checks(client, exchange)
+    if run.role == "translated" and run.stream and exchange is not None:
+        checks += wire_checks.on_translated_stream(run.client, exchange)
     return checks
 
 
-def run_once(
-    env: Environment,
-    *,
-    case_id: str,
-    role: RunRole,
-    scenario: Scenario,
-    client: str,
-    backend: str,
-    mode: Literal["passthrough", "translate"],
-    stream: bool,
-) -> RunTrace:
-    """Run one of the three runs of a case and write down its trace. Raises Unsupported when the SDK cannot
-    express the request."""
-    driver = drivers.get(client)
-    run_key = f"{role}:{client}:{backend}:{scenario.id}:{'s' if stream else 'n'}"
-    model = route_name(scenario.id, backend, mode)
+def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> RunTrace:
+    """Run one of the three runs of a case (first needed by case `case_id`) and write down its trace. Raises
+    Unsupported when the SDK cannot express the request."""
+    driver = drivers.get(run.client)
     started = time.perf_counter()
-    translated = role == "translated"
-    with env.session(
-        run_key, client, translated=translated, backend=backend, scenario=scenario.id, stream=stream
-    ) as session:
+    with env.session(run) as session:
         try:
             if scenario.kind == "models_list":
                 result = driver.list_models(base_url=session.base_url, http_client=session.http)
             else:
-                request = scenario.request_for(model, stream=stream)
-                result = driver.run(request, stream=stream, base_url=session.base_url, http_client=session.http)
+                request = scenario.request_for(run.route, stream=run.stream)
+                result = driver.run(request, stream=run.stream, base_url=session.base_url, http_client=session.http)
         except UnsupportedRequest as exc:
-            raise Unsupported(f"{client} SDK: {exc}") from exc
+            raise Unsupported(f"{run.client} SDK: {exc}") from exc
     total_ms = (time.perf_counter() - started) * 1000
     exchange = session.exchange
-    checks = _checks(scenario, result, exchange, client, backend, wire=translated and stream)
+    checks = _checks(scenario, result, exchange, run)
     grammar = [str(v) for v in exchange.violations] if exchange else []
     failed = [c for c in checks if not c.passed]
     # `Timings.first_byte` is already an offset from the request's arrival (`start` is wall-clock time).
     first_byte = exchange.timings.first_byte * 1000 if exchange and exchange.timings.first_byte is not None else None
-    trace = RunTrace(
-        case_id=case_id,
-        role=role,
-        scenario=scenario.id,
-        client=client,
-        upstream=backend,
-        mode=mode,
-        stream=stream,
+    trace = RunTrace.of(
+        run,
+        case_id,
         trace_id=exchange.trace_id if exchange else None,
         frontend_request=exchange.frontend_request if exchange else None,
         upstream_request=exchange.upstream_request if exchange else None,
@@ -147,21 +137,9 @@ def run_once(
         grammar=grammar,
         status="failed" if failed or grammar else "ok",
         timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
-        wire=_wire(env, exchange, backend, scenario.id, stream),
+        wire=_wire(exchange, run),
     )
     return without_secrets(trace, env.planted_key)
-
-
-def wire_checks(frontend: str, exchange: Exchange) -> list[Check]:
-    """The runner's own checks on a translated stream: what the client received decodes cleanly with its
-    protocol, and its text was not held back (see `harness.runner.checks`)."""
-    out: list[Check] = []
-    if exchange.frontend_status == 200 and exchange.frontend_chunks and not exchange.truncated:
-        out.append(checks_mod.frontend_wire(frontend, exchange.frontend_chunks))
-    buffering = checks_mod.text_buffering(exchange)
-    if buffering is not None:
-        out.append(buffering)
-    return out
 
 
 def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
@@ -169,52 +147,18 @@ def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
     key) showed up, and the planted key itself replaced, so that no trace or report ever carries it."""
     data = trace.model_dump(mode="json")
     text = json.dumps(data)
-    if not checks_mod.leaks({"trace": text}, planted):
+    if not wire_checks.leaks({"trace": text}, planted):
         return trace  # the common case: one scan of the whole trace
     parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}
-    where = checks_mod.leaks(parts, planted)
+    where = wire_checks.leaks(parts, planted)
     if not where:
         return trace  # a key-shaped value only in a check's expectation is not a leak
     text = text.replace(planted, REDACTED_KEY)
     redacted = RunTrace.model_validate_json(text)
-    checks = [*redacted.checks, checks_mod.leak_check(where)]
+    checks = [*redacted.checks, wire_checks.leak_check(where)]
     return redacted.model_copy(update={"checks": checks, "status": "failed"})
 
 
-def error_trace(
-    *,
-    case_id: str,
-    role: RunRole,
-    scenario: str,
-    client: str,
-    backend: str,
-    mode: Literal["passthrough", "translate"],
-    stream: bool,
-    error: str,
-) -> RunTrace:
-    """The trace of a run the harness could not complete."""
-    return RunTrace(
-        case_id=case_id,
-        role=role,
-        scenario=scenario,
-        client=client,
-        upstream=backend,
-        mode=mode,
-        stream=stream,
-        status="error",
-        error=error,
-    )
-
-
-def sdk_view_json(trace: RunTrace) -> dict[str, object]:
-    """The part of a trace the response-side diff compares: what the SDK saw. A streamed run's response is the
-    accumulation of its events, so both modes compare content, usage and stop reason the same way."""
-    response = trace.sdk.response
-    if response is None and trace.sdk.events is not None:
-        response = accumulate(trace.sdk.events).response
-    return {
-        "response": ir.to_json(response) if response else None,
-        "events": ir.events_to_json(trace.sdk.events) if trace.sdk.events is not None else None,
-        "error": ir.to_json(trace.sdk.error) if trace.sdk.error else None,
-        "exception": trace.sdk.exception,
-    }
+def error_trace(run: Run, case_id: str, error: str) -> RunTrace:
+    """The trace of a run the harness could not complete, and why."""
+    return RunTrace.of(run, case_id, status="error", error=error)

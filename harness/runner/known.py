@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.diff import Verdict
-from harness.trace.model import CaseResult
+from harness.trace.model import CaseResult, Verdict
 
 
 class KnownFileError(ValueError):
@@ -29,7 +28,7 @@ class Known:
 
     id: str
     """Case id."""
-    verdict: str
+    verdict: Verdict
     """The verdict it is known to have."""
     reason: str
     """Why it is accepted."""
@@ -53,7 +52,12 @@ def load_known(path: Path) -> dict[str, Known]:
         unknown = set(entry) - {"id", "verdict", "reason"}
         if unknown:
             raise KnownFileError(f"{path}: case[{i}]: unknown keys {sorted(unknown)}")
-        out[entry["id"]] = Known(entry["id"], entry["verdict"], entry["reason"])
+        try:
+            verdict = Verdict(entry["verdict"])
+        except ValueError:
+            allowed = ", ".join(v.value for v in Verdict)
+            raise KnownFileError(f"{path}: case[{i}]: verdict {entry['verdict']!r} is not one of {allowed}") from None
+        out[entry["id"]] = Known(entry["id"], verdict, entry["reason"])
     return out
 
 
@@ -66,7 +70,7 @@ def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, K
     lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
     count = 0
     for result in results:
-        if not Verdict(result.verdict).is_proxy_bug:
+        if not result.verdict.is_proxy_bug:
             continue
         old = previous.get(result.case_id)
         reason = old.reason if old and old.verdict == result.verdict else result.reason

@@ -7,7 +7,7 @@ truth; `scenario_json_schema()` exposes it for editors and documentation.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +111,13 @@ def load_scenarios(folder: Path | str) -> list[Scenario]:
         seen[scenario.id] = path
         scenarios.append(scenario)
     return sorted(scenarios, key=lambda s: s.id)
+
+
+def select(scenarios: Sequence[Scenario], only: Iterable[str] | None) -> list[Scenario]:
+    """The scenarios named in `only` (all when it is None or empty), in their order; ValueError names the ids
+    that are not there."""
+    wanted = set(only or ())
+    unknown = wanted - {s.id for s in scenarios}
+    if unknown:
+        raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+    return [s for s in scenarios if not wanted or s.id in wanted]

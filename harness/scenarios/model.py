@@ -13,32 +13,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness import ir
+from harness.ir import Capability as Capability  # re-exported: drivers and scenario files name it here
 
 DEFAULT_MODEL = "conformance-model"
 """Model name a scenario request gets when the file omits it; the runner maps it per backend."""
 
 StreamMode = Literal["stream", "nonstream"]
 _BOTH_MODES: tuple[StreamMode, ...] = ("stream", "nonstream")
-
-
-class Capability(StrEnum):
-    """Something a scenario needs from the SDK client, the proxy's frontend and the backend."""
-
-    TOOLS = "tools"
-    PARALLEL_TOOLS = "parallel_tools"
-    TOOL_CHOICE = "tool_choice"
-    VISION = "vision"
-    THINKING = "thinking"
-    JSON_OBJECT = "json_object"
-    JSON_SCHEMA = "json_schema"
-    STOP_SEQUENCES = "stop_sequences"
-    PROMPT_CACHE = "prompt_cache"
-    MODELS_LIST = "models_list"
-    # The two below describe what an SDK surfaces to its caller. Drivers declare them; checks that need them
-    # are skipped for a driver without them rather than failed (a protocol that cannot carry a value is not
-    # a proxy bug).
-    THINKING_SIGNATURE = "thinking_signature"
-    RETRY_AFTER = "retry_after"
 
 
 class SdkException(StrEnum):

@@ -1,20 +1,31 @@
-"""Trace JSON: the model of a run and a case, its JSON Schema, validated atomic writes."""
+"""Trace JSON: the identity of a case and a run, the model of a run and a case (with its verdict), its JSON
+Schema, validated atomic writes."""
 
-from harness.trace.model import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Wire
+from harness.trace.identity import MODES, Case, Mode, Recording, Run, RunRole, route_name, stream_mode
+from harness.trace.model import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Verdict, Wire
 from harness.trace.writer import TraceError, case_schema, read_case, run_schema, validate, write_case
 
 __all__ = [
+    "MODES",
+    "Case",
     "CaseResult",
     "Check",
     "DivergenceJSON",
+    "Mode",
+    "Recording",
+    "Run",
+    "RunRole",
     "RunTrace",
     "SdkView",
     "Timings",
     "TraceError",
+    "Verdict",
     "Wire",
     "case_schema",
     "read_case",
+    "route_name",
     "run_schema",
+    "stream_mode",
     "validate",
     "write_case",
 ]

@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness import ir
+from harness.trace.identity import Case, Mode, Run, RunRole
 
 TRACE_SCHEMA_VERSION = 1
 
-RunRole = Literal["baseline_frontend", "baseline_backend", "translated"]
 RunStatus = Literal["ok", "failed", "error", "skipped"]
+
+__all__ = ["CaseResult", "Check", "DivergenceJSON", "Mode", "RunRole", "RunTrace", "SdkView", "Timings", "Verdict"]
+
+
+class Verdict(StrEnum):
+    """The outcome of one case (the triage table in `harness.diff.triage` decides it)."""
+
+    PASS = "pass"
+    PROXY_BUG_REQUEST = "proxy_bug_request"
+    PROXY_BUG_RESPONSE = "proxy_bug_response"
+    BACKEND_ISSUE = "backend_issue"
+    BASELINE_ISSUE = "baseline_issue"
+    UNSUPPORTED = "unsupported"
+
+    @property
+    def is_proxy_bug(self) -> bool:
+        """Whether this verdict fails the gate."""
+        return self in (Verdict.PROXY_BUG_REQUEST, Verdict.PROXY_BUG_RESPONSE)
 
 
 class _Model(BaseModel):
@@ -87,7 +106,7 @@ class RunTrace(_Model):
     """Protocol the SDK client spoke (its driver)."""
     upstream: str
     """Backend protocol or profile the proxy talked to."""
-    mode: Literal["passthrough", "translate"]
+    mode: Mode
     """Proxy mode."""
     stream: bool
     """Whether the run streamed."""
@@ -118,6 +137,25 @@ class RunTrace(_Model):
     wire: Wire = Field(default_factory=Wire)
     """Raw-wire references and excerpts."""
 
+    @classmethod
+    def of(cls, run: Run, case_id: str, **fields: Any) -> RunTrace:
+        """The trace of `run` (first needed by case `case_id`), its identity fields filled from the run."""
+        return cls(
+            case_id=case_id,
+            role=run.role,
+            scenario=run.scenario,
+            client=run.client,
+            upstream=run.backend,
+            mode=run.mode,
+            stream=run.stream,
+            **fields,
+        )
+
+    @property
+    def run(self) -> Run:
+        """The run this trace is of."""
+        return Run(self.role, self.client, self.upstream, self.scenario, self.stream)
+
 
 class DivergenceJSON(_Model):
     """A divergence as stored in a case result."""
@@ -147,8 +185,8 @@ class CaseResult(_Model):
     """Backend protocol or profile."""
     stream: bool
     """Whether the case streams."""
-    verdict: str
-    """Triage verdict (see harness.diff.Verdict)."""
+    verdict: Verdict
+    """Triage verdict."""
     reason: str
     """Why, in one sentence."""
     first_divergence: DivergenceJSON | None = None
@@ -163,3 +201,8 @@ class CaseResult(_Model):
     """Reason from the known-failures file when this case is listed there."""
     duration_ms: float = 0.0
     """Time spent on the case (baselines shared with other cases are not counted again)."""
+
+    @property
+    def case(self) -> Case:
+        """The case this is the result of."""
+        return Case(self.scenario, self.frontend, self.backend, self.stream)

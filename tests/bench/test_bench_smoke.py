@@ -23,8 +23,10 @@ from bench import _timing, bench_codecs, bench_diff, bench_eventstream, bench_ma
 from harness import ir
 from harness.diff import compare
 from harness.protocols import registry
-from harness.runner.run import RunKey, Runner, RunOptions
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
 from harness.stream import accumulate, validate
+from harness.trace import Run
 from harness.trace.model import RunTrace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -278,19 +280,18 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
     keys = runner.planned_runs()
     assert len(floor.calls) == len(keys) == 9  # text-basic x 2 modes x 3 runs, models-list x 3 runs
     for key, item in zip(keys, floor.calls, strict=True):
-        role, client, backend, scenario, stream = key
-        assert (item.client, item.scenario.id, item.stream) == (client, scenario, stream)
-        if scenario == "models-list":
+        assert (item.client, item.scenario.id, item.stream) == (key.client, key.scenario, key.stream)
+        if key.scenario == "models-list":
             assert item.request is None
         else:
-            mode = "translate" if role == "translated" else "passthrough"
-            assert item.request is not None and item.request.model == f"{scenario}--{backend}--{mode}"
+            mode = "translate" if key.role == "translated" else "passthrough"
+            assert item.request is not None and item.request.model == f"{key.scenario}--{key.backend}--{mode}"
     # Every call is answered from cassettes/<client>/...: the translated openai->anthropic run gets openai bytes.
-    translated = floor.calls[keys.index(("translated", "openai", "anthropic", "text-basic", True))]
+    translated = floor.calls[keys.index(Run("translated", "openai", "anthropic", "text-basic", True))]
     assert b"chat.completion.chunk" in b"".join(translated.reply.chunks)
     result = floor.run_one(translated)
     assert result.error is None and result.events is not None
-    listing = floor.run_one(floor.calls[keys.index(("baseline_frontend", "openai", "openai", "models-list", False))])
+    listing = floor.run_one(floor.calls[keys.index(Run("baseline_frontend", "openai", "openai", "models-list", False))])
     assert listing.models is not None and {"conformance-model", "conformance-model-mini"} <= set(listing.models)
     assert floor.run(1) == floor.run(2) == 9
 
@@ -307,7 +308,7 @@ def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_prox
     )
     runner = Runner(options)
     floor = bench_matrix.prepare_floor(runner)
-    key: RunKey = ("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
+    key = Run("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
     direct = floor.run_one(floor.calls[runner.planned_runs().index(key)])
     cases = runner.case_runner()
     try:

@@ -6,7 +6,7 @@ import pytest
 
 from harness import ir
 from harness.drivers import base, get, names
-from harness.drivers.events import EventBuilder
+from harness.drivers.event_builder import EventBuilder
 from harness.drivers.registry import UnknownDriverError
 from harness.scenarios import SdkException
 from harness.stream import validate
@@ -105,11 +105,11 @@ def test_public_name_drops_private_modules() -> None:
 
 
 def test_registry() -> None:
-    assert names() == ["anthropic", "gemini", "ollama", "openai"]
+    assert names() == ["anthropic", "bedrock", "cloudflare", "gemini", "ollama", "openai", "responses", "swink"]
     assert [get(n).name for n in names()] == names()
     assert isinstance(get("openai"), base.Driver)
-    with pytest.raises(UnknownDriverError, match="no SDK driver for protocol 'bedrock'"):
-        get("bedrock")
+    with pytest.raises(UnknownDriverError, match="no SDK driver for protocol 'groq'"):
+        get("groq")
 
 
 BROKEN_STREAMS = {

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from harness import ir
 from harness.faults import by_name
+from harness.plumbing import PLANTED_KEY_ENV
 from harness.protocols import encode_events, registry
 from harness.proxy import Exchange
-from harness.runner.checks import PLANTED_KEY_ENV, frontend_wire, leaks, text_buffering
-from harness.runner.run import Runner, RunOptions
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
+from harness.runner.wire_checks import frontend_wire, leaks, text_buffering
 from tests.conftest import REPO
 
 STREAM = [

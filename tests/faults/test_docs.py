@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from harness.runner.sut_config import render, scenario_table
+from harness.gateways import render, scenario_table
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 

@@ -12,10 +12,10 @@ import pytest
 
 from harness.cli import main
 from harness.faults import catalog
-from harness.faults.catalog import Fault, Scope, Witness
+from harness.faults.catalog import Fault, Scope
 from harness.faults.selftest import spread
 from harness.proxy import TranslateHooks
-from harness.runner.matrix import Case
+from harness.trace import Case
 from tests.conftest import REPO
 
 # fault -> (verdict of its witness case, text its first divergence (or reason) must contain)
@@ -96,7 +96,7 @@ def test_a_fault_that_changes_nothing_escapes_and_fails_the_selftest(tmp_path: P
         "nothing",
         TranslateHooks(),
         Scope(("text-basic",)),
-        (Witness("text-basic", "openai", "anthropic", True),),
+        (Case("text-basic", "openai", "anthropic", True),),
     )
     monkeypatch.setattr(catalog, "FAULTS", (*catalog.FAULTS, noop))
     code, report = _selftest(tmp_path, "--quick", "--fault", "noop,length-mapped-to-stop")

@@ -17,8 +17,9 @@ import httpx2
 import pytest
 
 from harness.cli import main
-from harness.runner.checks import PLANTED_KEY_ENV
-from harness.runner.run import Runner, RunOptions
+from harness.plumbing import PLANTED_KEY_ENV
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 

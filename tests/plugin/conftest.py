@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
+# pytester's in-process runs drop every module first imported during the run from sys.modules afterwards. The
+# socket-mode run is the first to open a real connection, so without this import httpcore2 would be imported
+# twice: httpx2 (imported before) then maps only the first copy's exceptions, and a later refused connection
+# escapes as a raw httpcore2.ConnectError instead of httpx2.ConnectError (an order-dependent failure of
+# tests/proxy/test_socket.py under xdist).
+import httpcore2  # noqa: F401
+
 from tests.conftest import REPO
 
 SCENARIOS = REPO / "scenarios"

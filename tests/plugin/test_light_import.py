@@ -33,7 +33,7 @@ def test_importing_the_plugin_imports_nothing_heavy() -> None:
 
 def test_the_probe_sees_heavy_imports_when_they_happen() -> None:
     # Guards the test above against a probe that could never fail: the engine side does load the engine.
-    loaded = _loaded_after("import harness.runner.pytest_support")
+    loaded = _loaded_after("import harness.pytest_plugin.items")
     assert {"harness.runner", "harness.protocols", "starlette"} <= set(loaded)
 
 

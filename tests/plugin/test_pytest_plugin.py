@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-import harness.runner.pytest_support  # noqa: F401
+import harness.pytest_plugin.items  # noqa: F401
 from harness import drivers
 from harness.protocols import registry
 from harness.report import events_for_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
-from harness.runner.events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted
 from harness.trace import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Wire
 
 RUN_ID = "20250101-120000-abc"

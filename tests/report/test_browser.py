@@ -164,6 +164,9 @@ def test_case_view_shows_first_divergence_runs_and_checks(index: Path, profile: 
     assert marked.attrs["class"] == "ln mark first"
     assert marked.text.strip() == '"text": "Hello wor"'
     assert "openai/text-basic.yaml #0" in translated.text
+    # The compared pane holds what the verdict compared: baseline (frontend) and translated, not baseline (backend).
+    assert "SDK saw (as compared)" in view.find("div", data_role="baseline_frontend").text
+    assert "not compared: the verdict compares" in view.find("div", data_role="baseline_backend").text
     # The open case is highlighted in the list as well.
     assert body.find("tr", data_case="text-basic[anthropic->openai,stream]").attrs["class"] == "open"
 
@@ -230,3 +233,7 @@ def test_seven_hundred_cases_render_with_a_case_view(tmp_path: Path, profile: Pa
         "translated",
         "baseline_backend",
     ]
+    # A backend this harness does not register has unknown losses: the pane says why it cannot show the view.
+    assert (
+        "cannot compare as a verdict does: unknown protocol 'qwen-xml'" in view.find("div", data_role="translated").text
+    )

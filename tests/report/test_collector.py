@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from pydantic import ValidationError
 
 from harness.report import Collector, ReportError
-from harness.runner.events import CaseFinished, RunFinished
+from harness.runner.run_events import CaseFinished, RunFinished
 from tests.report.factory import case, sample_cases, sample_events
 
 
@@ -29,7 +30,12 @@ def test_case_before_run_started_is_an_error() -> None:
 
 
 def test_unknown_verdict_is_an_error() -> None:
-    events = sample_events([case("x", "openai", "gemini", "flaky", "sometimes")])
+    # Verdicts are typed: a case result refuses an unknown one where it is made...
+    with pytest.raises(ValidationError, match="verdict"):
+        case("x", "openai", "gemini", "flaky", "sometimes")
+    # ...and the collector still refuses one that was slipped in without validation.
+    flaky = case("x", "openai", "gemini", "pass", "sometimes").model_copy(update={"verdict": "flaky"})
+    events = sample_events([flaky])
     collector = Collector()
     collector.handle(events[0])
     with pytest.raises(ReportError, match=r"x\[openai->gemini,stream\]: unknown verdict 'flaky'"):

@@ -89,8 +89,8 @@ def test_blob_holds_run_facts_cases_and_runs(scan: _Scan) -> None:
     assert bug["first_divergence"]["path"] == "events[2].text"
     translated = data["runs"][bug["runs"]["translated"]]
     assert [k["name"] for k in translated["checks"] if not k["passed"]] == ["text_equals"]
-    # The view the diff compares: deltas coalesced, ids and models blanked.
-    compared_events = translated["compared"]["events"]
+    # The view the diff compares, as the verdict compared it: deltas coalesced, ids and models blanked.
+    compared_events = data["views"][bug["compared"]["translated"]]["events"]
     assert compared_events[2] == {"kind": "text_delta", "index": 0, "text": "Hello wor"}
     assert compared_events[0]["id"] == "<id>"
     assert translated["wire"]["cassette"] == "openai/text-basic.yaml"

@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.report import ReportError, emit, events_for_run, file_writers
 from harness.report.rerender import UNKNOWN_SUT
-from harness.runner.events import CaseFinished, RunFinished, RunStarted
+from harness.runner.run_events import CaseFinished, RunFinished, RunStarted
 from harness.trace import write_case
 from tests.report.factory import RUN_ID, sample_cases, sample_events
 

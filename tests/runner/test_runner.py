@@ -11,8 +11,9 @@ import pytest
 
 from harness import ir
 from harness.proxy import TranslateHooks
+from harness.runner.engine import Runner
 from harness.runner.known import load_known, write_known
-from harness.runner.run import Runner, RunOptions
+from harness.runner.plan import RunOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 

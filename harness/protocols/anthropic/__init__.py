@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.anthropic import errors as _errors
 from harness.protocols.anthropic import request as _request
 from harness.protocols.anthropic import response as _response
+from harness.protocols.anthropic.facts import FACTS
 from harness.protocols.anthropic.losses import LOSSES
 from harness.protocols.anthropic.mapping import NAME, dumps
 from harness.protocols.anthropic.stream_decode import AnthropicStreamDecoder
@@ -31,18 +33,18 @@ class AnthropicCodec:
     family = NAME
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
         {
-            "tools",
-            "parallel_tools",
-            "tool_choice",
-            "vision",
-            "thinking",
-            "thinking_signature",
-            "stop_sequences",
-            "prompt_cache",
-            "models_list",
-            "retry_after",
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.TOOL_CHOICE,
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.STOP_SEQUENCES,
+            Capability.PROMPT_CACHE,
+            Capability.MODELS_LIST,
+            Capability.RETRY_AFTER,
         }
     )
     """No response_format: Anthropic Messages has no JSON mode (see `losses`)."""
@@ -94,5 +96,5 @@ def encode_count_tokens_response(input_tokens: int) -> HttpResponse:
     return HttpResponse(status=200, headers={"content-type": "application/json"}, body=body)
 
 
-CODEC = registry.register(AnthropicCodec())
+CODEC = registry.register(AnthropicCodec(), facts=FACTS)
 """The registered codec instance."""

@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.bedrock import auth, errors, request, response
+from harness.protocols.bedrock.facts import FACTS
 from harness.protocols.bedrock.losses import LOSSES, RESHAPES
 from harness.protocols.bedrock.mapping import NAME
 from harness.protocols.bedrock.stream_decode import BedrockStreamDecoder
@@ -34,17 +36,17 @@ class BedrockCodec:
     family = NAME
     stream_media_type = MEDIA_TYPE
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
         {
-            "tools",
-            "parallel_tools",
-            "tool_choice",
-            "vision",
-            "thinking",
-            "thinking_signature",
-            "json_schema",
-            "stop_sequences",
-            "prompt_cache",
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.TOOL_CHOICE,
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.JSON_SCHEMA,
+            Capability.STOP_SEQUENCES,
+            Capability.PROMPT_CACHE,
         }
     )
     """No json_object (Converse needs a schema), models_list (another service: bedrock, not bedrock-runtime) or
@@ -101,5 +103,5 @@ class BedrockCodec:
         return errors.encode_error(error)
 
 
-CODEC = registry.register(BedrockCodec())
+CODEC = registry.register(BedrockCodec(), facts=FACTS)
 """The registered codec instance."""

@@ -1,11 +1,12 @@
-"""What the rest of the harness needs to know about Bedrock Converse beyond the codec, declared here so that the
-registry (issue 13: "a protocol is one package") can hand it to the proxy, the recorder, the reference backends
-and the gateway configs without them naming Bedrock. Until that registry shape exists these are plain constants;
-nothing outside this package reads them yet.
+"""The facts of AWS Bedrock Converse (see `harness.protocols.facts`).
+
+Not yet served as a proxy frontend (`frontend=None`): its routes (`ROUTES`) and matrix place land with the
+integration of issue 16.
 """
 
 from __future__ import annotations
 
+from harness.protocols import facts
 from harness.protocols.bedrock.auth import DEFAULT_REGION, endpoint_host
 
 ROUTES = ("POST /model/{modelId}/converse", "POST /model/{modelId}/converse-stream")
@@ -26,3 +27,17 @@ RESPONSE_HEADERS = {"x-amzn-requestid": "a UUID"}
 """Headers every Bedrock response carries beside content-type (errors add x-amzn-errortype)."""
 LITELLM_MODEL = "bedrock/converse/{model}"
 """How LiteLLM names a Converse upstream (with aws_access_key_id, aws_secret_access_key, aws_region_name)."""
+
+FACTS = facts.ProtocolFacts(
+    frontend=None,
+    model_list=MODEL_LIST,
+    sdk=facts.Sdk(driver="harness.drivers.bedrock_sdk", package="boto3", http_client="httpx2"),
+    real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),
+    secrets=facts.Secrets(
+        headers=frozenset({"x-amz-security-token"}),
+        key_patterns=(r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"Signature=[0-9a-f]{64}", r"ABSK[A-Za-z0-9+/=]{20,}"),
+    ),
+    chunking=facts.TypicalChunking(text_chunk_size=TEXT_CHUNK_SIZE),
+    gateways={},
+)
+"""AWS Bedrock Converse."""

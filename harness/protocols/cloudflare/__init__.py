@@ -18,6 +18,7 @@ from typing import ClassVar, TypeVar
 from pydantic import ValidationError
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import common, registry
 from harness.protocols.base import StreamDecoder, StreamEncoder
 from harness.protocols.cloudflare import errors as _errors
@@ -25,6 +26,7 @@ from harness.protocols.cloudflare import paths
 from harness.protocols.cloudflare import request as _request
 from harness.protocols.cloudflare import response as _response
 from harness.protocols.cloudflare._fields import PROTOCOL, fail
+from harness.protocols.cloudflare.facts import FACTS
 from harness.protocols.cloudflare.losses import LOSSES, RESHAPES
 from harness.protocols.cloudflare.stream_decode import CloudflareStreamDecoder
 from harness.protocols.cloudflare.stream_encode import CloudflareStreamEncoder
@@ -48,8 +50,8 @@ class CloudflareCodec:
     family = PROTOCOL
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
-        {"tools", "parallel_tools", "vision", "json_object", "json_schema"}
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {Capability.TOOLS, Capability.PARALLEL_TOOLS, Capability.VISION, Capability.JSON_OBJECT, Capability.JSON_SCHEMA}
     )
     """Function calling, images (llama vision models) and JSON mode; no tool_choice, stop sequences, thinking
     switch or cache figures on the native wire."""
@@ -96,6 +98,6 @@ class CloudflareCodec:
 
 
 CODEC = CloudflareCodec()
-registry.register(CODEC)
+registry.register(CODEC, facts=FACTS)
 
 __all__ = ["CODEC", "LOSSES", "RESHAPES", "CloudflareCodec", "paths"]

@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.gemini import errors, request_decode, request_encode, response
+from harness.protocols.gemini.facts import FACTS
 from harness.protocols.gemini.fields import EncodeError
 from harness.protocols.gemini.losses import LOSSES, RESHAPES
 from harness.protocols.gemini.stream_decode import GeminiStreamDecoder
@@ -33,20 +35,20 @@ class GeminiCodec:
     family = "gemini"
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
         {
-            "tools",
-            "parallel_tools",
-            "tool_choice",
-            "vision",
-            "thinking",
-            "thinking_signature",
-            "json_object",
-            "json_schema",
-            "stop_sequences",
-            "prompt_cache",
-            "models_list",
-            "retry_after",
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.TOOL_CHOICE,
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.JSON_OBJECT,
+            Capability.JSON_SCHEMA,
+            Capability.STOP_SEQUENCES,
+            Capability.PROMPT_CACHE,
+            Capability.MODELS_LIST,
+            Capability.RETRY_AFTER,
         }
     )
     """What Gemini's wire carries (scenario capability names)."""
@@ -97,4 +99,4 @@ class GeminiCodec:
         return errors.encode_error(error)
 
 
-CODEC = registry.register(GeminiCodec())
+CODEC = registry.register(GeminiCodec(), facts=FACTS)

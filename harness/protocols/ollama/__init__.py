@@ -14,12 +14,14 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import StreamDecoder, StreamEncoder
 from harness.protocols.ollama import errors as _errors
 from harness.protocols.ollama import request as _request
 from harness.protocols.ollama import response as _response
 from harness.protocols.ollama._fields import PROTOCOL, fail
+from harness.protocols.ollama.facts import FACTS
 from harness.protocols.ollama.losses import LOSSES, RESHAPES
 from harness.protocols.ollama.stream_decode import OllamaStreamDecoder
 from harness.protocols.ollama.stream_encode import OllamaStreamEncoder
@@ -34,8 +36,17 @@ class OllamaCodec:
     family = PROTOCOL
     stream_media_type = "application/x-ndjson"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
-        {"tools", "parallel_tools", "vision", "thinking", "json_object", "json_schema", "stop_sequences", "models_list"}
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.JSON_OBJECT,
+            Capability.JSON_SCHEMA,
+            Capability.STOP_SEQUENCES,
+            Capability.MODELS_LIST,
+        }
     )
     """No tool_choice, cache figures, signatures or Retry-After on Ollama's wire."""
 
@@ -89,6 +100,6 @@ class OllamaCodec:
 
 
 CODEC = OllamaCodec()
-registry.register(CODEC)
+registry.register(CODEC, facts=FACTS)
 
 __all__ = ["CODEC", "LOSSES", "RESHAPES", "TAGS_PATH", "OllamaCodec", "decode_tags", "encode_tags"]

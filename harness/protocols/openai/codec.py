@@ -9,6 +9,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import common
 from harness.protocols.base import DecodeError
 from harness.protocols.openai import endpoint, errors, request_decode, request_encode
@@ -30,7 +31,7 @@ class OpenAICodec:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.name = profile.name
-        self.capabilities: frozenset[str] = profile.capabilities
+        self.capabilities: frozenset[Capability] = profile.capabilities
         self.family = profile.family
         self.losses: Mapping[str, str] = profile_losses(profile)
         """Chat Completions' own losses adjusted for the profile (see `losses.profile_losses`)."""

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from harness import ir
+from harness.ir import Capability
 
 JSONDict = dict[str, Any]
 JSONHook = Callable[[JSONDict], JSONDict]
@@ -32,17 +33,17 @@ AuthStyle = Literal["bearer", "api-key"]
 
 DEFAULT_CAPABILITIES = frozenset(
     {
-        "tools",
-        "parallel_tools",
-        "tool_choice",
-        "vision",
-        "thinking",
-        "json_object",
-        "json_schema",
-        "stop_sequences",
-        "prompt_cache",
-        "models_list",
-        "retry_after",
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.TOOL_CHOICE,
+        Capability.VISION,
+        Capability.THINKING,
+        Capability.JSON_OBJECT,
+        Capability.JSON_SCHEMA,
+        Capability.STOP_SEQUENCES,
+        Capability.PROMPT_CACHE,
+        Capability.MODELS_LIST,
+        Capability.RETRY_AFTER,
     }
 )
 """What Chat Completions and most compatible servers carry; profiles subtract what their provider lacks."""
@@ -83,7 +84,7 @@ class Profile:
 
     name: str
     """Registry name of the codec (`openai`, `deepseek`, `groq`, ...); also the `provider_fields` key."""
-    capabilities: frozenset[str] = DEFAULT_CAPABILITIES
+    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES
     """Scenario capabilities the provider's wire carries (thinking as `reasoning_content`/`reasoning`)."""
     family: str = "openai"
     """The base protocol whose SDK speaks to this provider (the driver of its baseline run)."""

@@ -8,6 +8,7 @@ Adding a provider: declare a `Profile` here (its quirks as settings and hooks fr
 from __future__ import annotations
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols.openai import quirks
 from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile
 
@@ -38,7 +39,7 @@ GROQ = Profile(
 
 MISTRAL = Profile(
     name="mistral",
-    capabilities=DEFAULT_CAPABILITIES - {"prompt_cache"},  # usage has no cached-token figure
+    capabilities=DEFAULT_CAPABILITIES - {Capability.PROMPT_CACHE},  # usage has no cached-token figure
     sends_stream_options=False,  # not a Mistral field; usage always comes on the finish chunk
     usage_on_finish_chunk=True,
     max_tokens_field="max_tokens",
@@ -116,7 +117,7 @@ LLAMACPP = Profile(
 
 LMSTUDIO = Profile(
     name="lmstudio",
-    capabilities=DEFAULT_CAPABILITIES - {"prompt_cache"},  # no cached-token figure in usage
+    capabilities=DEFAULT_CAPABILITIES - {Capability.PROMPT_CACHE},  # no cached-token figure in usage
     max_tokens_field="max_tokens",
     notes=(
         "`reasoning_content` for reasoning models (with the separate-reasoning setting on)",
@@ -127,7 +128,7 @@ LMSTUDIO = Profile(
 
 GPTOSS = Profile(
     name="gptoss",
-    capabilities=DEFAULT_CAPABILITIES - {"vision"},  # gpt-oss is a text-only model
+    capabilities=DEFAULT_CAPABILITIES - {Capability.VISION},  # gpt-oss is a text-only model
     reasoning_field="reasoning",
     request_reasoning_field="reasoning",  # harmony needs the analysis of earlier tool-calling turns back
     notes=("the harmony `analysis` channel is streamed as `delta.reasoning` (Groq adds `channel`)",),
@@ -140,7 +141,14 @@ SYSTEM_FOLDED = "Request.system folded into the first user turn"
 GEMMA = Profile(
     name="gemma",
     # Gemma 3 has no tool-call format (Ollama answers "does not support tools") and no thinking mode.
-    capabilities=DEFAULT_CAPABILITIES - {"tools", "parallel_tools", "tool_choice", "thinking", "prompt_cache"},
+    capabilities=DEFAULT_CAPABILITIES
+    - {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.TOOL_CHOICE,
+        Capability.THINKING,
+        Capability.PROMPT_CACHE,
+    },
     max_tokens_field="max_tokens",
     reasoning_effort=False,
     encode_request=quirks.system_in_first_user_turn,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from harness.protocols import registry
 from harness.protocols.qwen_xml.codec import OWN_LOSSES, PROMPT_LOSSES, RESHAPES, XmlToolCallCodec, own_losses
+from harness.protocols.qwen_xml.facts import FACTS
 from harness.protocols.qwen_xml.scanner import XmlToolCallScanner, parse_body, render_call
 from harness.protocols.qwen_xml.transform import XmlToolCallDecoder, XmlToolCallEncoder
 
 CODEC = XmlToolCallCodec("openai", "qwen")
-registry.register(CODEC)
+registry.register(CODEC, facts=FACTS)
 
 __all__ = [
     "CODEC",

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import Codec, StreamDecoder, StreamEncoder
 from harness.protocols.qwen_xml import prompt, transform
@@ -134,7 +135,7 @@ class XmlToolCallCodec:
         return self.base.family
 
     @property
-    def capabilities(self) -> frozenset[str]:
+    def capabilities(self) -> frozenset[Capability]:
         """The base protocol's capabilities: tool calls travel as text but arrive as structured calls."""
         return self.base.capabilities
 

@@ -16,10 +16,12 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import DecodeError
 from harness.protocols.responses import errors, request_decode, request_encode
 from harness.protocols.responses import response as response_body
+from harness.protocols.responses.facts import FACTS
 from harness.protocols.responses.losses import LOSSES, RESHAPES, STATEFUL, stateful_fields
 from harness.protocols.responses.reader import NAME, dumps, load_object
 from harness.protocols.responses.stream_decode import ResponsesStreamDecoder
@@ -52,19 +54,19 @@ class ResponsesCodec:
     family = NAME
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset(
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
         {
-            "tools",
-            "parallel_tools",
-            "tool_choice",
-            "vision",
-            "thinking",
-            "thinking_signature",
-            "json_object",
-            "json_schema",
-            "prompt_cache",
-            "models_list",
-            "retry_after",
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.TOOL_CHOICE,
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.JSON_OBJECT,
+            Capability.JSON_SCHEMA,
+            Capability.PROMPT_CACHE,
+            Capability.MODELS_LIST,
+            Capability.RETRY_AFTER,
         }
     )
     """No stop_sequences: the Responses API has no `stop` parameter (see `losses`)."""
@@ -115,5 +117,5 @@ class ResponsesCodec:
         return errors.encode_error(error)
 
 
-CODEC = registry.register(ResponsesCodec())
+CODEC = registry.register(ResponsesCodec(), facts=FACTS)
 """The registered codec instance."""

@@ -18,11 +18,13 @@ from typing import ClassVar
 from pydantic import ValidationError
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import StreamDecoder, StreamEncoder, decode_events, encode_events
 from harness.protocols.swink import errors as _errors
 from harness.protocols.swink import request as _request
 from harness.protocols.swink._fields import PROTOCOL, STREAM_PATH, fail
+from harness.protocols.swink.facts import FACTS
 from harness.protocols.swink.losses import LOSSES, RESHAPES
 from harness.protocols.swink.stream_decode import SwinkStreamDecoder
 from harness.protocols.swink.stream_encode import SwinkStreamEncoder, response_events
@@ -40,7 +42,7 @@ class SwinkCodec:
     family = PROTOCOL
     stream_media_type = MEDIA_TYPE
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[str]] = frozenset({"vision", "thinking"})
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.VISION, Capability.THINKING})
     """Images and thinking (with signatures) travel; tools, formats and stop sequences are the server's."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
@@ -92,6 +94,6 @@ class SwinkCodec:
 
 
 CODEC = SwinkCodec()
-registry.register(CODEC)
+registry.register(CODEC, facts=FACTS)
 
 __all__ = ["CODEC", "LOSSES", "RESHAPES", "STREAM_PATH", "SwinkCodec"]

@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
-  var RUN = DATA.run, CASES = DATA.cases, RUNS = DATA.runs;
+  var RUN = DATA.run, CASES = DATA.cases, RUNS = DATA.runs, VIEWS = DATA.views;
   var BY_ID = new Map(CASES.map(function (c) { return [c.case_id, c]; }));
   var LABEL = {
     pass: "pass", proxy_bug_request: "proxy bug (request)", proxy_bug_response: "proxy bug (response)",
@@ -269,7 +269,8 @@
       r.grammar.length ? [el("h4", { text: "stream grammar" }), el("ul", {}, r.grammar.map(function (g) {
         return el("li", { class: "mono", text: g });
       }))] : null,
-      el("h4", { text: "SDK saw (as compared)" }), jsonBlock(r.compared, "", respDivs, first),
+      c.compared[role] ? [el("h4", { text: "SDK saw (as compared)" }), jsonBlock(VIEWS[c.compared[role]], "", respDivs, first)]
+        : el("p", { class: "none", text: c.compared_missing || "not compared: the verdict compares baseline (frontend) with translated" }),
       el("details", {}, el("summary", { text: "SDK saw (as delivered" + (r.sdk.exception ? ", raised " + r.sdk.exception : "") + ")" }),
         jsonBlock(r.sdk, "", [], null)),
       el("h4", { text: "upstream request (IR)" }),

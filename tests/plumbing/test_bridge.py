@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx2
 import pytest
 
-from harness.runner.bridge import WINDOW_CHUNKS, LoopThread, SyncBridge
+from harness.plumbing.bridge import WINDOW_CHUNKS, LoopThread, SyncBridge
 
 
 class Body(httpx2.AsyncByteStream):

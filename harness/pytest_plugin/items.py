@@ -11,15 +11,14 @@ from typing import Any
 
 import pytest
 
-from harness.diff.triage import Verdict
 from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
-from harness.pytest_plugin import RECORD_MODES, STATE_KEY, STREAMING, option_name
+from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
+from harness.runner.engine import CaseRunner, Runner
 from harness.runner.known import Known, KnownFileError, load_known
-from harness.runner.matrix import Case
-from harness.runner.run import CaseRunner, Runner, RunOptions
+from harness.runner.plan import RunOptions
 from harness.scenarios.loader import ScenarioError
-from harness.trace.model import CaseResult, DivergenceJSON
+from harness.trace import Case, CaseResult, DivergenceJSON, Verdict
 
 STREAMS = {"both": (True, False), "stream": (True,), "nonstream": (False,)}
 CONFIG_ERRORS = (ScenarioError, KnownFileError, UnknownProtocolError, ValueError, pytest.UsageError)
@@ -290,7 +289,7 @@ class ConformanceItem(pytest.Item):
         """Pass; skip when unsupported or when the fault is not the proxy's; xfail a known proxy bug; else fail."""
         result = self.state.result(self.case)
         self.user_properties += [("verdict", result.verdict), ("reason", result.reason)]
-        verdict = Verdict(result.verdict)
+        verdict = result.verdict
         if verdict is Verdict.PASS:
             return
         if verdict is Verdict.UNSUPPORTED:

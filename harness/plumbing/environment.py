@@ -8,10 +8,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx2
 
+from harness.plumbing.bridge import LoopThread, SyncBridge
+from harness.plumbing.clients import sdk_client
+from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
+from harness.plumbing.routes import route_table
+from harness.plumbing.sut import Session, SutTarget
 from harness.proxy import (
     Exchange,
     ModelRoute,
@@ -24,30 +29,18 @@ from harness.proxy import (
     state_of,
 )
 from harness.record import Rechunk, Replayer, ReplayTransport
-from harness.runner.bridge import HttpxAdapter, LoopThread, SyncBridge
-from harness.runner.checks import PLANTED_KEY_ENV, planted_key
-from harness.runner.sut import Session, SutTarget, TaggingTransport
-from harness.scenarios.model import ReplyModels, Scenario
+from harness.scenarios.model import Scenario
+from harness.trace import Run
 
 RUN_HEADER = "x-conformance-run"
-"""Request header carrying the run key, so the tap can hand each exchange to the run that caused it."""
+"""Request header carrying the run key (`Run.key`), so the tap can hand each exchange to the run that caused it."""
 REPLAY_BASE = "http://replay.invalid"
-CLIENT_TIMEOUT = httpx2.Timeout(60.0)
-
-
-def route_name(scenario: str, backend: str, mode: str) -> str:
-    """The frontend model name of one (scenario, backend, mode) route; its upstream model is the scenario id."""
-    return f"{scenario}--{backend}--{mode}"
-
-
-_MODES: tuple[tuple[Literal["passthrough", "translate"], str], ...] = (
-    ("passthrough", "identity"),
-    ("translate", "translate"),
-)
+HOOKS = {"passthrough": "identity", "translate": "translate"}
+"""The hook set of each mode's routes (`Environment` installs the run's translate hooks as `translate`)."""
 
 
 def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstream_base: str) -> ProxyConfig:
-    """A proxy config with a pass-through and a translate route per (scenario, backend).
+    """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`).
 
     Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
     """
@@ -56,26 +49,20 @@ def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstrea
         for b in backends
     }
     routes = [
-        ModelRoute(name=route_name(s.id, b, mode), mode=mode, upstream=upstreams[b], upstream_model=s.id, hooks=hooks)
-        for s in scenarios
-        for b in backends
-        for mode, hooks in _MODES
+        ModelRoute(
+            name=r.name,
+            mode=r.mode,
+            upstream=upstreams[r.backend],
+            upstream_model=r.upstream_model,
+            hooks=HOOKS[r.mode],
+        )
+        for r in route_table(scenarios, backends)
     ]
-    # A models-list scenario checks that the proxy lists its configured models: give it routes with those names.
-    listed = [m for s in scenarios if isinstance(s.reply, ReplyModels) for m in s.reply.models]
-    first = upstreams[backends[0]] if backends else None
-    if first is not None:
-        taken = {r.name for r in routes}
-        routes += [
-            ModelRoute(name=m, mode="passthrough", upstream=first, upstream_model=m)
-            for m in dict.fromkeys(listed)
-            if m not in taken
-        ]
     return ProxyConfig(models=tuple(routes), source="<conformance run>")
 
 
 @dataclass
-class Collector:
+class ExchangeSink:
     """The proxy's trace tap: exchanges by run key."""
 
     exchanges: dict[str, Exchange] = field(default_factory=dict)
@@ -113,11 +100,11 @@ class Environment:
         self.cassettes = cassettes
         self.planted_key = planted_key()
         self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
-        self.collector = Collector()
+        self.exchanges = ExchangeSink()
         config = proxy_config(scenarios, backends, REPLAY_BASE)
         hook_sets: Mapping[str, TranslateHooks] = {"translate": hooks or TranslateHooks()}
         self.app = create_app(
-            config, transport=ReplayTransport(self.replayer), on_exchange=self.collector, hooks=hook_sets
+            config, transport=ReplayTransport(self.replayer), on_exchange=self.exchanges, hooks=hook_sets
         )
         self.loop = LoopThread()
         self.server: ServerThread | None = None
@@ -135,34 +122,25 @@ class Environment:
             )
 
     def client(self, run_key: str, protocol: str) -> Any:
-        """An HTTP client for one SDK driver run, tagged with the run key (httpx for ollama, else httpx2)."""
-        if protocol == "ollama":
-            import httpx
-
-            # The ollama driver sends through `client.send`, which skips the client's default headers: the run
-            # key is set by the transport instead, or the tap could not tell whose exchange it saw.
-            tagged = TaggingTransport(self._transport, {RUN_HEADER: run_key})
-            return httpx.Client(transport=HttpxAdapter(tagged), headers={RUN_HEADER: run_key}, timeout=60.0)
-        return httpx2.Client(transport=self._transport, headers={RUN_HEADER: run_key}, timeout=CLIENT_TIMEOUT)
+        """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""
+        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key})
 
     @contextmanager
-    def session(
-        self, run_key: str, protocol: str, *, translated: bool, backend: str, scenario: str, stream: bool
-    ) -> Iterator[Session]:
+    def session(self, run: Run) -> Iterator[Session]:
         """Base URL and HTTP client for one run; once the run is over, `session.exchange` is what the proxy did.
 
         Translated runs go to the external proxy when there is one (`sut`); everything else to the built-in one.
         """
-        if translated and self.sut is not None:
-            with self.sut.session({RUN_HEADER: run_key}, protocol, backend, scenario, stream) as external:
+        if run.role == "translated" and self.sut is not None:
+            with self.sut.session(run, {RUN_HEADER: run.key}) as external:
                 yield external
             return
-        session = Session(self.base_url, self.client(run_key, protocol))
+        session = Session(self.base_url, self.client(run.key, run.client))
         try:
             with session.http:
                 yield session
         finally:
-            session.exchange = self.collector.pop(run_key)
+            session.exchange = self.exchanges.pop(run.key)
 
     def close(self) -> None:
         """Stop the servers and the loop; release upstream clients."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,14 +23,12 @@ import httpx2
 
 from harness import ir
 from harness.backends import WireReply, wire_app
+from harness.plumbing.clients import sdk_client
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
 from harness.record import Rechunk, Replayer
-from harness.runner.bridge import HttpxAdapter
-from harness.runner.checks import inflate
 from harness.scenarios.model import Scenario
-
-CLIENT_TIMEOUT = httpx2.Timeout(60.0)
+from harness.trace import Run
 
 
 @dataclass
@@ -61,23 +60,6 @@ class _Tee(httpx2.SyncByteStream):
 
     def close(self) -> None:
         self._inner.close()
-
-
-class TaggingTransport(httpx2.BaseTransport):
-    """A sync transport that sets fixed headers on every request (for clients that bypass default headers)."""
-
-    def __init__(self, inner: httpx2.BaseTransport, headers: dict[str, str]) -> None:
-        self.inner = inner
-        self.headers = headers
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Add the headers and send through the inner transport."""
-        request.headers.update(self.headers)
-        return self.inner.handle_request(request)
-
-    def close(self) -> None:
-        """Close the inner transport (its connections)."""
-        self.inner.close()
 
 
 @dataclass
@@ -159,18 +141,17 @@ class SutTarget:
             return self._run_locks.setdefault(key, threading.Lock())
 
     @contextmanager
-    def session(
-        self, headers: dict[str, str], protocol: str, backend: str, scenario: str, stream: bool
-    ) -> Iterator[Session]:
-        """One translated run through the external proxy; afterwards `session.exchange` says what it did."""
-        key = (backend, scenario)
+    def session(self, run: Run, headers: dict[str, str]) -> Iterator[Session]:
+        """One translated run through the external proxy, its requests carrying `headers`; afterwards
+        `session.exchange` says what it did."""
+        key = (run.backend, run.scenario)
         # The external proxy may stream upstream for a non-streamed client call: serialize per recording, not per
         # (recording, mode), so whatever reached the replay server during this run is this run's.
         with self._run_lock(key):
             with self._lock:
                 self._received.pop(key, None)
             capture = CapturingTransport(httpx2.HTTPTransport())
-            session = Session(self.url, _client(capture, protocol, headers))
+            session = Session(self.url, sdk_client(run.client, capture, headers))
             started = time.time()
             try:
                 with session.http:
@@ -178,19 +159,21 @@ class SutTarget:
             finally:
                 with self._lock:
                     received = self._received.pop(key, [])
-                session.exchange = exchange_of(capture, received, protocol, backend, stream, started)
+                session.exchange = exchange_of(capture, received, run, started)
 
     def close(self) -> None:
         """Stop the replay server (bounded wait)."""
         self.server.stop()
 
 
-def _client(capture: CapturingTransport, protocol: str, headers: dict[str, str]) -> Any:
-    if protocol == "ollama":  # the ollama client is built on httpx, not httpx2
-        import httpx
-
-        return httpx.Client(transport=HttpxAdapter(TaggingTransport(capture, headers)), headers=headers, timeout=60.0)
-    return httpx2.Client(transport=capture, headers=headers, timeout=CLIENT_TIMEOUT)
+def inflate(chunks: Sequence[bytes], content_encoding: str) -> list[bytes] | None:
+    """Chunks as the client's decoder reads them (gzip/deflate undone); None for an encoding not handled."""
+    if content_encoding in ("", "identity"):
+        return list(chunks)
+    if content_encoding not in ("gzip", "deflate"):
+        return None
+    inflater = zlib.decompressobj(wbits=47)
+    return [inflater.decompress(chunk) for chunk in chunks]
 
 
 def _upstream_ir(backend: str, reply: WireReply, stream: bool) -> tuple[tuple[ir.StreamEvent, ...], ir.Response | None]:
@@ -207,32 +190,25 @@ def _upstream_ir(backend: str, reply: WireReply, stream: bool) -> tuple[tuple[ir
         return (), None
 
 
-def exchange_of(
-    capture: CapturingTransport,
-    received: list[Received],
-    protocol: str,
-    backend: str,
-    stream: bool,
-    started: float,
-) -> Exchange | None:
+def exchange_of(capture: CapturingTransport, received: list[Received], run: Run, started: float) -> Exchange | None:
     """The Exchange of a run through an external proxy, rebuilt from the client capture and the replay record."""
     if capture.request is None:
         return None
     try:
-        frontend_request: ir.Request | None = registry.get(protocol).decode_request(capture.request)
+        frontend_request: ir.Request | None = registry.get(run.client).decode_request(capture.request)
     except DecodeError:
         frontend_request = None
     first = received[0] if received else None
-    events, response = _upstream_ir(backend, first.reply, first.reply.stream) if first else ((), None)
+    events, response = _upstream_ir(run.backend, first.reply, first.reply.stream) if first else ((), None)
     chunks = inflate(capture.chunks, capture.headers.get("content-encoding", ""))
     return Exchange(
         trace_id=capture.headers.get(TRACE_HEADER) or f"sut-{uuid.uuid4().hex}",
         route=f"{capture.request.method} {capture.request.path}",
-        frontend_protocol=protocol,
+        frontend_protocol=run.client,
         mode="translate",
-        stream=stream,
-        upstream_name=backend,
-        upstream_protocol=backend,
+        stream=run.stream,
+        upstream_name=run.backend,
+        upstream_protocol=run.backend,
         frontend_request=frontend_request,
         upstream_request=first.request if first else None,
         upstream_status=first.reply.status if first else None,

@@ -12,44 +12,23 @@ the SDK may hide.
 
 from __future__ import annotations
 
-import os
-import secrets
-import zlib
 from collections.abc import Mapping, Sequence
 
+from harness.diff import LEAK_CHECK
 from harness.protocols import registry
 from harness.proxy import Exchange
 from harness.record.scrub import find_secrets
 from harness.stream import validate
 from harness.trace.model import Check
 
-PLANTED_KEY_ENV = "CONFORMANCE_PLANTED_KEY"
-"""Environment variable holding the upstream key the proxy is configured with (a planted, fake key)."""
-PLANTED_PREFIX = "PLANTED-TEST-KEY-"
 MIN_TEXT_CHUNKS = 3
 """Upstream text chunks below which buffering is not judged: a short answer may fairly arrive in one piece."""
-LEAK = "secret_leak"
+LEAK = LEAK_CHECK
+"""Name of the secret-leak check (the judge makes a failed one a proxy bug whatever else happened)."""
 FRONTEND_WIRE = "frontend_wire"
+"""Name of the check that the client's stream decodes cleanly with its own protocol."""
 TEXT_NOT_BUFFERED = "stream.text_not_buffered"
-
-
-def planted_key() -> str:
-    """The planted upstream key: the environment's value, or a fresh one set there (so a proxy reads it)."""
-    value = os.environ.get(PLANTED_KEY_ENV)
-    if not value:
-        value = PLANTED_PREFIX + secrets.token_hex(12)
-        os.environ[PLANTED_KEY_ENV] = value
-    return value
-
-
-def inflate(chunks: Sequence[bytes], content_encoding: str) -> list[bytes] | None:
-    """Chunks as the client's decoder reads them (gzip/deflate undone); None for an encoding not handled."""
-    if content_encoding in ("", "identity"):
-        return list(chunks)
-    if content_encoding not in ("gzip", "deflate"):
-        return None
-    inflater = zlib.decompressobj(wbits=47)
-    return [inflater.decompress(chunk) for chunk in chunks]
+"""Name of the check that text was not held back."""
 
 
 def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
@@ -66,6 +45,18 @@ def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
     return Check(
         name=FRONTEND_WIRE, passed=not violations, expected=f"a valid {protocol} stream", actual=violations or "valid"
     )
+
+
+def on_translated_stream(frontend: str, exchange: Exchange) -> list[Check]:
+    """The runner's own checks on a translated stream: what the client received decodes cleanly with its
+    protocol, and its text was not held back."""
+    out: list[Check] = []
+    if exchange.frontend_status == 200 and exchange.frontend_chunks and not exchange.truncated:
+        out.append(frontend_wire(frontend, exchange.frontend_chunks))
+    buffering = text_buffering(exchange)
+    if buffering is not None:
+        out.append(buffering)
+    return out
 
 
 def text_buffering(exchange: Exchange) -> Check | None:

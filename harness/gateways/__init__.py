@@ -1,0 +1,7 @@
+"""Configs for a gateway under test (`conformance sut-config`): every translate route of the matrix pointed at the
+replay server, in the gateway's own format. How each gateway names a protocol is one of that protocol's facts
+(`ProtocolFacts.gateways`)."""
+
+from harness.gateways.configs import FORMATS, render, request_path, scenario_table
+
+__all__ = ["FORMATS", "render", "request_path", "scenario_table"]

@@ -1,0 +1,21 @@
+"""The planted upstream key: a fake key every upstream of the proxy under test holds, so that a proxy that shows
+its key to a client (or a trace) is caught (`harness.runner.wire_checks`)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+PLANTED_KEY_ENV = "CONFORMANCE_PLANTED_KEY"
+"""Environment variable holding the upstream key the proxy is configured with (a planted, fake key)."""
+PLANTED_PREFIX = "PLANTED-TEST-KEY-"
+"""Prefix of a planted key (`harness.record.scrub` knows its shape)."""
+
+
+def planted_key() -> str:
+    """The planted upstream key: the environment's value, or a fresh one set there (so a proxy reads it)."""
+    value = os.environ.get(PLANTED_KEY_ENV)
+    if not value:
+        value = PLANTED_PREFIX + secrets.token_hex(12)
+        os.environ[PLANTED_KEY_ENV] = value
+    return value

@@ -1,0 +1,60 @@
+"""The facts of the Anthropic Messages API (see `harness.protocols.facts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from harness.protocols import facts
+
+CREATED_AT = "1970-01-01T00:00:00Z"
+"""`created_at` of a listed model: the proxy does not know the upstream's dates (a fixed, documented placeholder)."""
+
+
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
+    """One model in Anthropic's `/v1/models` shape."""
+    return {"type": "model", "id": model.name, "display_name": model.name, "created_at": CREATED_AT}
+
+
+def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Anthropic's list body, one page with its cursors."""
+    return {
+        "data": entries,
+        "has_more": False,
+        "first_id": entries[0]["id"] if entries else None,
+        "last_id": entries[-1]["id"] if entries else None,
+    }
+
+
+def is_client(headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
+    """Anthropic clients announce themselves on `GET /v1/models` with `anthropic-version`."""
+    return "anthropic-version" in headers
+
+
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(
+        routes=(facts.Route("/v1/messages"), facts.Route("/v1/messages/count_tokens", kind="count_tokens")),
+        model=facts.ModelInBody(),
+    ),
+    model_list=facts.ModelList(
+        paths=("/v1/models",),
+        item_paths=("/v1/models/{model_id}",),
+        entry=model_entry,
+        envelope=model_envelope,
+        claims=is_client,
+    ),
+    sdk=facts.Sdk(driver="harness.drivers.anthropic_sdk", package="anthropic", http_client="httpx2"),
+    real=facts.RealEndpoint("https://api.anthropic.com", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
+    secrets=facts.Secrets(
+        headers=frozenset({"x-api-key", "anthropic-organization-id"}),
+        header_prefixes=("anthropic-ratelimit-", "x-stainless-"),
+        key_patterns=(r"sk-ant-[A-Za-z0-9_\-]{8,}",),
+    ),
+    # Somewhat larger text deltas than OpenAI's, and input_json_delta fragments.
+    chunking=facts.TypicalChunking(text_chunk_size=7, arguments_chunk_size=10),
+    gateways={
+        "litellm": facts.GatewayName("anthropic", appends="/v1/messages"),
+        "louter": facts.GatewayName("anthropic", appends="/v1/messages"),
+    },
+)
+"""Anthropic Messages."""

@@ -1,0 +1,264 @@
+"""What the rest of the harness needs to know about a protocol besides its codec: its facts.
+
+A protocol package declares one `ProtocolFacts` next to its codec (in its own `facts.py`) and registers both
+together, `registry.register(CODEC, facts=FACTS)`. The proxy, the recorder, the reference backends, the runner
+and the gateway configs read these through `registry.facts(name)`, never by naming a protocol. A provider
+profile derives its facts from its family's and overrides what differs (`FAMILY.derive(real=...)`).
+
+Every field is required, so a declaration says each fact, or says `None` (or empty) where one does not apply:
+a backend-only profile serves no frontend routes; a local server has no key patterns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+from harness.wire.http import HttpRequest
+
+
+class RequestShapeError(ValueError):
+    """The request does not say which model it is for (or is not the shape its route expects)."""
+
+
+def _body_object(request: HttpRequest) -> dict[str, Any]:
+    try:
+        value = json.loads(request.body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RequestShapeError(f"request body is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise RequestShapeError(f"request body is a JSON {type(value).__name__}, expected an object")
+    return value
+
+
+@dataclass(frozen=True)
+class ModelInBody:
+    """The model name is a string field of the JSON request body (`{"model": "..."}`)."""
+
+    field: str = "model"
+    """Name of the body field."""
+
+    def model_of(self, request: HttpRequest) -> str:
+        """The model name the request asks for."""
+        model = _body_object(request).get(self.field)
+        if not isinstance(model, str) or not model:
+            raise RequestShapeError(f"request body has no {self.field!r} string")
+        return model
+
+    def with_model(self, request: HttpRequest, model: str) -> HttpRequest:
+        """The same request for another model name (re-serialized only because a rename is configured)."""
+        body = _body_object(request)
+        body[self.field] = model
+        return dataclasses.replace(
+            request, body=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        )
+
+    def label(self, route_path: str, request_path: str) -> str:
+        """The route label of a trace: the route's own path (it names no model)."""
+        return f"POST {route_path}"
+
+
+@dataclass(frozen=True)
+class ModelInPath:
+    """The model name is a segment of the URL path (`/v1beta/models/{model}:generateContent`)."""
+
+    pattern: re.Pattern[str]
+    """Matches a whole request path; group `model` is the model, group `action` (if any) the method called."""
+    rewrite: str
+    """The path for another model, a format string over the pattern's groups (`/{version}/models/{model}:{action}`)."""
+    label_format: str
+    """The route label, a format string over the groups, with the model left as a placeholder."""
+    shape: str
+    """The path form in words, for errors (`/v1beta/models/MODEL:ACTION`)."""
+    actions: tuple[str, ...] = ()
+    """Allowed values of the `action` group (empty: any)."""
+
+    def _match(self, request: HttpRequest) -> re.Match[str]:
+        match = self.pattern.match(request.path)
+        if match is None:
+            raise RequestShapeError(f"path {request.path!r} is not {self.shape}")
+        action = match.groupdict().get("action")
+        if self.actions and action not in self.actions:
+            raise RequestShapeError(f"action {action!r} is not one of {', '.join(self.actions)}")
+        return match
+
+    def model_of(self, request: HttpRequest) -> str:
+        """The model name the request asks for."""
+        return self._match(request)["model"]
+
+    def with_model(self, request: HttpRequest, model: str) -> HttpRequest:
+        """The same request for another model name: the path rewritten, the body unchanged."""
+        groups = {**self._match(request).groupdict(), "model": model}
+        return dataclasses.replace(request, path=self.rewrite.format(**groups))
+
+    def label(self, route_path: str, request_path: str) -> str:
+        """The route label of a trace: the request's path with the model as a placeholder (so labels group)."""
+        match = self.pattern.match(request_path)
+        if match is None:
+            return f"POST {route_path}"
+        return self.label_format.format(**match.groupdict())
+
+
+ModelLocation = ModelInBody | ModelInPath
+"""Where a frontend request names its model."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """One HTTP route a protocol serves as a proxy frontend."""
+
+    path: str
+    """Starlette path template (`/v1/chat/completions`, `/v1beta/models/{target}`)."""
+    kind: Literal["generate", "count_tokens"] = "generate"
+    """`generate`: a generation call; `count_tokens`: a token count the proxy answers locally in translate mode."""
+
+
+def codec_media_type(request: HttpRequest) -> str | None:
+    """The default stream media type rule: the codec's own (`Codec.stream_media_type`)."""
+    return None
+
+
+@dataclass(frozen=True)
+class Frontend:
+    """How the proxy serves this protocol to its clients."""
+
+    routes: tuple[Route, ...]
+    """The POST routes, each answered by this protocol's codec."""
+    model: ModelLocation
+    """Where the model name sits in a request (the proxy routes by it before decoding anything)."""
+    stream_media_type: Callable[[HttpRequest], str | None] = codec_media_type
+    """Content-Type of a translated stream for this request, when it is not the codec's own (None: the codec's)."""
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    """One model as the proxy lists it."""
+
+    name: str
+    """The frontend model name."""
+    mode: str
+    """How the proxy serves it (`translate` or `passthrough`)."""
+
+
+@dataclass(frozen=True)
+class ModelList:
+    """How this protocol's clients list models, and the shape of the answer."""
+
+    paths: tuple[str, ...]
+    """GET paths that list every model in this shape."""
+    item_paths: tuple[str, ...]
+    """GET paths (with a `{model_id}` parameter) that describe one model."""
+    entry: Callable[[ListedModel], dict[str, Any]]
+    """One model in this protocol's shape."""
+    envelope: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    """The list body around the entries."""
+    claims: Callable[[Mapping[str, str], Mapping[str, str]], bool] | None
+    """On a path several protocols list at (`/v1/models`): whether a request's headers and query mark it as this
+    protocol's client. None: this protocol is the default there."""
+
+
+@dataclass(frozen=True)
+class Sdk:
+    """How the harness drives this protocol's official SDK."""
+
+    driver: str
+    """Module of the SDK driver (defines `DRIVER`), imported on first use: SDKs are slow to import."""
+    package: str
+    """Distribution name of the SDK, for version reports."""
+    http_client: Literal["httpx2", "httpx"]
+    """The HTTP client library the SDK is built on; the runner hands it a client of that kind."""
+
+
+@dataclass(frozen=True)
+class RealEndpoint:
+    """Where and how to reach the real provider, to record from it."""
+
+    base_url: str
+    """API root the codec's paths are appended to."""
+    key_env: tuple[str, ...]
+    """Environment variables holding the key, in order of preference (empty: no key, e.g. a local server)."""
+    model: str
+    """Model recorded when none is given."""
+    host_env: str | None = None
+    """Environment variable that overrides the base URL (a local server's host variable)."""
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """What of this protocol's traffic is a secret or identifies an account; scrubbed before anything is stored."""
+
+    headers: frozenset[str] = frozenset()
+    """Header names (lower case) carrying keys or account ids."""
+    header_prefixes: tuple[str, ...] = ()
+    """Header name prefixes (lower case) of such headers."""
+    key_patterns: tuple[str, ...] = ()
+    """Regular expressions matching the provider's key shapes, so that a leaked key is found anywhere."""
+
+
+@dataclass(frozen=True)
+class TypicalChunking:
+    """How the provider cuts a stream when a scenario does not say (measured against real recordings)."""
+
+    text_chunk_size: int | None = None
+    """Characters per text/thinking delta (None: one delta per part)."""
+    arguments_chunk_size: int | None = None
+    """Characters per tool-argument fragment (None: whole arguments in one piece)."""
+    transport_chunk_bytes: int | None = None
+    """Bytes per transport chunk (None: one chunk per encoded event)."""
+
+
+@dataclass(frozen=True)
+class GatewayName:
+    """How one known gateway names this protocol in its config."""
+
+    provider: str
+    """The gateway's name for the protocol (LiteLLM's model prefix, Louter's backend `type`)."""
+    appends: str = ""
+    """What the gateway appends to the configured base URL itself: the upstream base URL is the codec's request
+    path cut where this begins (empty: the base URL is the backend root)."""
+    note: str = ""
+    """What a user of the generated config should know about this gateway and protocol (printed as a comment)."""
+
+    def base_path(self, request_path: str) -> str:
+        """The part of the codec's request path the gateway's configured base URL must end with."""
+        if not self.appends:
+            return ""
+        cut = request_path.find(self.appends)
+        return request_path[:cut] if cut >= 0 else ""
+
+
+def _frozen(mapping: Mapping[str, GatewayName]) -> Mapping[str, GatewayName]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProtocolFacts:
+    """Everything outside the codec that the harness knows about one protocol or profile."""
+
+    frontend: Frontend | None
+    """The routes the proxy serves it on and where the model sits; None: not a frontend (a backend-only profile)."""
+    model_list: ModelList | None
+    """How its clients list models; None: the proxy serves no list in its shape."""
+    sdk: Sdk | None
+    """Its official SDK; None: its baseline is driven by its family's SDK (`Codec.family`)."""
+    real: RealEndpoint | None
+    """The real provider to record from; None: there is none to call."""
+    secrets: Secrets
+    """Headers and key shapes to scrub."""
+    chunking: TypicalChunking
+    """Typical stream chunking of its reference backend."""
+    gateways: Mapping[str, GatewayName]
+    """How the known gateways (`litellm`, `louter`, ...) name it; a gateway missing here does not serve it."""
+
+    def __post_init__(self) -> None:
+        # A derived profile must never change its family's table through a shared dict.
+        object.__setattr__(self, "gateways", _frozen(self.gateways))
+
+    def derive(self, **changes: Any) -> ProtocolFacts:
+        """These facts with some replaced: how a profile inherits from its family and overrides."""
+        return dataclasses.replace(self, **changes)

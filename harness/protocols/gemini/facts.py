@@ -1,0 +1,83 @@
+"""The facts of the Gemini API (see `harness.protocols.facts`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from harness.protocols import facts
+from harness.wire.http import HttpRequest
+
+METHODS = ("generateContent", "streamGenerateContent")
+"""The generation methods a frontend request may call."""
+LISTED_METHODS = [*METHODS, "countTokens"]
+"""`supportedGenerationMethods` of a listed model."""
+
+MODEL_IN_PATH = facts.ModelInPath(
+    pattern=re.compile(r"^/(?P<version>v1|v1beta)/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$"),
+    rewrite="/{version}/models/{model}:{action}",
+    label_format="POST /{version}/models/{{model}}:{action}",
+    shape="/v1beta/models/MODEL:ACTION",
+    actions=METHODS,
+)
+"""The model is a path segment: `/v1beta/models/{model}:streamGenerateContent`."""
+
+
+def stream_media_type(request: HttpRequest) -> str | None:
+    """A translated stream is SSE only when the query says `alt=sse`; otherwise Gemini streams a JSON array."""
+    return None if request.query.get("alt") == "sse" else "application/json"
+
+
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
+    """One model in Gemini's `models` shape."""
+    return {
+        "name": f"models/{model.name}",
+        "version": "proxy",
+        "displayName": model.name,
+        "description": f"{model.name} served by the conformance proxy ({model.mode})",
+        "supportedGenerationMethods": LISTED_METHODS,
+    }
+
+
+def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Gemini's list body."""
+    return {"models": entries}
+
+
+def is_client(headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
+    """A Gemini client on `GET /v1/models`: its key header (or `key=` query) or its client header."""
+    return "x-goog-api-key" in headers or "key" in query or "x-goog-api-client" in headers
+
+
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(
+        routes=(facts.Route("/v1beta/models/{target}"), facts.Route("/v1/models/{target}")),
+        model=MODEL_IN_PATH,
+        stream_media_type=stream_media_type,
+    ),
+    model_list=facts.ModelList(
+        paths=("/v1beta/models", "/v1/models"),
+        item_paths=("/v1beta/models/{model_id}", "/v1/models/{model_id}"),
+        entry=model_entry,
+        envelope=model_envelope,
+        claims=is_client,
+    ),
+    sdk=facts.Sdk(driver="harness.drivers.genai_sdk", package="google-genai", http_client="httpx2"),
+    real=facts.RealEndpoint(
+        "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"
+    ),
+    secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
+    # Whole sentences per chunk and whole functionCall objects.
+    chunking=facts.TypicalChunking(text_chunk_size=24),
+    gateways={
+        "litellm": facts.GatewayName(
+            "gemini",
+            appends="/models/",
+            note="Gemini: LiteLLM builds {api_base}/models/{model}:{action} (versions before that used "
+            "{api_base}:{action}).",
+        ),
+        "louter": facts.GatewayName("gemini"),
+    },
+)
+"""Gemini (Generative Language API)."""

@@ -1,0 +1,38 @@
+"""The facts of Ollama's native API (see `harness.protocols.facts`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.protocols import facts
+from harness.protocols.ollama.request import CHAT_PATH
+from harness.protocols.ollama.tags import TAGS_PATH
+
+MODIFIED_AT = "1970-01-01T00:00:00Z"
+"""`modified_at` of a model the proxy lists (a fixed, documented placeholder: no local file backs it)."""
+
+
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
+    """One model in Ollama's `/api/tags` shape, as the proxy lists it."""
+    return {"name": model.name, "model": model.name, "modified_at": MODIFIED_AT, "size": 0, "digest": "", "details": {}}
+
+
+def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Ollama's list body."""
+    return {"models": entries}
+
+
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(routes=(facts.Route(CHAT_PATH),), model=facts.ModelInBody()),
+    model_list=facts.ModelList(
+        paths=(TAGS_PATH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None
+    ),
+    sdk=facts.Sdk(driver="harness.drivers.ollama_sdk", package="ollama", http_client="httpx"),
+    # A local server: no key; OLLAMA_HOST (often host:port) moves it.
+    real=facts.RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),
+    secrets=facts.Secrets(),
+    # One token per line; whole tool calls.
+    chunking=facts.TypicalChunking(text_chunk_size=3),
+    gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
+)
+"""Ollama native `/api/chat`."""

@@ -1,0 +1,167 @@
+"""Planning a matrix run: which cases there are (frontends x backends x scenarios x streaming, in a deterministic
+order), which of them cannot run (the capability a party lacks, named), and the distinct runs the others need
+(baselines shared between cases).
+
+`plan(options)` is a function of the options alone (it reads the scenario files and the cassette folder names):
+whoever plans the same options gets the same `Plan`, so a selftest, a pytest session or a worker process can plan
+for themselves and agree with `conformance run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness import drivers
+from harness.ir import Capability
+from harness.protocols import registry
+from harness.proxy import TranslateHooks
+from harness.record import Rechunk
+from harness.scenarios.loader import load_scenarios, select
+from harness.scenarios.model import Scenario
+from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
+
+
+@dataclass
+class RunOptions:
+    """What to run and how."""
+
+    scenarios: Path = Path("scenarios")
+    cassettes: Path = Path("cassettes")
+    reports: Path = Path("reports")
+    frontends: Sequence[str] | None = None
+    backends: Sequence[str] | None = None
+    only: Sequence[str] | None = None
+    streams: Sequence[bool] = (True, False)
+    jobs: int = 1
+    socket: bool = False
+    rechunk: Rechunk | None = None
+    known: Path = Path("conformance-known.toml")
+    run_id: str | None = None
+    hooks: TranslateHooks | None = None
+    sut: str | None = None
+    """URL of a proxy in another process for the translated runs (baselines stay on the built-in pass-through)."""
+    replay_host: str = "127.0.0.1"
+    """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
+    replay_port: int = 8790
+    """Port of that replay server (0: any free port, for tests that read it back)."""
+    write_traces: bool = True
+    on_progress: Callable[[str], None] | None = None
+    results: list[CaseResult] = field(default_factory=list)
+
+
+def default_frontends() -> list[str]:
+    """Protocols the proxy serves as a frontend that have an SDK driver of their own (their facts say both)."""
+    return [
+        name
+        for name in registry.names()
+        if registry.facts(name).frontend is not None and registry.facts(name).sdk is not None
+    ]
+
+
+def default_backends(cassettes: Path) -> list[str]:
+    """Backends that have recordings."""
+    if not cassettes.is_dir():
+        return []
+    return sorted(p.name for p in cassettes.iterdir() if p.is_dir() and p.name in registry.names())
+
+
+def capabilities(case: Case) -> dict[str, frozenset[Capability]]:
+    """What each party of a case can do."""
+    backend_client = registry.get(case.backend).family
+    return {
+        f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
+        f"{case.frontend} frontend": frozenset(registry.get(case.frontend).capabilities),
+        f"{case.backend} backend": frozenset(registry.get(case.backend).capabilities),
+        f"{backend_client} SDK": frozenset(drivers.get(backend_client).capabilities),
+    }
+
+
+def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Capability]]) -> str | None:
+    """Which party lacks which required capability, in words; None when all have everything."""
+    gaps = [
+        f"{name} lacks {', '.join(sorted(set(scenario.requires) - caps))}"
+        for name, caps in parties.items()
+        if set(scenario.requires) - caps
+    ]
+    return "; ".join(gaps) or None
+
+
+def runs_of(case: Case) -> dict[RunRole, Run]:
+    """The case's three runs by role (its backend's baseline is driven by the backend family's SDK)."""
+    return case.runs(registry.get(case.backend).family)
+
+
+def wanted_runs(cases: Iterable[Case]) -> dict[Run, str]:
+    """Every distinct run these cases need (baselines shared), in case order, with the id of the first case that
+    needs it."""
+    wanted: dict[Run, str] = {}
+    for case in cases:
+        for run in runs_of(case).values():
+            wanted.setdefault(run, case.case_id)
+    return wanted
+
+
+def expand(
+    scenarios: Sequence[Scenario],
+    frontends: Iterable[str],
+    backends: Iterable[str],
+    *,
+    streams: Iterable[bool] = (True, False),
+) -> list[Case]:
+    """Every case of the matrix, sorted by scenario (in the given order), frontend, backend, streaming (stream
+    first)."""
+    modes = set(streams)
+    cases = [
+        Case(s.id, f, b, st)
+        for s in scenarios
+        for f in frontends
+        for b in backends
+        for st in (True, False)
+        if st in modes and stream_mode(st) in s.streaming
+    ]
+    order = {s.id: i for i, s in enumerate(scenarios)}
+    return sorted(cases, key=lambda c: (order[c.scenario], c.frontend, c.backend, not c.stream))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A planned matrix: its axes, its cases in order, why some cannot run, and the runs the others need."""
+
+    scenarios: tuple[Scenario, ...]
+    """The scenarios, in file order."""
+    frontends: tuple[str, ...]
+    """Frontend protocols."""
+    backends: tuple[str, ...]
+    """Backend protocols and profiles."""
+    cases: tuple[Case, ...]
+    """Every case, in report order."""
+    gaps: Mapping[Case, str | None]
+    """Each case's missing capability in words (None: it can run)."""
+    runs: Mapping[Run, str]
+    """Every distinct run the runnable cases need, in case order, with the first case that needs it."""
+
+    def runnable(self, case: Case) -> bool:
+        """Whether the case is in this matrix and can run."""
+        return case in self.gaps and self.gaps[case] is None
+
+    @property
+    def run_backends(self) -> list[str]:
+        """Every backend a run talks to: the matrix's and the frontends' own (their baselines), sorted."""
+        return sorted({run.backend for run in self.runs} | set(self.backends))
+
+
+def plan(options: RunOptions) -> Plan:
+    """The plan of the matrix these options describe; unknown scenario or protocol names fail here, before
+    anything runs."""
+    scenarios = select(load_scenarios(options.scenarios), options.only)
+    frontends = list(options.frontends or default_frontends())
+    backends = list(options.backends or default_backends(options.cassettes))
+    for name in [*frontends, *backends]:
+        registry.get(name)
+    cases = expand(scenarios, frontends, backends, streams=options.streams)
+    by_id = {s.id: s for s in scenarios}
+    gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
+    runs = wanted_runs(case for case in cases if gaps[case] is None)
+    return Plan(tuple(scenarios), tuple(frontends), tuple(backends), tuple(cases), gaps, runs)

@@ -1,0 +1,109 @@
+"""One comparison pipeline: the verdict, the report's "compared" pane and `conformance diff` show exactly the same
+normalized view, so a divergence a declared loss excuses is excused in all three."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import ir
+from harness.cli import main
+from harness.diff import compared_views, judge, response_divergences, sdk_view
+from harness.report.html import build_data
+from harness.report.model import RunReport
+from harness.trace import Case, CaseResult, Run, RunTrace, SdkView, Verdict, write_case
+from harness.trace.writer import case_file_name
+
+# Ollama's wire has no stop-sequence stop kind (`StopReason.kind:stop_sequence` in its losses): an Anthropic client
+# that stopped on a sequence against its own backend sees `end_turn` through an Ollama backend.
+CASE = Case("stop-sequence", "anthropic", "ollama", False)
+
+
+def _trace(run: Run, stop: str, text: str = "Once upon a") -> RunTrace:
+    response = ir.Response(
+        id="msg_1",
+        model="m",
+        content=[ir.TextPart(text=text)],
+        stop_reason=ir.StopReason(kind=stop),
+        usage=ir.Usage(input_tokens=10, output_tokens=3),
+    )
+    return RunTrace.of(run, CASE.case_id, sdk=SdkView(response=response))
+
+
+def _runs(translated_text: str = "Once upon a") -> dict[str, RunTrace]:
+    runs = CASE.runs("ollama")
+    return {
+        "baseline_frontend": _trace(runs["baseline_frontend"], "stop_sequence"),
+        "baseline_backend": _trace(runs["baseline_backend"], "end_turn"),
+        "translated": _trace(runs["translated"], "end_turn", translated_text),
+    }
+
+
+def _report(result: CaseResult) -> RunReport:
+    return RunReport("r", "built-in proxy", ["anthropic"], ["ollama"], ["stop-sequence"], cases=[result])
+
+
+def _diff_exit(result: CaseResult, folder: Path) -> int:
+    path = write_case(result, folder)
+    assert path.name == f"{case_file_name(result.case_id)}.json"
+    return main(["diff", str(path), str(path), "--left-role", "baseline_frontend", "--right-role", "translated"])
+
+
+def test_a_divergence_a_loss_excuses_is_excused_by_the_verdict_the_report_and_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = _runs()
+    # The raw views do differ: without the losses the stop kinds diverge.
+    raw = response_divergences(runs["baseline_frontend"], runs["translated"], losses=False)
+    assert [d.path for d in raw] == ["response.stop_reason.kind"]
+
+    result = judge(CASE, runs)
+    assert result.verdict is Verdict.PASS and result.response_divergences == []
+
+    data = build_data(_report(result))
+    compared = data["cases"][0]["compared"]
+    left, right = (data["views"][compared[role]] for role in ("baseline_frontend", "translated"))
+    assert left == right
+    assert (left, right) == compared_views(runs["baseline_frontend"], runs["translated"])
+    assert "kind" not in left["response"]["stop_reason"]  # the loss took the field off both sides
+
+    assert _diff_exit(result, tmp_path) == 0
+    assert capsys.readouterr().out.endswith("(translated): no divergences\n")
+
+
+def test_a_divergence_no_loss_excuses_shows_the_same_in_all_three(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = _runs(translated_text="Once upon")
+    result = judge(CASE, runs)
+    assert result.verdict is Verdict.PROXY_BUG_RESPONSE
+    assert [d.path for d in result.response_divergences] == ["response.content[0].text"]
+
+    data = build_data(_report(result))
+    compared = data["cases"][0]["compared"]
+    left, right = (data["views"][compared[role]] for role in ("baseline_frontend", "translated"))
+    assert (left["response"]["content"][0]["text"], right["response"]["content"][0]["text"]) == (
+        "Once upon a",
+        "Once upon",
+    )
+
+    assert _diff_exit(result, tmp_path) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:] == ['1. response.content[0].text: "Once upon a" != "Once upon"  [values_changed]']
+
+
+def test_a_streamed_run_is_compared_on_its_accumulated_response() -> None:
+    run = Run("translated", "openai", "openai", "text-basic", True)
+    events = [
+        ir.MessageStart(id="m1", model="m"),
+        ir.TextStart(index=0),
+        ir.TextDelta(index=0, text="Hel"),
+        ir.TextDelta(index=0, text="lo"),
+        ir.TextEnd(index=0),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=1, output_tokens=2)),
+    ]
+    view = sdk_view(RunTrace.of(run, "c", sdk=SdkView(events=events)))
+    assert view["response"]["content"] == [{"kind": "text", "text": "Hello"}]
+    assert json.dumps(view)  # plain JSON data

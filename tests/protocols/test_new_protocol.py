@@ -1,0 +1,102 @@
+"""A protocol is its package: a codec registered with its facts is served, recorded, scrubbed, chunked and named
+by the rest of the harness without a change anywhere else (ARCHITECTURE.md, "Adding a protocol").
+
+The stand-in protocol `toyproto` is OpenAI Chat Completions under another name and other facts: its own route,
+model list path, key shape, endpoint, chunking and gateway name. Nothing outside this test mentions it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from harness import ir
+from harness.backends.chunking import effective
+from harness.gateways import configs
+from harness.protocols import HttpRequest, facts, registry
+from harness.record import scrub
+from harness.record.real import resolve_endpoint
+from harness.scenarios.model import Chunking
+from tests.proxy.client import proxy
+from tests.proxy.upstreams import KEY_ENV, KEY_VALUE, ScriptedUpstream, config, text_reply
+
+NAME = "toyproto"
+KEY = "toy-0123456789abcdefghij"
+
+
+class ToyCodec:
+    """OpenAI's codec under another name (a new protocol's package would hold its own)."""
+
+    def __init__(self) -> None:
+        self._base = registry.get("openai")
+        self.name = NAME
+        self.family = NAME
+        self.stream_media_type = self._base.stream_media_type
+        self.losses = self._base.losses
+        self.capabilities = self._base.capabilities
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._base, attr)
+
+    def encode_request(self, request: ir.Request) -> HttpRequest:
+        """OpenAI's request, posted to the toy path."""
+        return dataclasses.replace(self._base.encode_request(request), path="/toy/v1/generate")
+
+
+FACTS = facts.ProtocolFacts(
+    frontend=facts.Frontend(routes=(facts.Route("/toy/v1/generate"),), model=facts.ModelInBody()),
+    model_list=facts.ModelList(
+        paths=("/toy/v1/models",),
+        item_paths=(),
+        entry=lambda m: {"toy": m.name},
+        envelope=lambda entries: {"toys": entries},
+        claims=None,
+    ),
+    sdk=None,
+    real=facts.RealEndpoint("https://api.toy.example", ("TOY_API_KEY",), "toy-large"),
+    secrets=facts.Secrets(headers=frozenset({"x-toy-key"}), key_patterns=(r"toy-[a-z0-9]{20}",)),
+    chunking=facts.TypicalChunking(text_chunk_size=2, arguments_chunk_size=3),
+    gateways={"litellm": facts.GatewayName("toy", appends="/v1/generate")},
+)
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    registry.names()  # the built-ins first
+    monkeypatch.setitem(registry._CODECS, NAME, ToyCodec())
+    monkeypatch.setitem(registry._FACTS, NAME, FACTS)
+    scrub.rules.cache_clear()
+    yield
+    scrub.rules.cache_clear()
+
+
+@pytest.mark.anyio
+async def test_the_proxy_serves_a_new_protocols_routes_and_model_list(
+    toy: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY_VALUE)
+    upstream = ScriptedUpstream("openai", text_reply("hi from openai"))
+    async with proxy(config(("toy-model", "translate", "openai", "gpt-4o-mini")), upstream.transport()) as p:
+        body = {"model": "toy-model", "messages": [{"role": "user", "content": "hello"}]}
+        answer = await p.client.post("/toy/v1/generate", json=body)
+        listing = (await p.client.get("/toy/v1/models")).json()
+    assert answer.status_code == 200
+    assert answer.json()["choices"][0]["message"]["content"] == "hi from openai"
+    assert p.exchange.frontend_protocol == NAME and p.exchange.route == "POST /toy/v1/generate"
+    assert listing == {"toys": [{"toy": "toy-model"}]}
+
+
+def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(toy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOY_API_KEY", KEY)
+    assert resolve_endpoint(NAME) == ("https://api.toy.example", KEY, "toy-large")
+    assert scrub.is_secret_header("X-Toy-Key")
+    assert scrub.find_secrets(f"leaked {KEY} here") == [KEY]
+    assert effective(NAME, Chunking(text_chunk_size=9)) == Chunking(text_chunk_size=9, arguments_chunk_size=3)
+    assert configs.naming("litellm", NAME) == facts.GatewayName("toy", appends="/v1/generate")
+    assert configs.request_path(NAME) == "/toy/v1/generate"
+    assert FACTS.model_list is not None and FACTS.model_list.entry(facts.ListedModel("m", "translate")) == {"toy": "m"}
+    assert httpx2.URL(FACTS.real.base_url).host == "api.toy.example"  # type: ignore[union-attr]
