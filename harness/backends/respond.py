@@ -6,6 +6,7 @@ tests share one code path.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -13,7 +14,7 @@ from harness import ir
 from harness.backends.chunking import effective
 from harness.protocols import Codec, HttpRequest
 from harness.scenarios.model import ReplyError, ReplyModels, ReplyOk, Scenario
-from harness.scenarios.resolve import resolve
+from harness.scenarios.resolve import resolve, split_scenario
 from harness.scenarios.script import scripted_events, scripted_response
 
 
@@ -57,9 +58,12 @@ def _stream(codec: Codec, scenario: Scenario, reply: ReplyOk, request: ir.Reques
 
 
 def respond(codec: Codec, http_request: HttpRequest, scenarios: Sequence[Scenario]) -> WireReply:
-    """Decode the request, find its scenario, and encode the scripted reply in this codec's wire format."""
+    """Decode the request, find its scenario (named by the URL, `/_s/<scenario>/...`, or found by decoding), and
+    encode the scripted reply in this codec's wire format."""
+    named, path = split_scenario(http_request.path)
+    http_request = dataclasses.replace(http_request, path=path)
     request = codec.decode_request(http_request)
-    scenario = resolve(request, scenarios)
+    scenario = resolve(request, scenarios, named=named)
     stream = codec.is_stream_request(http_request)
     reply = scenario.reply
     if isinstance(reply, ReplyError):

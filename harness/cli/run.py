@@ -4,8 +4,13 @@ is the gate (0 no new proxy bug, 1 a new proxy bug, 2 a usage or configuration e
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.plumbing.sut_client import SutClient
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
 
@@ -44,6 +49,37 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
     p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
+    key = p.add_mutually_exclusive_group()
+    key.add_argument(
+        "--client-key-env",
+        metavar="VAR",
+        help="--sut: send the key in environment variable VAR instead of the SDKs' placeholder key (the gateway's "
+        "master key; never written to a trace or report)",
+    )
+    key.add_argument("--client-key", metavar="KEY", help="--sut: the same, given inline (visible to `ps`)")
+    p.add_argument(
+        "--sut-header",
+        metavar="[BACKEND:]NAME=VALUE",
+        action="append",
+        default=[],
+        help="--sut: an extra request header (repeatable; BACKEND: only on runs into that backend); the value may "
+        "use {backend} {scenario} {replay} {upstream} {model}, filled per run",
+    )
+    p.add_argument(
+        "--sut-headers",
+        metavar="FILE",
+        type=Path,
+        help="--sut: extra headers from a TOML file ([headers], [headers.<backend>]), e.g. `sut-config --format "
+        "portkey`",
+    )
+    p.add_argument(
+        "--upstream-model",
+        metavar="BACKEND=MODEL",
+        action="append",
+        default=[],
+        help="the model routes send upstream for BACKEND (repeatable; default: a realistic one per backend, "
+        "`conformance list providers`); must match the gateway config's",
+    )
     p.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all", "rewrite"),
@@ -62,10 +98,27 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def sut_client(args: argparse.Namespace) -> SutClient:
+    """The client key and extra headers of the `--sut` options; SutClientError names a bad option."""
+    from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header
+
+    key = args.client_key
+    if args.client_key_env:
+        key = os.environ.get(args.client_key_env)
+        if not key:
+            raise SutClientError(f"--client-key-env {args.client_key_env}: the variable is not set")
+    headers = load_headers(args.sut_headers) if args.sut_headers else ()
+    headers += tuple(parse_header(h) for h in args.sut_header)
+    if (key or headers) and not args.sut:
+        raise SutClientError("--client-key, --client-key-env and --sut-header(s) need --sut")
+    return SutClient(key=key, headers=headers)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the matrix and return the gate's exit code."""
     from rich.console import Console
 
+    from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import progress, report_writers
@@ -81,6 +134,11 @@ def run(args: argparse.Namespace) -> int:
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
+    try:
+        client = sut_client(args)
+        models = parse_model_overrides(args.upstream_model)
+    except ValueError as exc:
+        return _fail(str(exc))
     options = RunOptions(
         scenarios=args.scenarios,
         cassettes=args.cassettes,
@@ -97,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         sut=args.sut,
         replay_host=args.replay_host,
         replay_port=args.replay_port,
+        sut_client=client,
+        upstream_models=models,
     )
     console = Console(stderr=False, quiet=args.quiet)
     try:

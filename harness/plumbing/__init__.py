@@ -4,8 +4,9 @@ each SDK needs, and the planted upstream key."""
 
 from harness.plumbing.environment import RUN_HEADER, Environment, ExchangeSink, proxy_config
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
-from harness.plumbing.routes import RouteSpec, route_table
+from harness.plumbing.routes import RouteSpec, route_table, upstream_models
 from harness.plumbing.sut import Session, SutTarget
+from harness.plumbing.sut_client import SutClient, SutHeader
 
 __all__ = [
     "PLANTED_KEY_ENV",
@@ -14,8 +15,11 @@ __all__ = [
     "ExchangeSink",
     "RouteSpec",
     "Session",
+    "SutClient",
+    "SutHeader",
     "SutTarget",
     "planted_key",
     "proxy_config",
     "route_table",
+    "upstream_models",
 ]

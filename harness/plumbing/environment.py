@@ -17,6 +17,7 @@ from harness.plumbing.clients import sdk_client
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
+from harness.plumbing.sut_client import SutClient
 from harness.proxy import (
     Exchange,
     ModelRoute,
@@ -39,25 +40,33 @@ HOOKS = {"passthrough": "identity", "translate": "translate"}
 """The hook set of each mode's routes (`Environment` installs the run's translate hooks as `translate`)."""
 
 
-def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstream_base: str) -> ProxyConfig:
-    """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`).
+def proxy_config(
+    scenarios: Sequence[Scenario],
+    backends: Sequence[str],
+    upstream_base: str,
+    *,
+    models: Mapping[str, str] | None = None,
+) -> ProxyConfig:
+    """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`), each
+    upstream at `<upstream_base>/<backend>/_s/<scenario>` with the backend's realistic model (`models` overrides).
 
     Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
     """
-    upstreams = {
-        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=PLANTED_KEY_ENV)
-        for b in backends
-    }
-    routes = [
-        ModelRoute(
-            name=r.name,
-            mode=r.mode,
-            upstream=upstreams[r.backend],
-            upstream_model=r.upstream_model,
-            hooks=HOOKS[r.mode],
+    upstreams: dict[str, UpstreamConfig] = {}
+    routes = []
+    for r in route_table(scenarios, backends, models=models):
+        name = r.upstream_path.lstrip("/")
+        upstream = upstreams.setdefault(
+            name,
+            UpstreamConfig(
+                name=name, protocol=r.backend, base_url=r.upstream_base(upstream_base), api_key_env=PLANTED_KEY_ENV
+            ),
         )
-        for r in route_table(scenarios, backends)
-    ]
+        routes.append(
+            ModelRoute(
+                name=r.name, mode=r.mode, upstream=upstream, upstream_model=r.upstream_model, hooks=HOOKS[r.mode]
+            )
+        )
     return ProxyConfig(models=tuple(routes), source="<conformance run>")
 
 
@@ -95,13 +104,15 @@ class Environment:
         sut: str | None = None,
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
+        sut_client: SutClient | None = None,
+        models: Mapping[str, str] | None = None,
     ) -> None:
         self.scenarios = {s.id: s for s in scenarios}
         self.cassettes = cassettes
         self.planted_key = planted_key()
         self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
         self.exchanges = ExchangeSink()
-        config = proxy_config(scenarios, backends, REPLAY_BASE)
+        config = proxy_config(scenarios, backends, REPLAY_BASE, models=models)
         hook_sets: Mapping[str, TranslateHooks] = {"translate": hooks or TranslateHooks()}
         self.app = create_app(
             config, transport=ReplayTransport(self.replayer), on_exchange=self.exchanges, hooks=hook_sets
@@ -118,7 +129,15 @@ class Environment:
         self.sut: SutTarget | None = None
         if sut is not None:
             self.sut = SutTarget(
-                sut, scenarios, backends, cassettes, replay_host=replay_host, replay_port=replay_port, rechunk=rechunk
+                sut,
+                scenarios,
+                backends,
+                cassettes,
+                replay_host=replay_host,
+                replay_port=replay_port,
+                rechunk=rechunk,
+                client=sut_client,
+                models=models,
             )
 
     def client(self, run_key: str, protocol: str) -> Any:

@@ -8,6 +8,9 @@ import secrets
 
 PLANTED_KEY_ENV = "CONFORMANCE_PLANTED_KEY"
 """Environment variable holding the upstream key the proxy is configured with (a planted, fake key)."""
+CLIENT_KEY_ENV = "CONFORMANCE_CLIENT_KEY"
+"""Environment variable the generated gateway configs read their client (master) key from; `conformance run
+--client-key-env CONFORMANCE_CLIENT_KEY` sends the same value."""
 PLANTED_PREFIX = "PLANTED-TEST-KEY-"
 """Prefix of a planted key (`harness.record.scrub` knows its shape)."""
 

@@ -9,11 +9,12 @@ whatever the replay server received during a run belongs to that run.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,13 @@ import httpx2
 from harness import ir
 from harness.backends import WireReply, wire_app
 from harness.plumbing.clients import sdk_client
+from harness.plumbing.routes import upstream_models
+from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
 from harness.record import Rechunk, Replayer
 from harness.scenarios.model import Scenario
+from harness.scenarios.resolve import split_scenario
 from harness.trace import Run
 
 
@@ -113,8 +117,13 @@ class SutTarget:
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
         rechunk: Rechunk | None = None,
+        client: SutClient | None = None,
+        models: Mapping[str, str] | None = None,
     ) -> None:
         self.url = url.rstrip("/")
+        self.client = client or SutClient()
+        check_backends(self.client, backends)
+        self.models = upstream_models(backends, models)
         self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
         self._received: dict[tuple[str, str], list[Received]] = {}
         self._lock = threading.Lock()
@@ -128,8 +137,9 @@ class SutTarget:
 
     def _reply(self, backend: str, request: HttpRequest) -> WireReply:
         reply = self.replayer.reply(backend, request)
+        _, path = split_scenario(request.path)
         try:
-            decoded: ir.Request | None = registry.get(backend).decode_request(request)
+            decoded: ir.Request | None = registry.get(backend).decode_request(dataclasses.replace(request, path=path))
         except DecodeError:
             decoded = None  # the replay matched it, so this cannot happen for a request it could place
         with self._lock:
@@ -150,7 +160,11 @@ class SutTarget:
         with self._run_lock(key):
             with self._lock:
                 self._received.pop(key, None)
-            capture = CapturingTransport(httpx2.HTTPTransport())
+            address = RunAddress(run.backend, run.scenario, self.replay_url, self.models[run.backend])
+            # The capture keeps the request as the SDK made it (placeholder key); the client key and the extra
+            # headers are set after it, on the way out.
+            keyed = ClientKeyTransport(httpx2.HTTPTransport(), self.client, self.client.headers_for(address))
+            capture = CapturingTransport(keyed)
             session = Session(self.url, sdk_client(run.client, capture, headers))
             started = time.time()
             try:

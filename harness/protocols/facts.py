@@ -214,22 +214,30 @@ class TypicalChunking:
 
 @dataclass(frozen=True)
 class GatewayName:
-    """How one known gateway names this protocol in its config."""
+    """How one known gateway names this protocol in its config, and whether it serves it to clients."""
 
     provider: str
-    """The gateway's name for the protocol (LiteLLM's model prefix, Louter's backend `type`)."""
+    """The gateway's name for the protocol (LiteLLM's model prefix, Louter's backend `type`, Portkey's provider,
+    claude-code-router's transformer)."""
     appends: str = ""
     """What the gateway appends to the configured base URL itself: the upstream base URL is the codec's request
     path cut where this begins (empty: the base URL is the backend root)."""
     note: str = ""
     """What a user of the generated config should know about this gateway and protocol (printed as a comment)."""
+    endpoint: bool = False
+    """The configured URL runs through `appends` (claude-code-router takes the whole endpoint, or the Gemini
+    `models/` folder it appends the model and method to)."""
+    frontend: bool = False
+    """The gateway also serves this protocol to its clients (its gate drives this protocol's SDK at it)."""
 
     def base_path(self, request_path: str) -> str:
         """The part of the codec's request path the gateway's configured base URL must end with."""
         if not self.appends:
             return ""
         cut = request_path.find(self.appends)
-        return request_path[:cut] if cut >= 0 else ""
+        if cut < 0:
+            return ""
+        return request_path[: cut + len(self.appends)] if self.endpoint else request_path[:cut]
 
 
 def _frozen(mapping: Mapping[str, GatewayName]) -> Mapping[str, GatewayName]:
@@ -248,6 +256,10 @@ class ProtocolFacts:
     """Its official SDK; None: its baseline is driven by its family's SDK (`Codec.family`)."""
     real: RealEndpoint | None
     """The real provider to record from; None: there is none to call."""
+    upstream_model: str
+    """A realistic model name of this backend: what the matrix's routes send upstream and reference recordings
+    carry. Gateways choose behaviour by model name, so a made-up one (a scenario id) takes their unknown-model
+    paths and gates a configuration nobody runs."""
     secrets: Secrets
     """Headers and key shapes to scrub."""
     chunking: TypicalChunking

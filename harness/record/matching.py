@@ -3,6 +3,7 @@ mode, not when its bytes are equal, so a fixed translation never forces a re-rec
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -10,7 +11,7 @@ import httpx2
 
 from harness.protocols import Codec, HttpRequest
 from harness.scenarios.model import Scenario
-from harness.scenarios.resolve import resolve
+from harness.scenarios.resolve import resolve, split_scenario
 
 
 def http_request_of(vcr_request: Any) -> HttpRequest:
@@ -37,9 +38,12 @@ def backend_request(request: httpx2.Request, body: bytes) -> tuple[str, HttpRequ
 
 
 def scenario_key(codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest) -> tuple[str, bool]:
-    """(scenario id, stream) of a backend request, found by decoding it."""
+    """(scenario id, stream) of a backend request: the scenario its URL names (`/_s/<scenario>/...`), else the one
+    found by decoding it."""
+    named, path = split_scenario(request.path)
+    request = dataclasses.replace(request, path=path)
     decoded = codec.decode_request(request)
-    return resolve(decoded, scenarios).id, codec.is_stream_request(request)
+    return resolve(decoded, scenarios, named=named).id, codec.is_stream_request(request)
 
 
 def _name(key: tuple[str, bool]) -> str:

@@ -27,6 +27,7 @@ from harness.record.matching import backend_request, scenario_matcher
 from harness.record.modes import RecordMode
 from harness.record.scrub import scrub_body, scrub_headers, scrub_url
 from harness.scenarios.model import Scenario
+from harness.scenarios.resolve import scenario_path
 
 RECORD_TIMEOUT = httpx2.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 REFERENCE_BASE = "http://reference.invalid"
@@ -43,7 +44,7 @@ class Source:
     api_key: str | None = None
     """Key for the real provider; never stored."""
     model: str | None = None
-    """Real model name to send (real only); reference recordings send the scenario id."""
+    """Model name to send; None: the backend's realistic model (its `upstream_model` fact)."""
     transport: httpx2.BaseTransport | None = None
     """Transport to use; None builds the default for the kind."""
     replies: list[WireReply] = field(default_factory=list)
@@ -98,7 +99,7 @@ def record_one(
 ) -> Path:
     """Record (or, per `mode`, keep) the cassette of one (backend, scenario, streaming mode); returns its path."""
     codec = registry.get(backend)
-    request = scenario.request_for(source.model or scenario.id, stream=stream)
+    request = scenario.request_for(source.model or registry.facts(backend).upstream_model, stream=stream)
     http = codec.encode_request(request)
     if source.api_key:
         http = codec.with_auth(http, source.api_key)
@@ -115,7 +116,12 @@ def record_one(
     recorder.register_serializer("harness", serializer)
     recorder.register_matcher("scenario", scenario_matcher(codec, scenarios))
     recorder.register_matcher("method", vcr_matchers.method)
-    prefix = f"{source.base_url}/{backend}" if source.kind == "reference" else source.base_url.rstrip("/")
+    # A reference recording's URL names its scenario (as every route of the matrix does), so replay finds it by
+    # URL; a real provider's URL is its own, and replay finds its scenario by content.
+    if source.kind == "reference":
+        prefix = f"{source.base_url}/{backend}{scenario_path(scenario.id)}"
+    else:
+        prefix = source.base_url.rstrip("/")
     url = prefix + http.path
     headers = {**http.headers, "accept-encoding": "identity"}
     with recorder.use_cassette(str(path), serializer="harness") as cassette:

@@ -6,6 +6,7 @@ parallel run reports exactly what a serial one does.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 import time
@@ -13,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from harness.diff import judge, unsupported
+from harness.drivers.base import DUMMY_API_KEY
 from harness.plumbing import Environment
+from harness.plumbing.sut_client import SutClient
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
 from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
@@ -44,6 +47,11 @@ class CaseRunner:
         self._env_lock = threading.Lock()
 
     @property
+    def sut_client(self) -> SutClient:
+        """The options' client key and headers for an external proxy, knowing the key the SDK drivers send."""
+        return dataclasses.replace(self.options.sut_client or SutClient(), placeholder_key=DUMMY_API_KEY)
+
+    @property
     def env(self) -> Environment:
         """The proxy wired to the replayed backends, built on first use."""
         with self._env_lock:
@@ -58,6 +66,8 @@ class CaseRunner:
                     sut=self.options.sut,
                     replay_host=self.options.replay_host,
                     replay_port=self.options.replay_port,
+                    sut_client=self.sut_client,
+                    models=self.options.upstream_models,
                 )
         return self._env
 

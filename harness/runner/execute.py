@@ -139,6 +139,10 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
         timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
         wire=_wire(exchange, run),
     )
+    if env.sut is not None and env.sut.client.key:  # the client's own key is no leak, and never written either
+        text = trace.model_dump_json()
+        if env.sut.client.key in text:
+            trace = RunTrace.model_validate_json(env.sut.client.redact(text))
     return without_secrets(trace, env.planted_key)
 
 

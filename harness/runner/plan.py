@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import drivers
 from harness.ir import Capability
+from harness.plumbing.sut_client import SutClient
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
@@ -46,6 +47,10 @@ class RunOptions:
     """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
     replay_port: int = 8790
     """Port of that replay server (0: any free port, for tests that read it back)."""
+    sut_client: SutClient | None = None
+    """The client key and extra headers the SDKs send to the external proxy (`sut` only)."""
+    upstream_models: Mapping[str, str] | None = None
+    """Upstream model per backend, overriding its realistic default (`upstream_model` fact)."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)

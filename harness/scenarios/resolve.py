@@ -1,6 +1,9 @@
-"""Which scenario a backend request belongs to, found by decoding it: by model name first (the runner sends the
-scenario id as the model), else by the nearest request content. Misses name the closest scenarios and the
-field that differs."""
+"""Which scenario a backend request belongs to: named by its URL (`.../<backend>/_s/<scenario>/...`, the upstream
+base URL of every route of the matrix), else by its model name (a scenario id), else by the nearest request
+content (recordings of real providers). Misses name the closest scenarios and the field that differs.
+
+The scenario rides in the URL so that the model a gateway sends upstream can be a realistic one: gateways choose
+behaviour by model name, and a scenario id as the model takes their unknown-model paths."""
 
 from __future__ import annotations
 
@@ -10,9 +13,33 @@ from typing import Any
 from harness import ir
 from harness.scenarios.model import Scenario
 
+SCENARIO_SEGMENT = "_s"
+"""The path segment after which an upstream URL names its scenario: `/<backend>/_s/<scenario>/<codec path>`."""
+
 
 class NoScenarioError(LookupError):
     """No scenario matches a request; the message names the closest ones and what differs."""
+
+
+def scenario_path(scenario_id: str) -> str:
+    """The path segments that name a scenario in an upstream base URL (`/_s/<scenario>`)."""
+    return f"/{SCENARIO_SEGMENT}/{scenario_id}"
+
+
+def split_scenario(path: str) -> tuple[str | None, str]:
+    """(the scenario a request path names, the path without those segments); (None, path) when it names none.
+
+    The segments may follow a prefix (`/openai/_s/text-basic/v1/chat/completions`: the backend folder of a
+    recorded URL) and are removed wherever they sit, so the codec sees its own path."""
+    marker = f"/{SCENARIO_SEGMENT}/"
+    start = path.find(marker)
+    if start < 0:
+        return None, path
+    rest = path[start + len(marker) :]
+    scenario, slash, tail = rest.partition("/")
+    if not scenario:
+        return None, path
+    return scenario, path[:start] + (slash + tail if slash else "") or "/"
 
 
 def _content_key(request: ir.Request) -> dict[str, Any]:
@@ -53,9 +80,13 @@ def _score(a: Any, b: Any) -> int:
     return 1 if a == b else 0
 
 
-def resolve(request: ir.Request, scenarios: Sequence[Scenario]) -> Scenario:
-    """The scenario `request` was made from."""
+def resolve(request: ir.Request, scenarios: Sequence[Scenario], *, named: str | None = None) -> Scenario:
+    """The scenario `request` was made from; `named` is the one its URL names (`split_scenario`), if any."""
     by_id = {s.id: s for s in scenarios}
+    if named is not None:
+        if named not in by_id:
+            raise NoScenarioError(f"the URL names scenario {named!r}, which is not loaded")
+        return by_id[named]
     if request.model in by_id:
         return by_id[request.model]
     key = _content_key(request)

@@ -99,7 +99,8 @@ def test_external_proxy_is_gated_clean_and_with_a_fault_switched_on(tmp_path: Pa
     translated = clean[0].runs["translated"]
     # What the external proxy did, rebuilt from both ends: its trace id, the request the replay server received.
     assert translated.trace_id and translated.upstream_request is not None
-    assert translated.upstream_request.model == "system-prompt"
+    # The route sent the backend's realistic model; the replay server found the scenario by the URL.
+    assert translated.upstream_request.model == "claude-sonnet-4-5-20250929"
     assert [c.name for c in translated.checks if c.name == "frontend_wire"] == ["frontend_wire"]
 
     faulty = _gate(tmp_path, "system-prompt-dropped")

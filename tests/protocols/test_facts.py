@@ -14,7 +14,7 @@ from harness.protocols.facts import GatewayName, ModelInBody, ProtocolFacts, Req
 from tests.conftest import REPO
 
 NAMES = registry.names()
-KNOWN_GATEWAYS = {"litellm", "louter"}
+KNOWN_GATEWAYS = {"litellm", "louter", "portkey", "ccr"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -127,6 +127,20 @@ def test_a_gateway_base_path_is_the_request_path_cut_where_the_gateway_appends(
     appends: str, path: str, base: str
 ) -> None:
     assert GatewayName("x", appends=appends).base_path(path) == base
+
+
+def test_a_gateway_that_takes_the_endpoint_keeps_what_it_would_append() -> None:
+    gemini = GatewayName("gemini", appends="/models/", endpoint=True)
+    assert gemini.base_path("/v1beta/models/m:generateContent") == "/v1beta/models/"
+    assert GatewayName("OpenAI", appends="/chat/completions", endpoint=True).base_path("/v1/chat/completions") == (
+        "/v1/chat/completions"
+    )
+
+
+def test_every_backend_names_a_realistic_upstream_model() -> None:
+    for name in registry.names():
+        model = registry.facts(name).upstream_model
+        assert model and "--" not in model, name
 
 
 def test_a_profile_inherits_its_family_and_overrides_what_differs() -> None:

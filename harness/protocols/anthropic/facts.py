@@ -45,6 +45,7 @@ FACTS = facts.ProtocolFacts(
     ),
     sdk=facts.Sdk(driver="harness.drivers.anthropic_sdk", package="anthropic", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.anthropic.com", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
+    upstream_model="claude-sonnet-4-5-20250929",
     secrets=facts.Secrets(
         headers=frozenset({"x-api-key", "anthropic-organization-id"}),
         header_prefixes=("anthropic-ratelimit-", "x-stainless-"),
@@ -53,8 +54,10 @@ FACTS = facts.ProtocolFacts(
     # Somewhat larger text deltas than OpenAI's, and input_json_delta fragments.
     chunking=facts.TypicalChunking(text_chunk_size=7, arguments_chunk_size=10),
     gateways={
-        "litellm": facts.GatewayName("anthropic", appends="/v1/messages"),
+        "litellm": facts.GatewayName("anthropic", appends="/v1/messages", frontend=True),
         "louter": facts.GatewayName("anthropic", appends="/v1/messages"),
+        "portkey": facts.GatewayName("anthropic", appends="/messages"),
+        "ccr": facts.GatewayName("Anthropic", appends="/v1/messages", endpoint=True, frontend=True),
     },
 )
 """Anthropic Messages."""

@@ -14,6 +14,7 @@ FACTS = facts.ProtocolFacts(
     model_list=None,
     sdk=facts.Sdk(driver="harness.drivers.cloudflare_http", package="httpx2", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.cloudflare.com", KEY_ENV, "@cf/meta/llama-3.1-8b-instruct"),
+    upstream_model="@cf/meta/llama-3.1-8b-instruct",
     secrets=facts.Secrets(headers=frozenset({"cf-aig-authorization"})),
     chunking=facts.TypicalChunking(text_chunk_size=4),  # about one token per event
     gateways={},

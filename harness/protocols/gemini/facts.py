@@ -67,6 +67,7 @@ FACTS = facts.ProtocolFacts(
     real=facts.RealEndpoint(
         "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"
     ),
+    upstream_model="gemini-2.5-flash",
     secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
     # Whole sentences per chunk and whole functionCall objects.
     chunking=facts.TypicalChunking(text_chunk_size=24),
@@ -76,8 +77,11 @@ FACTS = facts.ProtocolFacts(
             appends="/models/",
             note="Gemini: LiteLLM builds {api_base}/models/{model}:{action} (versions before that used "
             "{api_base}:{action}).",
+            frontend=True,
         ),
         "louter": facts.GatewayName("gemini"),
+        "portkey": facts.GatewayName("google", appends="/models/"),
+        "ccr": facts.GatewayName("gemini", appends="/models/", endpoint=True),
     },
 )
 """Gemini (Generative Language API)."""

@@ -30,6 +30,7 @@ FACTS = facts.ProtocolFacts(
     sdk=facts.Sdk(driver="harness.drivers.ollama_sdk", package="ollama", http_client="httpx"),
     # A local server: no key; OLLAMA_HOST (often host:port) moves it.
     real=facts.RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),
+    upstream_model="llama3.2",
     secrets=facts.Secrets(),
     # One token per line; whole tool calls.
     chunking=facts.TypicalChunking(text_chunk_size=3),

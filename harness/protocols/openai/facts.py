@@ -48,12 +48,23 @@ FAMILY = facts.ProtocolFacts(
     ),
     sdk=facts.Sdk(driver="harness.drivers.openai_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
+    upstream_model="gpt-4o-mini",
     secrets=SECRETS,
     # A few characters per delta and argument fragments, as api.openai.com streams.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
     gateways={
-        "litellm": facts.GatewayName("openai", appends="/chat/completions"),
+        "litellm": facts.GatewayName(
+            "openai",
+            appends="/chat/completions",
+            note="OpenAI: LiteLLM sends an Anthropic client's request for an openai/ model to {api_base}/responses "
+            "unless litellm_settings.use_chat_completions_url_for_anthropic_messages is true (set here: the gate "
+            "judges the Chat Completions path).",
+            frontend=True,
+        ),
         "louter": facts.GatewayName("openai", appends="/v1/chat/completions"),
+        "portkey": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
+        # No transformer: the OpenAI one only names the endpoint.
+        "ccr": facts.GatewayName("OpenAI", appends="/chat/completions", endpoint=True),
     },
 )
 """OpenAI Chat Completions."""
@@ -62,17 +73,30 @@ FAMILY = facts.ProtocolFacts(
 def backend(
     *,
     real: facts.RealEndpoint | None,
+    model: str | None = None,
     chunking: facts.TypicalChunking = FAMILY.chunking,
     key_patterns: tuple[str, ...] = (),
     headers: frozenset[str] = frozenset(),
 ) -> facts.ProtocolFacts:
-    """A profile's facts: the family's, as a backend only, with its own endpoint, chunking and key shapes."""
+    """A profile's facts: the family's, as a backend only, with its own endpoint, model (default: the real
+    endpoint's), chunking and key shapes."""
     secrets = facts.Secrets(
         headers=SECRETS.headers | headers,
         header_prefixes=SECRETS.header_prefixes,
         key_patterns=(*SECRETS.key_patterns, *key_patterns),
     )
-    return FAMILY.derive(frontend=None, model_list=None, sdk=None, real=real, chunking=chunking, secrets=secrets)
+    upstream_model = model or (real.model if real is not None else None)
+    if upstream_model is None:
+        raise ValueError("a profile without a real endpoint names its realistic model (`model=`)")
+    return FAMILY.derive(
+        frontend=None,
+        model_list=None,
+        sdk=None,
+        real=real,
+        upstream_model=upstream_model,
+        chunking=chunking,
+        secrets=secrets,
+    )
 
 
 PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
@@ -105,12 +129,13 @@ PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
             ),
         ),
         # Self-hosted servers: no provider to record from without a user's own deployment (`--base-url`).
-        "vllm": backend(real=None),
-        "llamacpp": backend(real=None),
-        "lmstudio": backend(real=None),
-        "gptoss": backend(real=None),
-        "gemma": backend(real=None),
-        "azure": backend(real=None, headers=frozenset({"api-key"})),  # per-resource endpoints: no default
+        "vllm": backend(real=None, model="meta-llama/Llama-3.1-8B-Instruct"),
+        "llamacpp": backend(real=None, model="llama-3.2-3b-instruct"),
+        "lmstudio": backend(real=None, model="qwen2.5-7b-instruct"),
+        "gptoss": backend(real=None, model="openai/gpt-oss-20b"),
+        "gemma": backend(real=None, model="google/gemma-3-27b-it"),
+        # Per-resource endpoints: no default; the model is the deployment name.
+        "azure": backend(real=None, model="gpt-4o-mini", headers=frozenset({"api-key"})),
         "cloudflare-openai": backend(
             real=facts.RealEndpoint(
                 "https://api.cloudflare.com",

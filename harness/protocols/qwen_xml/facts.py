@@ -6,5 +6,5 @@ from __future__ import annotations
 
 from harness.protocols.openai.facts import backend
 
-FACTS = backend(real=None)
+FACTS = backend(real=None, model="Qwen/Qwen3-Coder-30B-A3B-Instruct")
 """Qwen XML tool calls over Chat Completions."""

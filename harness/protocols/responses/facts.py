@@ -13,6 +13,7 @@ FACTS = facts.ProtocolFacts(
     model_list=None,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
+    upstream_model="gpt-4o-mini",
     secrets=facts.Secrets(
         headers=frozenset({"openai-organization", "openai-project"}),
         header_prefixes=("x-stainless-", "x-ratelimit-"),

@@ -13,6 +13,7 @@ FACTS = facts.ProtocolFacts(
     model_list=None,
     sdk=facts.Sdk(driver="harness.drivers.swink_http", package="httpx2", http_client="httpx2"),
     real=None,
+    upstream_model="claude-sonnet-4-5-20250929",  # a swink proxy fronts an agent's provider; any model name
     secrets=facts.Secrets(),
     chunking=facts.TypicalChunking(text_chunk_size=5),  # one event per delta, as swink's ProxyStreamFn emits
     gateways={},

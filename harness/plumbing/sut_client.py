@@ -1,0 +1,168 @@
+"""How the SDKs reach an external system under test besides its URL: the client key it wants and the extra headers
+it reads per request (`conformance run --client-key-env`, `--sut-header`, `--sut-headers`).
+
+Real gateways need both. LiteLLM refuses to start without a master key and then wants it from every client;
+claude-code-router wants its `APIKEY`; Portkey picks each request's upstream from headers (`x-portkey-config`),
+so their values depend on the run: `{backend}`, `{scenario}`, `{replay}` (the replay server's root URL),
+`{upstream}` (the run's upstream base URL, `{replay}/{backend}/_s/{scenario}`) and `{model}` (the realistic
+upstream model) are filled in for each run. Only these placeholders are replaced, so a JSON value keeps its
+braces.
+
+The client key replaces the placeholder key the SDK drivers send, wherever it appears in a request header; it is
+never written to a trace (the runner redacts it).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+
+from harness.scenarios.resolve import scenario_path
+
+PLACEHOLDERS = ("{backend}", "{scenario}", "{replay}", "{upstream}", "{model}")
+"""The placeholders a header value may use."""
+REDACTED_CLIENT_KEY = "[REDACTED: client key]"
+"""What replaces the client key in anything the harness writes."""
+
+
+class SutClientError(ValueError):
+    """A header option or headers file that cannot be used; names the option or the file and the key."""
+
+
+@dataclass(frozen=True)
+class SutHeader:
+    """One extra request header for the system under test."""
+
+    name: str
+    """Header name (lower case)."""
+    value: str
+    """Its value, with placeholders (`PLACEHOLDERS`)."""
+    backend: str | None = None
+    """Only for runs into this backend (None: every run)."""
+
+
+@dataclass(frozen=True)
+class RunAddress:
+    """What the placeholders of one run stand for."""
+
+    backend: str
+    """The run's backend."""
+    scenario: str
+    """The run's scenario."""
+    replay: str
+    """The replay server's root URL."""
+    model: str
+    """The realistic model the run's route sends upstream."""
+
+    @property
+    def upstream(self) -> str:
+        """The run's upstream base URL on the replay server."""
+        return f"{self.replay.rstrip('/')}/{self.backend}{scenario_path(self.scenario)}"
+
+    def fill(self, template: str) -> str:
+        """`template` with every placeholder replaced."""
+        values = {
+            "{backend}": self.backend,
+            "{scenario}": self.scenario,
+            "{replay}": self.replay.rstrip("/"),
+            "{upstream}": self.upstream,
+            "{model}": self.model,
+        }
+        for placeholder, value in values.items():
+            template = template.replace(placeholder, value)
+        return template
+
+
+@dataclass(frozen=True)
+class SutClient:
+    """The client key and extra headers of every translated run sent to the system under test."""
+
+    key: str | None = field(default=None, repr=False)
+    """The key the SDKs send instead of their placeholder (None: the placeholder goes as it is)."""
+    headers: tuple[SutHeader, ...] = ()
+    """Extra headers, in order (a later one with the same name wins)."""
+    placeholder_key: str = ""
+    """The key the SDK drivers send (the runner sets it); the client key replaces it."""
+
+    def headers_for(self, address: RunAddress) -> dict[str, str]:
+        """The extra headers of one run, placeholders filled."""
+        return {
+            h.name: address.fill(h.value) for h in self.headers if h.backend is None or h.backend == address.backend
+        }
+
+    def redact(self, text: str) -> str:
+        """`text` without the client key."""
+        return text.replace(self.key, REDACTED_CLIENT_KEY) if self.key else text
+
+
+def parse_header(option: str) -> SutHeader:
+    """`[BACKEND:]NAME=VALUE` (a `--sut-header` option) as a header; a malformed one raises SutClientError."""
+    head, sep, value = option.partition("=")
+    backend, colon, name = head.rpartition(":") if ":" in head else ("", "", head)
+    name = name.strip().lower()
+    if not sep or not name or any(c.isspace() for c in name) or (colon and not backend.strip()):
+        raise SutClientError(f"--sut-header {option!r}: expected [BACKEND:]NAME=VALUE")
+    return SutHeader(name, value, backend.strip() or None)
+
+
+def load_headers(path: Path) -> tuple[SutHeader, ...]:
+    """The headers of a headers file (TOML: `[headers]` for every run, `[headers.<backend>]` for one backend's
+    runs), as `conformance sut-config --format portkey` writes it."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SutClientError(f"{path}: {exc}") from exc
+    unknown = sorted(set(doc) - {"headers"})
+    if unknown:
+        raise SutClientError(f"{path}: unknown keys {unknown} (allowed: headers)")
+    table = doc.get("headers", {})
+    if not isinstance(table, dict):
+        raise SutClientError(f"{path}: headers: expected a table")
+    out: list[SutHeader] = []
+    for key, value in table.items():
+        if isinstance(value, str):
+            out.append(SutHeader(key.lower(), value))
+        elif isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+            out += [SutHeader(name.lower(), v, key) for name, v in value.items()]
+        else:
+            raise SutClientError(f"{path}: headers.{key}: expected a string or a table of strings")
+    return tuple(out)
+
+
+def check_backends(client: SutClient, backends: Sequence[str]) -> None:
+    """Refuse a header scoped to a backend the run does not have (a typo would silently send nothing)."""
+    unknown = sorted({h.backend for h in client.headers if h.backend is not None} - set(backends))
+    if unknown:
+        raise SutClientError(f"headers given for {', '.join(unknown)}, which is not a backend of this run")
+
+
+class ClientKeyTransport(httpx2.BaseTransport):
+    """A sync transport that puts the client key where the SDK put its placeholder key, and sets extra headers."""
+
+    def __init__(self, inner: httpx2.BaseTransport, client: SutClient, headers: Mapping[str, str]) -> None:
+        self.inner = inner
+        self.client = client
+        self.headers = dict(headers)
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Swap the key, add the headers, and send through the inner transport."""
+        key, placeholder = self.client.key, self.client.placeholder_key
+        if key:
+            swapped = False
+            if placeholder:
+                for name, value in list(request.headers.items()):
+                    if placeholder in value:
+                        request.headers[name] = value.replace(placeholder, key)
+                        swapped = True
+            if not swapped:  # an SDK that sends no key at all (a local server's client)
+                request.headers["authorization"] = f"Bearer {key}"
+        request.headers.update(self.headers)
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        """Close the inner transport (its connections)."""
+        self.inner.close()
