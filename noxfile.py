@@ -1,5 +1,7 @@
 """Developer sessions (tests, lint, typecheck, bench), the conformance gate per backend provider
-(`nox -s conformance-openai`, ...; all of them: `nox -t conformance`) and reference recording (`nox -s record`).
+(`nox -s conformance-openai`, ...; all of them: `nox -t conformance`), the gate of each real gateway
+(`nox -s gateway-litellm`, `gateway-portkey`, `gateway-ccr`; all: `nox -t gateways`) and reference recording
+(`nox -s record`).
 
 One shared body per kind of session, parametrized per target as urllib3's noxfile does. The backends are the
 folders of `cassettes/`, read here without importing the harness, so `nox -l` works before anything is installed.
@@ -17,6 +19,8 @@ PYTHON = "3.11"
 ROOT = Path(__file__).resolve().parent
 BACKENDS = sorted(p.name for p in (ROOT / "cassettes").iterdir() if p.is_dir()) if (ROOT / "cassettes").is_dir() else []
 """Backend providers with recordings: one `conformance-<backend>` session each."""
+GATEWAYS = sorted(p.name for p in (ROOT / "gateways").iterdir() if p.is_dir()) if (ROOT / "gateways").is_dir() else []
+"""Real gateways, each pinned in its folder (`requirements.txt` for pip, `package.json` + lock for npm)."""
 
 
 @nox.session(python=PYTHON)
@@ -73,3 +77,30 @@ def _conformance_session(backend: str) -> None:
 
 for _backend in BACKENDS:
     _conformance_session(_backend)
+
+
+def _gateway(session: nox.Session, name: str) -> None:
+    """Install the pinned gateway into this session's own environment (pip) or its folder (npm ci), then gate it:
+    `conformance gateway` starts it on 127.0.0.1, waits until it is ready, runs every frontend it serves against
+    every upstream it names, stops it by PID and keeps the report in reports/gateway-<name>/ (with its config and
+    log). Arguments after -- go to `conformance gateway` (e.g. `-- --scenario text-basic` for a short run)."""
+    home = ROOT / "gateways" / name
+    session.install("-e", ".")
+    if (home / "requirements.txt").is_file():
+        session.install("-r", str(home / "requirements.txt"))
+    if (home / "package.json").is_file():
+        with session.chdir(home):
+            session.run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", external=True)
+    session.run("conformance", "gateway", name, "--home", str(home), "--run-id", f"gateway-{name}", *session.posargs)
+
+
+def _gateway_session(name: str) -> None:
+    def gateway(session: nox.Session) -> None:
+        _gateway(session, name)
+
+    gateway.__doc__ = f"Gate the real {name} gateway, pinned in gateways/{name}/ (report: reports/gateway-{name}/)."
+    nox.session(name=f"gateway-{name}", python=PYTHON, tags=["gateways"])(gateway)
+
+
+for _gateway_name in GATEWAYS:
+    _gateway_session(_gateway_name)

@@ -16,16 +16,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register the subcommand."""
     p = sub.add_parser(
         "sut-config",
-        help="print a gateway config routing every translate case to the replay server (conformance/litellm/louter)",
+        help="print a gateway config routing every translate case to the replay server",
         description=(
             "Print the config of a gateway under test: each model name the SDKs send "
-            "(<scenario>--<backend>--translate) goes to upstream <backend> at the replay server (REPLAY_URL/<backend>) "
-            "with the scenario id as the upstream model, keyed with $CONFORMANCE_PLANTED_KEY. Formats: conformance "
-            "(TOML for `conformance serve`), litellm (model_list YAML), louter (backends YAML)."
+            "(<scenario>--<backend>--translate) goes to upstream <backend> at the replay server, the scenario in the "
+            "URL (REPLAY_URL/<backend>/_s/<scenario>), with a realistic model of the backend, keyed with "
+            "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
+            "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
+            "`conformance run --sut-headers`), ccr (claude-code-router config.json; APIKEY from "
+            "$CONFORMANCE_CLIENT_KEY)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    p.add_argument("--format", choices=("conformance", "litellm", "louter"), default="conformance")
+    p.add_argument("--format", choices=("conformance", "litellm", "louter", "portkey", "ccr"), default="conformance")
+    p.add_argument(
+        "--upstream-model",
+        metavar="BACKEND=MODEL",
+        action="append",
+        default=[],
+        help="the model sent upstream for BACKEND (repeatable; default: a realistic one per backend); give "
+        "`conformance run` the same",
+    )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
     p.add_argument(
         "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (backends recorded there)"
@@ -43,6 +54,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.gateways import render, scenario_table
+    from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.runner.plan import default_backends
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
@@ -53,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         if args.scenario_table:
             text = scenario_table(scenarios)
         else:
-            text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks)
+            models = parse_model_overrides(args.upstream_model)
+            text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks, models=models)
     except (ScenarioError, UnknownProtocolError, ValueError) as exc:
         print(f"conformance sut-config: {exc}", file=sys.stderr)  # noqa: T201
         return 2

@@ -25,5 +25,13 @@ def test_litellm_example_entries_are_what_sut_config_generates() -> None:
     scenarios = [s for s in load_scenarios(REPO / "scenarios") if s.id == "text-basic"]
     generated = render("litellm", "http://127.0.0.1:8790", scenarios, ["openai", "anthropic", "gemini", "groq"])
     doc = DOC.read_text(encoding="utf-8")
-    for line in generated.splitlines()[3:]:
-        assert line in doc
+    body = generated.splitlines()[generated.splitlines().index("general_settings:") :]
+    for line in body:
+        assert line in doc, line
+
+
+def test_the_portkey_example_are_what_sut_config_generates() -> None:
+    scenarios = [s for s in load_scenarios(REPO / "scenarios") if s.id == "text-basic"]
+    doc = DOC.read_text(encoding="utf-8")
+    portkey = render("portkey", "http://127.0.0.1:8790", scenarios, ["gemini"]).splitlines()
+    assert portkey[portkey.index('[headers."gemini"]') + 1] in doc

@@ -1,0 +1,161 @@
+"""A gateway under test as a child process: started with its own environment and log file, waited for until its
+readiness URL answers (bounded), stopped by its PID (SIGTERM, then SIGKILL after a bounded wait) whatever
+happened in between.
+
+The process is the gateway's own server in the foreground (`litellm`, `node .../start-server.js`, `ccr start`),
+so its PID is the server's: nothing is found or killed by name.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+
+POLL_SECONDS = 0.25
+"""Pause between two readiness probes."""
+STOP_SECONDS = 10.0
+"""How long a gateway may take to exit after SIGTERM before it is killed."""
+LOG_TAIL = 2_000
+"""Characters of the gateway's log quoted when it fails to start."""
+
+
+class GatewayStartError(RuntimeError):
+    """The gateway exited or never became ready; the message quotes the end of its log."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one gateway and know it is ready."""
+
+    argv: Sequence[str]
+    """The command line (the gateway's server in the foreground)."""
+    ready_url: str
+    """A GET that answers 200 once the gateway serves requests."""
+    log: Path
+    """Where its standard output and error go."""
+    cwd: Path | None = None
+    """Working directory (None: this process's)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to this process's environment."""
+    ready_seconds: float = 120.0
+    """How long it may take to become ready."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on right now (the kernel's choice), for a server started next."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def log_tail(path: Path, size: int = LOG_TAIL) -> str:
+    """The end of a log file ("" when there is none)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return text[-size:]
+
+
+class GatewayProcess:
+    """One started gateway: `start` (returns once ready), `stop` (by PID, bounded); a context manager too."""
+
+    def __init__(self, launch: Launch) -> None:
+        self.launch = launch
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The gateway's PID (None before start)."""
+        return self.proc.pid if self.proc is not None else None
+
+    def start(self) -> GatewayProcess:
+        """Start the process and wait until its readiness URL answers 200; on failure stop it and raise
+        GatewayStartError with the end of its log."""
+        launch = self.launch
+        launch.log.parent.mkdir(parents=True, exist_ok=True)
+        with launch.log.open("wb") as sink:
+            try:
+                self.proc = subprocess.Popen(
+                    list(launch.argv),
+                    cwd=launch.cwd,
+                    env={**os.environ, **launch.env},
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                )
+            except OSError as exc:
+                raise GatewayStartError(f"cannot start {launch.argv[0]}: {exc}") from exc
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        assert self.proc is not None
+        launch = self.launch
+        deadline = time.monotonic() + launch.ready_seconds
+        last = "no answer yet"
+        with httpx2.Client(timeout=2.0) as client:
+            while True:
+                code = self.proc.poll()
+                if code is not None:
+                    raise GatewayStartError(
+                        f"{launch.argv[0]} exited with {code} before it was ready; log {launch.log}:\n"
+                        f"{log_tail(launch.log)}"
+                    )
+                try:
+                    response = client.get(launch.ready_url)
+                    if response.status_code == 200:
+                        return
+                    last = f"HTTP {response.status_code}"
+                except httpx2.HTTPError as exc:
+                    last = f"{type(exc).__name__}: {exc}"
+                if time.monotonic() > deadline:
+                    raise GatewayStartError(
+                        f"{launch.argv[0]} not ready at {launch.ready_url} after {launch.ready_seconds:.0f} s "
+                        f"({last}); log {launch.log}:\n{log_tail(launch.log)}"
+                    )
+                time.sleep(POLL_SECONDS)
+
+    def stop(self, timeout: float = STOP_SECONDS) -> int | None:
+        """Stop the process by its PID: SIGTERM, then SIGKILL after `timeout` seconds; its exit code (None if it
+        was never started)."""
+        proc = self.proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout)
+        return proc.returncode
+
+    def __enter__(self) -> GatewayProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextmanager
+def running(launch: Launch) -> Iterator[GatewayProcess]:
+    """The gateway started and ready for the block, stopped by PID after it (also on failure)."""
+    process = GatewayProcess(launch)
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()

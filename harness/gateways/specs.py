@@ -1,0 +1,175 @@
+"""The real gateways the project gates (`conformance gateway NAME`, `nox -s gateway-NAME`): the pinned version,
+how each is started on loopback from its install and its generated config, and when it is ready. Which protocols
+a gateway serves to clients and which upstreams it can name are the protocols' facts (`ProtocolFacts.gateways`),
+so a protocol added later (a Responses frontend) is gated without a change here.
+
+Installs live outside the harness: LiteLLM in the Python environment that runs the gate (its `litellm` script),
+the npm gateways in `gateways/<name>/node_modules` (pinned by the committed `package.json` and `package-lock.json`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.gateways.launch import Launch
+from harness.protocols import registry
+
+
+class GatewayInstallError(LookupError):
+    """The gateway's executable or install is missing; says how to install it."""
+
+
+@dataclass(frozen=True)
+class GatewaySpec:
+    """One real gateway: what to install and how to run it for a gate."""
+
+    name: str
+    """Its name in the protocol facts, the config format and the nox session (`gateway-<name>`)."""
+    package: str
+    """Registry package, pinned exactly (`litellm[proxy]==...`, `@scope/name@version`)."""
+    version: str
+    """The pinned version."""
+    config_file: str
+    """Where the generated config goes, relative to the run's folder ("" : none, headers only)."""
+    argv: tuple[str, ...]
+    """Command line; `{bin}` the executable, `{home}` the install folder, `{config}` the config file, `{port}`."""
+    ready_path: str
+    """A GET that answers 200 once it serves (never one that calls the upstreams)."""
+    install_hint: str
+    """How to install it, for the error when it is missing."""
+    executable: str
+    """The program `{bin}` stands for (looked up next to this Python first, then on PATH)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables it needs for a gate (offline, quiet, no retries of its own)."""
+    home_is_run_dir: bool = False
+    """HOME points at the run's folder (a gateway that reads its config from `$HOME`)."""
+    port_env: str | None = None
+    """A variable that gives it the port, when the command line cannot."""
+
+    def frontends(self) -> list[str]:
+        """The protocols it serves to clients that have an SDK of their own (from the protocols' facts)."""
+        return [
+            name
+            for name in registry.names()
+            if registry.facts(name).sdk is not None
+            and registry.facts(name).frontend is not None
+            and (naming := registry.facts(name).gateways.get(self.name)) is not None
+            and naming.frontend
+        ]
+
+    def backends(self) -> list[str]:
+        """The base protocols it can name as upstreams (a profile of one of them is the same wire to it)."""
+        return [
+            name
+            for name in registry.names()
+            if registry.facts(name).sdk is not None and self.name in registry.facts(name).gateways
+        ]
+
+    def program(self) -> str:
+        """The executable's path; GatewayInstallError when it is not installed."""
+        local = Path(sys.executable).with_name(self.executable)
+        found = str(local) if local.is_file() else shutil.which(self.executable)
+        if found is None:
+            raise GatewayInstallError(f"{self.name}: {self.executable!r} not found; {self.install_hint}")
+        return found
+
+    def launch(
+        self, home: Path, run_dir: Path, port: int, env: Mapping[str, str], *, ready_seconds: float = 120.0
+    ) -> Launch:
+        """How to start it from the install in `home`, its config in `run_dir`, on 127.0.0.1:`port`."""
+        values = {
+            "{bin}": self.program(),
+            "{home}": str(home.resolve()),
+            "{config}": str((run_dir / self.config_file).resolve()),
+            "{port}": str(port),
+        }
+        argv = []
+        for arg in self.argv:
+            for key, value in values.items():
+                arg = arg.replace(key, value)
+            argv.append(arg)
+        extra = {**self.env, **env}
+        if self.home_is_run_dir:
+            extra["HOME"] = str(run_dir.resolve())
+        if self.port_env:
+            extra[self.port_env] = str(port)
+        return Launch(
+            argv=tuple(argv),
+            ready_url=f"http://127.0.0.1:{port}{self.ready_path}",
+            log=run_dir / f"{self.name}.log",
+            cwd=home,
+            env=extra,
+            ready_seconds=ready_seconds,
+        )
+
+
+LITELLM = GatewaySpec(
+    name="litellm",
+    package="litellm[proxy]==1.106.2",
+    version="1.106.2",
+    config_file="litellm.yaml",
+    argv=("{bin}", "--config", "{config}", "--host", "127.0.0.1", "--port", "{port}", "--num_workers", "1"),
+    ready_path="/health/liveliness",  # `/health` calls every upstream
+    install_hint="pip install 'litellm[proxy]==1.106.2' (nox -s gateway-litellm does)",
+    executable="litellm",
+    env={
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # the cost map ships with the package: no download
+        "LITELLM_LOG": "ERROR",
+        "LITELLM_TELEMETRY": "False",
+        "DISABLE_SCHEMA_UPDATE": "true",
+        "NO_DOCS": "True",
+    },
+)
+"""LiteLLM proxy: its own `--host`; the master key and the gate's router settings are in the generated YAML."""
+
+PORTKEY = GatewaySpec(
+    name="portkey",
+    package="@portkey-ai/gateway@1.15.2",
+    version="1.15.2",
+    config_file="",
+    # Portkey binds every interface and has no host option: loopback.mjs makes its server listen on 127.0.0.1.
+    # `--port=N` with the equals sign (`--port N` is ignored).
+    argv=(
+        "{bin}",
+        "--import",
+        "{home}/loopback.mjs",
+        "{home}/node_modules/@portkey-ai/gateway/build/start-server.js",
+        "--port={port}",
+        "--headless",
+    ),
+    ready_path="/",
+    install_hint="run `npm ci` in gateways/portkey (nox -s gateway-portkey does)",
+    executable="node",
+)
+"""Portkey AI Gateway: no config file, each request carries its upstream (`x-portkey-config`)."""
+
+CCR = GatewaySpec(
+    name="ccr",
+    package="@musistudio/claude-code-router@2.0.0",
+    version="2.0.0",
+    config_file=".claude-code-router/config.json",
+    # `ccr start` serves in the foreground (`ccr restart` would spawn a detached server).
+    argv=("{bin}", "{home}/node_modules/@musistudio/claude-code-router/dist/cli.js", "start"),
+    ready_path="/health",
+    install_hint="run `npm ci` in gateways/ccr (nox -s gateway-ccr does)",
+    executable="node",
+    env={"CI": "true"},
+    home_is_run_dir=True,  # it reads $HOME/.claude-code-router/config.json
+    port_env="SERVICE_PORT",
+)
+"""claude-code-router 2.0.0 (3.x does not install from the registry)."""
+
+GATEWAYS: Mapping[str, GatewaySpec] = {g.name: g for g in (LITELLM, PORTKEY, CCR)}
+"""The gated gateways by name."""
+
+
+def gateway(name: str) -> GatewaySpec:
+    """A gateway by name; KeyError names the known ones."""
+    try:
+        return GATEWAYS[name]
+    except KeyError:
+        raise KeyError(f"no gateway named {name!r} (known: {', '.join(GATEWAYS)})") from None
