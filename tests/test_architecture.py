@@ -55,6 +55,10 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/faults/catalog.py": "each fault is a real bug of one protocol pair; its witnesses name that pair",
     "harness/faults/hooks.py": "a fault acts on one protocol's wire (DONE after an Anthropic stream, Gemini's "
     "functionResponse.name); the hook says which",
+    "harness/faults/gateway_catalog.py": "each fault is a real gateway's bug on one protocol pair; its witnesses "
+    "name that pair",
+    "harness/faults/gateway_hooks.py": "a fault acts on one protocol's wire (a Gemini stream's error chunk, an "
+    "OpenAI stream's tool-call index); the hook says which",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}

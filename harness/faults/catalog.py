@@ -10,53 +10,14 @@ a `TranslateHooks` value (see `harness.faults.hooks`); `conformance serve` confi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from harness.faults import hooks as h
+from harness.faults.gateway_catalog import GATEWAY_FAULTS
+from harness.faults.model import Fault, Scope, witness
 from harness.proxy import TranslateHooks
-from harness.trace import Case
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where a fault can show; selftest runs it only there."""
-
-    scenarios: tuple[str, ...]
-    """Scenarios that exercise what the fault breaks."""
-    frontends: tuple[str, ...] | None = None
-    """Frontend protocols it applies to (None: every one)."""
-    backends: tuple[str, ...] | None = None
-    """Backends it applies to (None: every one)."""
-    streams: tuple[bool, ...] = (True, False)
-    """Streaming modes it applies to."""
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One named fault."""
-
-    name: str
-    """Kebab-case name, also the hook-set name in a proxy config."""
-    description: str
-    """What the proxy does wrong, in one line."""
-    models: str
-    """The real bug class it reproduces and where it was reported."""
-    caught_by: str
-    """Which part of the judging is expected to catch it."""
-    hooks: TranslateHooks
-    """The implementation, switched on in the translate path."""
-    scope: Scope
-    """Where it applies."""
-    witnesses: tuple[Case, ...]
-    """The smallest case set known to catch it."""
-
-
-def _w(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Case, ...]:
-    return (Case(scenario, frontend, backend, stream),)
-
 
 _STREAM = (True,)
-FAULTS: tuple[Fault, ...] = (
+ISSUE_8_FAULTS: tuple[Fault, ...] = (
     Fault(
         "tools-dropped-on-stream",
         "Tool definitions (and tool_choice) are left out of the upstream request when the client streams.",
@@ -65,7 +26,7 @@ FAULTS: tuple[Fault, ...] = (
         "request side",
         h.TOOLS_DROPPED_ON_STREAM,
         Scope(("tool-call-single", "tool-call-parallel", "text-then-tool"), streams=_STREAM),
-        _w("tool-call-single", "openai", "anthropic", True),
+        witness("tool-call-single", "openai", "anthropic", True),
     ),
     Fault(
         "gemini-function-response-name-hardcoded",
@@ -75,7 +36,7 @@ FAULTS: tuple[Fault, ...] = (
         "request side",
         h.GEMINI_FUNCTION_RESPONSE_NAME,
         Scope(("tool-result-roundtrip",), backends=("gemini",)),
-        _w("tool-result-roundtrip", "openai", "gemini", False),
+        witness("tool-result-roundtrip", "openai", "gemini", False),
     ),
     Fault(
         "second-parallel-tool-call-dropped",
@@ -85,7 +46,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (tool_calls check)",
         h.SECOND_PARALLEL_CALL_DROPPED,
         Scope(("tool-call-parallel",)),
-        _w("tool-call-parallel", "anthropic", "openai", True),
+        witness("tool-call-parallel", "anthropic", "openai", True),
     ),
     Fault(
         "arguments-lost-with-name",
@@ -95,7 +56,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (tool_calls check)",
         h.ARGUMENTS_LOST_WITH_NAME,
         Scope(("tool-call-single", "tool-call-parallel"), backends=("gemini", "ollama"), streams=_STREAM),
-        _w("tool-call-single", "anthropic", "gemini", True),
+        witness("tool-call-single", "anthropic", "gemini", True),
     ),
     Fault(
         "duplicate-message-start",
@@ -105,7 +66,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (stream events) and frontend wire",
         h.DUPLICATE_MESSAGE_START,
         Scope(("text-basic", "tool-call-single"), frontends=("anthropic",), streams=_STREAM),
-        _w("text-basic", "anthropic", "openai", True),
+        witness("text-basic", "anthropic", "openai", True),
     ),
     Fault(
         "delta-without-block-start",
@@ -115,7 +76,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (SDK fails) and frontend wire",
         h.DELTA_WITHOUT_BLOCK_START,
         Scope(("text-basic", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
-        _w("text-basic", "anthropic", "openai", True),
+        witness("text-basic", "anthropic", "openai", True),
     ),
     Fault(
         "zeroed-usage-in-message-start",
@@ -125,7 +86,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (usage)",
         h.ZEROED_START_USAGE,
         Scope(("text-basic", "system-prompt", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
-        _w("text-basic", "anthropic", "openai", True),
+        witness("text-basic", "anthropic", "openai", True),
     ),
     Fault(
         "thinking-as-text",
@@ -135,7 +96,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (thinking_present, text)",
         h.THINKING_AS_TEXT,
         Scope(("thinking-with-signature", "thinking-then-tool")),
-        _w("thinking-with-signature", "anthropic", "gemini", True),
+        witness("thinking-with-signature", "anthropic", "gemini", True),
     ),
     Fault(
         "done-appended-to-anthropic-stream",
@@ -145,7 +106,7 @@ FAULTS: tuple[Fault, ...] = (
         "frontend wire (the Anthropic SDK ignores it)",
         h.DONE_APPENDED_TO_ANTHROPIC,
         Scope(("text-basic", "tool-call-single"), frontends=("anthropic",), streams=_STREAM),
-        _w("text-basic", "anthropic", "openai", True),
+        witness("text-basic", "anthropic", "openai", True),
     ),
     Fault(
         "length-mapped-to-stop",
@@ -155,7 +116,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (stop_reason)",
         h.STOP_REASON_LENGTH_AS_STOP,
         Scope(("max-tokens-length",)),
-        _w("max-tokens-length", "openai", "anthropic", False),
+        witness("max-tokens-length", "openai", "anthropic", False),
     ),
     Fault(
         "usage-chunk-dropped",
@@ -165,7 +126,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (usage_present, usage)",
         h.USAGE_CHUNK_DROPPED,
         Scope(("text-basic", "tool-call-single", "usage-with-cache"), frontends=("openai",), streams=_STREAM),
-        _w("text-basic", "openai", "anthropic", True),
+        witness("text-basic", "openai", "anthropic", True),
     ),
     Fault(
         "tool-fragments-reordered",
@@ -175,7 +136,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (tool_calls check)",
         h.TOOL_FRAGMENTS_REORDERED,
         Scope(("tool-arguments-fragmented",), backends=("openai", "anthropic", "groq", "deepseek"), streams=_STREAM),
-        _w("tool-arguments-fragmented", "anthropic", "openai", True),
+        witness("tool-arguments-fragmented", "anthropic", "openai", True),
     ),
     Fault(
         "text-buffered-until-end",
@@ -185,7 +146,7 @@ FAULTS: tuple[Fault, ...] = (
         "text-buffering check (the content diff cannot see it)",
         h.TEXT_BUFFERED,
         Scope(("long-output", "text-basic", "unicode-multibyte"), streams=_STREAM),
-        _w("long-output", "openai", "anthropic", True),
+        witness("long-output", "openai", "anthropic", True),
     ),
     Fault(
         "midstream-error-as-stop",
@@ -195,7 +156,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (error checks)",
         h.MIDSTREAM_ERROR_AS_STOP,
         Scope(("midstream-error",), streams=_STREAM),
-        _w("midstream-error", "openai", "anthropic", True),
+        witness("midstream-error", "openai", "anthropic", True),
     ),
     Fault(
         "rate-limit-as-server-error",
@@ -204,7 +165,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (error.kind, error.status)",
         h.RATE_LIMIT_AS_SERVER_ERROR,
         Scope(("error-rate-limit-429",)),
-        _w("error-rate-limit-429", "openai", "anthropic", False),
+        witness("error-rate-limit-429", "openai", "anthropic", False),
     ),
     Fault(
         "system-prompt-dropped",
@@ -214,7 +175,7 @@ FAULTS: tuple[Fault, ...] = (
         "request side",
         h.SYSTEM_DROPPED,
         Scope(("system-prompt",)),
-        _w("system-prompt", "openai", "anthropic", False),
+        witness("system-prompt", "openai", "anthropic", False),
     ),
     Fault(
         "temperature-dropped",
@@ -223,7 +184,7 @@ FAULTS: tuple[Fault, ...] = (
         "request side",
         h.TEMPERATURE_DROPPED,
         Scope(("sampling-params",)),
-        _w("sampling-params", "anthropic", "openai", False),
+        witness("sampling-params", "anthropic", "openai", False),
     ),
     Fault(
         "image-dropped",
@@ -232,7 +193,7 @@ FAULTS: tuple[Fault, ...] = (
         "request side",
         h.IMAGE_DROPPED,
         Scope(("vision-base64", "vision-multiple-images")),
-        _w("vision-base64", "openai", "anthropic", False),
+        witness("vision-base64", "openai", "anthropic", False),
     ),
     Fault(
         "multibyte-split-corrupted",
@@ -241,7 +202,7 @@ FAULTS: tuple[Fault, ...] = (
         "response side (text_equals)",
         h.MULTIBYTE_SPLIT_CORRUPTED,
         Scope(("unicode-multibyte",), streams=_STREAM),
-        _w("unicode-multibyte", "openai", "anthropic", True),
+        witness("unicode-multibyte", "openai", "anthropic", True),
     ),
     Fault(
         "upstream-key-echoed",
@@ -250,9 +211,13 @@ FAULTS: tuple[Fault, ...] = (
         "secret-leak check",
         h.UPSTREAM_KEY_ECHOED,
         Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
-        _w("error-auth-401", "openai", "anthropic", False),
+        witness("error-auth-401", "openai", "anthropic", False),
     ),
 )
+
+
+FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *GATEWAY_FAULTS)
+"""Every catalogued fault: the twenty of issue 8, then those found by gating real gateways."""
 
 
 def by_name(name: str) -> Fault:

@@ -148,6 +148,9 @@ class TranslateHooks:
     """Rewrites the error decoded from an upstream HTTP error before the client's error is encoded."""
     on_frontend_end: Callable[[], bytes] = _no_bytes
     """Bytes sent after the stream's terminal event (and the encoder's own closing bytes)."""
+    on_stream_error: Callable[[ir.IRError], Sequence[ir.StreamEvent]] | None = None
+    """When set, an upstream HTTP error on a streamed request goes to the client as these events inside an HTTP
+    200 stream, instead of the frontend's own error status (None: the error status)."""
     per_request: Callable[[HookContext], TranslateHooks] | None = None
     """Factory of the hooks for one request; None: these hooks serve every request as they are."""
 

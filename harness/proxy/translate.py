@@ -10,7 +10,7 @@ import httpx2
 from starlette.responses import Response
 
 from harness import ir
-from harness.protocols import Codec, DecodeError
+from harness.protocols import Codec, DecodeError, HttpResponse
 from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
 from harness.proxy.models import HookContext, TranslateHooks
@@ -50,20 +50,33 @@ async def run(call: Call, frontend: Frontend) -> Response:
     if isinstance(opened, Response):
         return opened
     if opened.status_code >= 400:
-        return await _upstream_error(call, codec, opened, hooks)
+        return await _upstream_error(call, codec, opened, hooks, frontend, frontend_ir)
     if not call.stream:
         return await _whole(call, codec, opened, frontend_ir, hooks)
     media_type = frontend.stream_media_type(call.request) or call.frontend.stream_media_type
     return _stream(call, codec, opened, frontend_ir, hooks, media_type)
 
 
-async def _upstream_error(call: Call, codec: Codec, upstream: httpx2.Response, hooks: TranslateHooks) -> Response:
+async def _upstream_error(
+    call: Call,
+    codec: Codec,
+    upstream: httpx2.Response,
+    hooks: TranslateHooks,
+    frontend: Frontend,
+    frontend_ir: ir.Request,
+) -> Response:
     """An upstream HTTP error becomes the frontend's own error body and status."""
     body = await read_whole(call, upstream)
     if isinstance(body, Response):
         return body
     call.state.counters["upstream_http_errors"] += 1
     error = hooks.on_error(codec.decode_error(upstream.status_code, dict(upstream.headers), body))
+    if call.stream and hooks.on_stream_error is not None:  # a fault seam: the error inside a 200 stream
+        call.recorder.error = error
+        encoder = call.frontend.stream_encoder(request=frontend_ir)
+        events = b"".join(encoder.encode(e) for e in hooks.on_stream_error(error)) + encoder.close()
+        media_type = frontend.stream_media_type(call.request) or call.frontend.stream_media_type
+        return await send_whole(call.state, call.recorder, HttpResponse(200, {"content-type": media_type}, events))
     return await send_error(call.state, call.recorder, call.frontend, error)
 
 

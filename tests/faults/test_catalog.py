@@ -8,6 +8,7 @@ import re
 import pytest
 
 from harness.faults import FAULTS, Fault, by_name, catalog_hooks
+from harness.faults.gateway_catalog import GATEWAY_FAULTS
 from harness.proxy import ModelRoute, ProxyConfig, TranslateHooks, UpstreamConfig, create_app
 from harness.scenarios.loader import load_scenarios
 from harness.scenarios.model import Scenario
@@ -37,11 +38,18 @@ ISSUE_8 = {
 }
 
 
-def test_catalog_has_every_fault_of_issue_8_once() -> None:
+def test_catalog_has_every_fault_of_issue_8_and_of_the_gateway_gates_once() -> None:
     names = [f.name for f in FAULTS]
-    assert len(names) == len(set(names)) == 20
-    assert set(names) == ISSUE_8
+    assert len(names) == len(set(names)) == 20 + len(GATEWAY_FAULTS)
+    assert set(names[:20]) == ISSUE_8
+    assert names[20:] == [f.name for f in GATEWAY_FAULTS]
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names)
+
+
+def test_each_gateway_fault_names_the_gateway_bug_it_models() -> None:
+    for fault in GATEWAY_FAULTS:
+        assert re.search(r"(LiteLLM proxy|Portkey AI Gateway|claude-code-router) [0-9.]+", fault.models), fault.name
+        assert re.search(r"\([APR][0-9]+", fault.models), fault.name  # its id in docs/gateways.md
 
 
 @pytest.fixture(scope="module")
