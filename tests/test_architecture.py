@@ -57,6 +57,9 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "functionResponse.name); the hook says which",
     "harness/faults/gateway_catalog.py": "each fault is a real gateway's bug on one protocol pair; its witnesses "
     "name that pair",
+    "harness/gateways/configs.py": "LiteLLM's own setting names a protocol "
+    "(use_chat_completions_url_for_anthropic_messages)",
+    "harness/gateways/specs.py": "a gateway's package name names a provider (@musistudio/claude-code-router)",
     "harness/faults/gateway_hooks.py": "a fault acts on one protocol's wire (a Gemini stream's error chunk, an "
     "OpenAI stream's tool-call index); the hook says which",
 }

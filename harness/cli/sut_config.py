@@ -23,8 +23,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "URL (REPLAY_URL/<backend>/_s/<scenario>), with a realistic model of the backend, keyed with "
             "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
             "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
-            "`conformance run --sut-headers`), ccr (claude-code-router config.json; APIKEY from "
-            "$CONFORMANCE_CLIENT_KEY)."
+            "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")

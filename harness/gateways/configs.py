@@ -180,7 +180,7 @@ def ccr_json(replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[
     (`APIKEY` is the client key; without one ccr serves its provider keys at /api/config)."""
     served = _served("ccr", routes(scenarios, backends, models))
     if not served:
-        raise ValueError("claude-code-router names none of these backends")
+        raise ValueError("ccr names none of these backends")
     providers: list[dict[str, Any]] = []
     for r in served:
         name = named("ccr", r.backend)

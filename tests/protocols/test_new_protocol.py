@@ -58,6 +58,7 @@ FACTS = facts.ProtocolFacts(
     ),
     sdk=None,
     real=facts.RealEndpoint("https://api.toy.example", ("TOY_API_KEY",), "toy-large"),
+    upstream_model="toy-large",
     secrets=facts.Secrets(headers=frozenset({"x-toy-key"}), key_patterns=(r"toy-[a-z0-9]{20}",)),
     chunking=facts.TypicalChunking(text_chunk_size=2, arguments_chunk_size=3),
     gateways={"litellm": facts.GatewayName("toy", appends="/v1/generate")},
