@@ -209,3 +209,35 @@ def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstrea
             if same or wrapped:
                 rt["text"] = lt["text"]
     return a, b
+
+
+def _without_keywords(schema: Any, keywords: tuple[str, ...]) -> Any:
+    """A JSON Schema without `keywords`, walked through schema positions only."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in keywords}
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _without_keywords(sub, keywords) for name, sub in out[key].items()}
+    for key in (*_SUBSCHEMA_LISTS, *_SUBSCHEMAS):
+        sub = out.get(key)
+        if isinstance(sub, list):
+            out[key] = [_without_keywords(s, keywords) for s in sub]
+        elif isinstance(sub, dict):
+            out[key] = _without_keywords(sub, keywords)
+    return out
+
+
+def unsaid_schema_keywords(left: Json, right: Json, keywords: tuple[str, ...]) -> tuple[Json, Json]:
+    """Both requests with `keywords` removed from the response schema, when the upstream request's schema dialect
+    could not say them (its decoder lists them: `common.UNSAID_SCHEMA_KEYWORDS`): a gateway that writes Gemini's
+    OpenAPI-subset `responseSchema` must drop `additionalProperties`. Through a dialect that can say them (no
+    list), a dropped keyword still differs."""
+    if not keywords:
+        return left, right
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    for side in (a, b):
+        fmt = side.get("response_format")
+        if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
+            fmt["schema"] = _without_keywords(fmt["schema"], keywords)
+    return a, b

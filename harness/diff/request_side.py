@@ -21,8 +21,10 @@ from harness.diff.request_rules import (
     system_folded,
     text_layout,
     tool_result_json,
+    unsaid_schema_keywords,
 )
 from harness.protocols import registry
+from harness.protocols.common import UNSAID_SCHEMA_KEYWORDS
 
 # Fields that always differ between the two sides by design and are compared elsewhere or not at all.
 ALWAYS_IGNORED = ("Request.model", "Request.provider_fields")
@@ -45,6 +47,13 @@ def results_as_objects(protocol: str | None) -> bool:
     return protocol is not None and registry.facts(protocol).tool_results_as_objects
 
 
+def _unsaid(request: dict[str, Any]) -> tuple[str, ...]:
+    """The schema keywords the request's own decoder says its schema dialect could not say."""
+    fields = request.get("provider_fields") or {}
+    found = [k for extra in fields.values() if isinstance(extra, dict) for k in extra.get(UNSAID_SCHEMA_KEYWORDS) or ()]
+    return tuple(dict.fromkeys(found))
+
+
 def request_divergences(
     frontend: dict[str, Any],
     upstream: dict[str, Any],
@@ -65,6 +74,7 @@ def request_divergences(
     front, up = tool_result_json(
         front, up, frontend_objects=results_as_objects(client), upstream_objects=results_as_objects(backend)
     )
+    front, up = unsaid_schema_keywords(front, up, _unsaid(upstream))
     front, up = system_folded(front, up)  # before the losses, which may remove the system prompt it looks for
     left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request")
     # After the losses: a field a protocol drops (e.g. thinking signatures) must not stop text from matching.

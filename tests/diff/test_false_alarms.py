@@ -218,3 +218,43 @@ def test_fa_sys_anthropic_empty_system_list_or_string_is_no_system_prompt() -> N
     # A real one, as a string or as blocks, is kept (so a dropped prompt still diverges).
     assert _anthropic("You are a pirate.").system == "You are a pirate."
     assert _anthropic([{"type": "text", "text": "You are a pirate."}]).system == "You are a pirate."
+
+
+# --- FA7: `additionalProperties` where the upstream schema dialect cannot say it (Gemini `responseSchema`) ---------
+
+
+def _gemini_upstream(config: dict[str, Any]) -> dict[str, Any]:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": config}
+    path = "/v1beta/models/gemini-2.5-flash:generateContent"
+    request = registry.get("gemini").decode_request(
+        HttpRequest(method="POST", path=path, query={}, headers={}, body=json.dumps(body).encode())
+    )
+    return ir.to_json(request)
+
+
+def _client_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    fmt = ir.ResponseFormatJsonSchema(name="city_info", schema_=schema, strict=True)
+    return ir.to_json(
+        ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])], response_format=fmt)
+    )
+
+
+CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_fa7_additional_properties_dropped_for_gemini_response_schema_dialect() -> None:
+    # Portkey writes `responseSchema` (OpenAPI subset: no additionalProperties field; Gemini rejects it there).
+    client = _client_schema({**CITY, "additionalProperties": False})
+    openapi = {"responseMimeType": "application/json", "responseSchema": {**CITY, "type": "OBJECT"}}
+    assert _paths(client, _gemini_upstream(openapi), "openai", "gemini") == []
+
+
+def test_fa7_additional_properties_dropped_through_response_json_schema_still_diverges() -> None:
+    client = _client_schema({**CITY, "additionalProperties": False})
+    json_schema = {"responseMimeType": "application/json", "responseJsonSchema": CITY}
+    assert _paths(client, _gemini_upstream(json_schema), "openai", "gemini") == [
+        "request.response_format.schema.additionalProperties"
+    ]
+    # The OpenAPI dialect excuses only what it cannot say: a dropped property still differs.
+    lost = {"responseMimeType": "application/json", "responseSchema": {"type": "OBJECT", "properties": {}}}
+    assert _paths(client, _gemini_upstream(lost), "openai", "gemini") != []

@@ -69,6 +69,14 @@ def test_openai_usage_chunk_with_choices_and_extra_fields_breaks_the_rules() -> 
     }
 
 
+def test_openai_midstream_error_object_is_not_a_chunk() -> None:
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]}  # fmt: skip
+    error = {"error": {"message": "Overloaded", "type": "server_error", "param": None, "code": None}}
+    body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n".encode()
+    assert findings("openai", body, True) == {}
+
+
 def test_openai_nonstream_tool_call_with_index_breaks_its_rule_only() -> None:
     body = {
         "id": "c", "object": "chat.completion", "created": 1, "model": "m",

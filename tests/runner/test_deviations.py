@@ -74,7 +74,7 @@ def test_the_built_in_proxy_keeps_every_wire_rule(tmp_path: Path) -> None:
         hooks=None,
         frontends=["openai", "gemini"],
         backends=["anthropic", "openai", "gemini"],
-        only=["text-basic", "tool-call-parallel", "usage-with-cache"],
+        only=["text-basic", "tool-call-parallel", "usage-with-cache", "midstream-error", "truncated-stream"],
     )
     Runner(opts).run()
     assert {r.case_id: r.deviations for r in opts.results if r.deviations} == {}

@@ -44,8 +44,9 @@ _DOCUMENTED: Mapping[str, frozenset[str]] = {
 
 
 def _chunks(body: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The JSON object chunks of a stream, numbered; `[DONE]` and what is not an object are skipped (the codec
-    and the `frontend_wire` check judge those)."""
+    """The JSON object chunks of a stream, numbered; `[DONE]`, what is not an object and a mid-stream error object
+    (`{"error": {...}}`, how OpenAI ends a stream that failed) are skipped (the codec and the `frontend_wire`
+    check judge those)."""
     try:
         events = list(iter_sse([body]))
     except FramingError:
@@ -58,7 +59,7 @@ def _chunks(body: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
             chunk = json.loads(event.data)
         except json.JSONDecodeError:
             continue
-        if isinstance(chunk, dict):
+        if isinstance(chunk, dict) and not ("error" in chunk and "choices" not in chunk):
             yield number, chunk
         number += 1
 
