@@ -258,3 +258,17 @@ def test_fa7_additional_properties_dropped_through_response_json_schema_still_di
     # The OpenAPI dialect excuses only what it cannot say: a dropped property still differs.
     lost = {"responseMimeType": "application/json", "responseSchema": {"type": "OBJECT", "properties": {}}}
     assert _paths(client, _gemini_upstream(lost), "openai", "gemini") != []
+
+
+def test_fa8_replay_app_serves_the_listing_on_get_and_404_elsewhere() -> None:
+    from starlette.testclient import TestClient
+
+    from harness.backends import wire_app
+
+    def no_post(backend: str, request: HttpRequest) -> Any:
+        raise LookupError("POST not expected here")
+
+    client = TestClient(wire_app(["openai"], no_post, load_scenarios(REPO / "scenarios")))
+    listing = client.get("/openai/v1/models")  # Portkey forwards `GET /v1/models` to `{custom_host}/models`
+    assert listing.status_code == 200 and listing.json()["object"] == "list"
+    assert client.get("/openai/v1/responses").status_code == 404
