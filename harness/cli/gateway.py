@@ -89,9 +89,10 @@ def _client_key() -> str:
 def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path, keys: dict[str, str]) -> int:
     from rich.console import Console
 
+    from harness.cli.run import harness_error_line
     from harness.gateways import render
     from harness.gateways.launch import GatewayStartError, free_port, running
-    from harness.plumbing import SutClient
+    from harness.plumbing import SetupError, SutClient
     from harness.plumbing.keys import CLIENT_KEY_ENV
     from harness.plumbing.sut_client import SutClientError, load_headers
     from harness.protocols.registry import UnknownProtocolError
@@ -149,11 +150,13 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
             console.print(f"wrote {count} known failure(s) to {known}")
     except GatewayStartError as exc:  # its log is kept in the report, not in the run folder that goes away
         return _fail(str(exc).replace(str(launch.log), str(kept / launch.log.name)))
-    except (ScenarioError, KnownFileError, UnknownProtocolError, ValueError) as exc:
+    except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:
         return _fail(str(exc))
     finally:
         _keep(kept, [config, launch.log], keys)
     console.print(f"report: {runner.folder / 'index.html'}")
+    if finished.harness_errors:
+        return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
 
 

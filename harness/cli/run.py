@@ -1,16 +1,20 @@
 """`conformance run`: the conformance matrix against the built-in proxy and the committed cassettes; the exit code
-is the gate (0 no new proxy bug, 1 a new proxy bug, 2 a usage or configuration error)."""
+is the gate (0 no new proxy bug, 1 a new proxy bug, 2 a usage, configuration or harness error: nothing that could
+not be judged ever passes)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
+    from harness.trace import CaseResult
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
 
@@ -28,7 +32,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Run every case (frontend x backend x scenario x streaming) through the built-in proxy against the "
             "recorded backends: baseline(F), baseline(B) and the translated run, then triage. Writes "
             "reports/<run-id>/ (index.html, junit.xml, summary.json, cases/). Exit 0: no proxy bug beyond the "
-            "known-failures file; 1: a new proxy bug; 2: usage or configuration error."
+            "known-failures file; 1: a new proxy bug (or a wire deviation under --strict); 2: a usage, configuration "
+            "or harness error (a case that could not be judged: a missing cassette, a system under test that "
+            "cannot be reached, a port that cannot be bound)."
         ),
     )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
@@ -81,6 +87,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "`conformance list providers`); must match the gateway config's",
     )
     p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="per-request timeout of the SDK clients (connect, and between bytes); past it a run is a harness "
+        "error naming the SDK's own error (default: 60)",
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="wire deviations (warnings by default) fail the gate too (exit 1)"
+    )
+    p.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all", "rewrite"),
         default="none",
@@ -118,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the matrix and return the gate's exit code."""
     from rich.console import Console
 
+    from harness.plumbing import SetupError
     from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
@@ -130,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    if args.timeout <= 0:
+        return _fail("--timeout must be a positive number of seconds")
     if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
@@ -157,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         replay_port=args.replay_port,
         sut_client=client,
         upstream_models=models,
+        timeout=args.timeout,
+        strict=args.strict,
     )
     console = Console(stderr=False, quiet=args.quiet)
     try:
@@ -171,7 +193,19 @@ def run(args: argparse.Namespace) -> int:
         if args.update_known:
             count = write_known(args.known, options.results, load_known(args.known))
             console.print(f"wrote {count} known failure(s) to {args.known}")
-    except (ScenarioError, KnownFileError, UnknownProtocolError, ValueError) as exc:
+    except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:
         return _fail(str(exc))
+    except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
+        traceback.print_exc()
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (a harness bug; the traceback is above)")
     console.print(f"report: {runner.folder / 'index.html'}")
+    if finished.harness_errors:
+        return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
+
+
+def harness_error_line(results: list[CaseResult], errors: Sequence[str], folder: Path) -> str:
+    """One line for cases that could not be judged: how many, and the first one's reason."""
+    first = next(r for r in results if r.case_id == errors[0])
+    more = f" (and {len(errors) - 1} more case(s); see {folder / 'summary.json'})" if len(errors) > 1 else ""
+    return f"harness error: {first.case_id}: {first.reason}{more}"

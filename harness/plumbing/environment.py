@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 
 from harness.plumbing.bridge import LoopThread, SyncBridge
-from harness.plumbing.clients import sdk_client
+from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
@@ -106,7 +106,9 @@ class Environment:
         replay_port: int = 0,
         sut_client: SutClient | None = None,
         models: Mapping[str, str] | None = None,
+        timeout: float = CLIENT_TIMEOUT_S,
     ) -> None:
+        self.timeout = timeout
         self.scenarios = {s.id: s for s in scenarios}
         self.cassettes = cassettes
         self.planted_key = planted_key()
@@ -138,11 +140,12 @@ class Environment:
                 rechunk=rechunk,
                 client=sut_client,
                 models=models,
+                timeout=timeout,
             )
 
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""
-        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key})
+        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key}, timeout=self.timeout)
 
     @contextmanager
     def session(self, run: Run) -> Iterator[Session]:

@@ -124,6 +124,20 @@ def codec_media_type(request: HttpRequest) -> str | None:
 
 
 @dataclass(frozen=True)
+class WireRule:
+    """Something the real provider's answers always do that its official SDK does not enforce. A proxy serving this
+    protocol that breaks it gets a wire deviation: a warning naming the rule (failing the gate only under
+    `--strict`)."""
+
+    name: str
+    """`<protocol>.<rule>`, as reports name it."""
+    source: str
+    """The provider documentation or real recording the rule rests on."""
+    check: Callable[[bytes, bool], list[str]]
+    """Findings in one answer's raw body (`bytes`, streamed or not: `bool`), each in words; empty when kept."""
+
+
+@dataclass(frozen=True)
 class Frontend:
     """How the proxy serves this protocol to its clients."""
 
@@ -133,6 +147,9 @@ class Frontend:
     """Where the model name sits in a request (the proxy routes by it before decoding anything)."""
     stream_media_type: Callable[[HttpRequest], str | None] = codec_media_type
     """Content-Type of a translated stream for this request, when it is not the codec's own (None: the codec's)."""
+    wire_rules: tuple[WireRule, ...] = ()
+    """What the real provider's successful answers always do beyond what the codec needs to read them (wire
+    deviations of a proxy serving this frontend are judged against these)."""
 
 
 @dataclass(frozen=True)
@@ -266,6 +283,10 @@ class ProtocolFacts:
     """Typical stream chunking of its reference backend."""
     gateways: Mapping[str, GatewayName]
     """How the known gateways (`litellm`, `louter`, ...) name it; a gateway missing here does not serve it."""
+    tool_results_as_objects: bool = False
+    """Its wire carries a tool result only as a JSON object (Gemini's `functionResponse.response`), which the codec
+    reads as that object's compact JSON text: a gateway must wrap a text result in one (the request diff accepts a
+    one-key wrapper of the exact text, and the same object re-serialized). False for text-carrying wires."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

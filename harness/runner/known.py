@@ -57,6 +57,10 @@ def load_known(path: Path) -> dict[str, Known]:
         except ValueError:
             allowed = ", ".join(v.value for v in Verdict)
             raise KnownFileError(f"{path}: case[{i}]: verdict {entry['verdict']!r} is not one of {allowed}") from None
+        if verdict.is_harness_error:
+            raise KnownFileError(
+                f"{path}: case[{i}]: a harness_error cannot be a known failure (nothing was judged): fix the setup"
+            )
         out[entry["id"]] = Known(entry["id"], verdict, entry["reason"])
     return out
 

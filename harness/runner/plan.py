@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import drivers
 from harness.ir import Capability
+from harness.plumbing.clients import CLIENT_TIMEOUT_S
 from harness.plumbing.sut_client import SutClient
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
@@ -51,9 +52,17 @@ class RunOptions:
     """The client key and extra headers the SDKs send to the external proxy (`sut` only)."""
     upstream_models: Mapping[str, str] | None = None
     """Upstream model per backend, overriding its realistic default (`upstream_model` fact)."""
+    timeout: float = CLIENT_TIMEOUT_S
+    """Seconds an SDK client waits for an answer (connect, and between bytes) before the run is a harness error."""
+    strict: bool = False
+    """Wire deviations fail the gate too (exit 1), not only warn."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
+
+
+class PlanError(ValueError):
+    """The options name a matrix that cannot be planned (a frontend without an SDK driver); one line."""
 
 
 def default_frontends() -> list[str]:
@@ -165,6 +174,13 @@ def plan(options: RunOptions) -> Plan:
     backends = list(options.backends or default_backends(options.cassettes))
     for name in [*frontends, *backends]:
         registry.get(name)
+    drivable = default_frontends()
+    for name in frontends:
+        if name not in drivable:
+            raise PlanError(
+                f"{name!r} cannot be a frontend: no SDK driver speaks it on a proxy route (frontends: "
+                f"{', '.join(drivable)})"
+            )
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
     gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
