@@ -4,7 +4,8 @@ A driver catches its SDK's API error classes and reports them as an `SdkResult`;
 driver is decided here from the traceback. Its innermost frame that belongs either to the SDK's own package or
 to the harness says whose code raised (frames of the libraries both call, pydantic, json, httpx, are skipped): an
 SDK frame means the client crashed on what it was sent, a harness frame (the driver, the plumbing) is a harness
-bug. The event it choked on is found by decoding the client's wire with the frontend protocol's codec.
+bug, except the driver's `ImpossibleStream` (the SDK delivered events no client can build a message from). The
+event it choked on is found by decoding the client's wire with the frontend protocol's codec.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from types import TracebackType
 
 from harness.diff import CLIENT_CRASH
+from harness.drivers.event_builder import ImpossibleStream
 from harness.protocols import registry
 from harness.trace.model import Check
 
@@ -40,7 +42,10 @@ def _owner(module: str, sdk: tuple[str, ...]) -> str | None:
 
 
 def raised_in_sdk(exc: BaseException, protocol: str) -> bool:
-    """Whether the innermost frame of `exc`'s traceback that is the SDK's or the harness's is the SDK's."""
+    """Whether the client crashed on what it received: the innermost frame of `exc`'s traceback that is the SDK's
+    or the harness's is the SDK's, or the driver found the SDK's events impossible to build a message from."""
+    if isinstance(exc, ImpossibleStream):
+        return True
     sdk = sdk_modules(protocol)
     owner: str | None = None
     tb: TracebackType | None = exc.__traceback__
@@ -82,6 +87,15 @@ def last_frame(data: bytes) -> str:
     return frames[-1] if frames else ""
 
 
+def frame_at(data: bytes, offset: int) -> str:
+    """The frame of a stream's raw bytes that holds byte `offset` (frames end with a blank line)."""
+    text = data.replace(b"\r\n", b"\n")
+    offset = min(max(offset, 0), len(text))
+    start = text.rfind(b"\n\n", 0, offset)
+    end = text.find(b"\n\n", offset)
+    return _text(text[start + 2 if start >= 0 else 0 : end if end >= 0 else len(text)])
+
+
 def choke_point(protocol: str, chunks: Sequence[bytes], stream: bool) -> str:
     """Which event of the client's wire the SDK choked on, in words: decoded with `protocol`'s codec, the one its
     decoder rejects, else the last one the client received (the SDK stops reading where it crashed)."""
@@ -102,7 +116,9 @@ def choke_point(protocol: str, chunks: Sequence[bytes], stream: bool) -> str:
             events += decoder.feed(chunk)
         events += decoder.close()
     except ValueError as exc:  # DecodeError or FramingError, with the byte offset
-        return f"event {len(events)}, which the {protocol} codec rejects too ({exc}): {_cut(last_frame(data))}"
+        offset = getattr(exc, "offset", None)
+        frame = frame_at(data, offset) if isinstance(offset, int) else last_frame(data)
+        return f"event {len(events)}, which the {protocol} codec rejects too ({exc}): {_cut(frame)}"
     kind = events[-1].kind if events else "none"
     return f"event {len(events) - 1} ({kind}), the last it received: {_cut(last_frame(data))}"
 

@@ -228,3 +228,17 @@ def test_a_sut_that_stops_answering_is_a_harness_error_with_the_sdk_text(
     assert f"no answer from {url} ({words}: " in case.reason
     if hang:
         assert "timed out" in case.reason.lower()
+
+
+def test_events_no_client_can_build_a_message_from_are_a_client_crash_not_a_harness_bug(tmp_path: Path) -> None:
+    from harness.faults.catalog import by_name
+
+    # A content_block_delta for a block never started: the driver cannot build a message (neither can the
+    # Anthropic SDK's own accumulator); the proxy's output is at fault, and the reason shows the very event.
+    fault = by_name("delta-without-block-start")
+    code, results = run(options(tmp_path, hooks=fault.hooks, frontends=["anthropic"], streams=(True,)))
+    assert code == 1
+    (case,) = results
+    assert case.verdict is Verdict.PROXY_BUG_RESPONSE
+    assert case.reason.startswith("the anthropic SDK crashed on the proxy's output: ImpossibleStream: ")
+    assert '"type":"content_block_delta","index":0' in case.reason
