@@ -3,7 +3,7 @@
 Imports nothing else of the harness.
 """
 
-from harness.ir.base import IRModel, JSONObject, JSONValue
+from harness.ir.base import IRModel, JSONObject, JSONValue, ProviderExtras, merge_extras, merge_objects
 from harness.ir.content import (
     Base64Image,
     ContentPart,
@@ -23,6 +23,7 @@ from harness.ir.events import (
     Done,
     ErrorEvent,
     MessageStart,
+    ProviderEvent,
     RedactedThinking,
     StreamEvent,
     TextDelta,
@@ -80,6 +81,8 @@ __all__ = [
     "Message",
     "MessageStart",
     "OutputPart",
+    "ProviderEvent",
+    "ProviderExtras",
     "RedactedThinking",
     "RedactedThinkingPart",
     "Request",
@@ -117,6 +120,8 @@ __all__ = [
     "events_from_json",
     "events_to_json",
     "from_json",
+    "merge_extras",
+    "merge_objects",
     "ir_json_schema",
     "to_json",
 ]

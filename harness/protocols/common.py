@@ -146,3 +146,31 @@ def synth_tool_id(prefix: str, *parts: object) -> str:
     """A deterministic tool-call id for protocols without ids: prefix + short hash of what identifies it."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:24]
     return f"{prefix}{digest}"
+
+
+def estimate_tokens(request: ir.Request) -> int:
+    """A rough count of a request's input tokens, for a frontend that must report one before its upstream
+    has (Anthropic's message_start): one token per four characters of the system prompt, the messages' text,
+    thinking, tool arguments and results, and the tools' names, descriptions and schemas; 85 per image (what
+    OpenAI charges a low-detail image). At least 1. Deterministic; not any provider's tokenizer."""
+    chars = len(request.system or "")
+    images = 0
+    for message in request.messages:
+        for part in message.content:
+            parts = part.content if isinstance(part, ir.ToolResultPart) else [part]
+            for inner in parts:
+                if isinstance(inner, ir.ImagePart):
+                    images += 1
+                else:
+                    chars += len(_text_of(inner))
+    for tool in request.tools:
+        chars += len(tool.name) + len(tool.description or "") + len(json.dumps(tool.parameters))
+    return max(1, math.ceil(chars / 4) + 85 * images)
+
+
+def _text_of(part: ir.ContentPart) -> str:
+    if isinstance(part, ir.TextPart | ir.ThinkingPart):
+        return part.text
+    if isinstance(part, ir.ToolCallPart):
+        return part.name + part.arguments_raw
+    return ""

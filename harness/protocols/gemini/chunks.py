@@ -11,6 +11,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.gemini.errors import error_from_object
+from harness.protocols.gemini.extras import decode_extras
 from harness.protocols.gemini.fields import as_list, as_object, get, has, opt_int, opt_object, opt_str
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import block_stop_reason, stop_reason, usage_from
@@ -84,7 +85,8 @@ class ChunkDecoder:
             return []
         self._started = True
         model = opt_str(get(obj, "modelVersion"), "modelVersion")
-        return [ir.MessageStart(id=opt_str(get(obj, "responseId"), "responseId"), model=model)]
+        extras = decode_extras(obj) if "error" not in obj else None
+        return [ir.MessageStart(id=opt_str(get(obj, "responseId"), "responseId"), model=model, extras=extras)]
 
     def _end(self, terminal: ir.Done | ir.ErrorEvent) -> list[ir.StreamEvent]:
         self.terminated = True

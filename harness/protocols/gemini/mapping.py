@@ -93,15 +93,23 @@ def usage_metadata(usage: ir.Usage | None) -> dict[str, Any] | None:
     if usage.input_tokens is not None:
         out["promptTokenCount"] = usage.input_tokens
     if usage.output_tokens is not None:
-        out["candidatesTokenCount"] = max(usage.output_tokens - (usage.reasoning_tokens or 0), 0)
-    if usage.cache_read_tokens is not None:
+        candidates = max(usage.output_tokens - (usage.reasoning_tokens or 0), 0)
+        # While only thoughts were produced Gemini leaves the candidates count out (proto3 omits zeros).
+        if candidates or not usage.reasoning_tokens:
+            out["candidatesTokenCount"] = candidates
+    if usage.cache_read_tokens:
         out["cachedContentTokenCount"] = usage.cache_read_tokens
+    if not out and usage.reasoning_tokens is None:
+        return None
+    parts = (usage.input_tokens, usage.output_tokens)
+    out["totalTokenCount"] = sum(n or 0 for n in parts)
+    if usage.input_tokens is not None:
+        # Every count of the prompt is text here: the IR does not count tokens per modality.
+        out["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": usage.input_tokens}]
+    if usage.cache_read_tokens:
+        out["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": usage.cache_read_tokens}]
     if usage.reasoning_tokens is not None:
         out["thoughtsTokenCount"] = usage.reasoning_tokens
-    if not out:
-        return None
-    parts = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount")
-    out["totalTokenCount"] = sum(out.get(k, 0) for k in parts)
     return out
 
 

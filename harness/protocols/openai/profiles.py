@@ -8,11 +8,16 @@ Adding a provider: declare a `Profile` here (its quirks as settings and hooks fr
 from __future__ import annotations
 
 from harness import ir
-from harness.protocols.openai import quirks
-from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile
+from harness.protocols.openai import facts, quirks
+from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile, WireStyle, chain
 
-OPENAI = Profile(name="openai")
-"""OpenAI Chat Completions itself: every default."""
+OPENAI = Profile(
+    name="openai",
+    encode_usage=quirks.openai_usage_details,
+    wire=WireStyle(logprobs=True, refusal=True, annotations=True, usage_null="with_usage", obfuscation=True),
+    reference=facts.OPENAI,
+)
+"""OpenAI Chat Completions itself: every default, and the wire's optional keys as api.openai.com sends them."""
 
 DEEPSEEK = Profile(
     name="deepseek",
@@ -21,6 +26,9 @@ DEEPSEEK = Profile(
     finish_reasons={"insufficient_system_resource": "error"},
     decode_usage=quirks.deepseek_cache_usage,
     encode_usage=quirks.deepseek_encode_usage,
+    encode_chunk=quirks.deepseek_both_fields,
+    wire=WireStyle(logprobs=True, usage_null="always", usage_chunk="finish"),
+    reference=facts.DEEPSEEK,
     notes=("`reasoning_content` deltas come with `content: null`; the common decoder reads both",),
 )
 """DeepSeek: `reasoning_content`, cache figures in `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`."""
@@ -32,6 +40,17 @@ GROQ = Profile(
     error_codes={"tool_use_failed": ir.ErrorKind.INVALID_REQUEST},
     stream_error_events=frozenset({"error"}),
     decode_chunk=quirks.x_groq_usage,
+    encode_usage=quirks.groq_usage_times,
+    encode_chunk=quirks.x_groq_on_usage,
+    wire=WireStyle(
+        logprobs=True,
+        usage_chunk="both",
+        whole_tool_calls=True,
+        error_chunk="event",
+        error_object="groq",
+        first_chunk_extras=frozenset({"x_groq"}),
+    ),
+    reference=facts.GROQ,
     notes=("a failed tool call ends a 200 stream with `event: error` and no `data: [DONE]`",),
 )
 """Groq: usage also (or only) in `x_groq.usage`; failed tool calls end the stream with `event: error`."""
@@ -40,15 +59,16 @@ MISTRAL = Profile(
     name="mistral",
     capabilities=DEFAULT_CAPABILITIES - {"prompt_cache"},  # usage has no cached-token figure
     sends_stream_options=False,  # not a Mistral field; usage always comes on the finish chunk
-    usage_on_finish_chunk=True,
     max_tokens_field="max_tokens",
     encode_tool_id=quirks.nine_alphanumerics,
     # model_length: the context window, not max_tokens, cut the answer; both are a length stop in the IR.
     finish_reasons={"model_length": "max_tokens", "error": "error"},
     decode_chunk=quirks.content_arrays,
     decode_body=quirks.content_arrays_in_message,
-    encode_chunk=quirks.thinking_as_content_arrays,
+    encode_chunk=chain(quirks.thinking_as_content_arrays, quirks.content_on_finish),
     encode_body=quirks.thinking_as_content_arrays_in_message,
+    wire=WireStyle(usage_chunk="finish"),
+    reference=facts.MISTRAL,
     losses={
         "ToolCallPart.id": "Mistral accepts only 9-character [a-zA-Z0-9] tool-call ids: others are sent as a "
         "stable 9-character digest",
@@ -60,7 +80,9 @@ MISTRAL = Profile(
 XAI = Profile(
     name="xai",
     decode_usage=quirks.reasoning_outside_completion_tokens,
-    encode_usage=quirks.reasoning_outside_completion_tokens_encode,
+    encode_usage=quirks.xai_usage_details,
+    wire=WireStyle(role_chunk="merged", finish_reason_null=False, whole_tool_calls=True),
+    reference=facts.XAI,
     notes=("a whole tool call (id, name, arguments) arrives in one chunk, together with the role",),
 )
 """xAI (Grok): completion_tokens exclude reasoning tokens; whole tool calls in one chunk."""
@@ -70,6 +92,12 @@ OPENROUTER = Profile(
     base_path="/api/v1",
     reasoning_field="reasoning",  # plus `reasoning_details`, the same text in typed entries
     finish_reasons={"error": "error"},
+    encode_usage=quirks.openrouter_usage_cost,
+    encode_chunk=quirks.native_finish_reason,
+    wire=WireStyle(
+        role_chunk="every", logprobs=True, whole_tool_calls=True, error_chunk="in_chunk", error_object="openrouter"
+    ),
+    reference=facts.OPENROUTER,
     notes=(
         "`: OPENROUTER PROCESSING` SSE comment lines while the upstream provider warms up",
         "an `error` object (numeric `code`) inside a normal chunk, after a finish_reason, then `[DONE]`",
@@ -86,6 +114,9 @@ TOGETHER = Profile(
     finish_reasons={"eos": "end_turn", "error": "error"},
     decode_usage=quirks.top_level_cached_tokens,
     encode_usage=quirks.top_level_cached_tokens_encode,
+    encode_body=quirks.empty_tool_calls_and_seed,
+    wire=WireStyle(logprobs=True),
+    reference=facts.TOGETHER,
     notes=("non-streamed messages carry `tool_calls: []` and choices a `seed`; extra fields are ignored",),
 )
 """Together AI: `reasoning`, `eos` finish reason, cache hits as top-level `usage.cached_tokens`."""
@@ -108,8 +139,9 @@ LLAMACPP = Profile(
     max_tokens_field="max_tokens",
     decode_chunk=quirks.timings_cache_n,
     decode_body=quirks.timings_cache_n,
-    encode_chunk=quirks.timings_cache_n_encode,
+    encode_chunk=chain(quirks.timings_cache_n_encode, quirks.role_content_null),
     encode_body=quirks.timings_cache_n_encode,
+    reference=facts.LLAMACPP,
     notes=("keys in non-standard order and `content: null` on the role chunk",),
 )
 """llama.cpp server: `reasoning_content`, KV-cache reuse in `timings.cache_n`, reasoning sent back."""
@@ -144,6 +176,7 @@ GEMMA = Profile(
     max_tokens_field="max_tokens",
     reasoning_effort=False,
     encode_request=quirks.system_in_first_user_turn,
+    reference=facts.GEMMA,
     reshapes={
         SYSTEM_FOLDED: "Gemma has no system role: the leading system prompt is folded into the first user turn "
         "(its text, a blank line, then the user's text), so the upstream request has no system prompt and its "

@@ -27,6 +27,7 @@ from harness.protocols.openai._json import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
 from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.response import decode_extras
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 BlockKind = Literal["text", "thinking", "tool"]
@@ -144,7 +145,9 @@ class ChatStreamDecoder:
     def _start(self, r: Reader, chunk: JSONDict) -> None:
         self._started = True
         self._response_id = r.opt_str(chunk.get("id"), "id")
-        self._events.append(ir.MessageStart(id=self._response_id, model=r.opt_str(chunk.get("model"), "model")))
+        model = r.opt_str(chunk.get("model"), "model")
+        extras = decode_extras(self.profile, chunk)
+        self._events.append(ir.MessageStart(id=self._response_id, model=model, extras=extras))
 
     def _on_delta(self, r: Reader, delta: JSONDict, path: str) -> None:
         if delta.get("function_call") is not None:
