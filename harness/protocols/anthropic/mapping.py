@@ -124,16 +124,19 @@ def usage_to_wire(usage: ir.Usage | None, *, required: bool) -> dict[str, Any]:
 
     `required=True` (a message's usage, also in message_start) sends every count, 0 when unknown: input_tokens,
     cache_creation_input_tokens, cache_read_input_tokens, the cache_creation breakdown and output_tokens.
-    Otherwise (message_delta's cumulative usage) input and cache counts go only when the input is known, so
-    message_start's values stand; output_tokens always.
+    Otherwise (message_delta's cumulative usage) input and both cache counts go when the input is known, a cache
+    count alone when it is known, so message_start's values stand for the rest; output_tokens always.
     """
     usage = usage or ir.Usage()
     cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
     out: dict[str, Any] = {}
-    if usage.input_tokens is not None or required:
+    known = usage.input_tokens is not None or required
+    if known:
         # The wire cannot say "fewer input tokens than were cached": clamp (listed in losses).
         out["input_tokens"] = max((usage.input_tokens or 0) - cached, 0)
+    if known or usage.cache_write_tokens is not None:
         out["cache_creation_input_tokens"] = usage.cache_write_tokens or 0
+    if known or usage.cache_read_tokens is not None:
         out["cache_read_input_tokens"] = usage.cache_read_tokens or 0
     if required:
         # Every cache write is a 5-minute one: the IR has no cache lifetime.

@@ -238,6 +238,9 @@ class Profile:
     handles each with a named rule, e.g. `harness.diff.request_rules.system_folded`)."""
     notes: tuple[str, ...] = ()
     """Provider quirks the common decoder handles without a hook (listed in the generated profile table)."""
+    own_fields: frozenset[str] = frozenset()
+    """Top-level fields the profile's own hooks read and write (llama.cpp `timings`, Azure
+    `prompt_filter_results`): not kept as extras, since the encoder writes them anyway."""
     reference: ReferenceFacts = field(default_factory=ReferenceFacts)
     """The provider as a reference backend: its ids, added fields, headers, remaining shape differences."""
 

@@ -11,9 +11,19 @@ from harness import ir
 from harness.protocols.openai import facts, quirks
 from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile, WireStyle, chain
 
+USAGE_DETAILS = "Usage detail counts of None"
+"""Reshape key of providers whose usage always carries the detail counts."""
+_ZERO_DETAILS = (
+    "usage always carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens, as "
+    "the provider sends them: an unknown count is sent as 0, which means the same (none)"
+)
+
+_STATUS_ONLY = "OpenRouter's error object has only the status as its `code` and a message"
+
 OPENAI = Profile(
     name="openai",
     encode_usage=quirks.openai_usage_details,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
     wire=WireStyle(logprobs=True, refusal=True, annotations=True, usage_null="with_usage", obfuscation=True),
     reference=facts.OPENAI,
 )
@@ -81,6 +91,7 @@ XAI = Profile(
     name="xai",
     decode_usage=quirks.reasoning_outside_completion_tokens,
     encode_usage=quirks.xai_usage_details,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
     wire=WireStyle(role_chunk="merged", finish_reason_null=False, whole_tool_calls=True),
     reference=facts.XAI,
     notes=("a whole tool call (id, name, arguments) arrives in one chunk, together with the role",),
@@ -93,6 +104,13 @@ OPENROUTER = Profile(
     reasoning_field="reasoning",  # plus `reasoning_details`, the same text in typed entries
     finish_reasons={"error": "error"},
     encode_usage=quirks.openrouter_usage_cost,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
+    losses={
+        "IRError.kind:context_window_exceeded": _STATUS_ONLY + ": a context overflow is a 400 that decodes as "
+        "context_window_exceeded only when its message reads like one",
+        "IRError.kind:network": _STATUS_ONLY + ": 502 decodes as server",
+        "IRError.kind:malformed_stream": _STATUS_ONLY + ": 502 decodes as server",
+    },
     encode_chunk=quirks.native_finish_reason,
     wire=WireStyle(
         role_chunk="every", logprobs=True, whole_tool_calls=True, error_chunk="in_chunk", error_object="openrouter"
@@ -141,6 +159,7 @@ LLAMACPP = Profile(
     decode_body=quirks.timings_cache_n,
     encode_chunk=chain(quirks.timings_cache_n_encode, quirks.role_content_null),
     encode_body=quirks.timings_cache_n_encode,
+    own_fields=frozenset({"timings"}),
     reference=facts.LLAMACPP,
     notes=("keys in non-standard order and `content: null` on the role chunk",),
 )
@@ -197,6 +216,7 @@ AZURE = Profile(
     encode_preamble=quirks.prompt_filter_results_preamble,
     encode_chunk=quirks.content_filter_results,
     encode_body=quirks.content_filter_results_in_body,
+    own_fields=frozenset({"prompt_filter_results"}),
     notes=("finish_reason `content_filter` when the output filter cuts the answer (an OpenAI value too)",),
 )
 """Azure OpenAI: deployment URLs, `api-version`, `api-key` auth, content-filter annotations."""

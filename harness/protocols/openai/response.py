@@ -123,5 +123,5 @@ BODY_KEYS = frozenset({"id", "object", "created", "model", "choices", "usage", "
 
 def decode_extras(profile: Profile, obj: JSONDict) -> ir.ProviderExtras | None:
     """The top-level fields of a body or first chunk that the IR has no place for, as the profile's extras."""
-    found = {k: v for k, v in obj.items() if k not in BODY_KEYS}
+    found = {k: v for k, v in obj.items() if k not in BODY_KEYS and k not in profile.own_fields}
     return {profile.name: found} if found else None

@@ -181,6 +181,12 @@ def _usage_field(name: str) -> Step:
     return step
 
 
+def _zero_cache_read(kind: str, doc: Doc) -> None:
+    for usage in _usages(kind, doc):
+        if usage.get("cache_read_tokens") == 0:
+            usage["cache_read_tokens"] = None
+
+
 def _stop_field(name: str) -> Step:
     def step(kind: str, doc: Doc) -> None:
         for stop in _stops(kind, doc):
@@ -210,6 +216,7 @@ STEPS: dict[str, Step] = {
     "Usage.cache_write_tokens": _usage_field("cache_write_tokens"),
     "Usage.output_tokens:None": _output_none,
     "Usage.output_tokens below reasoning_tokens": _output_below_reasoning,
+    "Usage.cache_read_tokens of 0": _zero_cache_read,
     "StopReason.raw": _stop_field("raw"),
     "StopReason.sequence": _stop_field("sequence"),
     "StopReason.kind:stop_sequence": _stop_kind("stop_sequence", "end_turn"),
