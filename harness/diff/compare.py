@@ -83,7 +83,7 @@ def _order(d: Divergence) -> tuple[int, int, str]:
 
 
 def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:
-    """Normalize both views with `rules`, drop usage one side cannot report, and diff them."""
-    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
+    """Normalize both views with `rules`, read absent usage details as 0, and diff them."""
+    a, b = normalize.usage_details_zero(normalize.apply(left, rules), normalize.apply(right, rules))
     a, b = normalize.incomplete_stream(a, b)
     return diff_views(a, b)

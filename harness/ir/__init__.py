@@ -3,7 +3,7 @@
 Imports nothing else of the harness.
 """
 
-from harness.ir.base import IRModel, JSONObject, JSONValue, ProviderExtras, merge_extras, merge_objects
+from harness.ir.base import IRModel, JSONObject, JSONValue, ProviderExtras, fill_missing, merge_extras, merge_objects
 from harness.ir.content import (
     Base64Image,
     ContentPart,
@@ -119,6 +119,7 @@ __all__ = [
     "UsageEvent",
     "events_from_json",
     "events_to_json",
+    "fill_missing",
     "from_json",
     "merge_extras",
     "merge_objects",

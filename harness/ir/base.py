@@ -28,6 +28,19 @@ def merge_extras(older: ProviderExtras | None, newer: ProviderExtras | None) -> 
     return out
 
 
+def fill_missing(obj: JSONObject, extras: JSONObject) -> JSONObject:
+    """`obj` with what `extras` has and it lacks added after its own keys (nested objects filled alike); `obj`'s
+    values win. How an encoder writes a provider's extras into the wire object it built."""
+    out = dict(obj)
+    for key, value in extras.items():
+        mine = out.get(key)
+        if key not in out:
+            out[key] = value
+        elif isinstance(mine, dict) and isinstance(value, dict):
+            out[key] = fill_missing(mine, value)
+    return out
+
+
 def merge_objects(base: JSONObject, top: JSONObject) -> JSONObject:
     """`top` laid over `base`: nested objects merge, any other value of `top` replaces `base`'s."""
     out = dict(base)

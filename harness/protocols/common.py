@@ -110,13 +110,18 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
 
 
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
-    """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset."""
+    """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset: also for JSON
+    nested deeper than Python's recursion limit and integer literals too long to convert."""
     try:
         return json.loads(data)
     except UnicodeDecodeError as exc:
         raise DecodeError(protocol, f"{what} is not UTF-8: {exc.reason}", offset=offset + exc.start) from exc
     except json.JSONDecodeError as exc:
         raise DecodeError(protocol, f"{what} is not JSON: {exc.msg}", offset=offset + exc.pos) from exc
+    except RecursionError as exc:
+        raise DecodeError(protocol, f"{what} nests too deeply", offset=offset) from exc
+    except ValueError as exc:  # an integer literal longer than Python converts (sys.int_max_str_digits)
+        raise DecodeError(protocol, f"{what} is not usable JSON: {exc}", offset=offset) from exc
 
 
 def load_object(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
@@ -138,7 +143,7 @@ def parse_arguments(raw: str) -> Any:
         return {}
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, nested too deeply, or an unconvertible number
         return None
 
 

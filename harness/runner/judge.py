@@ -16,7 +16,7 @@ from harness.diff import (
     triage,
     valid_keys,
 )
-from harness.diff.normalize import incomplete_stream
+from harness.diff.normalize import incomplete_stream, start_usage_reported
 from harness.protocols import registry
 from harness.runner.checks import LEAK
 from harness.runner.execute import sdk_view_json
@@ -59,8 +59,10 @@ def request_side(case: Case, translated: RunTrace) -> list[Divergence]:
 
 def response_side(case: Case, baseline_frontend: RunTrace, translated: RunTrace) -> list[Divergence]:
     """What the frontend SDK saw through translation against what it saw from its own backend."""
-    # Equivalences between the two runs come first: declared losses may remove what they look at.
+    # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
+    # that cannot carry start usage loses its value, not the frontend's duty to report one).
     left, right = incomplete_stream(sdk_view_json(baseline_frontend), sdk_view_json(translated))
+    left, right = start_usage_reported(left), start_usage_reported(right)
     left, right = apply_losses(
         left,
         right,

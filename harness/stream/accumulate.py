@@ -52,6 +52,10 @@ def parse_tool_arguments(raw: str) -> tuple[Any, str | None]:
         return json.loads(raw), None
     except json.JSONDecodeError as exc:
         return None, f"{exc.msg} (char {exc.pos})"
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError as exc:  # an integer literal longer than Python converts
+        return None, str(exc)
 
 
 class Accumulator:

@@ -104,7 +104,7 @@ def with_extras(obj: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[s
     mine = (extras or {}).get(NAME)
     if not mine:
         return obj
-    return ir.merge_objects(mine, obj)
+    return ir.fill_missing(obj, mine)
 
 
 def decode_extras(

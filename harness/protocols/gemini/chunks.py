@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols.gemini.enums import BLOCK_REASON, FINISH_REASON, enum_name
 from harness.protocols.gemini.errors import error_from_object
 from harness.protocols.gemini.extras import decode_extras
 from harness.protocols.gemini.fields import as_list, as_object, get, has, opt_int, opt_object, opt_str
@@ -49,11 +50,13 @@ class ChunkDecoder:
             content = opt_object(get(candidate, "content"), "candidate.content", offset) or {}
             for i, part in enumerate(as_list(get(content, "parts"), "candidate.content.parts", offset)):
                 out += self._machine.part(part, f"candidate.content.parts[{i}]")
-            finish = opt_str(get(candidate, "finishReason"), "candidate.finishReason", offset)
+            raw_finish = enum_name(FINISH_REASON, get(candidate, "finishReason"))
+            finish = opt_str(raw_finish, "candidate.finishReason", offset)
             self._finish = finish if finish is not None else self._finish
         feedback = opt_object(get(obj, "promptFeedback"), "promptFeedback", offset)
         if feedback is not None:
-            block = opt_str(get(feedback, "blockReason"), "promptFeedback.blockReason", offset)
+            raw_block = enum_name(BLOCK_REASON, get(feedback, "blockReason"))
+            block = opt_str(raw_block, "promptFeedback.blockReason", offset)
             self._blocked = block if block is not None else self._blocked
         return out
 

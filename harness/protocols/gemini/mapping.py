@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols.gemini.enums import SCHEMA_TYPE, enum_name
 from harness.protocols.gemini.fields import get, opt_int
 
 # finishReason -> IR stop kind. STOP becomes tool_use when the response has function calls (see stop_reason).
@@ -125,6 +126,9 @@ def json_schema_from_openapi(schema: Any) -> Any:
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
+        if key == "type":
+            # A gapic client (enum-encoding=int) sends the type as its proto number.
+            value = [enum_name(SCHEMA_TYPE, v) for v in value] if isinstance(value, list) else enum_name(SCHEMA_TYPE, value)
         if key == "type" and isinstance(value, str) and value in _OPENAPI_TYPES:
             out[key] = value.lower()
         elif key == "type" and isinstance(value, list) and all(v in _OPENAPI_TYPES for v in value):

@@ -74,7 +74,7 @@ def chunk_object(
     if response_id is not None:
         out["responseId"] = response_id
     mine = (extras or {}).get(NAME)
-    return ir.merge_objects(mine, out) if mine else out
+    return ir.fill_missing(out, mine) if mine else out
 
 
 def encode_response(response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:

@@ -8,14 +8,12 @@ of the whole call, the model load, the prompt evaluation and the generation; Oll
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.base import DecodeError
 from harness.protocols.ollama._fields import PROTOCOL
 from harness.protocols.reference import number, token
 from harness.protocols.shape import WireEvent
@@ -25,8 +23,8 @@ DIFFERENCES: Mapping[str, str] = MappingProxyType(
     {
         "path ours response *_duration": (
             "the only non-streamed recording is from Ollama Cloud, which reports only `total_duration`; a local "
-            "server reports all four durations (as the streamed local recording and Ollama's API docs show), "
-            "and so does the reference"
+            "server reports all four durations (as the streamed local recording and docs.ollama.com/api/usage "
+            "show for a non-streaming call), and so does the reference"
         ),
         "event real chunk:empty": (
             "Ollama Cloud sends a line with an empty message before the final one; the IR never carries an empty "
@@ -111,10 +109,7 @@ def wire_events(body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
     for number_, line in enumerate(body.splitlines()):
         if not line.strip():
             continue
-        try:
-            data: Any = json.loads(line)
-        except ValueError as exc:
-            raise DecodeError(PROTOCOL, f"line {number_ + 1} is not JSON: {exc}") from exc
+        data = common.load_json(PROTOCOL, line, what=f"line {number_ + 1}")
         out.append(WireEvent(line_type(data), data, _OPAQUE))
     return out
 

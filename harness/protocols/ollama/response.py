@@ -149,4 +149,4 @@ def decode_extras(obj: dict[str, Any]) -> ir.ProviderExtras | None:
 def with_extras(obj: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[str, Any]:
     """A reply object with the Ollama extras filling in what it lacks (`created_at` is the head's business)."""
     mine = {k: v for k, v in (extras or {}).get(PROTOCOL, {}).items() if k != "created_at"}
-    return ir.merge_objects(mine, obj) if mine else obj
+    return ir.fill_missing(obj, mine) if mine else obj

@@ -51,7 +51,9 @@ def decode_response(profile: Profile, body: bytes) -> ir.Response:
         if len(choices) > 1:
             r.fail("choices", f"{len(choices)} choices; only n=1 is supported")
         choice = r.obj(choices[0], "choices[0]")
-        message = r.obj(choice.get("message"), "choices[0].message")
+        # The message is optional: a choice whose output the content filter removed has none (Azure OpenAI:
+        # `finish_reason: content_filter` and no `message`); it decodes as no content.
+        message = r.opt_obj(choice.get("message"), "choices[0].message") or {}
         if message.get("function_call") is not None:
             r.fail("choices[0].message.function_call", "the legacy functions API is not supported")
         thinking = first_reasoning(profile, r, message, "choices[0].message")

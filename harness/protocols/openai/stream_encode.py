@@ -164,6 +164,9 @@ class ChatStreamEncoder:
             return self._encode_done(event)
         if isinstance(event, ir.ErrorEvent):
             return self._encode_error(event.error)
+        if isinstance(event, ir.ProviderEvent) and event.protocol == self.profile.name:
+            data = event.data if isinstance(event.data, str) else common.dump_json(event.data).decode("utf-8")
+            return encode_sse(data, event=event.type)
         return b""  # block starts/ends, redacted thinking and other providers' events have no wire form
 
     def _call_chunk(self, event: ir.ToolCallStart, arguments: str) -> bytes:
