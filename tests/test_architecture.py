@@ -38,6 +38,9 @@ PROTOCOLS_PUBLIC = {
     "harness.protocols.registry",
     "harness.protocols.common",
     "harness.protocols.http",
+    "harness.protocols.reference",
+    "harness.protocols.shape",
+    "harness.protocols.fidelity",
 }
 
 

@@ -121,8 +121,8 @@ __all__ = [
     "events_to_json",
     "fill_missing",
     "from_json",
+    "ir_json_schema",
     "merge_extras",
     "merge_objects",
-    "ir_json_schema",
     "to_json",
 ]

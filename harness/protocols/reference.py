@@ -43,9 +43,11 @@ def number(seed: str, low: int, high: int) -> int:
 class Reference(Protocol):
     """What a protocol's real provider adds to what its encoders write (see the module docstring)."""
 
-    differences: Mapping[str, str]
-    """Shape differences from the real wire that remain, each with its reason: fnmatch patterns over
-    `harness.protocols.shape.Difference.key` (`path real message usage.server_tool_use*`) -> why."""
+    @property
+    def differences(self) -> Mapping[str, str]:
+        """Shape differences from the real wire that remain, each with its reason: fnmatch patterns over
+        `harness.protocols.shape.Difference.key` (`path real message usage.server_tool_use*`) -> why."""
+        ...
 
     def events(self, events: list[ir.StreamEvent], *, request: ir.Request, seed: str) -> list[ir.StreamEvent]:
         """A stream's IR events as the provider would send them (its ids, its extras, its interim usage)."""
@@ -91,7 +93,9 @@ class PlainReference:
 def reference_of(codec: Codec) -> Reference:
     """The codec's reference, or the plain one when it declares none."""
     found = getattr(codec, "reference", None)
-    return found if isinstance(found, Reference) else PlainReference()
+    if isinstance(found, Reference):
+        return found
+    return PlainReference()
 
 
 def strip_extras(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:

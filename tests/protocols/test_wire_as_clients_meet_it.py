@@ -33,7 +33,7 @@ def test_deeply_nested_body_is_a_decode_error_for_every_codec(name: str) -> None
         ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
     )
     request = dataclasses.replace(plain, body=b'{"messages": ' + DEEP + b"}")
-    with pytest.raises(DecodeError, match="too deep|nests|usable JSON"):
+    with pytest.raises(DecodeError, match=r"too deep|nests|usable JSON"):
         codec.decode_request(request)
     # An error body that deep still decodes to an error (its text as the message): decode_error never raises.
     assert codec.decode_error(500, {}, DEEP).kind is ir.ErrorKind.SERVER
@@ -99,10 +99,10 @@ def test_unknown_top_level_field_is_kept_as_an_openai_extra() -> None:
 
 
 def test_unknown_sse_event_name_is_kept_as_a_provider_event() -> None:
+    head = b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":'
     body = (
-        b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n'
-        b'event: keepalive\ndata: {"t":1}\n\n'
-        b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        head + b'[{"index":0,"delta":{"role":"assistant"}}]}\n\n'
+        b'event: keepalive\ndata: {"t":1}\n\n' + head + b'[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
         b"data: [DONE]\n\n"
     )
     codec = registry.get("openai")

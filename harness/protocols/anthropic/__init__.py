@@ -18,9 +18,9 @@ from harness.protocols.anthropic import response as _response
 from harness.protocols.anthropic.losses import LOSSES
 from harness.protocols.anthropic.mapping import NAME, dumps
 from harness.protocols.anthropic.reference import REFERENCE, AnthropicReference, wire_events
-from harness.protocols.shape import WireEvent
 from harness.protocols.anthropic.stream_decode import AnthropicStreamDecoder
 from harness.protocols.anthropic.stream_encode import AnthropicStreamEncoder
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 __all__ = ["AnthropicCodec", "AnthropicStreamDecoder", "AnthropicStreamEncoder", "encode_count_tokens_response"]

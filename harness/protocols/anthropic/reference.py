@@ -71,10 +71,6 @@ def tool_id(seed: str) -> str:
     return f"toolu_01{token(seed, 22)}"
 
 
-def _is_ours(value: str | None, prefix: str) -> bool:
-    return value is not None and value.startswith(prefix) and len(value) == len(prefix) + 24
-
-
 class AnthropicReference:
     """What Anthropic's API adds: its ids, `usage.service_tier`, request ids in headers and error bodies."""
 
@@ -129,11 +125,11 @@ class AnthropicReference:
 
 
 def _message_id(value: str | None, seed: str) -> str:
-    return value if _is_ours(value, "msg_") else message_id(f"{seed}/{value}")
+    return message_id(f"{seed}/{value}")
 
 
 def _tool_id(value: str, seed: str) -> str:
-    return value if _is_ours(value, "toolu_") else tool_id(f"{seed}/{value}")
+    return tool_id(f"{seed}/{value}")
 
 
 def request_id(seed: str) -> str:
@@ -161,11 +157,11 @@ def wire_events(body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
         if event.data == "":
             continue
         try:
-            data: Any = load_json(event.data, offset=event.offset, what="event data")
+            parsed: Any = load_json(event.data, offset=event.offset, what="event data")
         except ValueError:
             out.append(WireEvent(event.event, event.data))
             continue
-        out.append(WireEvent(_event_type(data, event.event), data, _OPAQUE))
+        out.append(WireEvent(_event_type(parsed, event.event), parsed, _OPAQUE))
     return out
 
 
@@ -178,5 +174,3 @@ def _event_type(data: Any, name: str) -> str:
     if kind == "content_block_delta" and isinstance(data.get("delta"), dict):
         return f"{kind}:{data['delta'].get('type')}"
     return kind
-
-

@@ -16,6 +16,8 @@ from harness.protocols.anthropic.mapping import (
     usage_from_wire,
     usage_to_wire,
 )
+from harness.protocols.base import DecodeError
+from harness.wire.http import HttpResponse
 
 MESSAGE_KEYS = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
 """Keys of a wire message the IR reads; anything else is kept as an extra (`stop_details` only when it is not
@@ -32,8 +34,6 @@ USAGE_KEYS = frozenset(
     }
 )
 """Keys of a wire usage object the IR reads or re-derives (`cache_creation` from the cache writes)."""
-from harness.protocols.base import DecodeError
-from harness.wire.http import HttpResponse
 
 
 def decode_content(content: Any, where: str) -> list[ir.OutputPart]:

@@ -37,7 +37,9 @@ BLOCK_REASON: Mapping[int, str] = MappingProxyType(
 )
 """PromptFeedback.BlockReason."""
 
-CALLING_MODE: Mapping[int, str] = MappingProxyType({0: "MODE_UNSPECIFIED", 1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"})
+CALLING_MODE: Mapping[int, str] = MappingProxyType(
+    {0: "MODE_UNSPECIFIED", 1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"}
+)
 """FunctionCallingConfig.Mode."""
 
 SCHEMA_TYPE: Mapping[int, str] = MappingProxyType(

@@ -128,7 +128,9 @@ def json_schema_from_openapi(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "type":
             # A gapic client (enum-encoding=int) sends the type as its proto number.
-            value = [enum_name(SCHEMA_TYPE, v) for v in value] if isinstance(value, list) else enum_name(SCHEMA_TYPE, value)
+            value = (
+                [enum_name(SCHEMA_TYPE, v) for v in value] if isinstance(value, list) else enum_name(SCHEMA_TYPE, value)
+            )
         if key == "type" and isinstance(value, str) and value in _OPENAPI_TYPES:
             out[key] = value.lower()
         elif key == "type" and isinstance(value, list) and all(v in _OPENAPI_TYPES for v in value):

@@ -152,9 +152,11 @@ def chunk_type(obj: Any) -> str:
     if "error" in obj:
         return "error"
     features: list[str] = []
-    candidates = obj.get("candidates") if isinstance(obj.get("candidates"), list) else []
+    candidates = obj.get("candidates")
+    candidates = candidates if isinstance(candidates, list) else []
     candidate = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
-    content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
+    content = candidate.get("content")
+    content = content if isinstance(content, dict) else {}
     for part in content.get("parts") or []:
         if not isinstance(part, dict):
             continue

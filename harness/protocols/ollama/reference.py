@@ -57,8 +57,8 @@ def durations(usage: ir.Usage, seed: str) -> dict[str, int]:
 
 def created_at(seed: str) -> str:
     """A fixed `created_at` for a reply (RFC 3339 with nanoseconds, as Ollama writes it)."""
-    day = number(seed + "/day", 1, 28)
-    return f"2025-08-{day:02d}T12:{number(seed + '/m', 0, 59):02d}:{number(seed + '/s', 0, 59):02d}.{token(seed, 9, '0123456789')}Z"
+    day, minute, second = number(seed + "/day", 1, 28), number(seed + "/m", 0, 59), number(seed + "/s", 0, 59)
+    return f"2025-08-{day:02d}T12:{minute:02d}:{second:02d}.{token(seed, 9, '0123456789')}Z"
 
 
 class OllamaReference:
@@ -122,6 +122,7 @@ def line_type(data: Any) -> str:
         return "error"
     if data.get("done"):
         return "done"
-    message = data.get("message") if isinstance(data.get("message"), dict) else {}
+    message = data.get("message")
+    message = message if isinstance(message, dict) else {}
     features = [k for k in ("thinking", "content", "tool_calls") if message.get(k)]
     return "chunk:" + "+".join(features or ["empty"])

@@ -126,7 +126,9 @@ def encode_response(response: ir.Response, *, request: ir.Request | None = None)
     return HttpResponse(200, {"content-type": "application/json; charset=utf-8"}, common.dump_json(body))
 
 
-def chunk_head(model: str | None, request: ir.Request | None, extras: ir.ProviderExtras | None = None) -> dict[str, Any]:
+def chunk_head(
+    model: str | None, request: ir.Request | None, extras: ir.ProviderExtras | None = None
+) -> dict[str, Any]:
     """The `model` and `created_at` fields every Ollama reply object starts with (`created_at` from the Ollama
     extras when they have one, else now)."""
     name = model if model is not None else (request.model if request is not None else None)

@@ -117,7 +117,7 @@ MISTRAL = ReferenceFacts(
     response_id=lambda seed: token(seed, 32, HEX),
     differences={
         "event real chunk:empty": (
-            "Magistral opens its answer with an empty `content: \"\"` chunk before the thinking arrays; the "
+            'Magistral opens its answer with an empty `content: ""` chunk before the thinking arrays; the '
             "IR never carries an empty delta"
         ),
         "sequence both @1 chunk:role > chunk:empty > *": "the empty content chunk: see above",

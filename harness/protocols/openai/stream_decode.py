@@ -10,8 +10,9 @@ Wire facts this follows (all seen in the corpus):
 - `finish_reason` comes BEFORE the usage-only chunk (`choices: []`): block ends are emitted at once, the `Done`
   is held until `data: [DONE]` (or a clean end) so the usage lands in it.
 - `data: {"error": {...}}` (any chunk carrying an `error` object) and `event: error` (Groq) end the stream with an
-  `ErrorEvent`; another SSE event name becomes a `ProviderEvent` (kept, not an error); anything after a terminal event is ignored. A stream that stops without `[DONE]` ends with a
-  `malformed_stream` error from `close()`. SSE comments (OpenRouter `: OPENROUTER PROCESSING`) are skipped.
+  `ErrorEvent`; another SSE event name becomes a `ProviderEvent` (kept, not an error); anything after a
+  terminal event is ignored. A stream that stops without `[DONE]` ends with a `malformed_stream` error from
+  `close()`. SSE comments (OpenRouter `: OPENROUTER PROCESSING`) are skipped.
 """
 
 from __future__ import annotations

@@ -197,7 +197,9 @@ def _input_below_cached(value: Any) -> Any:
 
 def _cache_counts(value: Any) -> Any:
     def fill(u: ir.Usage) -> ir.Usage:
-        return u.model_copy(update={"cache_read_tokens": u.cache_read_tokens or 0, "cache_write_tokens": u.cache_write_tokens or 0})
+        return u.model_copy(
+            update={"cache_read_tokens": u.cache_read_tokens or 0, "cache_write_tokens": u.cache_write_tokens or 0}
+        )
 
     return _on_usages(value, fill)
 

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import registry
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.stream import validate
 from tests.protocols.anthropic.support import CODEC, assert_stream_schema, sse_payloads
 
@@ -151,11 +150,20 @@ def test_unknown_event_type_is_kept_as_a_provider_event_and_unknown_deltas_are_s
         STOP,
     )
     events = decode_events(CODEC, [body])
-    assert [e.kind for e in events] == ["message_start", "provider_event", "text_start", "text_delta", "text_end", "done"]
+    assert [e.kind for e in events] == [
+        "message_start",
+        "provider_event",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "done",
+    ]
     kept = {"type": "message_annotation", "note": "new"}
     assert events[1] == ir.ProviderEvent(protocol="anthropic", type="message_annotation", data=kept)
     # Written back as it came by Anthropic's own encoder; any other protocol has no wire form for it.
-    assert b'event: message_annotation\ndata: {"type":"message_annotation","note":"new"}' in encode_events(CODEC, events)
+    assert b'event: message_annotation\ndata: {"type":"message_annotation","note":"new"}' in encode_events(
+        CODEC, events
+    )
     openai = registry.get("openai")
     assert b"message_annotation" not in encode_events(openai, events)
 
