@@ -89,7 +89,8 @@ class ChunkDecoder:
         self._started = True
         model = opt_str(get(obj, "modelVersion"), "modelVersion")
         extras = decode_extras(obj) if "error" not in obj else None
-        return [ir.MessageStart(id=opt_str(get(obj, "responseId"), "responseId"), model=model, extras=extras)]
+        response_id = opt_str(get(obj, "responseId"), "responseId")
+        return [ir.MessageStart(id=response_id, model=model, usage=_start_usage(obj), extras=extras)]
 
     def _end(self, terminal: ir.Done | ir.ErrorEvent) -> list[ir.StreamEvent]:
         self.terminated = True
@@ -102,3 +103,15 @@ class ChunkDecoder:
             if (opt_int(get(candidate, "index"), f"candidates[{i}].index", offset) or 0) == 0:
                 return candidate
         return None
+
+
+def _start_usage(obj: dict[str, Any]) -> ir.Usage | None:
+    """The input figures of the first chunk's usageMetadata: Gemini counts the prompt before it answers and
+    reports the count on every chunk, so a translation can pass the real count on at the start (Anthropic's
+    message_start needs one)."""
+    meta = opt_object(get(obj, "usageMetadata"), "usageMetadata")
+    if meta is None:
+        return None
+    usage = usage_from(meta)
+    start = ir.Usage(input_tokens=usage.input_tokens, cache_read_tokens=usage.cache_read_tokens)
+    return None if start == ir.Usage() else start
