@@ -12,6 +12,7 @@ import pytest
 from harness import ir
 from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.protocols.common import load_json
+from harness.stream import accumulate, validate
 from harness.wire.http import HttpRequest
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -192,3 +193,21 @@ def test_unknown_gemini_fields_are_kept_as_extras() -> None:
     )
     response = registry.get("gemini").decode_response(body)
     assert response.extras == {"gemini": {"newField": 1, "usageMetadata": {"serviceTier": "standard"}}}
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_encoder_skips_another_protocols_provider_event(name: str) -> None:
+    codec = registry.get(name)
+    stamp = {"ollama": {"created_at": "2025-08-01T12:00:00.000000000Z"}}  # fixed, so two encodings can compare
+    plain: list[ir.StreamEvent] = [
+        ir.MessageStart(id="r", model="m", extras=stamp),
+        ir.TextStart(index=0),
+        ir.TextDelta(index=0, text="hi"),
+        ir.TextEnd(index=0),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=2, output_tokens=1)),
+    ]
+    foreign = ir.ProviderEvent(protocol="elsewhere", type="note", data={"a": 1})
+    with_event = [*plain[:2], foreign, *plain[2:]]
+    assert encode_events(codec, with_event) == encode_events(codec, plain)
+    assert validate(with_event) == []
+    assert accumulate(with_event).response == accumulate(plain).response

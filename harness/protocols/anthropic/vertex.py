@@ -29,7 +29,8 @@ NAME = "vertex-anthropic"
 """Registry name, and the `provider_fields` key of the Vertex path (project, location)."""
 
 VERTEX_VERSION = "vertex-2023-10-16"
-"""The `anthropic_version` Vertex AI requires in the body."""
+"""The `anthropic_version` Vertex AI documents for the body; a client's own (the Anthropic SDK sends its API
+version) is kept and sent on."""
 
 DEFAULT_PROJECT, DEFAULT_LOCATION = "conformance-project", "us-east5"
 """Path segments used when the IR request does not say (a request decoded from another protocol)."""
@@ -49,8 +50,8 @@ def _as_messages_request(request: HttpRequest) -> HttpRequest:
         return request
     body = load_object(request.body, what="request body")
     version = body.pop("anthropic_version", None)
-    if version is not None and version != VERTEX_VERSION:
-        raise DecodeError(NAME, f"anthropic_version is {version!r}, expected {VERTEX_VERSION!r}")
+    if version is not None and not isinstance(version, str):
+        raise DecodeError(NAME, f"anthropic_version is {type(version).__name__}, expected a string")
     body = {"model": match["model"], **body}
     if match["method"] == "streamRawPredict":
         body.setdefault("stream", True)
@@ -97,6 +98,9 @@ class VertexAnthropicCodec(AnthropicCodec):
         if match is None:
             return decoded
         where = {"project": match["project"], "location": match["location"]}
+        version = load_object(request.body, what="request body").get("anthropic_version")
+        if isinstance(version, str) and version != VERTEX_VERSION:
+            where["anthropic_version"] = version
         return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
 
     def encode_request(self, request: ir.Request) -> Any:
@@ -104,8 +108,8 @@ class VertexAnthropicCodec(AnthropicCodec):
         plain = super().encode_request(request)
         body = load_object(plain.body, what="request body")
         model = body.pop("model")
-        body = {"anthropic_version": VERTEX_VERSION, **body}
         where = request.provider_fields.get(NAME, {})
+        body = {"anthropic_version": where.get("anthropic_version", VERTEX_VERSION), **body}
         project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
         method = "streamRawPredict" if request.stream else "rawPredict"
         path = f"/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:{method}"

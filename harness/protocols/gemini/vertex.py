@@ -30,10 +30,12 @@ DEFAULT_PROJECT, DEFAULT_LOCATION = "conformance-project", "us-central1"
 """Path segments used when the IR request does not say (a request decoded from another protocol)."""
 
 PATH = re.compile(
-    r"/(?P<version>v1[a-z0-9]*)/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/google/"
+    r"/(?P<version>v1[a-z0-9]*)(?:/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+))?/publishers/google/"
     r"models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
 )
-"""A Vertex AI Gemini path; any prefix (a proxy's mount point) may come before it."""
+"""A Vertex AI Gemini path (with a project and location, or without: Vertex's express mode with an API key, which
+google-genai uses as `/v1beta1/publishers/google/models/...`); any prefix (a proxy's mount point) may come
+before it."""
 
 
 def _create_time(seed: str) -> str:
@@ -82,7 +84,8 @@ class VertexGeminiCodec(GeminiCodec):
             return super().decode_request(request)
         plain = dataclasses.replace(request, path=f"/{match['version']}/models/{match['model']}:{match['method']}")
         decoded = super().decode_request(plain)
-        where = {"project": match["project"], "location": match["location"]}
+        where = {"project": match["project"], "location": match["location"]} if match["project"] else {}
+        where["version"] = match["version"]
         return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
 
     def encode_request(self, request: ir.Request) -> HttpRequest:
@@ -90,8 +93,9 @@ class VertexGeminiCodec(GeminiCodec):
         plain = super().encode_request(request)
         where = request.provider_fields.get(NAME, {})
         project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
+        version = where.get("version", "v1")
         method = "streamGenerateContent" if request.stream else "generateContent"
-        path = f"/v1/projects/{project}/locations/{location}/publishers/google/models/{request.model}:{method}"
+        path = f"/{version}/projects/{project}/locations/{location}/publishers/google/models/{request.model}:{method}"
         return dataclasses.replace(plain, path=path)
 
     def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
