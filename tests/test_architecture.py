@@ -46,6 +46,10 @@ PROTOCOLS_PUBLIC = {
     "harness.protocols.registry",
     "harness.protocols.facts",
     "harness.protocols.common",
+    "harness.protocols.reference",
+    "harness.protocols.shape",
+    "harness.protocols.fidelity",
+    "harness.protocols.corpus",
 }
 
 # Where a protocol or provider name may be written: the protocols themselves and the SDK drivers (one per SDK).

@@ -22,6 +22,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.run",
     "harness.cli.selftest",
     "harness.cli.serve",
+    "harness.cli.shapes",
     "harness.cli.sut_config",
 )
 

@@ -84,11 +84,11 @@ def _order(d: Divergence) -> tuple[int, int, str]:
 
 def normalize_pair(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> tuple[View, View]:
     """Both views as they are compared: each normalized with `rules`, then the equivalences between the two
-    (usage one side cannot report, an incomplete stream told two ways) taken out."""
-    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
+    (absent usage details read as 0, an incomplete stream told two ways) taken out."""
+    a, b = normalize.usage_details_zero(normalize.apply(left, rules), normalize.apply(right, rules))
     return normalize.incomplete_stream(a, b)
 
 
 def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:
-    """Normalize both views with `rules`, drop usage one side cannot report, and diff them."""
+    """Normalize both views with `rules`, read absent usage details as 0, and diff them."""
     return diff_views(*normalize_pair(left, right, rules))

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from harness import ir
 from harness.diff.compare import Divergence, diff_views, normalize_pair
 from harness.diff.losses import apply_losses, valid_keys
-from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream
+from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream, start_usage_reported
 from harness.diff.request_side import request_divergences
 from harness.protocols import registry
 from harness.stream import accumulate
@@ -64,7 +64,9 @@ def compared_views(
     """Both runs' SDK views exactly as they are diffed. `rules=()` and `losses=False` give the views as seen."""
     left, right = incomplete_stream(sdk_view(reference), sdk_view(compared))
     if losses:
-        # Equivalences between the two runs come first: declared losses may remove what they look at.
+        # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
+        # that cannot carry start usage loses its value, not the frontend's duty to report one).
+        left, right = start_usage_reported(left), start_usage_reported(right)
         keys = loss_keys(protocols_between(reference, compared))
         left, right = apply_losses(left, right, keys, scope="response")
     return normalize_pair(left, right, rules)

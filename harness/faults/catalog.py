@@ -128,6 +128,17 @@ FAULTS: tuple[Fault, ...] = (
         _w("text-basic", "anthropic", "openai", True),
     ),
     Fault(
+        "zero-input-at-message-start",
+        "message_start says input_tokens 0; the real count follows only in message_delta.",
+        "What LiteLLM's /v1/messages adapter and claude-code-router send in front of an OpenAI-style upstream "
+        "(message_start usage all zeros, the counts in message_delta), and OpenRouter's Anthropic endpoint too "
+        "(rig PR #2236): agents that size their context from message_start see 0 (rule: start_usage_reported).",
+        "response side (start usage)",
+        h.ZERO_INPUT_AT_MESSAGE_START,
+        Scope(("text-basic", "system-prompt", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
         "thinking-as-text",
         "Reasoning is sent as ordinary answer text instead of a thinking block.",
         "reasoning_content / thought parts mapped to content by converters that know no thinking field "

@@ -95,7 +95,11 @@ class ReplyOk(ScenarioModel):
     stop_reason: ir.StopReason = Field(default_factory=lambda: ir.StopReason(kind="end_turn"))
     """Why generation stopped."""
     usage: ir.Usage = Field(default_factory=ir.Usage)
-    """Token accounting the backend reports."""
+    """Token accounting the backend reports (the final figures)."""
+    usage_at_start: ir.Usage | None = None
+    """Stream only: what the backend knows when the stream starts (Anthropic's message_start, Gemini's first
+    chunk). None means what real providers know then: the input figures of `usage` (input tokens and cache
+    counts); `{}` says the provider reports nothing at start."""
     midstream_error: MidstreamError | None = None
     """Stream only: an error that cuts the stream after some events."""
     truncate_after: int | None = Field(default=None, ge=1)

@@ -32,7 +32,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     ),
     "duplicate-message-start": ("proxy_bug_response", "frontend_wire, grammar:duplicate_start"),
     "delta-without-block-start": ("proxy_bug_response", "response: "),
-    "zeroed-usage-in-message-start": ("proxy_bug_response", "translated run fails (usage_present)"),
+    # The start's 0 is the first divergence now (start_usage_reported); the final usage fails usage_present too.
+    "zeroed-usage-in-message-start": ("proxy_bug_response", 'events[0].start_input_tokens: "<reported>" -> 0'),
+    "zero-input-at-message-start": ("proxy_bug_response", 'events[0].start_input_tokens: "<reported>" -> 0'),
     "thinking-as-text": ("proxy_bug_response", 'events[1].kind: "thinking_start" -> "text_start"'),
     "done-appended-to-anthropic-stream": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "length-mapped-to-stop": ("proxy_bug_response", 'response.stop_reason.kind: "max_tokens" -> "end_turn"'),
@@ -84,7 +86,7 @@ def test_quick_selftest_catches_every_fault_on_its_witnesses(tmp_path: Path) -> 
         seen[fault["name"]] = (verdict, fragment if fragment in (fault["first_divergence"] or "") else fault)
         assert fault["catching_cases"] == [case]
     assert seen == EXPECTED
-    assert report["score"] == {"caught": 20, "total": 20}
+    assert report["score"] == {"caught": 21, "total": 21}
     assert code == 0 and report["exit_code"] == 0
 
 

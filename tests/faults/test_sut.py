@@ -120,3 +120,19 @@ def test_sut_config_names_every_route(tmp_path: Path, fmt: str) -> None:
     assert main([*args, "--backend", "openai,gemini", "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "text-basic--openai--translate" in text and "text-basic--gemini--translate" in text
+
+
+def test_external_proxy_that_zeroes_input_at_message_start_turns_the_gate_red(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # What LiteLLM and claude-code-router do in front of an OpenAI-style upstream: message_start says
+    # input_tokens 0, message_delta carries the real count (so the SDK's final usage is right). The faithful
+    # Anthropic reference reports the count at start, so the gate sees it.
+    monkeypatch.setenv(PLANTED_KEY_ENV, PLANTED)
+    faulty = _gate(tmp_path, "zero-input-at-message-start")
+    bugs = {r.case_id: (r.verdict, r.first_divergence.path if r.first_divergence else None) for r in faulty}
+    expected = {
+        r.case_id: ("proxy_bug_response", "events[0].start_input_tokens")
+        if r.frontend == "anthropic" and r.stream
+        else ("pass", None)
+        for r in faulty
+    }
+    assert bugs == expected

@@ -101,8 +101,9 @@ def quirks(p: Profile) -> list[str]:
         out.append(f"earlier thinking is sent back as `{p.request_reasoning_field}`")
     if not p.reasoning_effort:
         out.append("no thinking switch: `reasoning_effort` is not sent (loss `Request.thinking`)")
-    if p.usage_on_finish_chunk:
-        out.append("usage always rides on the finish_reason chunk")
+    if p.wire.usage_chunk != "separate":
+        where = "the finish_reason chunk" if p.wire.usage_chunk == "finish" else "the finish_reason chunk and its own"
+        out.append(f"streamed usage rides on {where}")
     out += [f"loss `{key}`: {_cell(why)}" for key, why in sorted(p.losses.items())]
     out += [f"reshape `{key}`: {_cell(why)}" for key, why in sorted(p.reshapes.items())]
     out += [f"note: {_cell(note)}" for note in p.notes]
