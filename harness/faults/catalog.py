@@ -347,9 +347,9 @@ FAULTS += (
     Fault(
         "responses-reasoning-items-dropped",
         "Reasoning items are dropped both ways: from the input a client sends back and from the output.",
-        "Converters that map only message and function_call items (rule: reasoning, with its encrypted "
-        "content, goes back to the model next turn; OpenAI rejects a function_call sent back without the "
-        "reasoning item it followed).",
+        "LiteLLM #36197: Responses reasoning items, encrypted_content included, silently dropped for providers "
+        "without a native Responses config (Anthropic, Bedrock); converters that map only message and "
+        "function_call items (rule: reasoning goes back to the model next turn, and back to the client).",
         "request side (and response side: thinking_present)",
         rh.REASONING_ITEMS_DROPPED,
         Scope(
