@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         backends = registry.names() if args.backend == ["all"] else args.backend
         for name in backends:
             registry.get(name)
-        chosen = select(scenarios, args.scenario)
+        chosen = select(scenarios, args.scenario, folder=args.scenarios)
         sources: dict[str, Source] = {}
         for name in backends:
             if args.source == "reference":
