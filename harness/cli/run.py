@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     known = args.known or DEFAULT_KNOWN
     if args.known is not None and not known.is_file() and not args.update_known:
         return _fail(f"--known {known}: no such file (omit --known to run without one; --update-known creates it)")
+    if args.update_known and not known.parent.is_dir():
+        return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
     try:  # a bad known-failures file fails before any case runs
         previous = load_known(known)
     except KnownFileError as exc:
