@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -218,12 +220,14 @@ def test_bad_scenario_files_show_every_problem_before_anything_runs(
     ],
     ids=["upstream-protocol", "inline-protocol", "upstream-reference", "hooks"],
 )  # fmt: skip
-def test_serve_config_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str], toml: str, line: str) -> None:
+def test_serve_config_problems(tmp_path: Path, toml: str, line: str) -> None:
+    """In a subprocess with a timeout: a config that passed would serve forever instead of failing the test."""
     path = tmp_path / "proxy.toml"
     path.write_text(toml, encoding="utf-8")
-    code, out, err = command(capsys, "serve", "--config", str(path))
-    assert (code, out) == (2, "")
-    assert err.startswith(f"conformance serve: {path}: {line}") and err.count("\n") == 1
+    serve = [sys.executable, "-m", "harness", "serve", "--config", str(path), "--port", "0"]
+    done = subprocess.run(serve, cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"conformance serve: {path}: {line}") and done.stderr.count("\n") == 1
 
 
 # -- sut-config -----------------------------------------------------------------------------------------------------
