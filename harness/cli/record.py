@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from harness.cli import say_error
 
 
 def _names(text: str) -> list[str]:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 url, key, model = resolve_endpoint(name, base_url=args.base_url)
                 sources[name] = Source(kind="real", base_url=url, api_key=key, model=args.model or model)
     except (ScenarioError, UnknownProtocolError, MissingKeyError, ValueError) as exc:
-        print(f"conformance record: {exc}; nothing recorded", file=sys.stderr)  # noqa: T201
+        say_error("record", f"{exc}; nothing recorded")
         return 2
     modes = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     count = 0
