@@ -4,16 +4,17 @@ known-failures file (the pytest line is run as printed in test_pytest_plugin.py)
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-import pytest
-
-from harness.cli import main
 from harness.pytest_plugin.items import Settings
 from harness.pytest_plugin.rerun import run_command
 from harness.trace import Case
+from tests.conftest import REPO
 from tests.plugin.conftest import CASSETTES, SCENARIOS
 
 
@@ -35,9 +36,7 @@ def _settings(tmp: Path, **changes: object) -> Settings:
     return Settings(**values)  # type: ignore[arg-type]
 
 
-def test_the_run_line_reruns_exactly_the_case_with_the_sessions_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_run_line_reruns_exactly_the_case_with_the_sessions_files(tmp_path: Path) -> None:
     (tmp_path / "my-scenarios").mkdir()
     for name in ("text-basic", "tool-call-single"):
         shutil.copy(SCENARIOS / f"{name}.yaml", tmp_path / "my-scenarios" / f"{name}.yaml")
@@ -46,18 +45,21 @@ def test_the_run_line_reruns_exactly_the_case_with_the_sessions_files(
     (tmp_path / "accepted.toml").write_text(
         f'[[case]]\nid = "{case.case_id}"\nverdict = "proxy_bug_request"\nreason = "tracked"\n', encoding="utf-8"
     )
-    command = run_command(_settings(tmp_path, socket=True), case, tmp_path)
+    command = run_command(_settings(tmp_path), case, tmp_path)
     assert command == (
         "conformance run --scenario tool-call-single --frontend openai --backend anthropic --streaming nonstream "
-        f"--scenarios my-scenarios --cassettes {CASSETTES} --known accepted.toml --socket"
+        f"--scenarios my-scenarios --cassettes {CASSETTES} --known accepted.toml"
     )
-    monkeypatch.chdir(tmp_path)
-    argv = shlex.split(command)[1:]
-    assert main([*argv, "--reports", "out", "--run-id", "r", "-q"]) == 0
+    assert run_command(_settings(tmp_path, socket=True), case, tmp_path) == f"{command} --socket"
+    # As a user runs it: its own process, in the folder pytest ran in (pytester's in-process runs leave modules
+    # behind that a socket-mode run in this process would trip over).
+    argv = [sys.executable, "-m", "harness", *shlex.split(command)[1:], "--reports", "out", "--run-id", "r", "-q"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "r" / "summary.json").read_text(encoding="utf-8"))
     assert [c["case_id"] for c in summary["cases"]] == [case.case_id]
     assert summary["cases"][0]["verdict"] == "pass"
-    capsys.readouterr()
 
 
 def test_default_folders_are_left_out(tmp_path: Path) -> None:
