@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from harness.capture import load_interactions
 from harness.cli import main
 from tests.conftest import REPO, corpus_dir
 
@@ -66,10 +67,12 @@ def test_a_cassette_without_interaction_is_listed_not_decoded(capsys: pytest.Cap
     path = CASSETTES / "anthropic" / "text-basic.stream.yaml"
     code, out, err = decode(capsys, "--protocol", "anthropic", "--kind", "stream", str(path))
     assert code == 2
+    (item,) = load_interactions(path)
+    sizes = f"{len(item.request.body):>7} B  {len(item.response.body):>7} B"
     assert out.splitlines() == [
         f"{path}: 1 interaction(s)",
         "  #  method  status    request   response  url",
-        "  0  POST       200      120 B     1280 B  http://reference.invalid/anthropic/v1/messages",
+        f"  0  POST       200  {sizes}  http://reference.invalid/anthropic/v1/messages",
     ]
     assert err == f"conformance decode: {path} is a cassette: pass --interaction INDEX (0-0) to decode one\n"
 

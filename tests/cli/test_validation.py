@@ -14,12 +14,13 @@ import yaml
 
 from harness.cli import main
 from harness.protocols import registry
+from harness.runner.plan import default_frontends
 from tests.conftest import REPO
 
 SCENARIOS = REPO / "scenarios"
 CASSETTES = REPO / "cassettes"
 PROTOCOLS = ", ".join(registry.names())
-FRONTENDS = "anthropic, gemini, ollama, openai"
+FRONTENDS = ", ".join(default_frontends())
 
 
 def command(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -155,7 +156,10 @@ def test_matrix_names(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: 
 
 
 def test_a_protocol_without_frontend_routes_is_no_frontend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    name = next(n for n in registry.names() if registry.facts(n).frontend is None and registry.facts(n).sdk)
+    names = [n for n in registry.names() if registry.facts(n).frontend is None and registry.facts(n).sdk]
+    if not names:
+        pytest.skip("every protocol with an SDK of its own is a frontend now")
+    name = names[0]
     code, _, err = run(capsys, tmp_path, "--frontend", name)
     assert code == 2
     assert err == (
