@@ -22,23 +22,30 @@ from tests.conftest import REPO
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)$")
 
 
-def _lines_until_listening(process: subprocess.Popen[str], seconds: float = 90) -> tuple[list[str], int]:
+def _lines_until_listening(process: subprocess.Popen[bytes], seconds: float = 90) -> tuple[list[str], int]:
+    """stderr lines up to `listening on`, read from the pipe's descriptor (a buffered reader would hold lines
+    that select() no longer sees)."""
     assert process.stderr is not None
+    fd = process.stderr.fileno()
     lines: list[str] = []
+    pending = b""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([process.stderr], [], [], 0.5)
+        ready, _, _ = select.select([fd], [], [], 0.5)
         if not ready:
             if process.poll() is not None:
                 break
             continue
-        line = process.stderr.readline()
-        if not line:
+        chunk = os.read(fd, 65536)
+        if not chunk:
             break
-        lines.append(line.rstrip("\n"))
-        found = LISTENING.search(lines[-1])
-        if found:
-            return lines, int(found[1])
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            lines.append(line.decode("utf-8", "replace"))
+            found = LISTENING.search(lines[-1])
+            if found:
+                return lines, int(found[1])
     raise AssertionError(f"no 'listening on' line within {seconds} s: {lines[-20:]}")
 
 
@@ -53,7 +60,7 @@ def test_banner_by_upstream_and_diagnostics_report_the_bound_port(
     assert models > 90
     command = [sys.executable, "-m", "harness", "serve", "--config", str(config), "--port", "0"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     try:
         lines, port = _lines_until_listening(process)
         diagnostics = httpx2.get(f"http://127.0.0.1:{port}/api/diagnostics?reachability=0", timeout=10).json()
