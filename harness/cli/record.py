@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from harness.cli import say_error
 
 
 def _names(text: str) -> list[str]:
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         backends = registry.names() if args.backend == ["all"] else args.backend
         for name in backends:
             registry.get(name)
-        chosen = select(scenarios, args.scenario)
+        chosen = select(scenarios, args.scenario, folder=args.scenarios)
         sources: dict[str, Source] = {}
         for name in backends:
             if args.source == "reference":
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 url, key, model = resolve_endpoint(name, base_url=args.base_url)
                 sources[name] = Source(kind="real", base_url=url, api_key=key, model=args.model or model)
     except (ScenarioError, UnknownProtocolError, MissingKeyError, ValueError) as exc:
-        print(f"conformance record: {exc}; nothing recorded", file=sys.stderr)  # noqa: T201
+        say_error("record", f"{exc}; nothing recorded")
         return 2
     modes = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     count = 0

@@ -32,7 +32,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
-    p.add_argument("--hooks", default="identity", help="conformance format: a fault name to switch on (selftest)")
+    p.add_argument(
+        "--hooks", help="conformance format: a fault name to switch on, or identity (default); see `selftest --list`"
+    )
     p.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
     p.add_argument(
         "--scenario-table", action="store_true", help="print the scenario/capability table (Markdown) instead"
@@ -44,21 +46,43 @@ def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.gateways import render, scenario_table
     from harness.protocols.registry import UnknownProtocolError
+    from harness.runner import names
     from harness.runner.plan import default_backends
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        scenarios = select(load_scenarios(args.scenarios), args.scenario)
+        hooks = _hooks(args.hooks, args.format)
+        scenarios = select(load_scenarios(args.scenarios), args.scenario, folder=args.scenarios)
         backends = list(args.backend or default_backends(args.cassettes))
+        names.check((), backends, ())
         if args.scenario_table:
             text = scenario_table(scenarios)
         else:
-            text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks)
+            text = render(args.format, args.replay_url, scenarios, backends, hooks=hooks)
     except (ScenarioError, UnknownProtocolError, ValueError) as exc:
-        print(f"conformance sut-config: {exc}", file=sys.stderr)  # noqa: T201
+        for line in str(exc).splitlines():
+            print(f"conformance sut-config: {line}", file=sys.stderr)  # noqa: T201
         return 2
     if args.output is not None:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _hooks(name: str | None, fmt: str) -> str:
+    """The hooks a conformance-format config switches on: identity or a catalogued fault (what `conformance serve`
+    accepts); other gateways take none."""
+    from harness.faults import FAULTS
+    from harness.proxy.config import suggest
+
+    if name is None:
+        return "identity"
+    if fmt != "conformance":
+        raise ValueError(f"--hooks {name!r}: only the conformance format switches hooks on, not {fmt}")
+    allowed = ["identity", *(fault.name for fault in FAULTS)]
+    if name not in allowed:
+        raise ValueError(
+            f"--hooks {name!r}: no fault of that name{suggest(name, allowed)}; allowed: {', '.join(allowed)}"
+        )
+    return name

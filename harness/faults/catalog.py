@@ -9,6 +9,7 @@ a `TranslateHooks` value (see `harness.faults.hooks`); `conformance serve` confi
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -377,7 +378,10 @@ def by_name(name: str) -> Fault:
     for fault in FAULTS:
         if fault.name == name:
             return fault
-    raise KeyError(f"no fault named {name!r} (known: {', '.join(f.name for f in FAULTS)})")
+    names = [f.name for f in FAULTS]
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise KeyError(f"no fault named {name!r}{hint}; known: {', '.join(names)}")
 
 
 def catalog_hooks() -> Mapping[str, TranslateHooks]:

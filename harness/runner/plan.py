@@ -18,6 +18,7 @@ from harness.ir import Capability
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
+from harness.runner import names
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
@@ -155,11 +156,10 @@ class Plan:
 def plan(options: RunOptions) -> Plan:
     """The plan of the matrix these options describe; unknown scenario or protocol names fail here, before
     anything runs."""
-    scenarios = select(load_scenarios(options.scenarios), options.only)
+    scenarios = select(load_scenarios(options.scenarios), options.only, folder=options.scenarios)
     frontends = list(options.frontends or default_frontends())
     backends = list(options.backends or default_backends(options.cassettes))
-    for name in [*frontends, *backends]:
-        registry.get(name)
+    names.check(frontends, backends, default_frontends())
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
     gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
