@@ -55,6 +55,9 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/faults/catalog.py": "each fault is a real bug of one protocol pair; its witnesses name that pair",
     "harness/faults/hooks.py": "a fault acts on one protocol's wire (DONE after an Anthropic stream, Gemini's "
     "functionResponse.name); the hook says which",
+    "harness/faults/native.py": "the faults of Bedrock, Workers AI and swink: each names the protocol it breaks",
+    "harness/faults/native_hooks.py": "each of those faults acts only where its protocol is the frontend or the "
+    "upstream; the hook says which",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}
