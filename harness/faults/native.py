@@ -59,6 +59,16 @@ BEDROCK_FAULTS: tuple[Fault, ...] = (
 
 CLOUDFLARE_FAULTS: tuple[Fault, ...] = (
     Fault(
+        "cloudflare-usage-summed",
+        "Workers AI's usage figures are added up over the stream, though each one is cumulative.",
+        "Readers that treat per-chunk usage as increments (newer Workers AI models send cumulative usage on every "
+        "chunk, then the final figures again): the client is billed for several times the tokens.",
+        "response side (usage)",
+        n.CLOUDFLARE_USAGE_SUMMED,
+        Scope(("usage-cumulative",), backends=("cloudflare",), streams=_STREAM),
+        witness("usage-cumulative", "openai", "cloudflare", True),
+    ),
+    Fault(
         "cloudflare-final-usage-dropped",
         'The last event of a Workers AI stream, `{"response": "", "usage": ...}`, is not written.',
         "Event filters that skip events without text (rule: Workers AI's usage is cumulative and arrives only in "

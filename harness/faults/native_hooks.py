@@ -103,6 +103,33 @@ BEDROCK_EXCEPTION_TYPE_GENERIC = _frontend(
 )
 
 
+# --- Workers AI as the upstream -------------------------------------------------------------------------------
+
+
+class _UsageSummer:
+    """Adds up every usage figure of the stream, as if each were an increment: Workers AI's are cumulative."""
+
+    def __init__(self) -> None:
+        self.total = ir.Usage()
+
+    def _add(self, usage: ir.Usage) -> ir.Usage:
+        fields = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+        sums = {f: (getattr(self.total, f) or 0) + (getattr(usage, f) or 0) for f in fields if getattr(usage, f)}
+        self.total = self.total.model_copy(update=sums)
+        return self.total
+
+    def event(self, event: ir.StreamEvent) -> Events:
+        if isinstance(event, ir.UsageEvent):
+            self._add(event.usage)
+            return ()
+        if isinstance(event, ir.Done) and event.usage is not None:
+            return (event.model_copy(update={"usage": self._add(event.usage)}),)
+        return (event,)
+
+
+CLOUDFLARE_USAGE_SUMMED = _upstream(CLOUDFLARE, lambda _: TranslateHooks(on_upstream_event=_UsageSummer().event))
+
+
 # --- Workers AI as the frontend -------------------------------------------------------------------------------
 
 

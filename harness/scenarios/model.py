@@ -96,6 +96,10 @@ class ReplyOk(ScenarioModel):
     """Why generation stopped."""
     usage: ir.Usage = Field(default_factory=ir.Usage)
     """Token accounting the backend reports."""
+    usage_updates: list[ir.Usage] = Field(default_factory=list)
+    """Stream only: usage reported while the answer streams, each the cumulative figures so far (Workers AI's
+    newer models send them on every chunk), spread evenly over the content deltas; `usage` stays the final
+    figures. A protocol with no mid-stream usage folds them into its final usage."""
     midstream_error: MidstreamError | None = None
     """Stream only: an error that cuts the stream after some events."""
     truncate_after: int | None = Field(default=None, ge=1)

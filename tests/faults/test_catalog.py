@@ -42,6 +42,7 @@ ISSUE_16 = {
     "bedrock-metadata-usage-lost",
     "bedrock-errors-by-status",
     "bedrock-exception-type-generic",
+    "cloudflare-usage-summed",
     "cloudflare-final-usage-dropped",
     "cloudflare-done-missing",
     "cloudflare-tool-call-first-fragment-only",
