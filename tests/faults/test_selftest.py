@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.faults import catalog
-from harness.faults.catalog import Fault, Scope
+from harness.faults.fault import Fault, Scope
 from harness.faults.selftest import spread
 from harness.proxy import TranslateHooks
 from harness.trace import Case
