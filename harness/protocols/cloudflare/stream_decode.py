@@ -7,10 +7,11 @@ Two forms arrive on the native route, sometimes in one stream (see `response.rea
   models, which carry per-chunk `usage` and end with the same native usage event.
 The last `usage` seen is the reply's (the final native event is cumulative; per-chunk figures before it are not
 summed): each is passed on as a `UsageEvent` (figures so far) and the last goes into `Done`. Tool calls stream
-as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument fragments by `index`; a fragment with null id, type and name closes the last call (Workers AI's finalization
-sentinel), and a whole call may come in one fragment; calls without an id get a deterministic one. A data event
-holding Cloudflare's error envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event;
-a body that ends without `[DONE]` ends with a `malformed_stream` error from `close()`.
+as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument fragments by `index`; a
+fragment with null id, type and name closes the last call (Workers AI's finalization sentinel), and a whole call
+may come in one fragment; calls without an id get a deterministic one. A data event holding Cloudflare's error
+envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event; a body that ends without
+`[DONE]` ends with a `malformed_stream` error from `close()`.
 """
 
 from __future__ import annotations
