@@ -4,9 +4,9 @@ Each text delta is `data: {"response": "...", "tool_calls": [], "p": "..."}` (th
 hides token sizes; here a deterministic prefix of the alphabet the llama models use); the stream opens with an
 empty such event; a tool call goes whole once its arguments are complete (`{"id", "type": "function", "index",
 "function": {"name", "arguments"}}`); the end is the cumulative `{"response": "", "usage": {...}}` event and
-`data: [DONE]`; a mid-stream `UsageEvent` is an event of the same shape with the cumulative figures so far (newer models'
-OpenAI-form chunks carry them on every chunk). The native form has no thinking, finish reason or id: thinking is
-not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no
+`data: [DONE]`; a mid-stream `UsageEvent` is an event of the same shape with the cumulative figures so far
+(newer models' OpenAI-form chunks carry them on every chunk). The native form has no thinking, finish reason or
+id: thinking is not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no
 `[DONE]` after it.
 """
 
