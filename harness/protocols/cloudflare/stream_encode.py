@@ -6,8 +6,8 @@ empty such event; a tool call goes whole once its arguments are complete (`{"id"
 "function": {"name", "arguments"}}`); the end is the cumulative `{"response": "", "usage": {...}}` event and
 `data: [DONE]`; a mid-stream `UsageEvent` is an event of the same shape with the cumulative figures so far
 (newer models' OpenAI-form chunks carry them on every chunk). The native form has no thinking, finish reason or
-id: thinking is not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no
-`[DONE]` after it.
+id: thinking is not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error
+envelope, with no `[DONE]` after it.
 """
 
 from __future__ import annotations
