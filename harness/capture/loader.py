@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import zlib
@@ -88,16 +89,27 @@ def _decompress(body: bytes, headers: dict[str, str]) -> bytes:
     return body
 
 
+def _stored_body(body: Any) -> bytes:
+    """A vcrpy body as stored: a value, `{string: ...}`, or the harness's own cassette forms `{json: ...}` (the
+    parsed body, dumped compactly again) and `{base64: ...}` (a binary body, e.g. an AWS event stream)."""
+    if not isinstance(body, dict):
+        return _body_bytes(body)
+    if "json" in body:
+        return json.dumps(body["json"], ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if "base64" in body:
+        return base64.b64decode(body["base64"])
+    return _body_bytes(body.get("string"))
+
+
 def _vcrpy_interaction(item: dict[str, Any]) -> Interaction:
     req, resp = item["request"], item["response"]
     req_headers = _headers(req.get("headers"))
-    req_body = _body_bytes(req["parsed_body"] if "parsed_body" in req else req.get("body"))
+    req_body = _body_bytes(req["parsed_body"]) if "parsed_body" in req else _stored_body(req.get("body"))
     resp_headers = _headers(resp.get("headers"))
     if "parsed_body" in resp:
         resp_body = _body_bytes(resp["parsed_body"])
     else:
-        body = resp.get("body")
-        resp_body = _body_bytes(body.get("string") if isinstance(body, dict) else body)
+        resp_body = _stored_body(resp.get("body"))
     status = resp["status"]["code"] if isinstance(resp.get("status"), dict) else int(resp["status"])
     return _make(req["method"], req["uri"], req_headers, req_body, int(status), resp_headers, resp_body)
 
