@@ -101,15 +101,17 @@ def _stored_body(body: Any) -> bytes:
     return _body_bytes(body.get("string"))
 
 
+def _side_body(side: dict[str, Any]) -> bytes:
+    # pydantic-ai's serializer keeps a parsed JSON body beside (instead of) the vcrpy body.
+    return _body_bytes(side["parsed_body"]) if "parsed_body" in side else _stored_body(side.get("body"))
+
+
 def _vcrpy_interaction(item: dict[str, Any]) -> Interaction:
     req, resp = item["request"], item["response"]
     req_headers = _headers(req.get("headers"))
-    req_body = _body_bytes(req["parsed_body"]) if "parsed_body" in req else _stored_body(req.get("body"))
+    req_body = _side_body(req)
     resp_headers = _headers(resp.get("headers"))
-    if "parsed_body" in resp:
-        resp_body = _body_bytes(resp["parsed_body"])
-    else:
-        resp_body = _stored_body(resp.get("body"))
+    resp_body = _side_body(resp)
     status = resp["status"]["code"] if isinstance(resp.get("status"), dict) else int(resp["status"])
     return _make(req["method"], req["uri"], req_headers, req_body, int(status), resp_headers, resp_body)
 
