@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.faults.catalog import FAULTS, Fault
+from harness.faults.catalog import FAULTS
+from harness.faults.fault import Fault
 from harness.faults.selftest_html import render_html
 from harness.runner.engine import CaseRunner
 from harness.runner.plan import Plan, RunOptions, plan, wanted_runs

@@ -14,7 +14,7 @@ import httpx2
 
 from harness.plumbing.bridge import LoopThread, SyncBridge
 from harness.plumbing.clients import sdk_client
-from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
+from harness.plumbing.keys import planted_key, planted_key_env
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
 from harness.proxy import (
@@ -42,10 +42,11 @@ HOOKS = {"passthrough": "identity", "translate": "translate"}
 def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstream_base: str) -> ProxyConfig:
     """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`).
 
-    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
+    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`, in the shape its protocol's keys take), so a
+    proxy that leaks its key is caught.
     """
     upstreams = {
-        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=PLANTED_KEY_ENV)
+        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=planted_key_env(b))
         for b in backends
     }
     routes = [

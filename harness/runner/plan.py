@@ -89,6 +89,19 @@ def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Cap
     return "; ".join(gaps) or None
 
 
+def streaming_gap(case: Case) -> str | None:
+    """Which party has no form for a non-streamed case (its only answer is a stream), in words; None: no gap."""
+    if case.stream:
+        return None
+    only = [name for name in dict.fromkeys((case.frontend, case.backend)) if registry.facts(name).stream_only]
+    return "; ".join(f"{name} has no non-streamed form (its only answer is a stream)" for name in only) or None
+
+
+def case_gap(scenario: Scenario, case: Case) -> str | None:
+    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode); None: it can."""
+    return missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
+
+
 def runs_of(case: Case) -> dict[RunRole, Run]:
     """The case's three runs by role (its backend's baseline is driven by the backend family's SDK)."""
     return case.runs(registry.get(case.backend).family)
@@ -162,6 +175,6 @@ def plan(options: RunOptions) -> Plan:
     names.check(frontends, backends, default_frontends())
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
-    gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
+    gaps = {case: case_gap(by_id[case.scenario], case) for case in cases}
     runs = wanted_runs(case for case in cases if gaps[case] is None)
     return Plan(tuple(scenarios), tuple(frontends), tuple(backends), tuple(cases), gaps, runs)

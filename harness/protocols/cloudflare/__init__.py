@@ -51,10 +51,17 @@ class CloudflareCodec:
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.TOOLS, Capability.PARALLEL_TOOLS, Capability.VISION, Capability.JSON_OBJECT, Capability.JSON_SCHEMA}
+        {
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.VISION,
+            Capability.JSON_OBJECT,
+            Capability.JSON_SCHEMA,
+            Capability.MODELS_LIST,
+        }
     )
-    """Function calling, images (llama vision models) and JSON mode; no tool_choice, stop sequences, thinking
-    switch or cache figures on the native wire."""
+    """Function calling, images (llama vision models), JSON mode and the model search; no tool_choice, stop
+    sequences, thinking switch or cache figures on the native wire."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's native request -> IR (the model from the path)."""

@@ -6,11 +6,12 @@ Two forms arrive on the native route, sometimes in one stream (see `response.rea
 - OpenAI chunks (`choices[0].delta` with `content`, `reasoning_content` or `reasoning`, `tool_calls`) from newer
   models, which carry per-chunk `usage` and end with the same native usage event.
 The last `usage` seen is the reply's (the final native event is cumulative; per-chunk figures before it are not
-summed). Tool calls stream as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument
-fragments by `index`; a fragment with null id, type and name closes the last call (Workers AI's finalization
-sentinel), and a whole call may come in one fragment; calls without an id get a deterministic one. A data event
-holding Cloudflare's error envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event;
-a body that ends without `[DONE]` ends with a `malformed_stream` error from `close()`.
+summed): each is passed on as a `UsageEvent` (figures so far) and the last goes into `Done`. Tool calls stream
+as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument fragments by `index`; a
+fragment with null id, type and name closes the last call (Workers AI's finalization sentinel), and a whole call
+may come in one fragment; calls without an id get a deterministic one. A data event holding Cloudflare's error
+envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event; a body that ends without
+`[DONE]` ends with a `malformed_stream` error from `close()`.
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ class CloudflareStreamDecoder:
         for position, call in enumerate(piece.calls):
             out += self._call(call, position)
         self._finish = piece.finish or self._finish
-        self._usage = piece.usage or self._usage
+        if piece.usage is not None:
+            self._usage = piece.usage
+            out.append(ir.UsageEvent(usage=piece.usage))
         return out
 
     def _head(self, piece: Piece) -> list[ir.StreamEvent]:

@@ -4,8 +4,10 @@ Each text delta is `data: {"response": "...", "tool_calls": [], "p": "..."}` (th
 hides token sizes; here a deterministic prefix of the alphabet the llama models use); the stream opens with an
 empty such event; a tool call goes whole once its arguments are complete (`{"id", "type": "function", "index",
 "function": {"name", "arguments"}}`); the end is the cumulative `{"response": "", "usage": {...}}` event and
-`data: [DONE]`. The native form has no thinking, finish reason or id: thinking is not sent (see the losses). An
-`ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no `[DONE]` after it.
+`data: [DONE]`; a mid-stream `UsageEvent` is an event of the same shape with the cumulative figures so far
+(newer models' OpenAI-form chunks carry them on every chunk). The native form has no thinking, finish reason or
+id: thinking is not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error
+envelope, with no `[DONE]` after it.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class CloudflareStreamEncoder:
                 return self._call(*self._calls.pop(event.index))
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)
+                return sse({"response": "", "usage": wire_usage(self._usage)})
             case ir.Done():
                 self._done = True
                 return sse({"response": "", "usage": wire_usage(self._usage.merged(event.usage))})

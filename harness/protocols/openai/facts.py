@@ -116,6 +116,8 @@ PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
                 "https://api.cloudflare.com",
                 ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY"),
                 "@cf/meta/llama-3.1-8b-instruct",
+                # The profile's base path holds a placeholder account id; recording sends the real one.
+                placeholders=(("0" * 32, "CLOUDFLARE_ACCOUNT_ID"),),
             ),
             chunking=facts.TypicalChunking(text_chunk_size=4),
         ),

@@ -1,7 +1,8 @@
 """IR events -> a swink proxy SSE body, one event at a time, and the whole-response form built on it.
 
 Every IR event has its swink twin with the same start / delta / end shape, so the encoder is nearly one to one:
-`MessageStart` -> `start`; blocks keep their IR index as `content_index`; mid-stream `UsageEvent`s fold into the
+`MessageStart` -> `start`; a block's `content_index` is its place among the blocks sent (its IR index, unless a
+block without a swink form came before it); mid-stream `UsageEvent`s fold into the
 terminal `done`, which always carries the full `usage` and a zero `cost` (the harness prices nothing);
 `ErrorEvent` -> `error` with `stop_reason: "error"`. Redacted thinking has no swink form and is not sent.
 Each event is `data: <json>` and a blank line; nothing follows the terminal event (no `[DONE]`).
@@ -28,10 +29,17 @@ class SwinkStreamEncoder:
 
     def __init__(self) -> None:
         self._usage = ir.Usage()
+        # IR index -> content_index: the block's place among the blocks sent. A block with no swink form (redacted
+        # thinking) takes no place, or every later start would name a place accumulate_message refuses.
+        self._places: dict[int, int] = {}
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no swink form)."""
+        if isinstance(event, ir.TextStart | ir.ThinkingStart | ir.ToolCallStart):
+            self._places.setdefault(event.index, len(self._places))
         data = self._data(event)
+        if data is not None and "content_index" in data:
+            data["content_index"] = self._places.get(data["content_index"], data["content_index"])
         return b"" if data is None else sse(data)
 
     def close(self) -> bytes:

@@ -76,8 +76,36 @@ def test_reasoning_content_then_content_and_the_last_usage_wins() -> None:
         ir.ThinkingPart(text="Okay, the user is asking"),
         ir.TextPart(text="A **cow is cool"),
     ]
-    # Per-chunk usage here is cumulative; the last figures are the reply's.
+    # Per-chunk usage here is cumulative; the last figures are the reply's, never a sum.
     assert (response.usage.input_tokens, response.usage.output_tokens) == (13, 1022)
+    figures = [e.usage.output_tokens for e in events if isinstance(e, ir.UsageEvent)]
+    assert len(figures) > 1 and figures == sorted(figures) and figures[-1] == 1022
+    done = events[-1]
+    assert isinstance(done, ir.Done) and done.usage is not None and done.usage.output_tokens == 1022
+
+
+def test_cumulative_usage_events_are_written_as_they_come_and_read_back_last_wins() -> None:
+    running = [ir.Usage(input_tokens=30, output_tokens=n) for n in (4, 9)]
+    body = encode_events(
+        CODEC,
+        [
+            ir.MessageStart(),
+            ir.TextStart(index=0),
+            ir.TextDelta(index=0, text="Hello"),
+            ir.UsageEvent(usage=running[0]),
+            ir.TextDelta(index=0, text=" there"),
+            ir.UsageEvent(usage=running[1]),
+            ir.TextEnd(index=0),
+            ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=30, output_tokens=12)),
+        ],
+    )
+    usages = [p["usage"] for p in payloads(body) if "usage" in p]
+    assert [(u["prompt_tokens"], u["completion_tokens"]) for u in usages] == [(30, 4), (30, 9), (30, 12)]
+    events = decode(body)
+    assert [e.usage.output_tokens for e in events if isinstance(e, ir.UsageEvent)] == [4, 9, 12]
+    assert events[-1] == ir.Done(
+        stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=30, output_tokens=12)
+    )
 
 
 def test_reasoning_field_without_content_suffix() -> None:
@@ -111,7 +139,7 @@ def test_native_final_usage_event_and_finalization_sentinel() -> None:
     )
     events = decode(body)
     assert [e.kind for e in events] == [
-        "message_start", "tool_call_start", "tool_call_delta", "tool_call_delta", "tool_call_end", "done",
+        "message_start", "tool_call_start", "tool_call_delta", "tool_call_delta", "tool_call_end", "usage", "done",
     ]  # fmt: skip
     assert events[-1] == ir.Done(
         stop_reason=ir.StopReason(kind="tool_use"),

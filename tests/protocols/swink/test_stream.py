@@ -149,3 +149,26 @@ def test_whole_response_is_a_stream_body() -> None:
     assert CODEC.decode_response(wire.body).content == [ir.TextPart(text="hi")]
     with pytest.raises(DecodeError, match="ended with an error"):
         CODEC.decode_response(b'data: {"type":"error","stop_reason":"error","error_message":"no"}\n\n')
+
+
+def test_a_block_with_no_swink_form_takes_no_place_in_the_message() -> None:
+    # Redacted thinking is not sent; the text after it is the message's first block, as swink's
+    # accumulate_message requires (a start's content_index is the content length so far).
+    body = encode_events(
+        CODEC,
+        [
+            ir.MessageStart(),
+            ir.RedactedThinking(index=0, data="opaque"),
+            ir.TextStart(index=1),
+            ir.TextDelta(index=1, text="Hi"),
+            ir.TextEnd(index=1),
+            ir.Done(stop_reason=ir.StopReason(kind="end_turn")),
+        ],
+    )
+    assert [(p["type"], p.get("content_index")) for p in payloads(body)] == [
+        ("start", None),
+        ("text_start", 0),
+        ("text_delta", 0),
+        ("text_end", 0),
+        ("done", None),
+    ]
