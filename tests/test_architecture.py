@@ -59,6 +59,8 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/faults/catalog.py": "each fault is a real bug of one protocol pair; its witnesses name that pair",
     "harness/faults/hooks.py": "a fault acts on one protocol's wire (DONE after an Anthropic stream, Gemini's "
     "functionResponse.name); the hook says which",
+    "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "
+    "speaks it",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}

@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
+from harness import ir
 from harness.wire.http import HttpRequest
 
 
@@ -123,6 +124,11 @@ def codec_media_type(request: HttpRequest) -> str | None:
     return None
 
 
+def no_server_state(request: ir.Request) -> tuple[str, ...]:
+    """The default server-state rule: no request of this protocol relies on state its server keeps."""
+    return ()
+
+
 @dataclass(frozen=True)
 class Frontend:
     """How the proxy serves this protocol to its clients."""
@@ -133,6 +139,10 @@ class Frontend:
     """Where the model name sits in a request (the proxy routes by it before decoding anything)."""
     stream_media_type: Callable[[HttpRequest], str | None] = codec_media_type
     """Content-Type of a translated stream for this request, when it is not the codec's own (None: the codec's)."""
+    server_state: Callable[[ir.Request], Sequence[str]] = no_server_state
+    """The features of a decoded request that rely on state only a server of this protocol keeps (a stored
+    response or conversation it refers to by id). Translate mode answers such a request with a 400 naming them
+    when the upstream speaks another protocol family, rather than send it without the history it refers to."""
 
 
 @dataclass(frozen=True)

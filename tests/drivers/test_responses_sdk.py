@@ -239,6 +239,24 @@ def test_a_stream_without_its_terminal_event_is_malformed() -> None:
     assert all(c.passed for c in evaluate(SCENARIOS["truncated-stream"], result))
 
 
+def test_a_delta_for_an_item_never_opened_is_a_decode_error_not_a_crash() -> None:
+    # Argument deltas that name output item 0 (the upstream choice index) while the call is output item 1.
+    call = {**CALL, "status": "in_progress", "arguments": ""}
+    body = _stream(
+        _lifecycle([])[0],
+        {"type": "response.output_item.added", "output_index": 0, "item": MESSAGE},
+        {"type": "response.output_item.done", "output_index": 0, "item": MESSAGE},
+        {"type": "response.output_item.added", "output_index": 1, "item": call},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "{"},
+    )
+    result, _ = _run("text-then-tool", Reply.stream(body), stream=True)
+    message = "stream does not add up: response.function_call_arguments names item 0, which no earlier event opened"
+    assert result.error == ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, message)
+    assert result.exception == SdkException.DECODE_ERROR
+    assert result.events[-1] == ir.ErrorEvent(error=result.error)
+    assert [e.kind for e in result.events[:4]] == ["message_start", "text_start", "text_delta", "text_end"]
+
+
 def _partial() -> list[dict[str, Any]]:
     item = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
     text = {"item_id": "msg_1", "output_index": 0, "content_index": 0}

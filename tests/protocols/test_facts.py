@@ -48,7 +48,7 @@ def test_every_protocol_declares_its_facts(name: str) -> None:
 
 def test_every_frontend_route_names_where_its_model_sits() -> None:
     frontends = {name: f.frontend for name in NAMES if (f := registry.facts(name)).frontend is not None}
-    assert sorted(frontends) == ["anthropic", "gemini", "ollama", "openai"]
+    assert sorted(frontends) == ["anthropic", "gemini", "ollama", "openai", "responses"]
     for name, frontend in frontends.items():
         assert frontend.routes and all(route.path.startswith("/") for route in frontend.routes)
         assert registry.facts(name).model_list is not None, f"{name}: a frontend's clients list models too"
@@ -63,8 +63,15 @@ def test_a_shared_model_list_path_has_one_default_shape() -> None:
                 by_path.setdefault(path, []).append(name)
     for path, names in by_path.items():
         defaults = [n for n in names if (m := registry.facts(n).model_list) is not None and m.claims is None]
-        assert len(defaults) <= 1, f"{path}: {defaults} all claim to be the default"
+        # Several may be the default only by sharing one listing (Responses clients list OpenAI's /v1/models).
+        shapes = {registry.facts(n).model_list for n in defaults}
+        assert len(shapes) <= 1, f"{path}: {defaults} all claim to be the default, in different shapes"
         assert len(names) == 1 or defaults, f"{path}: several protocols and no default"
+
+
+def test_responses_clients_share_the_chat_completions_model_list() -> None:
+    # The openai SDK lists models at GET /v1/models with the same headers whichever API it then calls.
+    assert registry.facts("responses").model_list is registry.facts("openai").model_list
 
 
 def test_a_protocol_registered_without_facts_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,7 +42,8 @@ Every provider below is the one `OpenAICodec` with a `Profile` (see ARCHITECTURE
 OpenAI-compatible provider"). *Capabilities* are the scenario capabilities the profile's wire carries ("all"
 means: {all}). *Quirks* are the profile's hooks (from `quirks.py`, with their docstrings), the finish reasons and
 error codes it adds to OpenAI's, the losses it adds to Chat Completions' own, and notes on what the common
-decoder handles without a hook.
+decoder handles without a hook. OpenAI's Responses API (`POST /v1/responses`) is a protocol of its own,
+`responses` (`harness/protocols/responses/`), not a profile.
 """
 
 

@@ -1,8 +1,9 @@
 """Incremental Responses SSE stream -> IR events.
 
 Wire facts this follows (the corpus has them all but `error` and `response.failed`):
-- every event has `type` and `sequence_number`, which goes up by exactly one from event to event (a gap or a
-  repeat is a `DecodeError`: events were lost or sent twice); the `event:` name, when given, is the `type`;
+- every event has `type` and `sequence_number`, which starts at 0 and goes up by exactly one from event to event
+  (a gap, a repeat or another start is a `DecodeError`: events were lost or sent twice, or a client resuming
+  after event N would skip one); the `event:` name, when given, is the `type`;
 - `response.created` comes first (an `error` may come instead) and gives the id and model, and its response
   object's fields beyond the codec's the start's extras (`extras`); `in_progress` and `queued` carry nothing
   new; any other type (`output_text.annotation.added`, hosted-tool progress events, a type added after this
@@ -12,9 +13,10 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
   block whose signature is the item's `encrypted_content`, a reasoning item with only encrypted content a
   redacted-thinking block, a `function_call` item a tool call (the IR id is its `call_id`); items of hosted
   tools have no IR form;
-- `response.completed` / `response.incomplete` end the stream with `Done` (stop reason from the status,
-  `incomplete_details.reason` and whether a function call was output; usage from the response; the final
-  response object's fields beyond the codec's as its extras); items the
+- `response.completed` / `response.incomplete` end the stream with `Done` (the response's `status`, when given,
+  must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; stop reason from
+  the status, `incomplete_details.reason` and whether a function call was output; usage from the response; the
+  final response object's fields beyond the codec's as its extras); items the
   stream never opened but the final response lists are decoded from it; `response.failed` and `error` end it
   with an `ErrorEvent`. A stream that stops before any of them ends with a `malformed_stream` error from
   `close()`. Nothing may follow the terminal event but a `[DONE]`, which some gateways add and the SDK skips.
@@ -103,6 +105,8 @@ class ResponsesStreamDecoder:
             self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
     def _sequence(self, r: Reader, number: int) -> None:
+        if self._seq is None and number != 0:
+            r.fail("sequence_number", f"the first event is numbered {number}, not 0")
         if self._seq is not None and number != self._seq + 1:
             r.fail("sequence_number", f"{number} after {self._seq}")
         self._seq = number
@@ -321,7 +325,10 @@ class ResponsesStreamDecoder:
             error = r.opt_obj(response.get("error"), "response.error") or {"message": "response failed"}
             self._fail(error_from_object(error, None))
             return
-        status = {**response, "status": response.get("status") or kind.removeprefix("response.")}
+        said = kind.removeprefix("response.")
+        if response.get("status") not in (None, said):
+            r.fail("response.status", f"{kind} carries a response whose status is {response.get('status')!r}")
+        status = {**response, "status": said}
         stop = finished(r, status, calls=self._items.calls, refused=self._items.refused)
         usage = decode_usage(r, response.get("usage"), "response.usage")
         self._out.append(ir.Done(stop_reason=stop, usage=usage, extras=extras.decode(r, response, "response.output")))

@@ -340,6 +340,24 @@ def test_an_inconsistent_stream_is_a_decode_error(name: str) -> None:
         decode(edit(payloads()))
 
 
+def test_codex_rosetta_numbering_from_one_is_a_decode_error() -> None:
+    # codex-rosetta 0.1.0 starts at 1; api.openai.com at 0 (corpus stream-text.yaml: 0, 1, 2, ...).
+    data = [{**d, "sequence_number": d["sequence_number"] + 1} for d in payloads()]
+    with pytest.raises(DecodeError, match="the first event is numbered 1, not 0"):
+        decode(data)
+
+
+def test_codex_rosetta_response_completed_for_a_cut_answer_is_a_decode_error() -> None:
+    # codex-rosetta 0.1.0 ends a max_output_tokens cut with `response.completed` whose response says incomplete;
+    # api.openai.com sends `response.incomplete` (corpus stream-incomplete-max-output-tokens.yaml).
+    data = payloads(RESPONSE.model_copy(update={"stop_reason": ir.StopReason(kind="max_tokens")}))
+    assert (data[-1]["type"], data[-1]["response"]["status"]) == ("response.incomplete", "incomplete")
+    assert isinstance(decode(data)[-1], ir.Done)
+    data[-1]["type"] = "response.completed"
+    with pytest.raises(DecodeError, match=r"response\.completed carries a response whose status is 'incomplete'"):
+        decode(data)
+
+
 def test_an_event_name_that_is_not_the_type_is_a_decode_error() -> None:
     data = payloads()
     body = sse_body(*data).replace(b"event: response.in_progress", b"event: response.progress", 1)
