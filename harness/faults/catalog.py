@@ -13,8 +13,8 @@ import difflib
 from collections.abc import Mapping
 
 from harness.faults import hooks as h
-from harness.faults import responses_hooks as rh
 from harness.faults import native
+from harness.faults import responses_hooks as rh
 from harness.faults.fault import Fault, Scope, witness
 from harness.proxy import TranslateHooks
 

@@ -72,13 +72,13 @@ EXPECTED.update(
             "proxy_bug_response",
             'response.content[0].arguments: {"city": "Paris", "unit": "celsius"} -> {}',
         ),
-        "bedrock-metadata-usage-lost": ("proxy_bug_response", "translated run fails (usage_present)"),
+        "bedrock-metadata-usage-lost": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
         "bedrock-errors-by-status": ("proxy_bug_response", 'error.kind: "auth" -> "permission"'),
         "bedrock-exception-type-generic": ("proxy_bug_response", 'error.kind: "throttled" -> "server"'),
         "cloudflare-usage-summed": ("proxy_bug_response", "events[4].usage.input_tokens: 21 -> 84"),
         "cloudflare-final-usage-dropped": (
             "proxy_bug_response",
-            'events[4].usage: {"cache_read_tokens": null} -> null',
+            'events[4].usage: {"cache_read_tokens": 0} -> null',
         ),
         "cloudflare-done-missing": ("proxy_bug_response", _CUT),
         "cloudflare-tool-call-first-fragment-only": (

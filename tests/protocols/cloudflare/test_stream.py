@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.stream import accumulate, validate
 from tests.protocols.cloudflare.support import CODEC, check_stream, decode, payloads, provider_body
 
@@ -144,7 +144,33 @@ def test_native_final_usage_event_and_finalization_sentinel() -> None:
     assert events[-1] == ir.Done(
         stop_reason=ir.StopReason(kind="tool_use"),
         usage=ir.Usage(input_tokens=147, output_tokens=16, cache_read_tokens=64),
+        extras={"cloudflare": {"usage": {"neurons": 1.77}}},  # Cloudflare's billing unit: no IR field, kept
     )
+    assert payloads(encode_events(CODEC, events))[-1]["usage"]["neurons"] == 1.77
+
+
+def test_unknown_keys_of_the_first_and_the_usage_event_are_kept_and_written_back() -> None:
+    body = (
+        b'data: {"response":"","tool_calls":[],"p":"ab","trace_id":"t-1"}\n\n'
+        b'data: {"response":"Hi","p":"abd"}\n\n'
+        b'data: {"response":"","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4},"gateway":"g"}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    events = decode(body)
+    assert events[0] == ir.MessageStart(extras={"cloudflare": {"trace_id": "t-1"}})
+    assert isinstance(events[-1], ir.Done) and events[-1].extras == {"cloudflare": {"gateway": "g"}}
+    again = payloads(encode_events(CODEC, events))
+    assert again[0]["trace_id"] == "t-1" and "trace_id" not in again[1]
+    assert again[-1]["gateway"] == "g"
+    assert b"trace_id" not in encode_events(registry.get("openai"), events)
+
+
+def test_a_workers_ai_provider_event_is_written_back_another_protocols_skipped() -> None:
+    start, done = ir.MessageStart(), ir.Done(stop_reason=ir.StopReason(kind="end_turn"))
+    own = ir.ProviderEvent(protocol="cloudflare", type="message", data={"note": 1})
+    assert payloads(encode_events(CODEC, [start, own, done]))[1] == {"note": 1}
+    foreign = ir.ProviderEvent(protocol="anthropic", type="ping", data={"type": "ping"})
+    assert encode_events(CODEC, [start, foreign, done]) == encode_events(CODEC, [start, done])
 
 
 def test_error_envelope_inside_a_stream_ends_it() -> None:
