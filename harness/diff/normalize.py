@@ -252,6 +252,28 @@ def _error_message(out: View) -> View:
     return out
 
 
+USAGE_DETAILS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+"""Usage details a protocol may report as 0 or leave out for the same fact: nothing was cached or reasoned."""
+
+
+def usage_zero_details(view: View) -> View:
+    """A usage detail of 0 and an absent one say the same (no cached, cache-written or reasoning tokens): both
+    compare as absent, in the response and in every stream event alike. A nonzero detail is compared as is."""
+    return _usage_zero_details(json_copy(view))
+
+
+def _usage_zero_details(out: View) -> View:
+    def fix(node: dict[str, Any]) -> None:
+        usage = node.get("usage")
+        if isinstance(usage, dict):
+            for key in USAGE_DETAILS:
+                if usage.get(key) == 0 and type(usage.get(key)) is int:
+                    usage[key] = None
+
+    _walk(out, fix)
+    return out
+
+
 DEFAULT_RULES: tuple[Rule, ...] = (
     response_ids,
     model_names,
@@ -263,6 +285,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     coalesce_deltas,
     tool_arguments_text,
     error_message,
+    usage_zero_details,
 )
 
 
@@ -277,6 +300,7 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (coalesce_deltas, _coalesce_deltas),
     (tool_arguments_text, _tool_arguments_text),
     (error_message, _error_message),
+    (usage_zero_details, _usage_zero_details),
 )
 
 

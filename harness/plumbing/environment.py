@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 
 from harness.plumbing.bridge import LoopThread, SyncBridge
-from harness.plumbing.clients import sdk_client
+from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.keys import planted_key, planted_key_env
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
@@ -96,7 +96,9 @@ class Environment:
         sut: str | None = None,
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
+        timeout: float = CLIENT_TIMEOUT_S,
     ) -> None:
+        self.timeout = timeout
         self.scenarios = {s.id: s for s in scenarios}
         self.cassettes = cassettes
         self.planted_key = planted_key()
@@ -119,12 +121,19 @@ class Environment:
         self.sut: SutTarget | None = None
         if sut is not None:
             self.sut = SutTarget(
-                sut, scenarios, backends, cassettes, replay_host=replay_host, replay_port=replay_port, rechunk=rechunk
+                sut,
+                scenarios,
+                backends,
+                cassettes,
+                replay_host=replay_host,
+                replay_port=replay_port,
+                rechunk=rechunk,
+                timeout=timeout,
             )
 
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""
-        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key})
+        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key}, timeout=self.timeout)
 
     @contextmanager
     def session(self, run: Run) -> Iterator[Session]:

@@ -140,6 +140,20 @@ def no_server_state(request: ir.Request) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class WireRule:
+    """Something the real provider's answers always do that its official SDK does not enforce. A proxy serving this
+    protocol that breaks it gets a wire deviation: a warning naming the rule (failing the gate only under
+    `--strict`)."""
+
+    name: str
+    """`<protocol>.<rule>`, as reports name it."""
+    source: str
+    """The provider documentation or real recording the rule rests on."""
+    check: Callable[[bytes, bool], list[str]]
+    """Findings in one answer's raw body (`bytes`, streamed or not: `bool`), each in words; empty when kept."""
+
+
+@dataclass(frozen=True)
 class Frontend:
     """How the proxy serves this protocol to its clients."""
 
@@ -153,6 +167,9 @@ class Frontend:
     """The features of a decoded request that rely on state only a server of this protocol keeps (a stored
     response or conversation it refers to by id). Translate mode answers such a request with a 400 naming them
     when the upstream speaks another protocol family, rather than send it without the history it refers to."""
+    wire_rules: tuple[WireRule, ...] = ()
+    """What the real provider's successful answers always do beyond what the codec needs to read them (wire
+    deviations of a proxy serving this frontend are judged against these)."""
 
 
 @dataclass(frozen=True)
@@ -290,6 +307,10 @@ class ProtocolFacts:
     """Whether its only answer is a stream (swink's `/v1/stream`): its non-streamed cases cannot run, as a
     frontend or as a backend, and are planned as unsupported. The one fact with a default: nearly every
     protocol has both forms."""
+    tool_results_as_objects: bool = False
+    """Its wire carries a tool result only as a JSON object (Gemini's `functionResponse.response`), which the codec
+    reads as that object's compact JSON text: a gateway must wrap a text result in one (the request diff accepts a
+    one-key wrapper of the exact text, and the same object re-serialized). False for text-carrying wires."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

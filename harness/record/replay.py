@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import yaml
 from starlette.applications import Starlette
 from vcr import matchers as vcr_matchers
 from vcr.cassette import Cassette
@@ -31,6 +32,11 @@ _DROP_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encod
 class ReplayMissError(httpx2.TransportError, LookupError):
     """No recording answers this request; the message names the nearest recordings. A transport error to the
     proxy's upstream client, a lookup error to the replay server (which answers it as a 400 with the text)."""
+
+
+class CassetteError(ValueError):
+    """A cassette that exists but cannot be read (broken YAML, not a cassette, no interaction); the message names
+    it and the command that records it again."""
 
 
 class Replayer:
@@ -63,6 +69,22 @@ class Replayer:
                 allow_playback_repeats=True,
             )
         return self._cassettes[path]
+
+    def check(self, backend: str, scenario: str, stream: bool) -> None:
+        """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
+        one interaction (vcrpy would replay a broken one as empty, which reads as a backend failure)."""
+        path = cassette_path(self.root, backend, scenario, stream)
+        if path in self._cassettes:
+            return
+        record = f"re-record it with `conformance record --backend {backend} --scenario {scenario}`"
+        try:
+            data = serializer.deserialize(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, KeyError, TypeError) as exc:
+            detail = " ".join(str(exc).split())[:300]
+            raise CassetteError(f"unreadable cassette {path}: {type(exc).__name__}: {detail} ({record})") from None
+        if not data["interactions"]:
+            raise CassetteError(f"unreadable cassette {path}: it holds no interaction ({record})")
+        self._cassette(backend, path)
 
     def _miss(self, backend: str, scenario: str, stream: bool, path: Path) -> ReplayMissError:
         mine = [r for r in recorded(self.root, backend) if r.scenario == scenario]
@@ -123,7 +145,7 @@ def rejection(codec: Codec, request: HttpRequest) -> WireReply | None:
 def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None) -> Starlette:
     """The cassettes served as provider endpoints, each backend under `/<backend>/...`, chunk boundaries kept."""
     names = list(backends) if backends is not None else sorted({r.backend for r in recorded(replayer.root)})
-    return wire_app(names, replayer.reply)
+    return wire_app(names, replayer.reply, replayer.scenarios)
 
 
 class _ChunkStream(httpx2.AsyncByteStream):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import drivers
 from harness.ir import Capability
+from harness.plumbing.clients import CLIENT_TIMEOUT_S
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
@@ -47,6 +48,10 @@ class RunOptions:
     """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
     replay_port: int = 8790
     """Port of that replay server (0: any free port, for tests that read it back)."""
+    timeout: float = CLIENT_TIMEOUT_S
+    """Seconds an SDK client waits for an answer (connect, and between bytes) before the run is a harness error."""
+    strict: bool = False
+    """Wire deviations fail the gate too (exit 1), not only warn."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
