@@ -158,7 +158,8 @@ def test_a_request_side_verdict_names_the_response_side_failures_too(tmp_path: P
 
 def test_a_harness_error_cannot_be_a_known_failure(tmp_path: Path) -> None:
     known = tmp_path / "known.toml"
-    known.write_text('[[case]]\nid = "text-basic[openai->openai,stream]"\nverdict = "harness_error"\nreason = "flaky"\n', encoding="utf-8")
+    entry = 'id = "text-basic[openai->openai,stream]"\nverdict = "harness_error"\nreason = "flaky"\n'
+    known.write_text(f"[[case]]\n{entry}", encoding="utf-8")
     with pytest.raises(KnownFileError, match="verdict: 'harness_error' is not allowed; allowed: proxy_bug_request"):
         load_known(known)
 
