@@ -46,6 +46,10 @@ PROTOCOLS_PUBLIC = {
     "harness.protocols.registry",
     "harness.protocols.facts",
     "harness.protocols.common",
+    "harness.protocols.reference",
+    "harness.protocols.shape",
+    "harness.protocols.fidelity",
+    "harness.protocols.corpus",
 }
 
 # Where a protocol or provider name may be written: the protocols themselves and the SDK drivers (one per SDK).
@@ -62,6 +66,11 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/gateways/specs.py": "a gateway's package name names a provider (@musistudio/claude-code-router)",
     "harness/faults/gateway_hooks.py": "a fault acts on one protocol's wire (a Gemini stream's error chunk, an "
     "OpenAI stream's tool-call index); the hook says which",
+    "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "
+    "speaks it",
+    "harness/faults/native.py": "the faults of Bedrock, Workers AI and swink: each names the protocol it breaks",
+    "harness/faults/native_hooks.py": "each of those faults acts only where its protocol is the frontend or the "
+    "upstream; the hook says which",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}

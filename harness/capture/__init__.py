@@ -4,6 +4,6 @@ Used by `conformance decode` and by tests that read real recorded traffic. Bodie
 their transport encodings (gzip, chunked), byte for byte as the provider sent the payload.
 """
 
-from harness.capture.loader import CaptureError, Interaction, load_interactions
+from harness.capture.loader import CaptureError, Interaction, is_capture, load_interactions
 
-__all__ = ["CaptureError", "Interaction", "load_interactions"]
+__all__ = ["CaptureError", "Interaction", "is_capture", "load_interactions"]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import dataclasses
 import gzip
 import json
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +16,8 @@ from typing import Any
 import yaml
 
 from harness.wire.http import HttpRequest, HttpResponse
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CaptureError(ValueError):
@@ -28,6 +34,33 @@ class Interaction:
     """The absolute URL as recorded."""
     response: HttpResponse
     """The response, body decoded from gzip/deflate and chunked transfer encoding."""
+    chunks: tuple[int, ...] | None = None
+    """Byte length of each response chunk as the backend sent it, where the cassette kept them (ours do)."""
+
+    def response_chunks(self) -> list[bytes]:
+        """The response body cut at its recorded chunk boundaries (one piece when none were kept)."""
+        if not self.chunks:
+            return [self.response.body]
+        out, pos = [], 0
+        for size in self.chunks:
+            out.append(self.response.body[pos : pos + size])
+            pos += size
+        return out
+
+
+_CASSETTE_START = re.compile(rb"^(?:---\s*)?(?:interactions|version|metadata)\s*:", re.M)
+
+
+def is_capture(raw: bytes) -> bool:
+    """Whether file bytes are a capture (httprr trace, or a YAML/JSON document with an `interactions` list) rather
+    than a raw body; a broken cassette still counts, so that reading it reports what is wrong with it."""
+    if raw.startswith(b"httprr trace v1"):
+        return True
+    try:
+        doc = yaml.load(raw, Loader=_LOADER)
+    except (yaml.YAMLError, ValueError):
+        return _CASSETTE_START.search(raw[:4096]) is not None
+    return isinstance(doc, dict) and "interactions" in doc
 
 
 def load_interactions(path: str | Path) -> list[Interaction]:
@@ -40,7 +73,7 @@ def load_interactions(path: str | Path) -> list[Interaction]:
     if raw.startswith(b"httprr trace v1"):
         return _load_httprr(p, raw)
     try:
-        doc = yaml.safe_load(raw)
+        doc = yaml.load(raw, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise CaptureError(f"{p}: not a YAML cassette: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("interactions"), list):
@@ -70,8 +103,44 @@ def _body_bytes(value: Any) -> bytes:
         return value
     if isinstance(value, str):
         return value.encode("utf-8")
+    raise ValueError(f"body is a {type(value).__name__}, expected text or bytes")
+
+
+def _parsed_body(value: Any) -> bytes:
     # pydantic-ai's parsed_body: the JSON body as a YAML mapping.
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+_BODY_FORMS = ("string", "json", "base64")
+
+
+def _stored_body(value: Any) -> bytes:
+    """A body as a cassette stores it: text or bytes (vcrpy's request, go-vcr), or a mapping with one of
+    `string` (vcrpy's response), `json` (parsed, compact on the wire) or `base64`, the readable form the harness
+    writes (`harness.record.serializer`)."""
+    if not isinstance(value, dict):
+        return _body_bytes(value)
+    if "json" in value:
+        return json.dumps(value["json"], ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if "base64" in value:
+        try:
+            return base64.b64decode(value["base64"], validate=True)
+        except (binascii.Error, TypeError) as exc:
+            raise ValueError(f"body.base64 is not base64: {exc}") from exc
+    if "string" in value:
+        return _body_bytes(value["string"])
+    raise ValueError(f"body has none of {', '.join(_BODY_FORMS)} (keys: {', '.join(map(str, value)) or 'none'})")
+
+
+def _chunks(body: Any, length: int) -> tuple[int, ...] | None:
+    sizes = body.get("chunks") if isinstance(body, dict) else None
+    if sizes is None:
+        return None
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
+        raise ValueError("body.chunks is not a list of byte counts")
+    if sum(sizes) != length:
+        raise ValueError(f"body.chunks add up to {sum(sizes)} bytes, the body has {length}")
+    return tuple(sizes)
 
 
 def _decompress(body: bytes, headers: dict[str, str]) -> bytes:
@@ -91,15 +160,17 @@ def _decompress(body: bytes, headers: dict[str, str]) -> bytes:
 def _vcrpy_interaction(item: dict[str, Any]) -> Interaction:
     req, resp = item["request"], item["response"]
     req_headers = _headers(req.get("headers"))
-    req_body = _body_bytes(req["parsed_body"] if "parsed_body" in req else req.get("body"))
+    req_body = _parsed_body(req["parsed_body"]) if "parsed_body" in req else _stored_body(req.get("body"))
     resp_headers = _headers(resp.get("headers"))
-    if "parsed_body" in resp:
-        resp_body = _body_bytes(resp["parsed_body"])
-    else:
-        body = resp.get("body")
-        resp_body = _body_bytes(body.get("string") if isinstance(body, dict) else body)
+    body = resp.get("body")
+    resp_body = _parsed_body(resp["parsed_body"]) if "parsed_body" in resp else _stored_body(body)
     status = resp["status"]["code"] if isinstance(resp.get("status"), dict) else int(resp["status"])
-    return _make(req["method"], req["uri"], req_headers, req_body, int(status), resp_headers, resp_body)
+    made = _make(req["method"], req["uri"], req_headers, req_body, int(status), resp_headers, resp_body)
+    chunks = _chunks(body, len(resp_body))
+    # Boundaries count the bytes as sent: they no longer apply once a compressed body is inflated.
+    if chunks is None or made.response.body != resp_body:
+        return made
+    return dataclasses.replace(made, chunks=chunks)
 
 
 def _go_vcr_interaction(item: dict[str, Any]) -> Interaction:

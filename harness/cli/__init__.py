@@ -23,12 +23,20 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.run",
     "harness.cli.selftest",
     "harness.cli.serve",
+    "harness.cli.shapes",
     "harness.cli.sut_config",
 )
 
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
+
+
+def say_error(command: str, message: object) -> None:
+    """Print an error on stderr, each of its lines prefixed `conformance <command>: ` (a bad scenario folder says
+    every problem, one per line)."""
+    for line in str(message).splitlines() or [""]:
+        print(f"conformance {command}: {line}", file=sys.stderr)  # noqa: T201
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register the subcommand."""
     p = sub.add_parser(
         "gateway",
-        help="start an installed real gateway (litellm, portkey, ccr), gate it, stop it",
+        help="start an installed real gateway (`conformance gateway no-such` lists them), gate it, stop it",
         description=(
             "Gate a real gateway: its config generated (`sut-config --format NAME`), the gateway started on "
             "127.0.0.1 from its install (LiteLLM: the `litellm` script of this Python; npm gateways: "
@@ -114,7 +114,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         # A gateway without a config file takes its upstream per request: the config is a headers file.
         config = run_dir / (spec.config_file or f"{spec.name}-headers.toml")
         config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(render(spec.name, replay_url, scenarios, backends), encoding="utf-8")
+        config.write_text(render(spec.naming, replay_url, scenarios, backends), encoding="utf-8")
         headers: tuple[SutHeader, ...] = () if spec.config_file else load_headers(config)
         launch = spec.launch(home, run_dir, port, keys, ready_seconds=args.ready_seconds)
     except (ScenarioError, UnknownProtocolError, SutClientError, ValueError) as exc:
@@ -146,8 +146,8 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
                 options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
                 finished = runner.run()
         if args.update_known:
-            count = write_known(known, options.results, load_known(known))
-            console.print(f"wrote {count} known failure(s) to {known}")
+            update = write_known(known, options.results, load_known(known))
+            console.print(f"known failures updated: {update.summary(known)}")
     except GatewayStartError as exc:  # its log is kept in the report, not in the run folder that goes away
         return _fail(str(exc).replace(str(launch.log), str(kept / launch.log.name)))
     except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli import say_error
+
 WHAT = ("scenarios", "providers", "capabilities")
 
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             scenarios = load_scenarios(args.scenarios)
         except ScenarioError as exc:
-            print(f"conformance list: {exc}", file=sys.stderr)  # noqa: T201
+            say_error("list", exc)
             return 2
         for s in scenarios:
             needs = ",".join(sorted(s.requires)) or "-"

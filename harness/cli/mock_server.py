@@ -4,9 +4,9 @@ reply) served on 127.0.0.1, without recordings."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from harness.cli import say_error
 from harness.cli._serving import add_bind_options, serve
 
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         scenarios = load_scenarios(args.scenarios)
     except ScenarioError as exc:
-        print(f"conformance mock-server: {exc}", file=sys.stderr)  # noqa: T201
+        say_error("mock-server", exc)
         return 2
     banner = [f"reference {b}: {{base}}/{b}" for b in registry.names()]
     return serve(create_backend_app(scenarios), args, banner)

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli import say_error
 from harness.cli._serving import add_bind_options, serve
 
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         scenarios = load_scenarios(args.scenarios)
     except ScenarioError as exc:
-        print(f"conformance replay-server: {exc}", file=sys.stderr)  # noqa: T201
+        say_error("replay-server", exc)
         return 2
     replayer = Replayer(args.cassettes, scenarios, rechunk_mode=Rechunk(args.rechunk) if args.rechunk else None)
     backends = sorted({r.backend for r in recorded(args.cassettes)})

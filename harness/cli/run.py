@@ -10,13 +10,16 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
     from harness.trace import CaseResult
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
+DEFAULT_KNOWN = Path("conformance-known.toml")
+LISTED = 20
+"""Case ids listed per kind of change after --update-known (the file holds them all)."""
 
 
 def _names(text: str) -> list[str]:
@@ -103,15 +106,22 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default="none",
         help="none: replay only (default); others first (re-)record missing cassettes from the reference backends",
     )
-    p.add_argument("--known", type=Path, default=Path("conformance-known.toml"), help="known-failures file")
-    p.add_argument("--update-known", action="store_true", help="rewrite the known-failures file from this run")
+    p.add_argument(
+        "--known", type=Path, help=f"known-failures file (default: {DEFAULT_KNOWN} when it exists; named, it must)"
+    )
+    p.add_argument(
+        "--update-known",
+        action="store_true",
+        help="rewrite the known-failures file with this run's proxy bugs (exit 0 once written)",
+    )
     p.add_argument("--run-id", help="report folder name (default: a timestamp)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
     p.set_defaults(func=run)
 
 
 def _fail(message: str) -> int:
-    print(f"conformance run: {message}", file=sys.stderr)  # noqa: T201
+    for line in message.splitlines():
+        print(f"conformance run: {line}", file=sys.stderr)  # noqa: T201
     return EXIT_USAGE
 
 
@@ -141,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.record import Rechunk
     from harness.report import progress, report_writers
     from harness.runner.engine import Runner
-    from harness.runner.known import KnownFileError, load_known, write_known
+    from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
     from harness.scenarios.loader import ScenarioError
@@ -154,10 +164,16 @@ def run(args: argparse.Namespace) -> int:
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
-    try:
+    known = args.known or DEFAULT_KNOWN
+    if args.known is not None and not known.is_file() and not args.update_known:
+        return _fail(f"--known {known}: no such file (omit --known to run without one; --update-known creates it)")
+    if args.update_known and not known.parent.is_dir():
+        return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
+    try:  # a bad known-failures file fails before any case runs
+        previous = load_known(known)
         client = sut_client(args)
         models = parse_model_overrides(args.upstream_model)
-    except ValueError as exc:
+    except (KnownFileError, ValueError) as exc:
         return _fail(str(exc))
     options = RunOptions(
         scenarios=args.scenarios,
@@ -170,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
-        known=args.known,
+        known=known,
         run_id=args.run_id,
         sut=args.sut,
         replay_host=args.replay_host,
@@ -190,9 +206,6 @@ def run(args: argparse.Namespace) -> int:
         with progress(len(runner.planned_runs()), Console(stderr=True, quiet=args.quiet)) as bar:
             options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
             finished = runner.run()
-        if args.update_known:
-            count = write_known(args.known, options.results, load_known(args.known))
-            console.print(f"wrote {count} known failure(s) to {args.known}")
     except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:
         return _fail(str(exc))
     except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
@@ -201,7 +214,31 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"report: {runner.folder / 'index.html'}")
     if finished.harness_errors:
         return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
-    return EXIT_OK if args.update_known else finished.exit_code
+    if args.update_known:
+        return _update_known(known, options.results, previous, finished.exit_code)
+    return finished.exit_code
+
+
+def _update_known(path: Path, results: list[Any], previous: dict[str, Any], gate: int) -> int:
+    """Rewrite the known-failures file; exit 0 only once it is written, and say what changed."""
+    from harness.runner.known import write_known
+
+    if gate not in (EXIT_OK, EXIT_BUG):  # the run itself failed: its verdicts are no basis for the file
+        print(f"conformance run: --update-known: {path} left unchanged (the run exited {gate})", file=sys.stderr)  # noqa: T201
+        return gate
+    try:
+        update = write_known(path, results, previous)
+    except OSError as exc:
+        return _fail(f"--update-known: {path}: cannot write: {exc.strerror}")
+    print(f"known failures updated: {update.summary(path)}")  # noqa: T201
+    for sign, ids in (("+", update.added), ("~", update.changed), ("-", update.removed)):
+        for case_id in ids[:LISTED]:
+            print(f"  {sign} {case_id}")  # noqa: T201
+        if len(ids) > LISTED:
+            print(f"  {sign} ... and {len(ids) - LISTED} more")  # noqa: T201
+    if gate == EXIT_BUG:
+        print("gate: PASS with the updated known-failures file (the gate line above is before the update)")  # noqa: T201
+    return EXIT_OK
 
 
 def harness_error_line(results: list[CaseResult], errors: Sequence[str], folder: Path) -> str:

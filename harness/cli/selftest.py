@@ -23,8 +23,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description=(
             "Run the cases the fault catalog needs once with the clean built-in proxy, then once per fault. Prints "
             "the catch matrix (fault x cases run, caught, verdicts, first divergence) and the score, writes "
-            "reports/selftest-<id>/selftest.json. Exit 0: every fault caught and the clean run has no proxy bug; "
-            "1: a fault escaped or the clean run has a proxy bug; 2: usage error."
+            "reports/selftest-<id>/selftest.json and selftest.html (the catch matrix as a page). Exit 0: every "
+            "fault caught and the clean run has no proxy bug; 1: a fault escaped or the clean run has a proxy bug; "
+            "2: usage error."
         ),
     )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     except (ScenarioError, ValueError) as exc:
         return _fail(str(exc))
     render(result, console)
+    print(f"report: {options.reports / f'selftest-{result.run_id}' / 'selftest.html'}")  # noqa: T201
     return result.exit_code
 
 

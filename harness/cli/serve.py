@@ -32,8 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Load the config and serve until interrupted; exit 2 with a message naming the key on a bad config."""
     # Imported here so that `conformance --help` does not pay for starlette and uvicorn.
-    import uvicorn
-
+    from harness.cli._proxy_banner import AnnouncingServer, banner
     from harness.faults import catalog_hooks
     from harness.proxy import ConfigError, create_app, load_config
     from harness.proxy.server import uvicorn_config
@@ -51,10 +50,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # httpx2 logs every request URL at INFO; the proxy logs each exchange itself (with its trace id).
     logging.getLogger("httpx2").setLevel(max(level, logging.WARNING))
-    names = ", ".join(route.name for route in config.models)
-    where = f"http://{host}:{port}" if port else f"{host}, on the port uvicorn reports"
-    logging.getLogger("harness.proxy").info("serving %d models (%s) on %s", len(config.models), names, where)
     # uvicorn shuts down gracefully on Ctrl-C, then re-raises it; that is a normal end of serving.
     with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.Server(uvicorn_config(app, host, port, log_level=args.log_level)).run()
+        AnnouncingServer(uvicorn_config(app, host, port, log_level=args.log_level), banner(config)).run()
     return 0

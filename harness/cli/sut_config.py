@@ -23,11 +23,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "URL (REPLAY_URL/<backend>/_s/<scenario>), with a realistic model of the backend, keyed with "
             "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
             "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
-            "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY)."
+            "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
+            "codex-rosetta (its .env; one upstream: give --backend openai)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    p.add_argument("--format", choices=("conformance", "litellm", "louter", "portkey", "ccr"), default="conformance")
+    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta")
+    p.add_argument("--format", choices=formats, default="conformance")
     p.add_argument(
         "--upstream-model",
         metavar="BACKEND=MODEL",
@@ -42,7 +44,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
-    p.add_argument("--hooks", default="identity", help="conformance format: a fault name to switch on (selftest)")
+    p.add_argument(
+        "--hooks", help="conformance format: a fault name to switch on, or identity (default); see `selftest --list`"
+    )
     p.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
     p.add_argument(
         "--scenario-table", action="store_true", help="print the scenario/capability table (Markdown) instead"
@@ -53,24 +57,54 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.gateways import render, scenario_table
+    from harness.gateways.configs import GATEWAYS, naming
     from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
+    from harness.runner import names
     from harness.runner.plan import default_backends
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        scenarios = select(load_scenarios(args.scenarios), args.scenario)
+        hooks = _hooks(args.hooks, args.format)
+        scenarios = select(load_scenarios(args.scenarios), args.scenario, folder=args.scenarios)
         backends = list(args.backend or default_backends(args.cassettes))
+        names.check((), backends, ())
+        if not args.backend and args.format in GATEWAYS:
+            # By default, the recorded backends the gateway serves (its name for each is a protocol fact).
+            left_out = [b for b in backends if naming(args.format, b) is None]
+            backends = [b for b in backends if b not in left_out]
+            if left_out:
+                note = f"conformance sut-config: {args.format} serves no {', '.join(left_out)}: left out"
+                print(note, file=sys.stderr)  # noqa: T201
         if args.scenario_table:
             text = scenario_table(scenarios)
         else:
             models = parse_model_overrides(args.upstream_model)
-            text = render(args.format, args.replay_url, scenarios, backends, hooks=args.hooks, models=models)
+            text = render(args.format, args.replay_url, scenarios, backends, hooks=hooks, models=models)
     except (ScenarioError, UnknownProtocolError, ValueError) as exc:
-        print(f"conformance sut-config: {exc}", file=sys.stderr)  # noqa: T201
+        for line in str(exc).splitlines():
+            print(f"conformance sut-config: {line}", file=sys.stderr)  # noqa: T201
         return 2
     if args.output is not None:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _hooks(name: str | None, fmt: str) -> str:
+    """The hooks a conformance-format config switches on: identity or a catalogued fault (what `conformance serve`
+    accepts); other gateways take none."""
+    from harness.faults import FAULTS
+    from harness.proxy.config import suggest
+
+    if name is None:
+        return "identity"
+    if fmt != "conformance":
+        raise ValueError(f"--hooks {name!r}: only the conformance format switches hooks on, not {fmt}")
+    allowed = ["identity", *(fault.name for fault in FAULTS)]
+    if name not in allowed:
+        raise ValueError(
+            f"--hooks {name!r}: no fault of that name{suggest(name, allowed)}; allowed: {', '.join(allowed)}"
+        )
+    return name

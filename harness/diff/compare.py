@@ -84,11 +84,15 @@ def _order(d: Divergence) -> tuple[int, int, str]:
 
 def normalize_pair(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> tuple[View, View]:
     """Both views as they are compared: each normalized with `rules`, then the equivalences between the two
-    (usage one side cannot report, an incomplete stream told two ways) taken out."""
-    a, b = normalize.usage_unreported(normalize.apply(left, rules), normalize.apply(right, rules))
+    (absent usage details read as 0, an incomplete stream told two ways) taken out."""
+    each = tuple(rule for rule in rules if rule is not normalize.empty_text_blocks)
+    a, b = normalize.apply(left, each), normalize.apply(right, each)
+    if len(each) < len(rules):  # empty text blocks are an equivalence between the two runs, not of each
+        a, b = normalize.empty_text_pair(a, b)
+    a, b = normalize.usage_details_zero(a, b)
     return normalize.incomplete_stream(a, b)
 
 
 def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:
-    """Normalize both views with `rules`, drop usage one side cannot report, and diff them."""
+    """Normalize both views with `rules`, read absent usage details as 0, and diff them."""
     return diff_views(*normalize_pair(left, right, rules))

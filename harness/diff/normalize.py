@@ -105,9 +105,111 @@ def _stop_reason_raw(out: View) -> View:
     return out
 
 
+REPORTED = "<reported>"
+"""What `start_usage_reported` puts in place of a positive input count at stream start."""
+
+
+def start_usage_reported(view: View) -> View:
+    """The usage at stream start is an early report: a provider that knows the input count sends it (Anthropic's
+    message_start), a translation whose upstream reports it only at the end must estimate it. So the start's
+    input count is compared as reported (positive: `<reported>`) or not (0, or no count), and its other figures
+    not at all; the exact counts are compared in the final usage. A client that reads 0 there (an agent sizing
+    its context) is misled, so 0 against a reported count is a divergence. A stream cut off by an error has no
+    final usage: its accumulated input count is what the start said, and is compared the same way."""
+    return _start_usage_reported(json_copy(view))
+
+
+START_INPUT = "start_input_tokens"
+"""The key of a message_start whose usage `start_usage_reported` has classed (not an IR field, so no loss key
+removes it: a backend that cannot carry start usage does not excuse a frontend from reporting it)."""
+
+
+def _reported(usage: Any) -> Any:
+    count = usage.get("input_tokens") if isinstance(usage, dict) else None
+    if count == REPORTED or (isinstance(count, int) and count > 0):
+        return REPORTED
+    return count
+
+
+def _start_usage_reported(out: View) -> View:
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    for event in events:
+        if event.get("kind") == "message_start" and "usage" in event:
+            event[START_INPUT] = _reported(event.pop("usage"))
+    response = out.get("response")
+    cut = bool(events) and events[-1].get("kind") == "error"
+    if cut and isinstance(response, dict) and isinstance(response.get("usage"), dict):
+        usage = response["usage"]
+        if isinstance(usage.get("input_tokens"), int) and usage["input_tokens"] > 0:
+            usage["input_tokens"] = REPORTED
+    return out
+
+
+def failed_before_content(view: View) -> View:
+    """A stream that failed before any content says only its error: whether the client saw the message start
+    first (an upstream that opened the message) or nothing at all (one that failed right away, like Bedrock's
+    lone exception frame) is not the proxy's doing, and the empty answer accumulated from it is no answer."""
+    return _failed_before_content(json_copy(view))
+
+
+def _failed_before_content(out: View) -> View:
+    events = out.get("events")
+    if out.get("error") is None or not isinstance(events, list):
+        return out
+    if any(e.get("kind") not in ("message_start", "usage", "error") for e in events):
+        return out
+    out["events"] = None
+    out["response"] = None
+    return out
+
+
+def empty_text_blocks(view: View) -> View:
+    """An empty text block says nothing, and some wires cannot carry one (a Gemini or Ollama turn is a run of parts
+    with no block boundaries): empty text parts and blocks are dropped, and when one was, the blocks after it are
+    numbered again in order (block indexes are otherwise compared as sent)."""
+    return _empty_text_blocks(json_copy(view))
+
+
+def _empty_text_blocks(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        response["content"] = [p for p in response["content"] if not (p.get("kind") == "text" and p.get("text") == "")]
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    started = {e.get("index") for e in events if e.get("kind") == "text_start"}
+    said = {e.get("index") for e in events if e.get("kind") == "text_delta" and e.get("text")}
+    empty = started - said
+    if not empty:
+        return out
+    kept = [e for e in events if not (e.get("kind", "").startswith("text_") and e.get("index") in empty)]
+    order: dict[Any, int] = {}
+    for event in kept:
+        if "index" in event:
+            event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
+def has_empty_text(view: View) -> bool:
+    """Whether the view holds an empty text part or a text block that says nothing."""
+    return _empty_text_blocks(json_copy(view)) != view
+
+
+def empty_text_pair(reference: View, compared: View) -> tuple[View, View]:
+    """`empty_text_blocks` between two runs: a translation may lose an empty text block the reference had (a wire
+    with no block boundaries cannot carry it), so both lose theirs then; one the reference did not have is the
+    proxy's own addition and stays compared (an Anthropic client that sends it back gets a 400)."""
+    if not has_empty_text(reference):
+        return reference, compared
+    return empty_text_blocks(reference), empty_text_blocks(compared)
+
+
 def coalesce_deltas(view: View) -> View:
-    """Chunking differs legitimately between protocols: join consecutive deltas of one block, drop usage events
-    and start-time usage (usage is compared on the accumulated response)."""
+    """Chunking differs legitimately between protocols: join consecutive deltas of one block and drop usage
+    events (usage is compared on the accumulated response; the start's by `start_usage_reported`)."""
     return _coalesce_deltas(json_copy(view))
 
 
@@ -120,8 +222,6 @@ def _coalesce_deltas(out: View) -> View:
         kind = event.get("kind")
         if kind == "usage":
             continue
-        if kind == "message_start":
-            event.pop("usage", None)
         field = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}.get(kind or "")
         last = merged[-1] if merged else None
         if field and last and last.get("kind") == kind and last.get("index") == event.get("index"):
@@ -193,6 +293,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     model_names,
     tool_call_ids,
     stop_reason_raw,
+    start_usage_reported,
+    failed_before_content,
+    empty_text_blocks,
     coalesce_deltas,
     tool_arguments_text,
     error_message,
@@ -205,6 +308,9 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (model_names, _model_names),
     (tool_call_ids, _tool_call_ids),
     (stop_reason_raw, _stop_reason_raw),
+    (start_usage_reported, _start_usage_reported),
+    (failed_before_content, _failed_before_content),
+    (empty_text_blocks, _empty_text_blocks),
     (coalesce_deltas, _coalesce_deltas),
     (tool_arguments_text, _tool_arguments_text),
     (error_message, _error_message),
@@ -212,16 +318,25 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
 )
 
 
-def usage_unreported(left: View, right: View) -> tuple[View, View]:
-    """A usage figure one side cannot report (None) is not compared on either side."""
+USAGE_DETAILS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+"""Usage figures that count a part of the input or output: 0 and absent both mean "none of it"."""
+
+
+def usage_details_zero(left: View, right: View) -> tuple[View, View]:
+    """A usage detail (cached or reasoning tokens) that is 0 on one side and absent on the other is one fact, in
+    the response's usage and in the stream's final usage alike:
+    providers send 0 (OpenAI, Anthropic) or nothing (Gemini leaves zeros out). Every other figure is compared
+    wherever either side reports it: a count the baseline has and the translation lacks is a divergence, and
+    what a protocol cannot carry at all is its codec's declared loss, removed before this."""
     a, b = json_copy(left), json_copy(right)
-    ua = (a.get("response") or {}).get("usage")
-    ub = (b.get("response") or {}).get("usage")
-    if isinstance(ua, dict) and isinstance(ub, dict):
-        for key in set(ua) | set(ub):
-            if ua.get(key) is None or ub.get(key) is None:
-                ua.pop(key, None)
-                ub.pop(key, None)
+    for view in (a, b):
+        usages = [(view.get("response") or {}).get("usage")]
+        usages += [e.get("usage") for e in view.get("events") or [] if e.get("kind") == "done"]
+        for usage in usages:
+            if isinstance(usage, dict):
+                for key in USAGE_DETAILS:
+                    if usage.get(key) is None and key in usage:
+                        usage[key] = 0
     return a, b
 
 

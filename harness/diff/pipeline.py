@@ -15,7 +15,7 @@ from typing import Any
 from harness import ir
 from harness.diff.compare import Divergence, diff_views, normalize_pair
 from harness.diff.losses import apply_losses, valid_keys
-from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream
+from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream, start_usage_reported
 from harness.diff.request_side import request_divergences
 from harness.protocols import registry
 from harness.stream import accumulate
@@ -103,7 +103,9 @@ def compared_views(
     """Both runs' SDK views exactly as they are diffed. `rules=()` and `losses=False` give the views as seen."""
     left, right = incomplete_stream(sdk_view(reference), sdk_view(compared))
     if losses:
-        # Equivalences between the two runs come first: declared losses may remove what they look at.
+        # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
+        # that cannot carry start usage loses its value, not the frontend's duty to report one).
+        left, right = start_usage_reported(left), start_usage_reported(right)
         keys = loss_keys(protocols_between(reference, compared))
         left, right = apply_losses(left, right, keys, scope="response")
     left, right = normalize_pair(left, right, rules)
@@ -119,8 +121,18 @@ def response_divergences(
     return diff_views(*compared_views(reference, compared, rules=rules, losses=losses))
 
 
+def rejected(translated: RunTrace) -> bool:
+    """Whether the request reached the backend and was answered 400 without being decoded (through an external
+    proxy: the replay server could not read what the proxy sent)."""
+    return translated.upstream_status == 400 and translated.upstream_request is None and translated.mode == "translate"
+
+
 def request_side(translated: RunTrace) -> list[Divergence]:
-    """The client's request against what the proxy sent upstream, minus the backend's declared losses."""
+    """The client's request against what the proxy sent upstream, minus the backend's declared losses. A request
+    that reached the backend and could not be decoded there differs as a whole (a real provider answers it 400)."""
+    if translated.frontend_request is not None and translated.upstream_request is None and rejected(translated):
+        what = f"<not a valid {translated.upstream} request: the backend rejected it with HTTP 400 undecoded>"
+        return [Divergence("request", "<the client's request>", what, None, "request_rejected")]
     if translated.frontend_request is None or translated.upstream_request is None:
         return []
     return request_divergences(

@@ -191,7 +191,8 @@ def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstrea
 
     - `frontend_objects` (the client's wire carries a tool result as an object, which the frontend codec wrote as
       compact JSON text): the upstream text is the same JSON object, re-serialized;
-    - `upstream_objects` (the backend's wire takes only an object): the upstream text is a one-key object whose
+    - `upstream_objects` (the backend's wire takes only an object): the upstream text is the client's JSON object
+      re-serialized, or a one-key object whose
       value is exactly the client's text (`{"content": text}`; Gemini treats any key but `output`/`error` as the
       whole output, so the model reads the same text; the protocol's wire rules may still warn about the key).
     Anything else (a changed value, text turned into a JSON list of blocks) still differs."""
@@ -204,7 +205,9 @@ def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstrea
             if lt is None or rt is None or lt.get("text") == rt.get("text"):
                 continue
             parsed = _json_object(rt.get("text"))
-            same = frontend_objects and parsed is not None and parsed == _json_object(lt.get("text"))
+            # Either wire carrying results only as objects re-serializes a client's JSON object text.
+            objects = frontend_objects or upstream_objects
+            same = objects and parsed is not None and parsed == _json_object(lt.get("text"))
             wrapped = upstream_objects and parsed is not None and list(parsed.values()) == [lt.get("text")]
             if same or wrapped:
                 rt["text"] = lt["text"]
@@ -241,3 +244,14 @@ def unsaid_schema_keywords(left: Json, right: Json, keywords: tuple[str, ...]) -
         if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
             fmt["schema"] = _without_keywords(fmt["schema"], keywords)
     return a, b
+
+
+def thinking_budget_chosen(left: Json, right: Json) -> tuple[Json, Json]:
+    """Both requests, `right`'s thinking budget removed where the client asked for thinking without one (a
+    Responses client gives an effort): a backend that needs a budget (Anthropic) gets one the proxy chose."""
+    mine, theirs = left.get("thinking"), right.get("thinking")
+    if not isinstance(mine, dict) or not isinstance(theirs, dict) or mine.get("budget_tokens") is not None:
+        return left, right
+    if not (mine.get("enabled") and theirs.get("enabled")):
+        return left, right
+    return left, {**right, "thinking": {**theirs, "budget_tokens": None}}

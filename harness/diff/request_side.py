@@ -20,6 +20,7 @@ from harness.diff.request_rules import (
     one_result_per_tool_message,
     system_folded,
     text_layout,
+    thinking_budget_chosen,
     tool_result_json,
     unsaid_schema_keywords,
 )
@@ -74,7 +75,7 @@ def request_divergences(
     front, up = tool_result_json(
         front, up, frontend_objects=results_as_objects(client), upstream_objects=results_as_objects(backend)
     )
-    front, up = unsaid_schema_keywords(front, up, _unsaid(upstream))
+    front, up = thinking_budget_chosen(*unsaid_schema_keywords(front, up, _unsaid(upstream)))
     front, up = system_folded(front, up)  # before the losses, which may remove the system prompt it looks for
     left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request")
     # After the losses: a field a protocol drops (e.g. thinking signatures) must not stop text from matching.

@@ -238,7 +238,8 @@ def _parse(raw: str) -> Any:
 
 
 def _reasoning_parts(item: Any) -> list[ir.OutputPart]:
-    texts = [s.text for s in item.summary] or [c.text for c in item.content or []]
+    # LiteLLM 1.106.2 sends `"summary": null` (the API always sends a list); the SDK keeps the None.
+    texts = [s.text for s in item.summary or []] or [c.text for c in item.content or []]
     parts: list[ir.OutputPart] = [ir.ThinkingPart(text=t) for t in texts]
     if parts:
         parts[-1] = ir.ThinkingPart(text=texts[-1], signature=item.encrypted_content or None)
@@ -273,6 +274,11 @@ def response_to_ir(response: Response) -> ir.Response:
     )
 
 
+class StreamShapeError(ValueError):
+    """An event names an output item or part no earlier event opened: the events do not add up to a response
+    (what a client keyed by `output_index` and `content_index` cannot read); reported as a decode failure."""
+
+
 class _StreamState:
     """The SDK's raw stream events -> IR events. Blocks are keyed by their wire place: a function call by its
     output index, a text or reasoning part by output and content (or summary) index. A reasoning part's block
@@ -304,13 +310,13 @@ class _StreamState:
         elif event.type == "response.content_part.added":
             self._open(event.output_index, ("part", event.output_index, event.content_index), event.part.type)
         elif event.type in ("response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta"):
-            b.delta(("part", event.output_index, event.content_index), event.delta)
+            self._delta(("part", event.output_index, event.content_index), event.delta, event.type)
         elif event.type == "response.content_part.done":
             self._part_done(event.output_index, ("part", event.output_index, event.content_index))
         elif event.type == "response.reasoning_summary_part.added":
             self._open(event.output_index, ("summary", event.output_index, event.summary_index), "summary_text")
         elif event.type == "response.reasoning_summary_text.delta":
-            b.delta(("summary", event.output_index, event.summary_index), event.delta)
+            self._delta(("summary", event.output_index, event.summary_index), event.delta, event.type)
         elif event.type == "response.reasoning_summary_part.done":
             self._part_done(event.output_index, ("summary", event.output_index, event.summary_index))
         elif event.type == "response.function_call_arguments.delta":
@@ -354,10 +360,16 @@ class _StreamState:
         if key is not None:
             self.builder.close(key)
 
+    def _delta(self, key: tuple[object, ...], text: str, event_type: str) -> None:
+        if text and not self.builder.is_open(key):
+            where = ", ".join(str(k) for k in key[1:])
+            raise StreamShapeError(f"{event_type} names {key[0]} {where}, which no earlier event opened")
+        self.builder.delta(key, text)
+
     def _arguments(self, output_index: int, full: str) -> None:
         done = self.arguments.get(output_index, "")
         if full.startswith(done) and full != done:
-            self.builder.delta(("item", output_index), full[len(done) :])
+            self._delta(("item", output_index), full[len(done) :], "response.function_call_arguments")
         self.arguments[output_index] = full
 
     def _item_done(self, output_index: int, item: Any) -> None:
@@ -415,10 +427,14 @@ def _stream_error(message: str, code: str | None) -> ir.IRError:
     return ir.IRError.of(kind, message, code=code) if kind else error_in_stream(message, code=code)
 
 
-def _classify(exc: openai.APIError | json.JSONDecodeError | ValidationError) -> tuple[ir.IRError, SdkException]:
-    """The IR error and neutral exception name for what the SDK raised."""
+def _classify(
+    exc: openai.APIError | json.JSONDecodeError | ValidationError | StreamShapeError,
+) -> tuple[ir.IRError, SdkException]:
+    """The IR error and neutral exception name for what the SDK raised (or the driver found unreadable)."""
     if isinstance(exc, openai.APIError):
         return _error(exc), _neutral(exc)
+    if isinstance(exc, StreamShapeError):
+        return ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"stream does not add up: {exc}"), SdkException.DECODE_ERROR
     return decode_failure(exc)
 
 
@@ -480,9 +496,10 @@ class ResponsesDriver:
         try:
             if not stream:
                 return SdkResult(response=response_to_ir(client.responses.create(**kwargs)))
-            for event in client.responses.create(**kwargs, stream=True):
-                state.add(event)
-        except (openai.APIError, *DECODE_ERRORS) as exc:
+            with client.responses.create(**kwargs, stream=True) as events:
+                for event in events:
+                    state.add(event)
+        except (openai.APIError, StreamShapeError, *DECODE_ERRORS) as exc:
             error, neutral = _classify(exc)
             events = state.builder.fail(error) if stream and state.builder.started else None
             return failed(error, neutral, exc, events=events)

@@ -2,6 +2,6 @@
 catches each of them (`conformance selftest`)."""
 
 from harness.faults.catalog import FAULTS, by_name, catalog_hooks
-from harness.faults.model import Fault, Scope
+from harness.faults.fault import Fault, Scope
 
 __all__ = ["FAULTS", "Fault", "Scope", "by_name", "catalog_hooks"]

@@ -9,13 +9,17 @@ a `TranslateHooks` value (see `harness.faults.hooks`); `conformance serve` confi
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from harness.faults import hooks as h
+from harness.faults import native
+from harness.faults import responses_hooks as rh
+from harness.faults.fault import Fault, Scope, witness
 from harness.faults.gateway_catalog import GATEWAY_FAULTS
-from harness.faults.model import Fault, Scope, witness
 from harness.proxy import TranslateHooks
 
+_w = witness
 _STREAM = (True,)
 ISSUE_8_FAULTS: tuple[Fault, ...] = (
     Fault(
@@ -87,6 +91,17 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         h.ZEROED_START_USAGE,
         Scope(("text-basic", "system-prompt", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
         witness("text-basic", "anthropic", "openai", True),
+    ),
+    Fault(
+        "zero-input-at-message-start",
+        "message_start says input_tokens 0; the real count follows only in message_delta.",
+        "What LiteLLM's /v1/messages adapter and claude-code-router send in front of an OpenAI-style upstream "
+        "(message_start usage all zeros, the counts in message_delta), and OpenRouter's Anthropic endpoint too "
+        "(rig PR #2236): agents that size their context from message_start see 0 (rule: start_usage_reported).",
+        "response side (start usage)",
+        h.ZERO_INPUT_AT_MESSAGE_START,
+        Scope(("text-basic", "system-prompt", "multi-turn"), frontends=("anthropic",), streams=_STREAM),
+        _w("text-basic", "anthropic", "openai", True),
     ),
     Fault(
         "thinking-as-text",
@@ -213,11 +228,117 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
         witness("error-auth-401", "openai", "anthropic", False),
     ),
+    *native.FAULTS,  # Bedrock, Workers AI and swink's proxy stream (issue 16), declared in their own module
+)
+
+
+# --- the Responses API (issue 15): bugs of Responses translations, seen by a Responses client ------------------
+_RESPONSES = ("responses",)
+_SCOUT = "verified by the gateway scout against the reference backends"
+ISSUE_8_FAULTS += (
+    Fault(
+        "responses-sequence-number-from-one",
+        "The Responses stream numbers its events from 1 instead of 0.",
+        f"codex-rosetta 0.1.0 starts sequence_number at 1 ({_SCOUT}); api.openai.com starts at 0 (rule: a client "
+        "resuming a stream after event N, or checking for lost events, counts from 0).",
+        "frontend wire",
+        rh.SEQUENCE_FROM_ONE,
+        Scope(("text-basic", "tool-call-single"), frontends=_RESPONSES, streams=_STREAM),
+        _w("text-basic", "responses", "openai", True),
+    ),
+    Fault(
+        "responses-sequence-number-missing",
+        "Responses stream events carry no sequence_number (but on response.output_item.done).",
+        f"LiteLLM 1.106.2 /v1/responses omits sequence_number on every event but output_item.done ({_SCOUT}); "
+        "open-responses-server 0.4.1 omits it on all.",
+        "frontend wire",
+        rh.SEQUENCE_MISSING,
+        Scope(("text-basic", "tool-call-single"), frontends=_RESPONSES, streams=_STREAM),
+        _w("text-basic", "responses", "anthropic", True),
+    ),
+    Fault(
+        "responses-sequence-number-gap",
+        "A lifecycle event (response.in_progress) is filtered out after the events were numbered: a gap.",
+        "Stream writers that number events before a later filter drops some (rule: sequence_number goes up by "
+        "exactly one; a gap tells a client an event was lost).",
+        "frontend wire",
+        rh.SEQUENCE_GAP,
+        Scope(("text-basic", "multi-turn"), frontends=_RESPONSES, streams=_STREAM),
+        _w("text-basic", "responses", "gemini", True),
+    ),
+    Fault(
+        "responses-sequence-number-repeated",
+        "Events written for one upstream event share one sequence_number.",
+        "A counter advanced per upstream chunk instead of per event written (created and in_progress, "
+        "output_text.done and content_part.done come out with the same number).",
+        "frontend wire",
+        rh.SEQUENCE_REPEATED,
+        Scope(("text-basic", "tool-call-single"), frontends=_RESPONSES, streams=_STREAM),
+        _w("tool-call-single", "responses", "openai", True),
+    ),
+    Fault(
+        "responses-completed-missing",
+        "The Responses stream ends after its last output item without response.completed.",
+        "Adapters that write the terminal event only from a final upstream chunk they never see (rule: a "
+        "Responses stream ends with response.completed, .incomplete or .failed; without it the SDK's "
+        "stream helper has no final response).",
+        "response side (malformed_stream) and frontend wire",
+        rh.COMPLETED_MISSING,
+        Scope(("text-basic", "tool-call-single", "thinking-with-signature"), frontends=_RESPONSES, streams=_STREAM),
+        _w("text-basic", "responses", "anthropic", True),
+    ),
+    Fault(
+        "responses-output-index-mismatch",
+        "Events inside an output item carry output_index 0 (the upstream choice index), not their item's index.",
+        "Chat Completions choice index copied into Responses events (rule: every event names the output item "
+        "its output_item.added opened; the SDK files deltas under the wrong item).",
+        "frontend wire and response side",
+        rh.OUTPUT_INDEX_MISMATCH,
+        Scope(
+            ("text-then-tool", "tool-call-parallel", "thinking-with-signature"), frontends=_RESPONSES, streams=_STREAM
+        ),
+        _w("text-then-tool", "responses", "openai", True),
+    ),
+    Fault(
+        "responses-item-id-mismatch",
+        "Events inside an output item carry a freshly minted item_id instead of the id output_item.added gave.",
+        "Ids minted per written event rather than per item (rule: item_id names the item output_item.added "
+        "opened; clients that key parts by item id split one message into many).",
+        "frontend wire (the openai SDK does not check item ids)",
+        rh.ITEM_ID_MISMATCH,
+        Scope(("text-basic", "tool-call-single", "thinking-with-signature"), frontends=_RESPONSES, streams=_STREAM),
+        _w("text-basic", "responses", "anthropic", True),
+    ),
+    Fault(
+        "responses-incomplete-as-completed",
+        "An answer cut by max_output_tokens is reported as completed (stream: response.completed carrying an "
+        "incomplete response; non-stream: status completed, no incomplete_details).",
+        f"codex-rosetta 0.1.0 ({_SCOUT}); open-responses-server 0.4.1 ends a max-tokens cut as completed "
+        "(rule: a cut answer is status incomplete, streamed as response.incomplete, so agents continue it).",
+        "frontend wire (stream), response side (stop_reason, non-stream)",
+        rh.INCOMPLETE_AS_COMPLETED,
+        Scope(("max-tokens-length", "incomplete-max-output-tokens"), frontends=_RESPONSES),
+        _w("max-tokens-length", "responses", "anthropic", True),
+    ),
+    Fault(
+        "responses-reasoning-items-dropped",
+        "Reasoning items are dropped both ways: from the input a client sends back and from the output.",
+        "LiteLLM #36197: Responses reasoning items, encrypted_content included, silently dropped for providers "
+        "without a native Responses config (Anthropic, Bedrock); converters that map only message and "
+        "function_call items (rule: reasoning goes back to the model next turn, and back to the client).",
+        "request side (and response side: thinking_present)",
+        rh.REASONING_ITEMS_DROPPED,
+        Scope(
+            ("reasoning-encrypted-roundtrip", "thinking-with-signature", "incomplete-max-output-tokens"),
+            frontends=_RESPONSES,
+        ),
+        _w("reasoning-encrypted-roundtrip", "responses", "anthropic", False),
+    ),
 )
 
 
 FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *GATEWAY_FAULTS)
-"""Every catalogued fault: the twenty of issue 8, then those found by gating real gateways."""
+"""Every catalogued fault: those of issues 8, 12, 15 and 16, then those found by gating real gateways."""
 
 
 def by_name(name: str) -> Fault:
@@ -225,7 +346,10 @@ def by_name(name: str) -> Fault:
     for fault in FAULTS:
         if fault.name == name:
             return fault
-    raise KeyError(f"no fault named {name!r} (known: {', '.join(f.name for f in FAULTS)})")
+    names = [f.name for f in FAULTS]
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise KeyError(f"no fault named {name!r}{hint}; known: {', '.join(names)}")
 
 
 def catalog_hooks() -> Mapping[str, TranslateHooks]:

@@ -7,7 +7,7 @@ gemini-function-response-name-hardcoded, midstream-error-as-stop, temperature-dr
 from __future__ import annotations
 
 from harness.faults import gateway_hooks as g
-from harness.faults.model import Fault, Scope, witness
+from harness.faults.fault import Fault, Scope, witness
 
 _STREAM = (True,)
 _NONSTREAM = (False,)

@@ -319,6 +319,19 @@ ZEROED_START_USAGE = _only_for(
 )
 
 
+def _zero_start_input(name: str, data: Any) -> Any:
+    message = data.get("message") if isinstance(data, dict) else None
+    if name == "message_start" and isinstance(message, dict) and isinstance(message.get("usage"), dict):
+        # Only the start lies: message_delta still carries the real cumulative counts.
+        message["usage"] = {**message["usage"], "input_tokens": 0}
+    return data
+
+
+ZERO_INPUT_AT_MESSAGE_START = _only_for(
+    "anthropic", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _zero_start_input))
+)
+
+
 def _drop_usage_chunk(name: str, data: Any) -> Any:
     if isinstance(data, dict) and data.get("choices") == [] and "usage" in data:
         return DROP
@@ -350,4 +363,5 @@ __all__ = [
     "UPSTREAM_KEY_ECHOED",
     "USAGE_CHUNK_DROPPED",
     "ZEROED_START_USAGE",
+    "ZERO_INPUT_AT_MESSAGE_START",
 ]

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.faults.catalog import FAULTS
-from harness.faults.model import Fault
+from harness.faults.fault import Fault
+from harness.faults.selftest_html import render_html
 from harness.runner.engine import CaseRunner
 from harness.runner.plan import Plan, RunOptions, plan, wanted_runs
 from harness.trace import Case, CaseResult
@@ -61,6 +62,8 @@ class FaultOutcome:
     """Cases per verdict."""
     first_divergence: str | None = None
     """The first divergence (or the reason) of the first catching case."""
+    case_verdicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each case's verdict and its first divergence (or reason), by case id."""
 
     @property
     def caught(self) -> bool:
@@ -79,6 +82,7 @@ class FaultOutcome:
             "catching_cases": self.catching,
             "verdicts": self.verdicts,
             "first_divergence": self.first_divergence,
+            "case_verdicts": {case_id: verdict for case_id, (verdict, _) in self.case_verdicts.items()},
         }
 
 
@@ -201,7 +205,7 @@ class Selftest:
         return [c for c in cases if self.matrix.runnable(c)]
 
     def run(self) -> SelftestResult:
-        """Run everything and write `reports/selftest-<id>/selftest.json`."""
+        """Run everything and write `reports/selftest-<id>/selftest.json` and its page, `selftest.html`."""
         started = time.perf_counter()
         plans = {fault.name: self.plan(fault) for fault in self.options.faults}
         union = sorted({case for cases in plans.values() for case in cases})
@@ -214,6 +218,7 @@ class Selftest:
         result = SelftestResult(self.run_id, self.options.quick, clean, outcomes, time.perf_counter() - started)
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "selftest.json").write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+        (self.folder / "selftest.html").write_text(render_html(result), encoding="utf-8")
         return result
 
     def _run_fault(self, fault: Fault, cases: list[Case]) -> FaultOutcome:
@@ -228,6 +233,7 @@ class Selftest:
             runner.close()
         outcome = FaultOutcome(fault, [r.case_id for r in results])
         outcome.verdicts = dict(Counter(r.verdict for r in results))
+        outcome.case_verdicts = {r.case_id: (str(r.verdict), describe(r)) for r in results}
         outcome.catching = [r.case_id for r in results if r.verdict.is_proxy_bug]
         first = next((r for r in results if r.verdict.is_proxy_bug), None)
         outcome.first_divergence = describe(first) if first is not None else None

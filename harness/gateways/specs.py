@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.gateways.launch import Launch
+from harness.plumbing.keys import planted_key
 from harness.protocols import registry
 
 
@@ -49,24 +50,46 @@ class GatewaySpec:
     """HOME points at the run's folder (a gateway that reads its config from `$HOME`)."""
     port_env: str | None = None
     """A variable that gives it the port, when the command line cannot."""
+    names_from: str = ""
+    """The gateway whose names in the protocols' facts it uses, and whose config format (empty: its own name): a
+    second route of one gateway (LiteLLM's `/v1/responses`) is configured like the first."""
+    serves: tuple[str, ...] = ()
+    """The frontends it is gated on, when not every one the facts say it serves (a route of its own)."""
+    upstreams: tuple[str, ...] = ()
+    """The upstreams it is gated on, when not every one it can name (those its route translates to)."""
+    key_env: str | None = None
+    """A variable it reads its upstream key from: set to the planted key (a config that cannot name a variable)."""
+    cwd_is_run_dir: bool = False
+    """It runs in the run's folder (a gateway that reads its config from, or writes its state to, its cwd)."""
+
+    @property
+    def naming(self) -> str:
+        """Its name in the protocols' facts and its config format."""
+        return self.names_from or self.name
 
     def frontends(self) -> list[str]:
-        """The protocols it serves to clients that have an SDK of their own (from the protocols' facts)."""
+        """The protocols it serves to clients that have an SDK of their own (`serves`, or from the protocols'
+        facts)."""
+        if self.serves:
+            return list(self.serves)
         return [
             name
             for name in registry.names()
             if registry.facts(name).sdk is not None
             and registry.facts(name).frontend is not None
-            and (naming := registry.facts(name).gateways.get(self.name)) is not None
+            and (naming := registry.facts(name).gateways.get(self.naming)) is not None
             and naming.frontend
         ]
 
     def backends(self) -> list[str]:
-        """The base protocols it can name as upstreams (a profile of one of them is the same wire to it)."""
+        """The base protocols it can name as upstreams (a profile of one of them is the same wire to it), or
+        `upstreams`."""
+        if self.upstreams:
+            return list(self.upstreams)
         return [
             name
             for name in registry.names()
-            if registry.facts(name).sdk is not None and self.name in registry.facts(name).gateways
+            if registry.facts(name).sdk is not None and self.naming in registry.facts(name).gateways
         ]
 
     def program(self) -> str:
@@ -97,11 +120,13 @@ class GatewaySpec:
             extra["HOME"] = str(run_dir.resolve())
         if self.port_env:
             extra[self.port_env] = str(port)
+        if self.key_env:
+            extra[self.key_env] = planted_key()
         return Launch(
             argv=tuple(argv),
             ready_url=f"http://127.0.0.1:{port}{self.ready_path}",
             log=run_dir / f"{self.name}.log",
-            cwd=home,
+            cwd=run_dir if self.cwd_is_run_dir else home,
             env=extra,
             ready_seconds=ready_seconds,
         )
@@ -163,7 +188,43 @@ CCR = GatewaySpec(
 )
 """claude-code-router 2.0.0 (3.x does not install from the registry)."""
 
-GATEWAYS: Mapping[str, GatewaySpec] = {g.name: g for g in (LITELLM, PORTKEY, CCR)}
+LITELLM_RESPONSES = GatewaySpec(
+    name="litellm-responses",
+    package=LITELLM.package,
+    version=LITELLM.version,
+    config_file="litellm.yaml",
+    argv=LITELLM.argv,
+    ready_path=LITELLM.ready_path,
+    install_hint="pip install 'litellm[proxy]==1.106.2' (nox -s gateway-litellm-responses does)",
+    executable=LITELLM.executable,
+    env=LITELLM.env,
+    names_from="litellm",
+    serves=("responses",),
+    # Its `/v1/responses` route translates for the providers without a Responses API of their own; an `openai/`
+    # model gets the request forwarded to {api_base}/responses as it came (no translation to judge).
+    upstreams=("anthropic", "gemini", "ollama"),
+)
+"""LiteLLM proxy's own `/v1/responses` route (the same pinned install and config as `litellm`), in front of the
+providers it translates the Responses API for."""
+
+CODEX_ROSETTA = GatewaySpec(
+    name="codex-rosetta",
+    package="codex-rosetta==0.1.0",
+    version="0.1.0",
+    config_file=".env",
+    argv=("{bin}",),  # uvicorn in the foreground, host and port from the environment
+    ready_path="/health",
+    install_hint="pip install 'codex-rosetta==0.1.0' (nox -s gateway-codex-rosetta does)",
+    executable="codex-rosetta",
+    env={"HOST": "127.0.0.1", "LOG_LEVEL": "WARNING", "AUDIT_ENABLED": "false", "WEB_SEARCH_ENABLED": "false"},
+    port_env="PORT",
+    key_env="UPSTREAM_API_KEY",
+    cwd_is_run_dir=True,  # it reads .env and writes data/ (keys, search providers) in its working directory
+    serves=("responses",),
+)
+"""codex-rosetta: the Responses API (Codex's) in front of one Chat Completions upstream, configured by a `.env`."""
+
+GATEWAYS: Mapping[str, GatewaySpec] = {g.name: g for g in (LITELLM, PORTKEY, CCR, LITELLM_RESPONSES, CODEX_ROSETTA)}
 """The gated gateways by name."""
 
 

@@ -3,7 +3,7 @@
 Imports nothing else of the harness.
 """
 
-from harness.ir.base import IRModel, JSONObject, JSONValue
+from harness.ir.base import IRModel, JSONObject, JSONValue, ProviderExtras, fill_missing, merge_extras, merge_objects
 from harness.ir.capability import Capability
 from harness.ir.content import (
     Base64Image,
@@ -24,6 +24,7 @@ from harness.ir.events import (
     Done,
     ErrorEvent,
     MessageStart,
+    ProviderEvent,
     RedactedThinking,
     StreamEvent,
     TextDelta,
@@ -82,6 +83,8 @@ __all__ = [
     "Message",
     "MessageStart",
     "OutputPart",
+    "ProviderEvent",
+    "ProviderExtras",
     "RedactedThinking",
     "RedactedThinkingPart",
     "Request",
@@ -118,7 +121,10 @@ __all__ = [
     "UsageEvent",
     "events_from_json",
     "events_to_json",
+    "fill_missing",
     "from_json",
     "ir_json_schema",
+    "merge_extras",
+    "merge_objects",
     "to_json",
 ]

@@ -12,6 +12,43 @@ JSONValue: TypeAlias = Any
 JSONObject: TypeAlias = dict[str, Any]
 """A JSON object."""
 
+ProviderExtras: TypeAlias = dict[str, JSONObject]
+"""What a provider's wire said beyond the IR, keyed by the registry name of the protocol that decoded it (a
+JSON object shaped like the wire object it came from). Only that protocol's encoder writes it back; every
+other protocol ignores it, so a translation never forwards one provider's fields to another."""
+
+
+def merge_extras(older: ProviderExtras | None, newer: ProviderExtras | None) -> ProviderExtras | None:
+    """Both sets of extras, `newer` winning key by key (objects merged recursively); None when both are None."""
+    if older is None or newer is None:
+        return newer if older is None else older
+    out = dict(older)
+    for protocol, fields in newer.items():
+        out[protocol] = merge_objects(out.get(protocol, {}), fields)
+    return out
+
+
+def fill_missing(obj: JSONObject, extras: JSONObject) -> JSONObject:
+    """`obj` with what `extras` has and it lacks added after its own keys (nested objects filled alike); `obj`'s
+    values win. How an encoder writes a provider's extras into the wire object it built."""
+    out = dict(obj)
+    for key, value in extras.items():
+        mine = out.get(key)
+        if key not in out:
+            out[key] = value
+        elif isinstance(mine, dict) and isinstance(value, dict):
+            out[key] = fill_missing(mine, value)
+    return out
+
+
+def merge_objects(base: JSONObject, top: JSONObject) -> JSONObject:
+    """`top` laid over `base`: nested objects merge, any other value of `top` replaces `base`'s."""
+    out = dict(base)
+    for key, value in top.items():
+        below = out.get(key)
+        out[key] = merge_objects(below, value) if isinstance(below, dict) and isinstance(value, dict) else value
+    return out
+
 
 class IRModel(BaseModel):
     """Base of all IR models: immutable, no unknown fields, attribute docstrings become schema descriptions."""

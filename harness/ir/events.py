@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from harness.ir.base import IRModel
+from harness.ir.base import IRModel, JSONValue, ProviderExtras
 from harness.ir.errors import IRError
 from harness.ir.response import StopReason, Usage
 
@@ -22,6 +22,9 @@ class MessageStart(IRModel):
     """Model name the provider reported."""
     usage: Usage | None = None
     """Usage known at start (Anthropic reports input tokens here)."""
+    extras: ProviderExtras | None = None
+    """Fields of the provider's first event that the IR has no place for (`system_fingerprint`,
+    `service_tier`, ...), keyed by protocol; written back only by that protocol's encoder."""
 
 
 class TextStart(IRModel):
@@ -147,6 +150,24 @@ class Done(IRModel):
     finish_reason)."""
     usage: Usage | None = None
     """Final usage, when reported with the terminal event."""
+    extras: ProviderExtras | None = None
+    """Fields of the provider's closing events that the IR has no place for (Ollama's durations, Gemini's
+    `finishMessage`, ...), keyed by protocol; written back only by that protocol's encoder."""
+
+
+class ProviderEvent(IRModel):
+    """A wire event the IR has no form for (an event type added after the decoder was written), kept rather
+    than dropped. It opens or closes nothing: the grammar allows it anywhere between the start and the terminal
+    event, the accumulator skips it, and only the encoder of `protocol` writes it back (as it came)."""
+
+    kind: Literal["provider_event"] = "provider_event"
+    """Tag."""
+    protocol: str
+    """Registry name of the protocol whose decoder kept it."""
+    type: str
+    """The wire's own name for the event (an SSE `event:` name or a `type` field)."""
+    data: JSONValue = None
+    """The event's payload as parsed JSON (its raw text when it is not JSON)."""
 
 
 class ErrorEvent(IRModel):
@@ -171,6 +192,7 @@ StreamEvent = Annotated[
     | ToolCallDelta
     | ToolCallEnd
     | UsageEvent
+    | ProviderEvent
     | Done
     | ErrorEvent,
     Field(discriminator="kind"),

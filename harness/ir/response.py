@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from harness.ir.base import IRModel
+from harness.ir.base import IRModel, ProviderExtras
 from harness.ir.content import OutputPart
 
 StopKind = Literal["end_turn", "max_tokens", "stop_sequence", "tool_use", "content_filter", "refusal", "error", "other"]
@@ -58,3 +58,6 @@ class Response(IRModel):
     """Why generation stopped; None if the stream never said."""
     usage: Usage = Field(default_factory=Usage)
     """Token accounting."""
+    extras: ProviderExtras | None = None
+    """Fields of the provider's response that the IR has no place for (`system_fingerprint`, `service_tier`,
+    Ollama's durations, ...), keyed by protocol; written back only by that protocol's encoder."""

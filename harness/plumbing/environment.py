@@ -14,7 +14,7 @@ import httpx2
 
 from harness.plumbing.bridge import LoopThread, SyncBridge
 from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
-from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
+from harness.plumbing.keys import planted_key, planted_key_env
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
 from harness.plumbing.sut_client import SutClient
@@ -50,7 +50,8 @@ def proxy_config(
     """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`), each
     upstream at `<upstream_base>/<backend>/_s/<scenario>` with the backend's realistic model (`models` overrides).
 
-    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
+    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`, in the shape its protocol's keys take), so a
+    proxy that leaks its key is caught.
     """
     upstreams: dict[str, UpstreamConfig] = {}
     routes = []
@@ -59,7 +60,10 @@ def proxy_config(
         upstream = upstreams.setdefault(
             name,
             UpstreamConfig(
-                name=name, protocol=r.backend, base_url=r.upstream_base(upstream_base), api_key_env=PLANTED_KEY_ENV
+                name=name,
+                protocol=r.backend,
+                base_url=r.upstream_base(upstream_base),
+                api_key_env=planted_key_env(r.backend),
             ),
         )
         routes.append(

@@ -10,6 +10,7 @@ whatever the replay server received during a run belongs to that run.
 from __future__ import annotations
 
 import dataclasses
+import json
 import socket
 import threading
 import time
@@ -32,7 +33,7 @@ from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
 from harness.record import Rechunk, Replayer
 from harness.scenarios.model import Scenario
-from harness.scenarios.resolve import split_scenario
+from harness.scenarios.resolve import ROUTE_SEPARATOR, split_scenario
 from harness.trace import Run
 
 PREFLIGHT_S = 5.0
@@ -183,7 +184,18 @@ class SutTarget:
         return self.server.url
 
     def _reply(self, backend: str, request: HttpRequest) -> WireReply:
-        reply = self.replayer.reply(backend, request)
+        try:
+            reply = self.replayer.reply(backend, request)
+        except (DecodeError, LookupError, ValueError) as exc:
+            # The replay server answers 400 (`wire_app`). A request that names its scenario is still this run's
+            # arrival, kept undecoded: the proxy sent something its backend cannot read (a request-side bug).
+            named = named_scenario(request)
+            if named is not None:
+                body = json.dumps({"error": {"message": f"{backend}: {exc}"}}).encode("utf-8")
+                rejected = WireReply(400, {"content-type": "application/json"}, [body], named)
+                with self._lock:
+                    self._received.setdefault((backend, named), []).append(Received(None, rejected))
+            raise
         _, path = split_scenario(request.path)
         try:
             decoded: ir.Request | None = registry.get(backend).decode_request(dataclasses.replace(request, path=path))
@@ -237,6 +249,20 @@ def inflate(chunks: Sequence[bytes], content_encoding: str) -> list[bytes] | Non
         return None
     inflater = zlib.decompressobj(wbits=47)
     return [inflater.decompress(chunk) for chunk in chunks]
+
+
+def named_scenario(request: HttpRequest) -> str | None:
+    """The scenario a backend request names without being decoded: in its URL (`/_s/<scenario>`), else as the
+    route name a gateway sent on as its JSON body's model (`<scenario>--<backend>--<mode>`); None when neither."""
+    named, _ = split_scenario(request.path)
+    if named is not None:
+        return named
+    try:
+        model = json.loads(request.body).get("model")
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return None
+    parts = model.rsplit(ROUTE_SEPARATOR, 2) if isinstance(model, str) else []
+    return parts[0] if len(parts) == 3 else None
 
 
 def _upstream_ir(backend: str, reply: WireReply, stream: bool) -> tuple[tuple[ir.StreamEvent, ...], ir.Response | None]:

@@ -6,9 +6,11 @@ import importlib
 
 BUILTIN: tuple[str, ...] = (
     "harness.protocols.anthropic",
+    "harness.protocols.anthropic.vertex",
     "harness.protocols.bedrock",
     "harness.protocols.cloudflare",
     "harness.protocols.gemini",
+    "harness.protocols.gemini.vertex",
     "harness.protocols.ollama",
     "harness.protocols.openai",
     "harness.protocols.qwen_xml",

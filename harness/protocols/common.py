@@ -110,13 +110,18 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
 
 
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
-    """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset."""
+    """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset: also for JSON
+    nested deeper than Python's recursion limit and integer literals too long to convert."""
     try:
         return json.loads(data)
     except UnicodeDecodeError as exc:
         raise DecodeError(protocol, f"{what} is not UTF-8: {exc.reason}", offset=offset + exc.start) from exc
     except json.JSONDecodeError as exc:
         raise DecodeError(protocol, f"{what} is not JSON: {exc.msg}", offset=offset + exc.pos) from exc
+    except RecursionError as exc:
+        raise DecodeError(protocol, f"{what} nests too deeply", offset=offset) from exc
+    except ValueError as exc:  # an integer literal longer than Python converts (sys.int_max_str_digits)
+        raise DecodeError(protocol, f"{what} is not usable JSON: {exc}", offset=offset) from exc
 
 
 def load_object(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
@@ -144,7 +149,7 @@ def parse_arguments(raw: str) -> Any:
         return {}
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, nested too deeply, or an unconvertible number
         return None
 
 
@@ -152,3 +157,31 @@ def synth_tool_id(prefix: str, *parts: object) -> str:
     """A deterministic tool-call id for protocols without ids: prefix + short hash of what identifies it."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:24]
     return f"{prefix}{digest}"
+
+
+def estimate_tokens(request: ir.Request) -> int:
+    """A rough count of a request's input tokens, for a frontend that must report one before its upstream
+    has (Anthropic's message_start): one token per four characters of the system prompt, the messages' text,
+    thinking, tool arguments and results, and the tools' names, descriptions and schemas; 85 per image (what
+    OpenAI charges a low-detail image). At least 1. Deterministic; not any provider's tokenizer."""
+    chars = len(request.system or "")
+    images = 0
+    for message in request.messages:
+        for part in message.content:
+            parts = part.content if isinstance(part, ir.ToolResultPart) else [part]
+            for inner in parts:
+                if isinstance(inner, ir.ImagePart):
+                    images += 1
+                else:
+                    chars += len(_text_of(inner))
+    for tool in request.tools:
+        chars += len(tool.name) + len(tool.description or "") + len(json.dumps(tool.parameters))
+    return max(1, math.ceil(chars / 4) + 85 * images)
+
+
+def _text_of(part: ir.ContentPart) -> str:
+    if isinstance(part, ir.TextPart | ir.ThinkingPart):
+        return part.text
+    if isinstance(part, ir.ToolCallPart):
+        return part.name + part.arguments_raw
+    return ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from harness.ir import Capability
 from harness.protocols.base import Codec
 from harness.protocols.facts import ProtocolFacts, Sdk
@@ -23,10 +25,13 @@ _FACTS: dict[str, ProtocolFacts] = {}
 
 
 class UnknownProtocolError(KeyError):
-    """No codec is registered under that name."""
+    """No codec is registered under that name; the message suggests the nearest name."""
 
     def __str__(self) -> str:
-        return f"unknown protocol {self.args[0]!r}; known: {', '.join(sorted(_CODECS)) or '(none)'}"
+        name = str(self.args[0])
+        near = difflib.get_close_matches(name, sorted(_CODECS), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        return f"unknown protocol {name!r}{hint}; known: {', '.join(sorted(_CODECS)) or '(none)'}"
 
 
 class MissingFactsError(LookupError):

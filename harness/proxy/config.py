@@ -27,12 +27,15 @@ TOML layout::
 
 from __future__ import annotations
 
+import difflib
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
+
+from harness.protocols import registry
 
 Mode: TypeAlias = Literal["passthrough", "translate"]
 MODES: tuple[Mode, ...] = ("passthrough", "translate")
@@ -161,6 +164,12 @@ def config_from_dict(doc: Mapping[str, Any], *, source: str = "<code>") -> Proxy
     )
 
 
+def suggest(name: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the nearest of `known`, or nothing."""
+    near = difflib.get_close_matches(name, sorted(known), n=1)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 _UPSTREAM_KEYS = {"protocol", "base_url", "api_key_env", "connect_timeout", "read_timeout"}
 _MODEL_KEYS = {"mode", "upstream", "upstream_model", "hooks"}
 
@@ -224,9 +233,14 @@ class _Reader:
         api_key_env = table.get("api_key_env")
         if api_key_env is not None:
             api_key_env = self.string(table, "api_key_env", where)
+        protocol = self.string(table, "protocol", where)
+        try:
+            registry.get(protocol)
+        except registry.UnknownProtocolError as exc:
+            raise self.fail(f"{where}.protocol", str(exc)) from None
         return UpstreamConfig(
             name=name,
-            protocol=self.string(table, "protocol", where),
+            protocol=protocol,
             base_url=base_url.rstrip("/"),
             api_key_env=api_key_env,
             connect_timeout=self.seconds(table, "connect_timeout", where, DEFAULT_CONNECT_TIMEOUT),
@@ -248,7 +262,9 @@ class _Reader:
             ref = self.string(table, "upstream", where)
             if ref not in upstreams:
                 known = ", ".join(sorted(upstreams)) or "(none)"
-                raise self.fail(f"{where}.upstream", f"no upstream named {ref!r} (known: {known})")
+                raise self.fail(
+                    f"{where}.upstream", f"no upstream named {ref!r}{suggest(ref, upstreams)}; known: {known}"
+                )
             upstream = upstreams[ref]
         else:
             # An inline upstream is named after its model so diagnostics can still tell upstreams apart.

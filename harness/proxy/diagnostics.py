@@ -54,9 +54,13 @@ async def probe(client: httpx2.AsyncClient, upstream: UpstreamConfig) -> dict[st
     return {"reachable": True, "detail": f"HTTP {response.status_code}"}
 
 
-async def report(state: ProxyState, *, check_reachability: bool = True) -> dict[str, Any]:
-    """The diagnostics document."""
+async def report(
+    state: ProxyState, *, check_reachability: bool = True, server: tuple[str, int | None] | None = None
+) -> dict[str, Any]:
+    """The diagnostics document; `server` is the (host, port) the request arrived on (the ASGI scope's), which is
+    where the proxy really serves: `conformance serve --port` and port 0 override the config's."""
     config = state.config
+    host, port = (config.host, config.port) if server is None or server[1] is None else (server[0], server[1])
     upstreams: list[dict[str, Any]] = []
     for upstream in config.upstreams:
         upstreams.append(
@@ -86,8 +90,8 @@ async def report(state: ProxyState, *, check_reachability: bool = True) -> dict[
         "versions": versions(),
         "config": {
             "source": config.source,
-            "host": config.host,
-            "port": config.port,
+            "host": host,
+            "port": port,
             "max_request_bytes": config.max_request_bytes,
             "tap_max_bytes": config.tap_max_bytes,
             "tap_installed": state.on_exchange is not None,

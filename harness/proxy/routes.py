@@ -154,7 +154,8 @@ async def healthz(request: Request) -> Response:
 async def diagnostics_endpoint(request: Request) -> Response:
     """Config summary, upstream reachability (skip with `?reachability=0`), versions, traces, counters."""
     check = request.query_params.get("reachability", "1") not in ("0", "false", "no")
-    return JSONResponse(await diagnostics.report(_state(request), check_reachability=check))
+    server = request.scope.get("server")
+    return JSONResponse(await diagnostics.report(_state(request), check_reachability=check, server=server))
 
 
 def _paths(paths_of: Callable[[ModelList], Sequence[str]]) -> list[tuple[str, list[str]]]:

@@ -11,7 +11,7 @@ import httpx2
 from starlette.types import Receive
 
 from harness.protocols import Codec, HttpRequest, registry
-from harness.proxy.config import ConfigError, ModelRoute, ProxyConfig
+from harness.proxy.config import ConfigError, ModelRoute, ProxyConfig, suggest
 from harness.proxy.models import IDENTITY_HOOKS, Exchange, ExchangeCallback, TranslateHooks
 from harness.proxy.tap import Recorder, deliver, new_trace_id
 from harness.proxy.upstream import make_client
@@ -52,7 +52,8 @@ class ProxyState:
             if route.hooks not in self.hooks:
                 known = ", ".join(sorted(self.hooks))
                 raise ConfigError(
-                    f"{config.source}: models.{route.name}.hooks: no hooks named {route.hooks!r} ({known})"
+                    f"{config.source}: models.{route.name}.hooks: no hooks named {route.hooks!r}"
+                    f"{suggest(route.hooks, self.hooks)}; allowed: {known}"
                 )
         self.counters: Counter[str] = Counter()
         self.recent: deque[RecentTrace] = deque(maxlen=RECENT_TRACES)

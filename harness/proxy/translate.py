@@ -37,6 +37,15 @@ async def run(call: Call, frontend: Frontend) -> Response:
     context = HookContext(call.frontend.name, route.upstream.protocol, call.stream, api_key(route.upstream))
     hooks = state.hooks_for(route).bind(context)
     codec = state.codec(route.upstream.protocol)
+    stateful = list(frontend.server_state(frontend_ir)) if codec.family != call.frontend.family else []
+    if stateful:
+        # Sent without them, the upstream would answer a conversation the client never had.
+        state.counters["untranslatable_requests"] += 1
+        message = (
+            f"cannot translate the request to {route.upstream.protocol}: it relies on state a "
+            f"{call.frontend.family} server keeps ({', '.join(stateful)}), which a {codec.family} upstream never sees"
+        )
+        return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
     upstream_ir = frontend_ir.model_copy(update={"model": route.upstream_model, "stream": call.stream})
     try:
         encoded = codec.encode_request(hooks.on_upstream_request(upstream_ir))

@@ -14,9 +14,10 @@ import pytest
 from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
+from harness.pytest_plugin.rerun import rerun_lines
 from harness.runner.engine import CaseRunner, Runner
 from harness.runner.known import Known, KnownFileError, load_known
-from harness.runner.plan import RunOptions
+from harness.runner.plan import RunOptions, default_frontends
 from harness.scenarios.loader import ScenarioError
 from harness.trace import Case, CaseResult, DivergenceJSON, Verdict
 
@@ -33,11 +34,13 @@ def marker_name(kind: str, protocol: str) -> str:
 
 
 def register_markers(config: pytest.Config) -> None:
-    """Register every marker the items may carry, so `--strict-markers` accepts them."""
+    """Register every marker the items may carry, so `--strict-markers` accepts them: a frontend marker for each
+    protocol that can be a frontend (a backend-only profile cannot), a backend marker for each protocol."""
     lines = ["conformance: a conformance case collected by the harness plugin"]
     lines += [f"conformance_{m}: a {m} conformance case" for m in ("stream", "nonstream")]
-    for name in registry.names():
+    for name in default_frontends():
         lines.append(f"{marker_name('frontend', name)}: conformance case whose SDK and proxy frontend speak {name}")
+    for name in registry.names():
         lines.append(f"{marker_name('backend', name)}: conformance case whose backend is {name}")
     for line in lines:
         config.addinivalue_line("markers", line)
@@ -98,7 +101,9 @@ class Settings:
     cassettes: Path
     """Cassette folder."""
     known: Path
-    """Known-failures file (absent: none)."""
+    """Known-failures file (absent: none, unless it was named)."""
+    known_named: bool
+    """Whether the command line or ini file named the known-failures file (then it must exist)."""
     report: Path | None
     """Folder to write case traces to, if any."""
     socket: bool
@@ -117,6 +122,7 @@ class Settings:
             scenarios=_path(config, "scenarios", "scenarios"),
             cassettes=_path(config, "cassettes", "cassettes"),
             known=_path(config, "known", "conformance-known.toml"),
+            known_named=_optional_path(config, "known") is not None,
             report=_optional_path(config, "report"),
             socket=bool(socket),
         )
@@ -135,6 +141,8 @@ class ConformanceState:
         self._cases: CaseRunner | None = None
         self._known: dict[str, Known] | None = None
         self._recorded = False
+        self.hooked = False
+        """Whether a conftest's pytest_conformance_translate_hooks shapes the proxy (`conformance run` has none)."""
 
     @property
     def runner(self) -> Runner:
@@ -142,6 +150,7 @@ class ConformanceState:
         if self._runner is None:
             s = self.settings
             hooks = self.config.hook.pytest_conformance_translate_hooks(config=self.config)
+            self.hooked = hooks is not None
             options = RunOptions(
                 scenarios=s.scenarios,
                 cassettes=s.cassettes,
@@ -162,7 +171,7 @@ class ConformanceState:
     def known(self) -> dict[str, Known]:
         """The known-failures file's entries by case id."""
         if self._known is None:
-            self._known = load_known(self.settings.known)
+            self._known = load_known(self.settings.known, required=self.settings.known_named)
         return self._known
 
     def result(self, case: Case) -> CaseResult:
@@ -244,9 +253,9 @@ def _run_line(result: CaseResult) -> str:
     return "runs: " + "; ".join(parts)
 
 
-def describe_failure(result: CaseResult) -> str:
+def describe_failure(result: CaseResult, rerun: list[str]) -> str:
     """The failure message of a proxy bug or harness error: verdict, reason, the first divergence with both values,
-    the runs."""
+    the runs, and the commands that rerun the case."""
     lines = [f"{result.verdict}: {result.reason}"]
     if result.verdict.is_harness_error:
         lines.append("nothing was judged (a harness or setup failure): `conformance run` exits 2 on it")
@@ -261,11 +270,7 @@ def describe_failure(result: CaseResult) -> str:
             f"  {right + ':':<18}{_value(first.right)}",
         ]
     lines.append(_run_line(result))
-    streaming = "stream" if result.stream else "nonstream"
-    lines.append(
-        f"rerun for the HTML report: conformance run --scenario {result.scenario} --frontend {result.frontend} "
-        f"--backend {result.backend} --streaming {streaming}"
-    )
+    lines += rerun
     if result.known:
         lines.append(f"known-failures entry (other verdict): {result.known}")
     return "\n".join(lines)
@@ -312,7 +317,8 @@ class ConformanceItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """The verdict, reason and first divergence for a proxy bug; pytest's usual report otherwise."""
         if isinstance(excinfo.value, ProxyBug):
-            return describe_failure(excinfo.value.result)
+            rerun = rerun_lines(self.config, self.state.settings, self.case, hooks=self.state.hooked)
+            return describe_failure(excinfo.value.result, rerun)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -18,7 +18,7 @@ from vcr.record_mode import RecordMode as VcrMode
 from vcr.request import Request as VcrRequest
 
 from harness.backends import WireReply, wire_app
-from harness.protocols import HttpRequest, registry
+from harness.protocols import Codec, HttpRequest, registry
 from harness.record import serializer
 from harness.record.chunks import Rechunk, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
@@ -101,8 +101,12 @@ class Replayer:
         )
 
     def reply(self, backend: str, request: HttpRequest) -> WireReply:
-        """The recorded answer to a backend request (relative to the backend's base URL)."""
+        """The recorded answer to a backend request (relative to the backend's base URL); a request whose
+        credentials do not have the shape the provider checks gets the provider's own rejection instead."""
         codec = registry.get(backend)
+        rejected = rejection(codec, request)
+        if rejected is not None:
+            return rejected
         scenario, stream = scenario_key(codec, self.scenarios, request)
         path = cassette_path(self.root, backend, scenario, stream)
         if not path.is_file():
@@ -125,6 +129,17 @@ class Replayer:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
         return WireReply(int(response["status"]["code"]), headers, chunks, scenario, stream)
+
+
+def rejection(codec: Codec, request: HttpRequest) -> WireReply | None:
+    """The provider's error answer to a request whose credentials have the wrong shape (the protocol's facts say
+    what to check, `Secrets.check`: Bedrock's SigV4 signature); None when there is nothing wrong with them."""
+    check = registry.facts(codec.name).secrets.check
+    error = check(request) if check is not None else None
+    if error is None:
+        return None
+    out = codec.encode_error(error)
+    return WireReply(out.status, dict(out.headers), [out.body], "", codec.is_stream_request(request))
 
 
 def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None) -> Starlette:

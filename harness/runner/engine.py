@@ -21,7 +21,7 @@ from harness.record import CassetteError
 from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
-from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
+from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
 from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer, gate_code
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace
@@ -88,7 +88,7 @@ class CaseRunner:
 
     def gap(self, case: Case) -> str | None:
         """Which party lacks a capability the case's scenario requires, in words; None when it can run."""
-        return missing_capabilities(self._by_id[case.scenario], capabilities(case))
+        return case_gap(self._by_id[case.scenario], case)
 
     def _one(self, run: Run, case_id: str) -> RunTrace:
         scenario = self._by_id[run.scenario]

@@ -10,9 +10,10 @@ reason = "gateway drops the second call; tracked in #123"
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.trace.model import CaseResult, Verdict
@@ -34,57 +35,118 @@ class Known:
     """Why it is accepted."""
 
 
-def load_known(path: Path) -> dict[str, Known]:
-    """The entries of the file by case id; an absent file means none."""
+KEYS = ("id", "verdict", "reason")
+CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\[[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+,(?:stream|nonstream)\]$")
+"""A case id as `Case.case_id` writes it: `<scenario>[<frontend>-><backend>,<stream|nonstream>]`."""
+
+
+def accepted_verdicts() -> list[Verdict]:
+    """The verdicts an entry may name: only a proxy bug fails the gate, so only a proxy bug can be accepted."""
+    return [v for v in Verdict if v.is_proxy_bug]
+
+
+def load_known(path: Path, *, required: bool = False) -> dict[str, Known]:
+    """The entries of the file by case id; an absent file means none unless `required` (the user named it)."""
     if not path.exists():
+        if required:
+            raise KnownFileError(f"{path}: no such known-failures file")
         return {}
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise KnownFileError(f"{path}: {exc}") from exc
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise KnownFileError(f"{path}: not a readable TOML file: {exc}") from exc
+    unknown = sorted(set(doc) - {"case"})
+    if unknown:
+        raise KnownFileError(f"{path}: {unknown[0]}: unknown key; the file holds only [[case]] tables")
     entries = doc.get("case", [])
     if not isinstance(entries, list):
-        raise KnownFileError(f"{path}: 'case' must be an array of tables ([[case]])")
+        raise KnownFileError(f"{path}: case: must be an array of tables ([[case]])")
     out: dict[str, Known] = {}
     for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("id", "verdict", "reason")):
-            raise KnownFileError(f"{path}: case[{i}]: needs string keys id, verdict, reason")
-        unknown = set(entry) - {"id", "verdict", "reason"}
-        if unknown:
-            raise KnownFileError(f"{path}: case[{i}]: unknown keys {sorted(unknown)}")
-        try:
-            verdict = Verdict(entry["verdict"])
-        except ValueError:
-            allowed = ", ".join(v.value for v in Verdict)
-            raise KnownFileError(f"{path}: case[{i}]: verdict {entry['verdict']!r} is not one of {allowed}") from None
-        if verdict.is_harness_error:
-            raise KnownFileError(
-                f"{path}: case[{i}]: a harness_error cannot be a known failure (nothing was judged): fix the setup"
-            )
-        out[entry["id"]] = Known(entry["id"], verdict, entry["reason"])
+        known = _entry(path, i, entry)
+        if known.id in out:
+            raise KnownFileError(f"{path}: case[{i}].id: {known.id!r} is listed twice")
+        out[known.id] = known
     return out
+
+
+def _entry(path: Path, i: int, entry: object) -> Known:
+    where = f"{path}: case[{i}]"
+    if not isinstance(entry, dict):
+        raise KnownFileError(f"{where}: must be a table with keys {', '.join(KEYS)}")
+    extra = sorted(set(entry) - set(KEYS))
+    if extra:
+        raise KnownFileError(f"{where}.{extra[0]}: unknown key; allowed: {', '.join(KEYS)}")
+    for key in KEYS:
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise KnownFileError(f"{where}.{key}: missing or empty; each entry needs a string {key}")
+    if not CASE_ID.match(entry["id"]):
+        raise KnownFileError(
+            f"{where}.id: {entry['id']!r} is not a case id; allowed: <scenario>[<frontend>-><backend>,stream|nonstream]"
+        )
+    allowed = accepted_verdicts()
+    if entry["verdict"] not in allowed:
+        names = " or ".join(v.value for v in allowed)
+        raise KnownFileError(f"{where}.verdict: {entry['verdict']!r} is not allowed; allowed: {names}")
+    return Known(entry["id"], Verdict(entry["verdict"]), entry["reason"])
 
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
 
-def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, Known]) -> int:
-    """Rewrite the file with every current proxy bug (keeping earlier reasons); returns the number of entries."""
-    lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
-    count = 0
+@dataclass
+class KnownUpdate:
+    """What `write_known` changed, by case id."""
+
+    added: list[str] = field(default_factory=list)
+    """New proxy bugs now accepted."""
+    removed: list[str] = field(default_factory=list)
+    """Entries dropped: the case ran and is no proxy bug any more."""
+    changed: list[str] = field(default_factory=list)
+    """Entries whose verdict changed (their reason is the new one)."""
+    kept: list[str] = field(default_factory=list)
+    """Entries kept as they were (among them those of cases this run did not include)."""
+
+    @property
+    def count(self) -> int:
+        """Entries the file holds now."""
+        return len(self.added) + len(self.changed) + len(self.kept)
+
+    def summary(self, path: Path) -> str:
+        """`conformance-known.toml: 3 entries (2 added, 1 removed, 0 changed, 1 kept)`."""
+        return (
+            f"{path}: {self.count} entr{'y' if self.count == 1 else 'ies'} ({len(self.added)} added, "
+            f"{len(self.removed)} removed, {len(self.changed)} changed, {len(self.kept)} kept)"
+        )
+
+
+def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, Known]) -> KnownUpdate:
+    """Rewrite the file with every current proxy bug (keeping earlier reasons); returns what changed."""
+    update = KnownUpdate()
+    entries: list[Known] = []
+    ran: set[str] = set()
     for result in results:
-        if not result.verdict.is_proxy_bug:
-            continue
+        ran.add(result.case_id)
         old = previous.get(result.case_id)
-        reason = old.reason if old and old.verdict == result.verdict else result.reason
+        if not result.verdict.is_proxy_bug:
+            if old is not None:
+                update.removed.append(result.case_id)
+            continue
+        same = old is not None and old.verdict == result.verdict
+        (update.kept if same else update.changed if old is not None else update.added).append(result.case_id)
+        entries.append(Known(result.case_id, result.verdict, old.reason if old is not None and same else result.reason))
+    # Entries for cases this run did not include (a narrower matrix) stay as they are.
+    outside = [known for case_id, known in previous.items() if case_id not in ran]
+    update.kept += [known.id for known in outside]
+    lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
+    for known in sorted([*entries, *outside], key=lambda k: k.id):
         lines += [
             "[[case]]",
-            f"id = {_quote(result.case_id)}",
-            f"verdict = {_quote(result.verdict)}",
-            f"reason = {_quote(reason)}",
+            f"id = {_quote(known.id)}",
+            f"verdict = {_quote(known.verdict)}",
+            f"reason = {_quote(known.reason)}",
             "",
         ]
-        count += 1
     path.write_text("\n".join(lines), encoding="utf-8")
-    return count
+    return update

@@ -20,6 +20,7 @@ from harness.plumbing.sut_client import SutClient
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
+from harness.runner import names
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
@@ -61,10 +62,6 @@ class RunOptions:
     results: list[CaseResult] = field(default_factory=list)
 
 
-class PlanError(ValueError):
-    """The options name a matrix that cannot be planned (a frontend without an SDK driver); one line."""
-
-
 def default_frontends() -> list[str]:
     """Protocols the proxy serves as a frontend that have an SDK driver of their own (their facts say both)."""
     return [
@@ -100,6 +97,19 @@ def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Cap
         if set(scenario.requires) - caps
     ]
     return "; ".join(gaps) or None
+
+
+def streaming_gap(case: Case) -> str | None:
+    """Which party has no form for a non-streamed case (its only answer is a stream), in words; None: no gap."""
+    if case.stream:
+        return None
+    only = [name for name in dict.fromkeys((case.frontend, case.backend)) if registry.facts(name).stream_only]
+    return "; ".join(f"{name} has no non-streamed form (its only answer is a stream)" for name in only) or None
+
+
+def case_gap(scenario: Scenario, case: Case) -> str | None:
+    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode); None: it can."""
+    return missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
 
 
 def runs_of(case: Case) -> dict[RunRole, Run]:
@@ -169,20 +179,12 @@ class Plan:
 def plan(options: RunOptions) -> Plan:
     """The plan of the matrix these options describe; unknown scenario or protocol names fail here, before
     anything runs."""
-    scenarios = select(load_scenarios(options.scenarios), options.only)
+    scenarios = select(load_scenarios(options.scenarios), options.only, folder=options.scenarios)
     frontends = list(options.frontends or default_frontends())
     backends = list(options.backends or default_backends(options.cassettes))
-    for name in [*frontends, *backends]:
-        registry.get(name)
-    drivable = default_frontends()
-    for name in frontends:
-        if name not in drivable:
-            raise PlanError(
-                f"{name!r} cannot be a frontend: no SDK driver speaks it on a proxy route (frontends: "
-                f"{', '.join(drivable)})"
-            )
+    names.check(frontends, backends, default_frontends())
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
-    gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
+    gaps = {case: case_gap(by_id[case.scenario], case) for case in cases}
     runs = wanted_runs(case for case in cases if gaps[case] is None)
     return Plan(tuple(scenarios), tuple(frontends), tuple(backends), tuple(cases), gaps, runs)

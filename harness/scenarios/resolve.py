@@ -1,6 +1,7 @@
 """Which scenario a backend request belongs to: named by its URL (`.../<backend>/_s/<scenario>/...`, the upstream
-base URL of every route of the matrix), else by its model name (a scenario id), else by the nearest request
-content (recordings of real providers). Misses name the closest scenarios and the field that differs.
+base URL of every route of the matrix), else by its model name (a scenario id, or a route name a gateway sent on),
+else by the nearest request content (recordings of real providers). Misses name the closest scenarios and the
+field that differs.
 
 The scenario rides in the URL so that the model a gateway sends upstream can be a realistic one: gateways choose
 behaviour by model name, and a scenario id as the model takes their unknown-model paths."""
@@ -15,6 +16,10 @@ from harness.scenarios.model import Scenario
 
 SCENARIO_SEGMENT = "_s"
 """The path segment after which an upstream URL names its scenario: `/<backend>/_s/<scenario>/<codec path>`."""
+
+
+ROUTE_SEPARATOR = "--"
+"""What separates a route name's scenario, backend and mode (`harness.trace.route_name`)."""
 
 
 class NoScenarioError(LookupError):
@@ -89,6 +94,11 @@ def resolve(request: ir.Request, scenarios: Sequence[Scenario], *, named: str | 
         return by_id[named]
     if request.model in by_id:
         return by_id[request.model]
+    # A gateway with one upstream and no model table (codex-rosetta) sends the client's model on: a route name,
+    # `<scenario>--<backend>--<mode>` (`harness.trace.route_name`).
+    parts = request.model.rsplit(ROUTE_SEPARATOR, 2)
+    if len(parts) == 3 and parts[0] in by_id:
+        return by_id[parts[0]]
     key = _content_key(request)
     exact = [s for s in scenarios if _content_key(s.request_for()) == key]
     if len(exact) == 1:

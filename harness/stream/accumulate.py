@@ -52,6 +52,10 @@ def parse_tool_arguments(raw: str) -> tuple[Any, str | None]:
         return json.loads(raw), None
     except json.JSONDecodeError as exc:
         return None, f"{exc.msg} (char {exc.pos})"
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError as exc:  # an integer literal longer than Python converts
+        return None, str(exc)
 
 
 class Accumulator:
@@ -61,6 +65,7 @@ class Accumulator:
         self._id: str | None = None
         self._model: str | None = None
         self._usage = ir.Usage()
+        self._extras: ir.ProviderExtras | None = None
         self._stop: ir.StopReason | None = None
         self._error: ir.IRError | None = None
         self._blocks: dict[int, _Block] = {}
@@ -90,9 +95,12 @@ class Accumulator:
                 self._end(at, event)
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)
+            case ir.ProviderEvent():
+                pass  # the IR has no form for it, so the response has none either
             case ir.Done():
                 self._stop = event.stop_reason
                 self._usage = self._usage.merged(event.usage)
+                self._extras = ir.merge_extras(self._extras, event.extras)
                 self._terminated = True
             case ir.ErrorEvent():
                 self._error = event.error
@@ -103,7 +111,12 @@ class Accumulator:
         problems = list(self._problems)
         content = [self._part(index, block, problems) for index, block in sorted(self._blocks.items())]
         response = ir.Response(
-            id=self._id, model=self._model, content=content, stop_reason=self._stop, usage=self._usage
+            id=self._id,
+            model=self._model,
+            content=content,
+            stop_reason=self._stop,
+            usage=self._usage,
+            extras=self._extras,
         )
         return Accumulated(response=response, error=self._error, problems=problems, terminated=self._terminated)
 
@@ -115,6 +128,7 @@ class Accumulator:
         self._id = self._id if self._id is not None else event.id
         self._model = self._model if self._model is not None else event.model
         self._usage = self._usage.merged(event.usage)
+        self._extras = ir.merge_extras(self._extras, event.extras)
 
     def _start(self, at: int, event: ir.TextStart | ir.ThinkingStart | ir.ToolCallStart | ir.RedactedThinking) -> None:
         kind = event.kind.removesuffix("_start")

@@ -2,8 +2,8 @@
 
 A valid stream is: one `message_start` first; then content blocks, each `*_start` -> `*_delta`* -> `*_end`
 on its own content index (several may be open at once: OpenAI parallel tool calls interleave), or one whole
-`redacted_thinking` event; `usage` events anywhere in between; exactly one terminal `done` or `error`, with
-every block closed before it and nothing after it.
+`redacted_thinking` event; `usage` and `provider_event` events (which open and close nothing) anywhere in
+between; exactly one terminal `done` or `error`, with every block closed before it and nothing after it.
 
 Violations are data, not exceptions, because the diff engine and reports show them. Rule names are stable:
 

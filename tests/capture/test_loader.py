@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.capture import CaptureError, Interaction, load_interactions
 from tests.conftest import CORPUS, corpus_dir, corpus_files
@@ -290,3 +291,85 @@ def test_gzip_magic_without_header(tmp_path: Path) -> None:
     [item] = load_interactions(path)
     assert item.response.body == b'{"ok": true}'
     assert item.request.body == b""
+
+
+# --- the harness's own cassettes --------------------------------------------------------------------------------
+
+
+def test_harness_body_forms_read_back_byte_for_byte(tmp_path: Path) -> None:
+    """What the recorder's serializer writes (`json:`, `string:` with `chunks:`, `base64:`) loads as the exact bytes
+    it stored, with the chunk boundaries kept."""
+    from harness.record.serializer import serialize
+
+    sse = b'event: ping\ndata: {"type":"ping"}\n\nevent: done\ndata: {}\n\n'
+    binary = b"\xff\xfe not utf-8"
+    data = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {"method": "POST", "uri": "http://x.invalid/v1/messages", "body": b'{"a":[1,"\xc3\xa9"]}'},
+                "response": {"status": {"code": 200}, "headers": {}, "body": {"string": sse, "chunks": [11, 24, 22]}},
+            },
+            {
+                "request": {"method": "POST", "uri": "http://x.invalid/v1/messages", "body": binary},
+                "response": {"status": {"code": 200}, "headers": {}, "body": {"string": b'{"ok":true}'}},
+            },
+        ],
+    }
+    text = serialize(data)
+    assert "json:" in text and "base64:" in text and "chunks:" in text
+    path = tmp_path / "own.yaml"
+    path.write_text(text, encoding="utf-8")
+    first, second = load_interactions(path)
+    assert first.request.body == '{"a":[1,"é"]}'.encode()
+    assert (first.response.body, first.chunks) == (sse, (11, 24, 22))
+    assert first.response_chunks() == [sse[:11], sse[11:35], sse[35:]]
+    assert (second.request.body, second.response.body, second.chunks) == (binary, b'{"ok":true}', None)
+
+
+def test_every_committed_cassette_reads_as_the_recorder_stored_it() -> None:
+    """The capture reader and the recorder's own deserializer agree on every committed cassette: bodies and chunks."""
+    from harness.record.serializer import deserialize
+    from tests.conftest import REPO
+
+    paths = sorted((REPO / "cassettes").rglob("*.yaml"))
+    assert len(paths) > 500
+    for path in paths:
+        stored = deserialize(path.read_text(encoding="utf-8"))["interactions"]
+        for item, raw in zip(load_interactions(path), stored, strict=True):
+            assert item.request.body == raw["request"]["body"], path
+            assert item.response.body == raw["response"]["body"]["string"], path
+            assert item.chunks == (tuple(raw["response"]["body"]["chunks"]) or None), path
+
+
+def test_chunks_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad-chunks.yaml"
+    path.write_text(
+        "interactions:\n- request: {method: POST, uri: 'https://x/v1', body: {json: {}}}\n"
+        "  response:\n    status: {code: 200}\n    body: {string: 'abc', chunks: [1, 1]}\n"
+    )
+    with pytest.raises(CaptureError, match=r"interaction 0: .*body.chunks add up to 2 bytes, the body has 3"):
+        load_interactions(path)
+
+
+def test_a_body_mapping_without_a_known_form_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text("interactions:\n- request: {method: POST, uri: 'https://x/v1', body: {yaml: 1}}\n  response: {}\n")
+    with pytest.raises(CaptureError, match=r"body has none of string, json, base64 \(keys: yaml\)"):
+        load_interactions(path)
+
+
+def test_the_harness_own_cassettes_load_with_their_json_and_base64_bodies() -> None:
+    from harness.protocols import decode_events, registry
+    from harness.record.serializer import decode_body
+    from tests.conftest import REPO
+
+    path = REPO / "cassettes" / "bedrock" / "text-basic.stream.yaml"
+    (item,) = load_interactions(path)
+    stored = yaml.safe_load(path.read_text())["interactions"][0]
+    assert item.response.body == decode_body(stored["response"]["body"])  # the event stream, from base64
+    assert item.request.path == "/bedrock/_s/text-basic/model/us.amazon.nova-micro-v1%3A0/converse-stream"
+    assert json.loads(item.request.body)["messages"][0]["content"][0]["text"] == "Say hello in one sentence."
+    events = decode_events(registry.get("bedrock"), [item.response.body])
+    assert events[-1].kind == "done"
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "Hello! How can I help you today?"

@@ -42,9 +42,9 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
 
 def test_unknown_frontend_is_one_line_and_exit_2(tmp_path: Path) -> None:
     line = one_line(conformance("--frontend", "groq", "--scenario", "text-basic", "--reports", str(tmp_path)))
-    assert "'groq' cannot be a frontend" in line and "openai" in line
+    assert "frontend 'groq': a backend-only profile" in line and "openai" in line
     line = one_line(conformance("--frontend", "no-such", "--reports", str(tmp_path)))
-    assert "unknown protocol 'no-such'" in line
+    assert "frontend 'no-such': unknown protocol" in line
 
 
 def test_missing_cassette_is_a_harness_error_naming_it_and_how_to_record_it(tmp_path: Path) -> None:

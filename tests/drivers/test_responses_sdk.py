@@ -12,6 +12,7 @@ from harness import ir
 from harness.drivers.base import UnsupportedRequest
 from harness.drivers.responses_sdk import DRIVER
 from harness.protocols import decode_events, registry
+from harness.protocols.reference import strip_extras
 from harness.scenarios import SdkException, evaluate
 from harness.wire.http import HttpRequest
 from tests.conftest import corpus_files
@@ -157,6 +158,16 @@ def test_nonstream_text_then_tool_normalized() -> None:
     assert all(c.passed for c in evaluate(SCENARIOS["text-then-tool"], result))
 
 
+def test_litellm_reasoning_item_with_null_summary_reads_its_content() -> None:
+    # LiteLLM 1.106.2's /v1/responses sends a reasoning item with `"summary": null` and the text in `content`.
+    rs = {"id": "rs_1", "type": "reasoning", "summary": None, "encrypted_content": "c2ln",
+          "content": [{"type": "reasoning_text", "text": "391 = 17 x 23."}]}  # fmt: skip
+    result, _ = _run("text-then-tool", Reply.json(_response([rs, MESSAGE, CALL])), stream=False)
+    assert result.response is not None
+    assert result.response.content[0] == ir.ThinkingPart(text="391 = 17 x 23.", signature="c2ln")
+    assert result.response.content[1] == ir.TextPart(text=ROME)
+
+
 def test_stream_reasoning_with_encrypted_content_is_thinking_with_its_signature() -> None:
     rs = {"id": "rs_1", "type": "reasoning", "summary": []}
     summary = "17 times 20 is 340, plus 17 times 3 is 51, so 391."
@@ -204,10 +215,12 @@ def test_stream_reasoning_with_encrypted_content_is_thinking_with_its_signature(
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", [p.name for p in corpus_files("openai_responses") if p.name.startswith("stream-")])
 def test_recorded_streams_normalize_as_the_codec_decodes_them(name: str) -> None:
-    # Two independent readers of the same real bytes (the SDK's types and our decoder) agree on the IR.
+    # Two independent readers of the same real bytes (the SDK's types and our decoder) agree on the IR; the
+    # provider extras the decoder keeps for re-encoding (times, service tier, phases) are no part of what the
+    # SDK's user reads.
     for item in interactions(name):
         result, _ = _run("text-basic", Reply.stream(item.response.body), stream=True)
-        assert result.events == decode_events(CODEC, [item.response.body])
+        assert result.events == strip_extras(decode_events(CODEC, [item.response.body]))
 
 
 def test_an_incomplete_stream_is_a_max_tokens_stop() -> None:
@@ -234,6 +247,24 @@ def test_a_stream_without_its_terminal_event_is_malformed() -> None:
     )
     assert result.exception is None
     assert all(c.passed for c in evaluate(SCENARIOS["truncated-stream"], result))
+
+
+def test_a_delta_for_an_item_never_opened_is_a_decode_error_not_a_crash() -> None:
+    # Argument deltas that name output item 0 (the upstream choice index) while the call is output item 1.
+    call = {**CALL, "status": "in_progress", "arguments": ""}
+    body = _stream(
+        _lifecycle([])[0],
+        {"type": "response.output_item.added", "output_index": 0, "item": MESSAGE},
+        {"type": "response.output_item.done", "output_index": 0, "item": MESSAGE},
+        {"type": "response.output_item.added", "output_index": 1, "item": call},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "{"},
+    )
+    result, _ = _run("text-then-tool", Reply.stream(body), stream=True)
+    message = "stream does not add up: response.function_call_arguments names item 0, which no earlier event opened"
+    assert result.error == ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, message)
+    assert result.exception == SdkException.DECODE_ERROR
+    assert result.events[-1] == ir.ErrorEvent(error=result.error)
+    assert [e.kind for e in result.events[:4]] == ["message_start", "text_start", "text_delta", "text_end"]
 
 
 def _partial() -> list[dict[str, Any]]:

@@ -38,12 +38,62 @@ ISSUE_8 = {
 }
 
 
+ISSUE_12 = {"zero-input-at-message-start"}
+"""Faults added with the faithful reference backends (a gateway only the real wire shows)."""
+
+
+# The Responses API's (issue 15): each only where a Responses client can see it.
+ISSUE_15 = {
+    "responses-sequence-number-from-one",
+    "responses-sequence-number-missing",
+    "responses-sequence-number-gap",
+    "responses-sequence-number-repeated",
+    "responses-completed-missing",
+    "responses-output-index-mismatch",
+    "responses-item-id-mismatch",
+    "responses-incomplete-as-completed",
+    "responses-reasoning-items-dropped",
+}
+
+
+ISSUE_16 = {
+    "bedrock-tool-input-dropped",
+    "bedrock-metadata-usage-lost",
+    "bedrock-errors-by-status",
+    "bedrock-exception-type-generic",
+    "cloudflare-usage-summed",
+    "cloudflare-final-usage-dropped",
+    "cloudflare-done-missing",
+    "cloudflare-tool-call-first-fragment-only",
+    "swink-done-dropped",
+    "swink-done-as-openai-done",
+    "swink-content-index-per-type",
+    "swink-thinking-signature-dropped",
+}
+
+
 def test_catalog_has_every_fault_of_issue_8_and_of_the_gateway_gates_once() -> None:
     names = [f.name for f in FAULTS]
-    assert len(names) == len(set(names)) == 20 + len(GATEWAY_FAULTS)
-    assert set(names[:20]) == ISSUE_8
-    assert names[20:] == [f.name for f in GATEWAY_FAULTS]
+    assert len(names) == len(set(names))
+    assert set(names) >= ISSUE_8 | ISSUE_12 | ISSUE_15 | ISSUE_16
+    assert names[-len(GATEWAY_FAULTS) :] == [f.name for f in GATEWAY_FAULTS]
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names)
+
+
+def test_catalog_has_the_responses_faults_of_issue_15_for_responses_clients_only() -> None:
+    responses = {f.name: f for f in FAULTS if f.name in ISSUE_15}
+    assert set(responses) == ISSUE_15
+    assert all(f.scope.frontends == ("responses",) for f in responses.values())
+
+
+def test_catalog_has_the_faults_of_issue_16_each_on_its_protocol() -> None:
+    by = {f.name: f for f in FAULTS}
+    assert set(by) >= ISSUE_16
+    for name in ISSUE_16:
+        protocol = name.split("-")[0]
+        scope = by[name].scope
+        # Each acts on its own protocol's wire: the side it lives on names it.
+        assert protocol in (scope.frontends or ()) or protocol in (scope.backends or ()), name
 
 
 def test_each_gateway_fault_names_the_gateway_bug_it_models() -> None:

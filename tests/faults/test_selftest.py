@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.faults import catalog
-from harness.faults.model import Fault, Scope
+from harness.faults.fault import Fault, Scope
 from harness.faults.selftest import spread
 from harness.proxy import TranslateHooks
 from harness.trace import Case
@@ -32,7 +32,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     ),
     "duplicate-message-start": ("proxy_bug_response", "frontend_wire, grammar:duplicate_start"),
     "delta-without-block-start": ("proxy_bug_response", "response: "),
-    "zeroed-usage-in-message-start": ("proxy_bug_response", "translated run fails (usage_present)"),
+    # The start's 0 is the first divergence now (start_usage_reported); the final usage fails usage_present too.
+    "zeroed-usage-in-message-start": ("proxy_bug_response", 'events[0].start_input_tokens: "<reported>" -> 0'),
+    "zero-input-at-message-start": ("proxy_bug_response", 'events[0].start_input_tokens: "<reported>" -> 0'),
     "thinking-as-text": ("proxy_bug_response", 'events[1].kind: "thinking_start" -> "text_start"'),
     "done-appended-to-anthropic-stream": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "length-mapped-to-stop": ("proxy_bug_response", 'response.stop_reason.kind: "max_tokens" -> "end_turn"'),
@@ -57,13 +59,13 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "midstream-error-kind-lost": ("proxy_bug_response", 'events[4].error.kind: "overloaded" -> "server"'),
     "gemini-stream-error-openai-shaped": ("proxy_bug_response", "response: "),
     "truncated-stream-as-stop": ("proxy_bug_response", '-> {"kind": "done", "stop_reason": {"kind": "end_turn"}'),
-    "stream-usage-zeroed": ("proxy_bug_response", "translated run fails (usage_present)"),
+    "stream-usage-zeroed": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
     "tool-schema-emptied": ("proxy_bug_request", "request.tools[0].parameters.properties: "),
     "json-mode-dropped": ("proxy_bug_request", 'request.response_format: {"kind": "json_object"} -> null'),
     "thinking-config-dropped": ("proxy_bug_request", 'request.thinking: {"enabled": true, "budget_tokens": 2048}'),
     "tool-choice-specific-widened": ("proxy_bug_request", 'request.tool_choice.kind: "tool" -> "required"'),
     "empty-arguments-call-dropped": ("proxy_bug_response", 'events[1]: {"kind": "tool_call_start"'),
-    "cached-tokens-dropped": ("proxy_bug_response", "translated run fails (cache_read_present)"),
+    "cached-tokens-dropped": ("proxy_bug_response", "response.usage.cache_read_tokens: 2048 -> 0"),
     "thinking-signature-dropped": ("proxy_bug_response", "response.content[0].signature: "),
     "empty-text-before-tool-call": ("proxy_bug_response", '-> {"kind": "text", "text": ""}'),
     "parallel-calls-share-index": ("proxy_bug_response", 'events[2].id: "<call:1>" -> "<missing>"'),
@@ -74,7 +76,49 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "system-as-user-turn": ("proxy_bug_request", '-> "You are a pirate. Answer in one short sentence."'),
     "tool-choice-dropped": ("proxy_bug_request", 'request.tool_choice: {"kind": "required"} -> null'),
     "tool-result-blocks-stringified": ("proxy_bug_request", '-> "[{\\"type\\":\\"text\\"'),
+    "responses-sequence-number-from-one": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-sequence-number-missing": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-sequence-number-gap": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-sequence-number-repeated": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-completed-missing": ("proxy_bug_response", '-> {"kind": "error", "error": {'),
+    "responses-output-index-mismatch": (
+        "proxy_bug_response",
+        '-> {"kind": "error", "error": {"kind": "malformed_stream"',
+    ),
+    "responses-item-id-mismatch": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-incomplete-as-completed": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-reasoning-items-dropped": ("proxy_bug_request", 'request.messages[1].content[0]: {"kind": "thinking"'),
 }
+_CUT = 'events[4]: {"kind": "done", "stop_reason": {"kind": "end_turn"}, "usage -> {"kind": "error"'
+# The faults of Bedrock, Workers AI and swink (issue 16).
+EXPECTED.update(
+    {
+        "bedrock-tool-input-dropped": (
+            "proxy_bug_response",
+            'response.content[0].arguments: {"city": "Paris", "unit": "celsius"} -> {}',
+        ),
+        "bedrock-metadata-usage-lost": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
+        "bedrock-errors-by-status": ("proxy_bug_response", 'error.kind: "auth" -> "permission"'),
+        "bedrock-exception-type-generic": ("proxy_bug_response", 'error.kind: "throttled" -> "server"'),
+        "cloudflare-usage-summed": ("proxy_bug_response", "events[4].usage.input_tokens: 21 -> 84"),
+        "cloudflare-final-usage-dropped": (
+            "proxy_bug_response",
+            'events[4].usage: {"cache_read_tokens": 0} -> null',
+        ),
+        "cloudflare-done-missing": ("proxy_bug_response", _CUT),
+        "cloudflare-tool-call-first-fragment-only": (
+            "proxy_bug_response",
+            'response.content[0].arguments: {"city": "São Paulo", "unit": "fahrenheit"} -> null',
+        ),
+        "swink-done-dropped": ("proxy_bug_response", _CUT),
+        "swink-done-as-openai-done": ("proxy_bug_response", _CUT),
+        "swink-content-index-per-type": ("proxy_bug_response", 'events[4].error: "<missing>"'),
+        "swink-thinking-signature-dropped": (
+            "proxy_bug_response",
+            'events[3].signature: "c2lnbmF0dXJlLW9mLXRoZS10aG91Z2h0LTAwMQ==" -> null',
+        ),
+    }
+)
 
 
 def _selftest(tmp: Path, *args: str) -> tuple[int, dict[str, Any]]:

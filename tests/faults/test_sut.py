@@ -121,3 +121,42 @@ def test_sut_config_names_every_route(tmp_path: Path, fmt: str) -> None:
     assert main([*args, "--backend", "openai,gemini", "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "text-basic--openai--translate" in text and "text-basic--gemini--translate" in text
+
+
+def test_external_proxy_that_zeroes_input_at_message_start_turns_the_gate_red(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # What LiteLLM and claude-code-router do in front of an OpenAI-style upstream: message_start says
+    # input_tokens 0, message_delta carries the real count (so the SDK's final usage is right). The faithful
+    # Anthropic reference reports the count at start, so the gate sees it.
+    monkeypatch.setenv(PLANTED_KEY_ENV, PLANTED)
+    faulty = _gate(tmp_path, "zero-input-at-message-start")
+    bugs = {r.case_id: (r.verdict, r.first_divergence.path if r.first_divergence else None) for r in faulty}
+    expected = {
+        r.case_id: ("proxy_bug_response", "events[0].start_input_tokens")
+        if r.frontend == "anthropic" and r.stream
+        else ("pass", None)
+        for r in faulty
+    }
+    assert bugs == expected
+
+
+@pytest.mark.parametrize("fmt", ["litellm", "louter"])
+def test_sut_config_leaves_out_a_backend_the_gateway_cannot_name(tmp_path: Path, fmt: str) -> None:
+    # No known gateway config names a Responses upstream (its facts' `gateways` is empty).
+    out = tmp_path / f"sut.{fmt}"
+    args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--format", fmt, "--scenario", "text-basic"]
+    assert main([*args, "--backend", "openai,responses", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "text-basic--openai--translate" in text and "text-basic--responses--translate" not in text
+    assert "# responses: " in text and "its routes are left out" in text
+
+
+def test_sut_config_leaves_out_by_default_the_backends_a_gateway_does_not_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "litellm.yaml"
+    args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--cassettes", str(REPO / "cassettes")]
+    assert main([*args, "--format", "litellm", "--scenario", "text-basic", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "text-basic--openai--translate" in text and "text-basic--bedrock--translate" not in text
+    left_out = "bedrock, cloudflare, responses, swink, vertex-anthropic, vertex-gemini"
+    assert f"litellm serves no {left_out}: left out" in capsys.readouterr().err

@@ -4,6 +4,7 @@ ini, the fixture, and trace output. Matrices stay small: one or two scenarios, o
 
 from __future__ import annotations
 
+import shlex
 import shutil
 
 import pytest
@@ -12,6 +13,7 @@ import harness.pytest_plugin.items  # noqa: F401
 from harness import drivers
 from harness.protocols import registry
 from harness.report import events_for_run
+from harness.runner.plan import default_frontends
 from tests.plugin.conftest import CASSETTES, PLUGIN, SCENARIOS, matrix
 
 pytest_plugins = ["pytester"]
@@ -99,6 +101,16 @@ def test_provider_markers_select_by_backend_and_frontend(pytester: pytest.Pytest
     assert collected_ids(by_stream) == ["conformance::text-basic[anthropic->openai,stream]"]
 
 
+def test_markers_name_only_real_frontends(pytester: pytest.Pytester) -> None:
+    """A backend-only profile (groq) gets a backend marker but no frontend marker: no case can have it as one."""
+    result = pytester.runpytest(*matrix("text-basic"), "--markers")
+    markers = [line.split(":")[0].removeprefix("@pytest.mark.") for line in result.outlines if "conformance_" in line]
+    frontends = sorted(m.removeprefix("conformance_frontend_") for m in markers if "_frontend_" in m)
+    assert frontends == sorted(default_frontends()) and "openai" in frontends
+    assert "conformance_backend_groq" in markers and "conformance_backend_openai" in markers
+    assert "conformance_frontend_groq" not in markers
+
+
 def test_an_injected_request_side_proxy_bug_fails_with_the_first_divergence(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(DROP_TOOLS_CONFTEST)
     result = pytester.runpytest(*matrix("tool-call-parallel", backends="anthropic"), "--conformance-streaming=stream")
@@ -127,10 +139,35 @@ def test_an_injected_response_side_proxy_bug_shows_both_texts(pytester: pytest.P
             '  baseline:         "Hello! How can I help you today?"',
             '  translated:       "HELLO! HOW CAN I HELP YOU TODAY?"',
             "runs: *translated failed (text_equals)",
-            "rerun for the HTML report: conformance run --scenario text-basic --frontend openai --backend anthropic "
-            "--streaming stream",
+            "rerun this case: pytest *-m conformance --conformance *--conformance-scenario=text-basic "
+            "--conformance-frontend=openai --conformance-backend=anthropic --conformance-streaming=stream",
+            # The fault lives in the conftest's hook: `conformance run` would pass, so it is not offered.
+            "(`conformance run` cannot apply this session's pytest_conformance_translate_hooks)",
         ]
     )
+
+
+def _rerun_args(result: pytest.RunResult) -> list[str]:
+    """The arguments of the first failure's `rerun this case: pytest ...` line."""
+    line = next(line for line in result.outlines if line.startswith("rerun this case: pytest "))
+    return shlex.split(line.removeprefix("rerun this case: "))[1:]
+
+
+def test_the_rerun_command_reproduces_exactly_the_failing_case(pytester: pytest.Pytester) -> None:
+    """The hint's pytest command, run as printed, runs that one case (no other test, no other case) and it fails
+    the same way; the hint is the first failure's, in a session with other tests and a wider matrix."""
+    pytester.makeconftest(SHOUT_CONFTEST)
+    pytester.makepyfile(test_other="def test_unrelated():\n    pass\n")
+    first = pytester.runpytest(
+        *matrix("text-basic", "tool-call-single", backends="anthropic,openai"), "-p", "no:cacheprovider"
+    )
+    outcomes = first.parseoutcomes()
+    assert outcomes["failed"] >= 2 and outcomes["passed"] >= 1  # other cases and the unrelated test ran
+    failed = [line.split()[1] for line in first.outlines if line.startswith("FAILED conformance::")]
+    again = pytester.runpytest(*_rerun_args(first), "-v", "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1)
+    assert [line.split()[1] for line in again.outlines if line.startswith("FAILED ")] == failed[:1]
+    again.stdout.fnmatch_lines(["proxy_bug_response: translated run fails (text_equals)"])
 
 
 def test_a_known_proxy_bug_is_an_expected_failure(pytester: pytest.Pytester) -> None:
@@ -187,13 +224,32 @@ def test_ini_options_apply_and_the_command_line_overrides_them(pytester: pytest.
 
 
 def test_a_wrong_setting_is_a_collection_error_naming_it(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*matrix("text-basic", backends="nope"))
+    result = pytester.runpytest(*matrix("text-basic", backends="zzz"))
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting conformance*", "conformance: unknown protocol 'nope'; known: *"])
+    result.stdout.fnmatch_lines(
+        ["*ERROR collecting conformance*", "conformance: backend 'zzz': unknown protocol; backends: anthropic, *"]
+    )
+    result = pytester.runpytest(*matrix("text-basic", backends="antropic"))
+    result.stdout.fnmatch_lines(["conformance: backend 'antropic': unknown protocol (did you mean 'anthropic'?); *"])
+    result = pytester.runpytest(*matrix("text-basic", frontends="groq"))
+    result.stdout.fnmatch_lines(
+        [
+            "conformance: frontend 'groq': a backend-only profile of openai (no proxy routes or SDK of its own; the "
+            f"openai SDK drives it); frontends: {', '.join(default_frontends())}"
+        ]
+    )
+    result = pytester.runpytest(*matrix("text-basi"))
+    result.stdout.fnmatch_lines(["conformance: unknown scenario 'text-basi' (did you mean 'text-basic'?): not in *"])
+    result = pytester.runpytest(*matrix("text-basic"), "--conformance-known=missing.toml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["conformance: *missing.toml: no such known-failures file"])
     pytester.path.joinpath("conformance-known.toml").write_text('[[case]]\nid = "x"\n', encoding="utf-8")
     result = pytester.runpytest(*matrix("text-basic"))
     result.stdout.fnmatch_lines(
-        ["conformance: *conformance-known.toml: case[[]0[]]: needs string keys id, verdict, reason"]
+        [
+            "conformance: *conformance-known.toml: case[[]0[]].verdict: missing or empty; each entry needs a string "
+            "verdict"
+        ]
     )
     pytester.makeini("[pytest]\nconformance_record_mode = sometimes\n")
     result = pytester.runpytest(*matrix("text-basic"))

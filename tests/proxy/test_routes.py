@@ -210,7 +210,9 @@ async def test_never_an_open_relay_requests_go_only_to_configured_upstreams() ->
         await p.client.post("/v1beta/models/evil.example:generateContent", json={"contents": []})
         await p.client.post("/v1/responses", json=body)
     assert hosts == ["upstream.test"]  # only the configured model went anywhere, and only to its upstream
-    assert [e.frontend_status for e in p.exchanges] == [404, 404, 404]
+    # The last names a model that passes through to a Chat Completions upstream on the Responses route: refused
+    # (a 400 saying to translate), not relayed.
+    assert [e.frontend_status for e in p.exchanges] == [404, 404, 404, 400]
 
 
 async def test_passthrough_to_an_upstream_of_another_protocol_family_is_refused_plainly() -> None:

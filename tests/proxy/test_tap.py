@@ -44,14 +44,14 @@ async def test_translate_exchange_records_both_sides_with_chunk_boundaries_and_t
 
 async def test_tap_keeps_at_most_the_configured_bytes_and_says_so() -> None:
     up = ScriptedUpstream("openai", text_reply(LONG))
-    cfg = config(("m", "translate", "openai", "gpt-x"), tap_max_bytes=300)
+    cfg = config(("m", "translate", "openai", "gpt-x"), tap_max_bytes=700)
     async with proxy(cfg, up.transport()) as p:
         response = await p.client.post("/v1/messages", json=BODY)
     events = decode_events(registry.get("anthropic"), [response.content])
     assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == LONG  # the client lost nothing
     ex = p.exchange
     assert ex.truncated
-    assert sum(map(len, ex.upstream_chunks)) <= 300 and sum(map(len, ex.frontend_chunks)) <= 300
+    assert sum(map(len, ex.upstream_chunks)) <= 700 and sum(map(len, ex.frontend_chunks)) <= 700
     assert 0 < len(ex.upstream_events) < len(decode_events(registry.get("openai"), up.streams[0].chunks))
 
 

@@ -3,6 +3,8 @@ reads back the text, tool calls, thinking, usage, stop reason and errors the ups
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness import ir
@@ -13,7 +15,7 @@ from tests.proxy.upstreams import ScriptedUpstream, config, text_reply, thinking
 
 pytestmark = pytest.mark.anyio
 
-PROTOCOLS = ("openai", "anthropic", "gemini", "ollama")
+PROTOCOLS = ("openai", "anthropic", "gemini", "ollama", "responses")
 PAIRS = [(f, u) for f in PROTOCOLS for u in PROTOCOLS]
 FRONT_MODEL = "front-model"
 UP_MODEL = "up-model"
@@ -184,3 +186,45 @@ async def test_request_the_upstream_protocol_cannot_express_is_a_native_400() ->
     assert "cannot translate the request to gemini" in response.json()["error"]["message"]
     assert up.requests == []  # nothing was sent upstream
     assert front.decode_error(400, dict(response.headers), response.content).kind == ir.ErrorKind.INVALID_REQUEST
+
+
+STATEFUL = {
+    "previous_response_id": {"previous_response_id": "resp_earlier"},
+    "conversation": {"conversation": "conv_123"},
+    "prompt": {"prompt": {"id": "pmpt_123"}},
+    "item_reference": {"input": [{"type": "item_reference", "id": "msg_earlier"}, {"role": "user", "content": "hi"}]},
+}
+
+
+@pytest.mark.parametrize("upstream", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("feature", sorted(STATEFUL))
+async def test_a_responses_request_that_names_server_state_is_a_400_to_another_protocol(
+    feature: str, upstream: str
+) -> None:
+    # Sent on without the stored history, the upstream would answer a conversation the client never had.
+    front, _ = codecs("responses", upstream)
+    body = {"model": FRONT_MODEL, "input": "and then?", "store": True, **STATEFUL[feature]}
+    up = ScriptedUpstream(upstream, text_reply("unused"))
+    async with proxy(config((FRONT_MODEL, "translate", upstream, UP_MODEL)), up.transport()) as p:
+        response = await p.client.post("/v1/responses", json=body)
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message == (
+        f"cannot translate the request to {upstream}: it relies on state a responses server keeps ({feature}), "
+        f"which a {registry.get(upstream).family} upstream never sees"
+    )
+    assert up.requests == []
+    assert front.decode_error(400, dict(response.headers), response.content).kind == ir.ErrorKind.INVALID_REQUEST
+    assert p.exchange.error is not None and p.exchange.error.kind == ir.ErrorKind.INVALID_REQUEST
+
+
+async def test_a_responses_request_that_names_server_state_goes_to_a_responses_upstream() -> None:
+    body = {"model": FRONT_MODEL, "input": "and then?", "previous_response_id": "resp_earlier", "store": True}
+    up = ScriptedUpstream("responses", text_reply("Then it rained."))
+    async with proxy(config((FRONT_MODEL, "translate", "responses", UP_MODEL)), up.transport()) as p:
+        response = await p.client.post("/v1/responses", json=body)
+    assert response.status_code == 200
+    assert response.json()["output"][0]["content"][0]["text"] == "Then it rained."
+    (sent,) = up.requests
+    body = json.loads(sent.content)
+    assert body["previous_response_id"] == "resp_earlier" and body["model"] == UP_MODEL

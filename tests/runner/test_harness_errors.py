@@ -25,7 +25,8 @@ from harness.proxy import TranslateHooks
 from harness.runner import execute
 from harness.runner.engine import Runner
 from harness.runner.known import KnownFileError, load_known
-from harness.runner.plan import PlanError, RunOptions
+from harness.runner.names import MatrixNameError
+from harness.runner.plan import RunOptions
 from harness.trace.model import CaseResult, Verdict
 from tests.conftest import REPO
 
@@ -157,8 +158,9 @@ def test_a_request_side_verdict_names_the_response_side_failures_too(tmp_path: P
 
 def test_a_harness_error_cannot_be_a_known_failure(tmp_path: Path) -> None:
     known = tmp_path / "known.toml"
-    known.write_text('[[case]]\nid = "x"\nverdict = "harness_error"\nreason = "flaky"\n', encoding="utf-8")
-    with pytest.raises(KnownFileError, match="a harness_error cannot be a known failure"):
+    entry = 'id = "text-basic[openai->openai,stream]"\nverdict = "harness_error"\nreason = "flaky"\n'
+    known.write_text(f"[[case]]\n{entry}", encoding="utf-8")
+    with pytest.raises(KnownFileError, match="verdict: 'harness_error' is not allowed; allowed: proxy_bug_request"):
         load_known(known)
 
 
@@ -174,7 +176,7 @@ def test_a_known_proxy_bug_that_became_a_harness_error_is_neither_known_nor_fixe
 
 
 def test_a_frontend_without_an_sdk_driver_cannot_be_planned(tmp_path: Path) -> None:
-    with pytest.raises(PlanError, match="'groq' cannot be a frontend"):
+    with pytest.raises(MatrixNameError, match="frontend 'groq': a backend-only profile"):
         Runner(options(tmp_path, frontends=["groq"]))
 
 

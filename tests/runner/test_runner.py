@@ -98,7 +98,9 @@ def test_known_failures_keep_the_gate_green_and_fixed_cases_are_listed(tmp_path:
     opts = options(tmp_path, hooks=hooks, only=["tool-call-parallel"])
     code, results = run(opts)
     assert code == 1
-    assert write_known(opts.known, results, {}) == len(results)
+    update = write_known(opts.known, results, {})
+    assert update.added == [r.case_id for r in results] and update.count == len(results)
+    assert (update.removed, update.changed, update.kept) == ([], [], [])
     assert set(load_known(opts.known)) == {r.case_id for r in results}
     code, _ = run(options(tmp_path, hooks=hooks, only=["tool-call-parallel"], run_id="t2"))
     assert code == 0
@@ -134,7 +136,11 @@ def test_cases_needing_a_missing_capability_are_unsupported_with_the_reason(tmp_
 
 
 def test_unknown_scenario_or_protocol_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="unknown scenario"):
-        Runner(options(tmp_path, only=["no-such-scenario"]))
-    with pytest.raises(KeyError, match="unknown protocol"):
-        Runner(options(tmp_path, backends=["nope"]))
+    with pytest.raises(
+        ValueError, match="unknown scenario 'tool-call-singel' \\(did you mean 'tool-call-single'\\?\\)"
+    ):
+        Runner(options(tmp_path, only=["tool-call-singel"]))
+    with pytest.raises(ValueError, match="backend 'zzz': unknown protocol; backends: anthropic, "):
+        Runner(options(tmp_path, backends=["zzz"]))
+    with pytest.raises(ValueError, match="frontend 'groq': a backend-only profile of openai"):
+        Runner(options(tmp_path, frontends=["groq"]))

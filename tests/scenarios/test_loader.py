@@ -44,7 +44,7 @@ def _write(folder: Path, name: str, data: object) -> Path:
 
 
 def _error_for(tmp_path: Path, data: object) -> ScenarioError:
-    path = _write(tmp_path, "bad.yaml", data)
+    path = _write(tmp_path, "tmp-basic.yaml", data)
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
     assert str(info.value).startswith(f"{path}: ")
@@ -171,12 +171,47 @@ def test_stream_flag_is_the_runners(tmp_path: Path) -> None:
     assert error.problem == "request.stream is set by the runner from `streaming`; leave it out"
 
 
-def test_duplicate_ids_across_files(tmp_path: Path) -> None:
-    _write(tmp_path, "a.yaml", MINIMAL)
-    second = _write(tmp_path, "b.yaml", MINIMAL)
+def test_id_must_be_the_file_name(tmp_path: Path) -> None:
+    """`--scenario ID`, the cassette names and the report find a scenario's file by its id."""
+    path = _write(tmp_path, "tmp-basics.yaml", MINIMAL)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert str(info.value) == f"{path}: id: 'tmp-basic' differs from the file name; use id: tmp-basics"
+
+
+def test_every_schema_error_of_a_file_at_once(tmp_path: Path) -> None:
+    """Three mistakes in one file, three lines in one error, in data order; the id check joins them."""
+    data = {
+        **MINIMAL,
+        "requires": ["telepathy"],
+        "streaming": ["sometimes"],
+        "request": {"messages": [{"role": "user", "content": "plain string"}]},
+    }
+    path = _write(tmp_path, "other-name.yaml", data)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    error = info.value
+    assert [(e.path, e.problem.split(" is ")[0]) for e in error.problems] == [
+        ("request.messages[0].content", "'plain string'"),
+        ("requires[0]", "'telepathy'"),
+        ("streaming[0]", "'sometimes'"),
+        ("id", "'tmp-basic' differs from the file name; use id: other-name"),
+    ]
+    assert str(error).splitlines() == [str(e) for e in error.problems]
+    assert all(line.startswith(f"{path}: ") for line in str(error).splitlines())
+    assert (error.path, error.file) == ("request.messages[0].content", str(path))  # the first, as before
+
+
+def test_every_bad_file_of_a_folder_at_once(tmp_path: Path) -> None:
+    _write(tmp_path, "tmp-basic.yaml", MINIMAL)
+    first = _write(tmp_path, "a.yaml", {**MINIMAL, "id": "a", "requires": ["telepathy"]})
+    second = _write(tmp_path, "b.yaml", {**MINIMAL, "id": "c"})
     with pytest.raises(ScenarioError) as info:
         load_scenarios(tmp_path)
-    assert str(info.value) == f"{second}: id: duplicate id 'tmp-basic', also in {tmp_path / 'a.yaml'}"
+    lines = str(info.value).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{first}: requires[0]: 'telepathy' is not one of")
+    assert lines[1] == f"{second}: id: 'c' differs from the file name; use id: b"
 
 
 def test_missing_folder(tmp_path: Path) -> None:

@@ -19,8 +19,10 @@ from harness.protocols.anthropic import response as _response
 from harness.protocols.anthropic.facts import FACTS
 from harness.protocols.anthropic.losses import LOSSES
 from harness.protocols.anthropic.mapping import NAME, dumps
+from harness.protocols.anthropic.reference import REFERENCE, AnthropicReference, wire_events
 from harness.protocols.anthropic.stream_decode import AnthropicStreamDecoder
 from harness.protocols.anthropic.stream_encode import AnthropicStreamEncoder
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 __all__ = ["AnthropicCodec", "AnthropicStreamDecoder", "AnthropicStreamEncoder", "encode_count_tokens_response"]
@@ -48,6 +50,8 @@ class AnthropicCodec:
         }
     )
     """No response_format: Anthropic Messages has no JSON mode (see `losses`)."""
+    reference: ClassVar[AnthropicReference] = REFERENCE
+    """What api.anthropic.com adds to what the encoders write (ids, service tier, request ids)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A Messages or count_tokens request -> IR."""
@@ -78,8 +82,8 @@ class AnthropicCodec:
         return AnthropicStreamDecoder()
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> AnthropicStreamEncoder:
-        """A fresh SSE stream encoder (the request is not needed)."""
-        return AnthropicStreamEncoder()
+        """A fresh SSE stream encoder (the request estimates input tokens an upstream has not reported yet)."""
+        return AnthropicStreamEncoder(request)
 
     def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
         """An error response -> IR error; never raises."""
@@ -88,6 +92,10 @@ class AnthropicCodec:
     def encode_error(self, error: ir.IRError) -> HttpResponse:
         """IR error -> Anthropic error response (529 for overloaded) with retry-after."""
         return _errors.encode_error(error)
+
+    def wire_events(self, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
+        """The typed wire events of a body, for the shape comparison."""
+        return wire_events(body, stream=stream, status=status)
 
 
 def encode_count_tokens_response(input_tokens: int) -> HttpResponse:

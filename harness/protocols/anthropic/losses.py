@@ -80,6 +80,11 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
         ),
         "Message(role=tool) without content": "an empty tool turn is sent as an empty user turn, decodes as user",
         "ToolCallPart.arguments that are not an object": "tool_use input must be an object: sent as {}",
+        "Usage cache counts of None": (
+            "a message's usage (and message_delta's, once the input is known) always carries "
+            "cache_creation_input_tokens and cache_read_input_tokens, as the real API does: an unknown count is "
+            "sent as 0, which means the same (no cache use)"
+        ),
         "Usage.input_tokens below the cached tokens": (
             "the wire counts fresh input apart from cache reads and writes: an input below the cached total "
             "cannot be expressed, the fresh count is clamped to 0"

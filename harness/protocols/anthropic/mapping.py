@@ -120,26 +120,44 @@ def usage_from_wire(usage: Any) -> ir.Usage:
 
 
 def usage_to_wire(usage: ir.Usage | None, *, required: bool) -> dict[str, Any]:
-    """Wire usage for IR usage (cached tokens taken back out of input_tokens).
+    """Wire usage for IR usage (cached tokens taken back out of input_tokens), with the keys the real API sends.
 
-    `required=True` (a message's usage) always sends input_tokens and output_tokens, 0 when unknown; otherwise
-    (a message_delta's cumulative usage) only the figures the IR has are sent, so message_start values stand.
+    `required=True` (a message's usage, also in message_start) sends every count, 0 when unknown: input_tokens,
+    cache_creation_input_tokens, cache_read_input_tokens, the cache_creation breakdown and output_tokens.
+    Otherwise (message_delta's cumulative usage) input and both cache counts go when the input is known, a cache
+    count alone when it is known, so message_start's values stand for the rest; output_tokens always.
     """
     usage = usage or ir.Usage()
     cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
     out: dict[str, Any] = {}
-    if usage.input_tokens is not None or required:
+    known = usage.input_tokens is not None or required
+    if known:
         # The wire cannot say "fewer input tokens than were cached": clamp (listed in losses).
         out["input_tokens"] = max((usage.input_tokens or 0) - cached, 0)
-    if usage.cache_write_tokens is not None:
-        out["cache_creation_input_tokens"] = usage.cache_write_tokens
-    if usage.cache_read_tokens is not None:
-        out["cache_read_input_tokens"] = usage.cache_read_tokens
+    if known or usage.cache_write_tokens is not None:
+        out["cache_creation_input_tokens"] = usage.cache_write_tokens or 0
+    if known or usage.cache_read_tokens is not None:
+        out["cache_read_input_tokens"] = usage.cache_read_tokens or 0
+    if required:
+        # Every cache write is a 5-minute one: the IR has no cache lifetime.
+        out["cache_creation"] = {
+            "ephemeral_5m_input_tokens": usage.cache_write_tokens or 0,
+            "ephemeral_1h_input_tokens": 0,
+        }
     # output_tokens is required in both message usage and message_delta usage.
     out["output_tokens"] = usage.output_tokens or 0
     if usage.reasoning_tokens is not None:
         out["output_tokens_details"] = {"thinking_tokens": usage.reasoning_tokens}
     return out
+
+
+def estimate_input_tokens(request: ir.Request | None) -> int | None:
+    """An estimate of a request's input tokens, for a message_start that must report them before an upstream
+    that cannot know them yet has said (one token per four characters of the request's text, at least 1);
+    None without a request."""
+    if request is None:
+        return None
+    return common.estimate_tokens(request)
 
 
 def merge_wire_usage(base: dict[str, Any], newer: Any) -> dict[str, Any]:

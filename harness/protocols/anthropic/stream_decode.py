@@ -6,6 +6,11 @@ their deltas, and IR indices stay dense (0, 1, 2, ... in the order mapped blocks
 are dropped and the text kept. `ping` may come anywhere and is ignored; so are event types this decoder does
 not know, as Anthropic's versioning policy asks of clients. The stream never ends with `[DONE]`:
 `message_stop` is the terminal marker, a mid-stream `event: error` the failed end.
+
+Nothing the IR cannot hold is lost silently where it has a place: unknown fields of message_start's message
+become `MessageStart.extras`, unknown fields of message_delta (`usage.server_tool_use`, a non-null
+`stop_details`, `context_management`) `Done.extras`, and an event type added after this decoder was written a
+`ProviderEvent`.
 """
 
 from __future__ import annotations
@@ -25,8 +30,12 @@ from harness.protocols.anthropic.mapping import (
     stop_reason_from_wire,
     usage_from_wire,
 )
+from harness.protocols.anthropic.response import MESSAGE_KEYS, USAGE_KEYS, decode_extras
 from harness.protocols.base import DecodeError
 from harness.wire.sse import SSEDecoder, SSEEvent
+
+_DELTA_FIELDS = frozenset({"stop_reason", "stop_sequence"})
+"""Keys of message_delta's `delta` the IR reads; the others are kept as extras."""
 
 _DELTA_BLOCK = {
     "text_delta": "text",
@@ -58,6 +67,7 @@ class AnthropicStreamDecoder:
         self._seen: set[int] = set()
         self._usage: dict[str, Any] = {}  # cumulative wire usage
         self._stop: ir.StopReason | None = None
+        self._extras: ir.ProviderExtras | None = None  # from message_delta, for the Done
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the IR events they complete."""
@@ -109,10 +119,12 @@ class AnthropicStreamDecoder:
         if kind == "message_start":
             return self._message_start(data)
         handler = _HANDLERS.get(kind)
-        if handler is None:
-            return []  # an event type added after this decoder was written
         if not self._started:
             raise DecodeError(NAME, f"{kind} before message_start")
+        if handler is None:
+            # An event type added after this decoder was written: kept, as Anthropic's versioning policy asks
+            # clients to tolerate new events.
+            return [ir.ProviderEvent(protocol=NAME, type=kind, data=data)]
         return handler(self, data)
 
     def _content_block_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
@@ -141,6 +153,7 @@ class AnthropicStreamDecoder:
                 id=optional(message, "id", str, "message"),
                 model=optional(message, "model", str, "message"),
                 usage=usage_from_wire(self._usage) if usage is not None else None,
+                extras=decode_extras(message, MESSAGE_KEYS),
             )
         ]
 
@@ -203,13 +216,15 @@ class AnthropicStreamDecoder:
         self._stop = stop_reason_from_wire(delta.get("stop_reason"), delta.get("stop_sequence"))
         if data.get("usage") is not None:
             self._usage = merge_wire_usage(self._usage, data["usage"])
+        nested = {"delta": _DELTA_FIELDS, "usage": USAGE_KEYS}
+        self._extras = ir.merge_extras(self._extras, decode_extras(data, frozenset({"type"}), nested))
         return []
 
     def _message_stop(self, _data: dict[str, Any]) -> list[ir.StreamEvent]:
         out = self._close_blocks()
         self._done = True
         usage = usage_from_wire(self._usage) if self._usage else None
-        return [*out, ir.Done(stop_reason=self._stop, usage=usage)]
+        return [*out, ir.Done(stop_reason=self._stop, usage=usage, extras=self._extras)]
 
     def _fail(self, error: ir.IRError) -> list[ir.StreamEvent]:
         # The IR wants message_start first; a stream that failed before the wire's gets an empty one.

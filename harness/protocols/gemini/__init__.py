@@ -21,8 +21,10 @@ from harness.protocols.gemini import errors, request_decode, request_encode, res
 from harness.protocols.gemini.facts import FACTS
 from harness.protocols.gemini.fields import EncodeError
 from harness.protocols.gemini.losses import LOSSES, RESHAPES
+from harness.protocols.gemini.reference import REFERENCE, GeminiReference, wire_events
 from harness.protocols.gemini.stream_decode import GeminiStreamDecoder
 from harness.protocols.gemini.stream_encode import GeminiStreamEncoder
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 __all__ = ["LOSSES", "RESHAPES", "EncodeError", "GeminiCodec", "GeminiStreamDecoder", "GeminiStreamEncoder"]
@@ -52,6 +54,8 @@ class GeminiCodec:
         }
     )
     """What Gemini's wire carries (scenario capability names)."""
+    reference: ClassVar[GeminiReference] = REFERENCE
+    """What the Gemini API adds to what the encoders write (response ids, running usage)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's wire request -> IR (model from the path, stream from the method)."""
@@ -97,6 +101,10 @@ class GeminiCodec:
     def encode_error(self, error: ir.IRError) -> HttpResponse:
         """IR error -> Gemini's error body and status."""
         return errors.encode_error(error)
+
+    def wire_events(self, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
+        """The typed wire events of a body, for the shape comparison."""
+        return wire_events(body, stream=stream, status=status)
 
 
 CODEC = registry.register(GeminiCodec(), facts=FACTS)

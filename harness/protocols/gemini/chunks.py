@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols.gemini.enums import BLOCK_REASON, FINISH_REASON, enum_name
 from harness.protocols.gemini.errors import error_from_object
+from harness.protocols.gemini.extras import decode_extras
 from harness.protocols.gemini.fields import as_list, as_object, get, has, opt_int, opt_object, opt_str
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import block_stop_reason, stop_reason, usage_from
@@ -48,11 +50,13 @@ class ChunkDecoder:
             content = opt_object(get(candidate, "content"), "candidate.content", offset) or {}
             for i, part in enumerate(as_list(get(content, "parts"), "candidate.content.parts", offset)):
                 out += self._machine.part(part, f"candidate.content.parts[{i}]")
-            finish = opt_str(get(candidate, "finishReason"), "candidate.finishReason", offset)
+            raw_finish = enum_name(FINISH_REASON, get(candidate, "finishReason"))
+            finish = opt_str(raw_finish, "candidate.finishReason", offset)
             self._finish = finish if finish is not None else self._finish
         feedback = opt_object(get(obj, "promptFeedback"), "promptFeedback", offset)
         if feedback is not None:
-            block = opt_str(get(feedback, "blockReason"), "promptFeedback.blockReason", offset)
+            raw_block = enum_name(BLOCK_REASON, get(feedback, "blockReason"))
+            block = opt_str(raw_block, "promptFeedback.blockReason", offset)
             self._blocked = block if block is not None else self._blocked
         return out
 
@@ -84,7 +88,9 @@ class ChunkDecoder:
             return []
         self._started = True
         model = opt_str(get(obj, "modelVersion"), "modelVersion")
-        return [ir.MessageStart(id=opt_str(get(obj, "responseId"), "responseId"), model=model)]
+        extras = decode_extras(obj) if "error" not in obj else None
+        response_id = opt_str(get(obj, "responseId"), "responseId")
+        return [ir.MessageStart(id=response_id, model=model, usage=_start_usage(obj), extras=extras)]
 
     def _end(self, terminal: ir.Done | ir.ErrorEvent) -> list[ir.StreamEvent]:
         self.terminated = True
@@ -97,3 +103,15 @@ class ChunkDecoder:
             if (opt_int(get(candidate, "index"), f"candidates[{i}].index", offset) or 0) == 0:
                 return candidate
         return None
+
+
+def _start_usage(obj: dict[str, Any]) -> ir.Usage | None:
+    """The input figures of the first chunk's usageMetadata: Gemini counts the prompt before it answers and
+    reports the count on every chunk, so a translation can pass the real count on at the start (Anthropic's
+    message_start needs one)."""
+    meta = opt_object(get(obj, "usageMetadata"), "usageMetadata")
+    if meta is None:
+        return None
+    usage = usage_from(meta)
+    start = ir.Usage(input_tokens=usage.input_tokens, cache_read_tokens=usage.cache_read_tokens)
+    return None if start == ir.Usage() else start

@@ -60,6 +60,15 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
         "ToolResultPart.content text": (
             "functionResponse.response holds one text: text parts are joined, images follow (request_rules.text_layout)"
         ),
+        "MessageStart.usage from the first chunk": (
+            "every chunk carries the usage known so far, and the start is the first chunk: its input figures "
+            "(prompt and cached counts) become the start's usage, nothing else; an answer whose first chunk is its "
+            "last reports its final input there"
+        ),
+        "Usage.cache_read_tokens of 0": (
+            "proto3 JSON leaves zero counts out, as Gemini does: a cache read of 0 is not sent and decodes as None "
+            "(zero and absent mean the same: no cache use)"
+        ),
         "Usage.output_tokens below reasoning_tokens": (
             "candidatesTokenCount = output - reasoning cannot go below 0: such an output comes back as reasoning_tokens"
         ),

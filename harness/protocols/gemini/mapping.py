@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols.gemini.enums import SCHEMA_TYPE, enum_name
 from harness.protocols.gemini.fields import get, opt_int
 
 # finishReason -> IR stop kind. STOP becomes tool_use when the response has function calls (see stop_reason).
@@ -93,15 +94,23 @@ def usage_metadata(usage: ir.Usage | None) -> dict[str, Any] | None:
     if usage.input_tokens is not None:
         out["promptTokenCount"] = usage.input_tokens
     if usage.output_tokens is not None:
-        out["candidatesTokenCount"] = max(usage.output_tokens - (usage.reasoning_tokens or 0), 0)
-    if usage.cache_read_tokens is not None:
+        candidates = max(usage.output_tokens - (usage.reasoning_tokens or 0), 0)
+        # While only thoughts were produced Gemini leaves the candidates count out (proto3 omits zeros).
+        if candidates or not usage.reasoning_tokens:
+            out["candidatesTokenCount"] = candidates
+    if usage.cache_read_tokens:
         out["cachedContentTokenCount"] = usage.cache_read_tokens
+    if not out and usage.reasoning_tokens is None:
+        return None
+    parts = (usage.input_tokens, usage.output_tokens)
+    out["totalTokenCount"] = sum(n or 0 for n in parts)
+    if usage.input_tokens is not None:
+        # Every count of the prompt is text here: the IR does not count tokens per modality.
+        out["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": usage.input_tokens}]
+    if usage.cache_read_tokens:
+        out["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": usage.cache_read_tokens}]
     if usage.reasoning_tokens is not None:
         out["thoughtsTokenCount"] = usage.reasoning_tokens
-    if not out:
-        return None
-    parts = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount")
-    out["totalTokenCount"] = sum(out.get(k, 0) for k in parts)
     return out
 
 
@@ -117,6 +126,11 @@ def json_schema_from_openapi(schema: Any) -> Any:
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
+        if key == "type":
+            # A gapic client (enum-encoding=int) sends the type as its proto number.
+            value = (
+                [enum_name(SCHEMA_TYPE, v) for v in value] if isinstance(value, list) else enum_name(SCHEMA_TYPE, value)
+            )
         if key == "type" and isinstance(value, str) and value in _OPENAPI_TYPES:
             out[key] = value.lower()
         elif key == "type" and isinstance(value, list) and all(v in _OPENAPI_TYPES for v in value):

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
+from harness.protocols.gemini.enums import CALLING_MODE, enum_name
 from harness.protocols.gemini.fields import (
     PROTOCOL,
     as_list,
@@ -237,7 +238,7 @@ def _tool_choice(config: dict[str, Any] | None, provider: dict[str, Any]) -> ir.
     if config is None:
         return None
     calling = opt_object(get(config, "functionCallingConfig"), "toolConfig.functionCallingConfig") or {}
-    mode = opt_str(get(calling, "mode"), "functionCallingConfig.mode")
+    mode = opt_str(enum_name(CALLING_MODE, get(calling, "mode")), "functionCallingConfig.mode")
     names = as_list(get(calling, "allowedFunctionNames"), "functionCallingConfig.allowedFunctionNames")
     choice: ir.ToolChoice | None = None
     if mode == "AUTO":

@@ -13,7 +13,7 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.gemini.errors import error_object
-from harness.protocols.gemini.fields import EncodeError
+from harness.protocols.gemini.fields import PROTOCOL, EncodeError
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import finish_reason
 from harness.protocols.gemini.parts import function_call
@@ -36,6 +36,8 @@ class GeminiStreamEncoder:
         self._call: ir.ToolCallStart | None = None
         self._args: list[str] = []
         self._ended = False
+        self._extras: ir.ProviderExtras | None = None
+        self._calls = False
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The bytes for this event (empty when Gemini has nothing to send for it yet)."""
@@ -45,6 +47,7 @@ class GeminiStreamEncoder:
             case ir.MessageStart():
                 self._id, self._model = event.id, event.model
                 self._usage = event.usage
+                self._extras = event.extras
             case ir.ThinkingStart():
                 return self._flush_signature()
             case ir.ThinkingDelta():
@@ -63,6 +66,8 @@ class GeminiStreamEncoder:
                 self._usage = (self._usage or ir.Usage()).merged(event.usage)
             case ir.Done():
                 return self._done(event)
+            case ir.ProviderEvent() if event.protocol == PROTOCOL and isinstance(event.data, dict):
+                return self._frame(event.data)
             case ir.ErrorEvent():
                 self._ended = True
                 return self._frame(error_object(event.error)[1])
@@ -78,8 +83,18 @@ class GeminiStreamEncoder:
             return self._array.encode(obj)
         return encode_sse(common.dump_json(obj).decode("utf-8"), newline="\r\n")
 
-    def _chunk(self, parts: list[dict[str, Any]], finish: str | None = None) -> bytes:
-        obj = chunk_object(parts, response_id=self._id, model=self._model, usage=self._usage, finish=finish)
+    def _chunk(
+        self, parts: list[dict[str, Any]], finish: str | None = None, extras: ir.ProviderExtras | None = None
+    ) -> bytes:
+        obj = chunk_object(
+            parts,
+            response_id=self._id,
+            model=self._model,
+            usage=self._usage,
+            finish=finish,
+            calls=self._calls,
+            extras=ir.merge_extras(self._extras, extras),
+        )
         return self._frame(obj)
 
     def _attach(self, part: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +116,7 @@ class GeminiStreamEncoder:
         )
         part = {"functionCall": function_call(call, self._ids, turn=0, ordinal=self._ordinal)}
         self._ordinal += 1
+        self._calls = True
         self._call = None
         return self._chunk([self._attach(part)])
 
@@ -108,4 +124,5 @@ class GeminiStreamEncoder:
         self._ended = True
         if event.usage is not None:
             self._usage = (self._usage or ir.Usage()).merged(event.usage)
-        return self._chunk([self._attach({"text": ""})], finish=finish_reason(event.stop_reason))
+        finish = finish_reason(event.stop_reason)
+        return self._chunk([self._attach({"text": ""})], finish=finish, extras=event.extras)

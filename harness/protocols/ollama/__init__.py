@@ -23,9 +23,11 @@ from harness.protocols.ollama import response as _response
 from harness.protocols.ollama._fields import PROTOCOL, fail
 from harness.protocols.ollama.facts import FACTS
 from harness.protocols.ollama.losses import LOSSES, RESHAPES
+from harness.protocols.ollama.reference import REFERENCE, OllamaReference, wire_events
 from harness.protocols.ollama.stream_decode import OllamaStreamDecoder
 from harness.protocols.ollama.stream_encode import OllamaStreamEncoder
 from harness.protocols.ollama.tags import TAGS_PATH, decode_tags, encode_tags
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 
@@ -49,6 +51,8 @@ class OllamaCodec:
         }
     )
     """No tool_choice, cache figures, signatures or Retry-After on Ollama's wire."""
+    reference: ClassVar[OllamaReference] = REFERENCE
+    """What an Ollama server adds to what the encoders write (durations, `created_at`, request id)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's `/api/chat` request -> IR."""
@@ -97,6 +101,10 @@ class OllamaCodec:
     def encode_error(self, error: ir.IRError) -> HttpResponse:
         """IR error -> `{"error": message}` with the kind's status."""
         return _errors.encode_error(error)
+
+    def wire_events(self, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
+        """The typed wire events of a body, for the shape comparison."""
+        return wire_events(body, stream=stream, status=status)
 
 
 CODEC = OllamaCodec()

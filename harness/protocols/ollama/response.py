@@ -101,6 +101,7 @@ def decode_response(body: bytes) -> ir.Response:
         content=content,
         stop_reason=stop_reason(get_str(obj, "done_reason", "response"), bool(calls)),
         usage=usage(obj),
+        extras=decode_extras(obj),
     )
 
 
@@ -116,17 +117,38 @@ def encode_response(response: ir.Response, *, request: ir.Request | None = None)
     calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
     if calls:
         message["tool_calls"] = [encode_tool_call(c, i) for i, c in enumerate(calls)]
-    body = chunk_head(response.model, request) | {"message": message, "done": True}
+    body = chunk_head(response.model, request, response.extras) | {"message": message, "done": True}
     reason = done_reason(response.stop_reason)
     if reason is not None:
         body["done_reason"] = reason
     body.update(usage_fields(response.usage))
+    body = with_extras(body, response.extras)
     return HttpResponse(200, {"content-type": "application/json; charset=utf-8"}, common.dump_json(body))
 
 
-def chunk_head(model: str | None, request: ir.Request | None) -> dict[str, Any]:
-    """The `model` and `created_at` fields every Ollama reply object starts with."""
+def chunk_head(
+    model: str | None, request: ir.Request | None, extras: ir.ProviderExtras | None = None
+) -> dict[str, Any]:
+    """The `model` and `created_at` fields every Ollama reply object starts with (`created_at` from the Ollama
+    extras when they have one, else now)."""
     name = model if model is not None else (request.model if request is not None else None)
     head: dict[str, Any] = {} if name is None else {"model": name}
-    head["created_at"] = created_at()
+    stamp = (extras or {}).get(PROTOCOL, {}).get("created_at")
+    head["created_at"] = stamp if isinstance(stamp, str) else created_at()
     return head
+
+
+FINAL_KEYS = frozenset({"model", "created_at", "message", "done", "done_reason", "prompt_eval_count", "eval_count"})
+"""Keys of a final reply object the decoder reads; the others (durations) are kept as extras."""
+
+
+def decode_extras(obj: dict[str, Any]) -> ir.ProviderExtras | None:
+    """The fields of a final reply object the IR has no place for (the durations), as Ollama extras."""
+    found = {k: v for k, v in obj.items() if k not in FINAL_KEYS}
+    return {PROTOCOL: found} if found else None
+
+
+def with_extras(obj: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[str, Any]:
+    """A reply object with the Ollama extras filling in what it lacks (`created_at` is the head's business)."""
+    mine = {k: v for k, v in (extras or {}).get(PROTOCOL, {}).items() if k != "created_at"}
+    return ir.fill_missing(obj, mine) if mine else obj

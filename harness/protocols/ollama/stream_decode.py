@@ -20,7 +20,7 @@ from harness import ir
 from harness.protocols import common
 from harness.protocols.ollama._fields import as_obj, decode_tool_call, fail, get_list, get_obj, get_str
 from harness.protocols.ollama.errors import error_kind
-from harness.protocols.ollama.response import stop_reason, usage
+from harness.protocols.ollama.response import decode_extras, stop_reason, usage
 from harness.wire.errors import FramingError
 from harness.wire.ndjson import NDJSONDecoder
 
@@ -89,7 +89,7 @@ class OllamaStreamDecoder:
         if done:
             out += self._close_block()
             reason = stop_reason(get_str(chunk, "done_reason", "stream line"), self._calls > 0)
-            out.append(ir.Done(stop_reason=reason, usage=usage(chunk)))
+            out.append(ir.Done(stop_reason=reason, usage=usage(chunk), extras=decode_extras(chunk)))
             self._finished = True
         return out
 

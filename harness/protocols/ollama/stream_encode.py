@@ -15,7 +15,7 @@ from harness import ir
 from harness.protocols import common
 from harness.protocols.ollama._fields import encode_tool_call
 from harness.protocols.ollama.errors import stream_error_line
-from harness.protocols.ollama.response import chunk_head, done_reason, usage_fields
+from harness.protocols.ollama.response import chunk_head, done_reason, usage_fields, with_extras
 from harness.wire.ndjson import encode_ndjson
 
 
@@ -25,6 +25,7 @@ class OllamaStreamEncoder:
     def __init__(self, *, request: ir.Request | None = None) -> None:
         self._request = request
         self._model: str | None = None
+        self._extras: ir.ProviderExtras | None = None
         self._usage = ir.Usage()
         self._calls: dict[int, tuple[str, str, list[str]]] = {}  # IR index -> (id, name, argument fragments)
         self._ordinal = 0
@@ -34,6 +35,7 @@ class OllamaStreamEncoder:
         match event:
             case ir.MessageStart():
                 self._model = event.model
+                self._extras = event.extras
                 if event.usage is not None:
                     self._usage = self._usage.merged(event.usage)
             case ir.TextDelta() if event.text:
@@ -59,7 +61,7 @@ class OllamaStreamEncoder:
         return b""
 
     def _line(self, message: dict[str, Any]) -> bytes:
-        return encode_ndjson(chunk_head(self._model, self._request) | {"message": message, "done": False})
+        return encode_ndjson(chunk_head(self._model, self._request, self._extras) | {"message": message, "done": False})
 
     def _tool_call(self, call_id: str, name: str, fragments: list[str]) -> bytes:
         raw = "".join(fragments)
@@ -74,4 +76,4 @@ class OllamaStreamEncoder:
         if reason is not None:
             final["done_reason"] = reason
         final.update(usage_fields(self._usage.merged(event.usage)))
-        return encode_ndjson(chunk_head(self._model, self._request) | final)
+        return encode_ndjson(with_extras(chunk_head(self._model, self._request, self._extras) | final, event.extras))

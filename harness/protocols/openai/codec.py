@@ -16,8 +16,10 @@ from harness.protocols.openai import endpoint, errors, request_decode, request_e
 from harness.protocols.openai import response as response_body
 from harness.protocols.openai.losses import RESHAPES, profile_losses
 from harness.protocols.openai.profile import Profile
+from harness.protocols.openai.reference import OpenAIReference, wire_events
 from harness.protocols.openai.stream_decode import ChatStreamDecoder
 from harness.protocols.openai.stream_encode import ChatStreamEncoder
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 T = TypeVar("T")
@@ -37,6 +39,8 @@ class OpenAICodec:
         """Chat Completions' own losses adjusted for the profile (see `losses.profile_losses`)."""
         self.reshapes: Mapping[str, str] = {**RESHAPES, **profile.reshapes}
         """How the wire reshapes IR it carries (rules the loss-key grammar cannot express); see `losses.py`."""
+        self.reference = OpenAIReference(profile)
+        """The provider as a reference backend (its ids, fields and headers; `Profile.reference`)."""
 
     def __repr__(self) -> str:
         return f"OpenAICodec({self.name!r})"
@@ -99,5 +103,9 @@ class OpenAICodec:
         return errors.decode_error(self.profile, status, headers, body)
 
     def encode_error(self, error: ir.IRError) -> HttpResponse:
-        """IR error -> OpenAI's error response."""
-        return errors.encode_error(error)
+        """IR error -> OpenAI's error response (the error object as the profile's provider writes it)."""
+        return errors.encode_error(error, self.profile.wire.error_object)
+
+    def wire_events(self, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
+        """The typed wire events of a body, for the shape comparison."""
+        return wire_events(self.profile, body, stream=stream, status=status)

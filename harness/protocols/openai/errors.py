@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from harness import ir
 from harness.protocols import common
@@ -132,19 +132,31 @@ def decode_error(profile: Profile, status: int, headers: Mapping[str, str], body
     return ir.IRError.of(kind, text.strip(), status=status, retry_after=retry)
 
 
-def error_object(error: ir.IRError) -> JSONDict:
+ErrorStyle = Literal["openai", "groq", "openrouter"]
+"""How a provider writes the inner error object (see `error_object`)."""
+
+
+def error_object(error: ir.IRError, style: ErrorStyle = "openai") -> JSONDict:
     """The inner `error` object for an IR error. The error's own code is kept when it decodes to the same kind
-    (so a pass-through keeps OpenAI's `unsupported_value`), else the kind's canonical code is used."""
+    (so a pass-through keeps OpenAI's `unsupported_value`), else the kind's canonical code is used.
+
+    `style`: OpenAI's `{message, type, param, code}`; Groq's `{message, type, code, status_code}`; OpenRouter's
+    `{code, message}` with the HTTP status as a number for `code`."""
+    status = error.status if error.status is not None else common.KIND_STATUS[error.kind]
+    if style == "openrouter":
+        return {"code": status, "message": error.message}
     type_, code = KIND_WIRE[error.kind]
     own = error.code
     # A code the table maps to this very kind is safe; so is an unknown code where the kind needs none.
     if own is not None and (ERROR_CODES.get(own) == error.kind or (own not in ERROR_CODES and code is None)):
         code = own
+    if style == "groq":
+        return {"message": error.message, "type": type_, "code": code, "status_code": status}
     return {"message": error.message, "type": type_, "param": None, "code": code}
 
 
-def encode_error(error: ir.IRError) -> HttpResponse:
+def encode_error(error: ir.IRError, style: ErrorStyle = "openai") -> HttpResponse:
     """An IR error as OpenAI's error response: status by kind, JSON body, `retry-after` when known."""
     headers = {"content-type": "application/json", **common.retry_after_headers(error)}
-    body = common.dump_json({"error": error_object(error)})
+    body = common.dump_json({"error": error_object(error, style)})
     return HttpResponse(status=common.KIND_STATUS[error.kind], headers=headers, body=body)

@@ -68,6 +68,8 @@ FAMILY = facts.ProtocolFacts(
         "portkey": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
         # No transformer: the OpenAI one only names the endpoint.
         "ccr": facts.GatewayName("OpenAI", appends="/chat/completions", endpoint=True),
+        # Its UPSTREAM_PROVIDER; it appends the path to UPSTREAM_BASE_URL (anthropic and google are the same wire).
+        "codex-rosetta": facts.GatewayName("openai", appends="/chat/completions"),
     },
 )
 """OpenAI Chat Completions."""
@@ -144,6 +146,8 @@ PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
                 "https://api.cloudflare.com",
                 ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY"),
                 "@cf/meta/llama-3.1-8b-instruct",
+                # The profile's base path holds a placeholder account id; recording sends the real one.
+                placeholders=(("0" * 32, "CLOUDFLARE_ACCOUNT_ID"),),
             ),
             chunking=facts.TypicalChunking(text_chunk_size=4),
         ),

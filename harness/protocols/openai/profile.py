@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from harness import ir
 from harness.ir import Capability
+from harness.protocols.reference import token
 
 JSONDict = dict[str, Any]
 JSONHook = Callable[[JSONDict], JSONDict]
@@ -28,6 +29,16 @@ ToolIdHook = Callable[[str], str]
 """Rewrites a tool-call id into the form the provider accepts (applied to calls and results alike)."""
 PreambleHook = Callable[[], list[JSONDict]]
 """Stream chunks the provider sends before the first chunk of the answer (Azure's prompt-filter chunk)."""
+
+IdHook = Callable[[str], str]
+"""A provider id in the provider's own format, derived from a seed (so a scenario always records the same)."""
+ExtrasHook = Callable[[ir.Request, str], JSONDict]
+"""Top-level fields the provider puts on every chunk and body (`system_fingerprint`, ...), given the request
+and a seed."""
+HeadersHook = Callable[[bool, int, str], dict[str, str]]
+"""Response headers the provider sends, given (stream, status, seed)."""
+ErrorBodyHook = Callable[[JSONDict, ir.IRError], JSONDict]
+"""An error body as the provider sends it, given the encoded body and the IR error."""
 
 AuthStyle = Literal["bearer", "api-key"]
 
@@ -74,6 +85,88 @@ def no_preamble() -> list[JSONDict]:
     return []
 
 
+def chatcmpl_id(seed: str) -> str:
+    """OpenAI's response id: `chatcmpl-` + 29 base-62 characters."""
+    return f"chatcmpl-{token(seed, 29)}"
+
+
+def call_id(seed: str) -> str:
+    """OpenAI's tool-call id: `call_` + 24 base-62 characters."""
+    return f"call_{token(seed, 24)}"
+
+
+def no_extras(request: ir.Request, seed: str) -> JSONDict:
+    """The default extras hook: the provider adds no fields."""
+    return {}
+
+
+def no_headers(stream: bool, status: int, seed: str) -> dict[str, str]:
+    """The default headers hook: the provider adds no headers."""
+    return {}
+
+
+def same_error_body(body: JSONDict, error: ir.IRError) -> JSONDict:
+    """The default error hook: the body as encoded."""
+    return body
+
+
+@dataclass(frozen=True)
+class ReferenceFacts:
+    """What a provider says that no translation can know, for its reference backend
+    (`harness.protocols.reference`): its ids, the fields it adds to every chunk and body, its headers, and the
+    shape differences from its real wire that remain (with reasons, measured in docs/shape.md)."""
+
+    response_id: IdHook = chatcmpl_id
+    """The response (and chunk) id."""
+    tool_id: IdHook = call_id
+    """A tool-call id."""
+    extras: ExtrasHook = no_extras
+    """Top-level fields of every chunk and body (written through `MessageStart.extras` / `Response.extras`)."""
+    headers: HeadersHook = no_headers
+    """Response headers."""
+    error_body: ErrorBodyHook = same_error_body
+    """An error body as the provider sends it."""
+    differences: Mapping[str, str] = field(default_factory=dict)
+    """Shape differences from the real wire that remain: fnmatch pattern over `Difference.key` -> reason."""
+
+
+@dataclass(frozen=True)
+class WireStyle:
+    """How the provider lays out a stream and a body beyond what the IR says: which optional keys are present,
+    where the role, the usage and an error go. Measured against each provider's real wire (docs/shape.md)."""
+
+    role_chunk: Literal["separate", "merged", "every"] = "separate"
+    """`separate`: a first chunk with only the role (`content: ""`, or null when the answer starts with a tool
+    call); `merged`: the role rides on the first chunk with content (xAI); `every`: a role chunk, then the role
+    (and `content: ""`) on every chunk (OpenRouter)."""
+    finish_reason_null: bool = True
+    """Every choice carries `finish_reason`, null until the end (xAI omits it)."""
+    logprobs: bool = False
+    """Every choice carries `logprobs: null`."""
+    refusal: bool = False
+    """The role delta and a message carry `refusal: null` (OpenAI)."""
+    annotations: bool = False
+    """A message carries `annotations: []` (OpenAI)."""
+    usage_null: Literal["never", "with_usage", "always"] = "never"
+    """Chunks without usage carry `usage: null`: never, when the client asked include_usage (OpenAI), always
+    (DeepSeek)."""
+    usage_chunk: Literal["separate", "finish", "both"] = "separate"
+    """Where the usage goes: a chunk of its own with `choices: []` (OpenAI), the finish_reason chunk (Mistral,
+    DeepSeek), or both (Groq)."""
+    obfuscation: bool = False
+    """Every chunk carries an `obfuscation` padding string (OpenAI, unless the client turned it off)."""
+    whole_tool_calls: bool = False
+    """A tool call's name and its first argument fragment go in one chunk (Groq, xAI send calls whole)."""
+    error_chunk: Literal["bare", "event", "in_chunk"] = "bare"
+    """A mid-stream error: `data: {"error": ...}` and no `[DONE]` (OpenAI); the same as `event: error` (Groq);
+    or an `error` inside a normal chunk with the usage, then `[DONE]` (OpenRouter)."""
+    error_object: Literal["openai", "groq", "openrouter"] = "openai"
+    """The inner error object: OpenAI's `{message, type, param, code}`, Groq's (`status_code`, no `param`), or
+    OpenRouter's `{code: <status>, message}`."""
+    first_chunk_extras: frozenset[str] = frozenset()
+    """Extras written on the first chunk only (Groq's `x_groq`); the others go on every chunk."""
+
+
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
@@ -109,9 +202,8 @@ class Profile:
     the field is kept raw like any unmapped one)."""
     sends_stream_options: bool = True
     """Whether a streamed request asks for `stream_options.include_usage` by default."""
-    usage_on_finish_chunk: bool = False
-    """Whether the encoder sends usage on the finish_reason chunk, always, instead of a separate usage-only
-    chunk on request (Mistral, which has no `stream_options`)."""
+    wire: WireStyle = field(default_factory=WireStyle)
+    """How the provider lays out its streams and bodies (optional keys, where role, usage and errors go)."""
     max_tokens_field: str = "max_completion_tokens"
     """Field `Request.max_tokens` is sent in when the client's own choice is unknown."""
     tool_id_prefix: str = "call_"
@@ -147,6 +239,11 @@ class Profile:
     handles each with a named rule, e.g. `harness.diff.request_rules.system_folded`)."""
     notes: tuple[str, ...] = ()
     """Provider quirks the common decoder handles without a hook (listed in the generated profile table)."""
+    own_fields: frozenset[str] = frozenset()
+    """Top-level fields the profile's own hooks read and write (llama.cpp `timings`, Azure
+    `prompt_filter_results`): not kept as extras, since the encoder writes them anyway."""
+    reference: ReferenceFacts = field(default_factory=ReferenceFacts)
+    """The provider as a reference backend: its ids, added fields, headers, remaining shape differences."""
 
     def __post_init__(self) -> None:
         # Freeze the tables so one profile value can never be changed by a codec that uses it.

@@ -9,11 +9,26 @@ from __future__ import annotations
 
 from harness import ir
 from harness.ir import Capability
-from harness.protocols.openai import quirks
-from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile
+from harness.protocols.openai import quirks, references
+from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile, WireStyle, chain
 
-OPENAI = Profile(name="openai")
-"""OpenAI Chat Completions itself: every default."""
+USAGE_DETAILS = "Usage detail counts of None"
+"""Reshape key of providers whose usage always carries the detail counts."""
+_ZERO_DETAILS = (
+    "usage always carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens, as "
+    "the provider sends them: an unknown count is sent as 0, which means the same (none)"
+)
+
+_STATUS_ONLY = "OpenRouter's error object has only the status as its `code` and a message"
+
+OPENAI = Profile(
+    name="openai",
+    encode_usage=quirks.openai_usage_details,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
+    wire=WireStyle(logprobs=True, refusal=True, annotations=True, usage_null="with_usage", obfuscation=True),
+    reference=references.OPENAI,
+)
+"""OpenAI Chat Completions itself: every default, and the wire's optional keys as api.openai.com sends them."""
 
 DEEPSEEK = Profile(
     name="deepseek",
@@ -22,6 +37,9 @@ DEEPSEEK = Profile(
     finish_reasons={"insufficient_system_resource": "error"},
     decode_usage=quirks.deepseek_cache_usage,
     encode_usage=quirks.deepseek_encode_usage,
+    encode_chunk=quirks.deepseek_both_fields,
+    wire=WireStyle(logprobs=True, usage_null="always", usage_chunk="finish"),
+    reference=references.DEEPSEEK,
     notes=("`reasoning_content` deltas come with `content: null`; the common decoder reads both",),
 )
 """DeepSeek: `reasoning_content`, cache figures in `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`."""
@@ -33,6 +51,17 @@ GROQ = Profile(
     error_codes={"tool_use_failed": ir.ErrorKind.INVALID_REQUEST},
     stream_error_events=frozenset({"error"}),
     decode_chunk=quirks.x_groq_usage,
+    encode_usage=quirks.groq_usage_times,
+    encode_chunk=quirks.x_groq_on_usage,
+    wire=WireStyle(
+        logprobs=True,
+        usage_chunk="both",
+        whole_tool_calls=True,
+        error_chunk="event",
+        error_object="groq",
+        first_chunk_extras=frozenset({"x_groq"}),
+    ),
+    reference=references.GROQ,
     notes=("a failed tool call ends a 200 stream with `event: error` and no `data: [DONE]`",),
 )
 """Groq: usage also (or only) in `x_groq.usage`; failed tool calls end the stream with `event: error`."""
@@ -41,15 +70,16 @@ MISTRAL = Profile(
     name="mistral",
     capabilities=DEFAULT_CAPABILITIES - {Capability.PROMPT_CACHE},  # usage has no cached-token figure
     sends_stream_options=False,  # not a Mistral field; usage always comes on the finish chunk
-    usage_on_finish_chunk=True,
     max_tokens_field="max_tokens",
     encode_tool_id=quirks.nine_alphanumerics,
     # model_length: the context window, not max_tokens, cut the answer; both are a length stop in the IR.
     finish_reasons={"model_length": "max_tokens", "error": "error"},
     decode_chunk=quirks.content_arrays,
     decode_body=quirks.content_arrays_in_message,
-    encode_chunk=quirks.thinking_as_content_arrays,
+    encode_chunk=chain(quirks.thinking_as_content_arrays, quirks.content_on_finish),
     encode_body=quirks.thinking_as_content_arrays_in_message,
+    wire=WireStyle(usage_chunk="finish"),
+    reference=references.MISTRAL,
     losses={
         "ToolCallPart.id": "Mistral accepts only 9-character [a-zA-Z0-9] tool-call ids: others are sent as a "
         "stable 9-character digest",
@@ -61,7 +91,10 @@ MISTRAL = Profile(
 XAI = Profile(
     name="xai",
     decode_usage=quirks.reasoning_outside_completion_tokens,
-    encode_usage=quirks.reasoning_outside_completion_tokens_encode,
+    encode_usage=quirks.xai_usage_details,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
+    wire=WireStyle(role_chunk="merged", finish_reason_null=False, whole_tool_calls=True),
+    reference=references.XAI,
     notes=("a whole tool call (id, name, arguments) arrives in one chunk, together with the role",),
 )
 """xAI (Grok): completion_tokens exclude reasoning tokens; whole tool calls in one chunk."""
@@ -71,6 +104,19 @@ OPENROUTER = Profile(
     base_path="/api/v1",
     reasoning_field="reasoning",  # plus `reasoning_details`, the same text in typed entries
     finish_reasons={"error": "error"},
+    encode_usage=quirks.openrouter_usage_cost,
+    reshapes={USAGE_DETAILS: _ZERO_DETAILS},
+    losses={
+        "IRError.kind:context_window_exceeded": _STATUS_ONLY + ": a context overflow is a 400 that decodes as "
+        "context_window_exceeded only when its message reads like one",
+        "IRError.kind:network": _STATUS_ONLY + ": 502 decodes as server",
+        "IRError.kind:malformed_stream": _STATUS_ONLY + ": 502 decodes as server",
+    },
+    encode_chunk=quirks.native_finish_reason,
+    wire=WireStyle(
+        role_chunk="every", logprobs=True, whole_tool_calls=True, error_chunk="in_chunk", error_object="openrouter"
+    ),
+    reference=references.OPENROUTER,
     notes=(
         "`: OPENROUTER PROCESSING` SSE comment lines while the upstream provider warms up",
         "an `error` object (numeric `code`) inside a normal chunk, after a finish_reason, then `[DONE]`",
@@ -87,6 +133,9 @@ TOGETHER = Profile(
     finish_reasons={"eos": "end_turn", "error": "error"},
     decode_usage=quirks.top_level_cached_tokens,
     encode_usage=quirks.top_level_cached_tokens_encode,
+    encode_body=quirks.empty_tool_calls_and_seed,
+    wire=WireStyle(logprobs=True),
+    reference=references.TOGETHER,
     notes=("non-streamed messages carry `tool_calls: []` and choices a `seed`; extra fields are ignored",),
 )
 """Together AI: `reasoning`, `eos` finish reason, cache hits as top-level `usage.cached_tokens`."""
@@ -109,8 +158,10 @@ LLAMACPP = Profile(
     max_tokens_field="max_tokens",
     decode_chunk=quirks.timings_cache_n,
     decode_body=quirks.timings_cache_n,
-    encode_chunk=quirks.timings_cache_n_encode,
+    encode_chunk=chain(quirks.timings_cache_n_encode, quirks.role_content_null),
     encode_body=quirks.timings_cache_n_encode,
+    own_fields=frozenset({"timings"}),
+    reference=references.LLAMACPP,
     notes=("keys in non-standard order and `content: null` on the role chunk",),
 )
 """llama.cpp server: `reasoning_content`, KV-cache reuse in `timings.cache_n`, reasoning sent back."""
@@ -152,6 +203,7 @@ GEMMA = Profile(
     max_tokens_field="max_tokens",
     reasoning_effort=False,
     encode_request=quirks.system_in_first_user_turn,
+    reference=references.GEMMA,
     reshapes={
         SYSTEM_FOLDED: "Gemma has no system role: the leading system prompt is folded into the first user turn "
         "(its text, a blank line, then the user's text), so the upstream request has no system prompt and its "
@@ -172,6 +224,7 @@ AZURE = Profile(
     encode_preamble=quirks.prompt_filter_results_preamble,
     encode_chunk=quirks.content_filter_results,
     encode_body=quirks.content_filter_results_in_body,
+    own_fields=frozenset({"prompt_filter_results"}),
     notes=("finish_reason `content_filter` when the output filter cuts the answer (an OpenAI value too)",),
 )
 """Azure OpenAI: deployment URLs, `api-version`, `api-key` auth, content-filter annotations."""
@@ -181,7 +234,7 @@ CLOUDFLARE_OPENAI = Profile(
     # https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1/chat/completions: the account is part of
     # the base URL an OpenAI client is given; recording against the real API substitutes CLOUDFLARE_ACCOUNT_ID.
     base_path="/client/v4/accounts/" + "0" * 32 + "/ai/v1",
-    capabilities=DEFAULT_CAPABILITIES - {"retry_after"},
+    capabilities=DEFAULT_CAPABILITIES - {Capability.RETRY_AFTER},
     max_tokens_field="max_tokens",
     notes=(
         "chunks carry a `p` padding field and `usage.neurons` (Cloudflare's billing unit); both are ignored",

@@ -113,16 +113,196 @@ def timings_cache_n(obj: JSONDict) -> JSONDict:
 
 
 def timings_cache_n_encode(obj: JSONDict) -> JSONDict:
-    """llama.cpp: add the `timings` object (`cache_n`, `prompt_n`, `predicted_n`) beside a known usage; without
-    a known cache figure `cache_n` is left out rather than claimed as 0."""
+    """llama.cpp: add the `timings` object (`cache_n`, `prompt_n`, `predicted_n` and the timing figures) beside a
+    known usage, whose cache figure moves there; without a known cache figure `cache_n` is left out rather than
+    claimed as 0."""
     usage = obj.get("usage")
     if not isinstance(usage, dict):
         return obj
     prompt = _count(usage.get("prompt_tokens")) or 0
+    predicted = _count(usage.get("completion_tokens")) or 0
     cached = _count((_details(usage, "prompt_tokens_details") or {}).get("cached_tokens"))
     timings: JSONDict = {} if cached is None else {"cache_n": cached}
-    timings.update(prompt_n=max(prompt - (cached or 0), 0), predicted_n=usage.get("completion_tokens"))
-    return {**obj, "timings": timings}
+    fresh = max(prompt - (cached or 0), 0)
+    # A plausible server: 2 ms per prompt token, 8 ms per generated token (llama.cpp reports both rates).
+    prompt_ms, predicted_ms = 2.0 * fresh, 8.0 * predicted
+    timings.update(
+        prompt_n=fresh,
+        prompt_ms=prompt_ms,
+        prompt_per_token_ms=prompt_ms / fresh if fresh else 0.0,
+        prompt_per_second=1000.0 * fresh / prompt_ms if prompt_ms else 0.0,
+        predicted_n=predicted,
+        predicted_ms=predicted_ms,
+        predicted_per_token_ms=predicted_ms / predicted if predicted else 0.0,
+        predicted_per_second=1000.0 * predicted / predicted_ms if predicted_ms else 0.0,
+    )
+    usage = {k: v for k, v in usage.items() if k != "prompt_tokens_details"}
+    return {**obj, "usage": usage, "timings": timings}
+
+
+def role_content_null(chunk: JSONDict) -> JSONDict:
+    """llama.cpp: the role chunk says `content: null` (not `""`), whatever the answer starts with."""
+    return _map_choices(chunk, "delta", _null_role_content)
+
+
+def _null_role_content(delta: Any) -> Any:
+    if isinstance(delta, dict) and delta.get("role") and delta.get("content") == "":
+        return {**delta, "content": None}
+    return delta
+
+
+# --- what the provider adds to the wire (its reference backend) -----------------------------------------------
+
+
+def openai_usage_details(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """OpenAI: `usage` always carries both detail objects with every figure (0 when there is none)."""
+    prompt = {"cached_tokens": value.cache_read_tokens or 0, "audio_tokens": 0}
+    completion = {
+        "reasoning_tokens": value.reasoning_tokens or 0,
+        "audio_tokens": 0,
+        "accepted_prediction_tokens": 0,
+        "rejected_prediction_tokens": 0,
+    }
+    return {**usage, "prompt_tokens_details": prompt, "completion_tokens_details": completion}
+
+
+def xai_usage_details(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """xAI: `completion_tokens` without the reasoning tokens (`reasoning_outside_completion_tokens_encode`), and
+    both detail objects (prompt tokens split by modality), the sources searched and the cost in ticks."""
+    usage = reasoning_outside_completion_tokens_encode(usage, value)
+    prompt = {
+        "text_tokens": value.input_tokens or 0,
+        "audio_tokens": 0,
+        "image_tokens": 0,
+        "cached_tokens": value.cache_read_tokens or 0,
+    }
+    completion = {
+        "reasoning_tokens": value.reasoning_tokens or 0,
+        "audio_tokens": 0,
+        "accepted_prediction_tokens": 0,
+        "rejected_prediction_tokens": 0,
+    }
+    ticks = 2000 * (value.input_tokens or 0) + 5000 * (value.output_tokens or 0)
+    return {
+        **usage,
+        "prompt_tokens_details": prompt,
+        "completion_tokens_details": completion,
+        "num_sources_used": 0,
+        "cost_in_usd_ticks": ticks,
+    }
+
+
+def groq_usage_times(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """Groq: `usage` also says how long the request queued and how long prompt and completion took (seconds)."""
+    prompt_time = 0.0005 * (value.input_tokens or 0)
+    completion_time = 0.002 * (value.output_tokens or 0)
+    return {
+        "queue_time": 0.05,
+        **usage,
+        "prompt_time": prompt_time,
+        "completion_time": completion_time,
+        "total_time": prompt_time + completion_time,
+    }
+
+
+def x_groq_on_usage(chunk: JSONDict) -> JSONDict:
+    """Groq: the finish chunk repeats its usage inside `x_groq` (with the request id), and the usage-only chunk
+    names the `service_tier`."""
+    usage = chunk.get("usage")
+    if not isinstance(usage, dict):
+        return chunk
+    if chunk.get("choices"):
+        request_id = "req_" + hashlib.sha256(str(chunk.get("id")).encode()).hexdigest()[:26]
+        return {**chunk, "x_groq": {"id": request_id, "usage": usage}}
+    return {**chunk, "service_tier": "on_demand"}
+
+
+def deepseek_both_fields(chunk: JSONDict) -> JSONDict:
+    """DeepSeek: a delta with reasoning says `content: null`, and one with content `reasoning_content: null`."""
+    return _map_choices(chunk, "delta", _both_fields)
+
+
+def _both_fields(delta: Any) -> Any:
+    if not isinstance(delta, dict):
+        return delta
+    if delta.get("role"):
+        return {"role": delta["role"], "content": None, "reasoning_content": ""}
+    if delta == {}:
+        return {"content": "", "reasoning_content": None}
+    if "reasoning_content" in delta and "content" not in delta:
+        return {**delta, "content": None}
+    if "content" in delta and "reasoning_content" not in delta and not delta.get("role"):
+        return {**delta, "reasoning_content": None}
+    return delta
+
+
+def openrouter_usage_cost(usage: JSONDict, value: ir.Usage) -> JSONDict:
+    """OpenRouter: `usage` carries the cost in credits, whether the key was the user's own (`is_byok`), the
+    upstream costs, and both detail objects."""
+    return {
+        **usage,
+        "cost": 0,
+        "is_byok": False,
+        "prompt_tokens_details": {"cached_tokens": value.cache_read_tokens or 0, "audio_tokens": 0},
+        "cost_details": {
+            "upstream_inference_cost": None,
+            "upstream_inference_prompt_cost": 0,
+            "upstream_inference_completions_cost": 0,
+        },
+        "completion_tokens_details": {"reasoning_tokens": value.reasoning_tokens or 0, "image_tokens": 0},
+    }
+
+
+def native_finish_reason(chunk: JSONDict) -> JSONDict:
+    """OpenRouter: every choice also carries the upstream provider's own `native_finish_reason`, and reasoning
+    text comes twice: as `reasoning` and as typed `reasoning_details` entries."""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        return chunk
+    return {**chunk, "choices": [_native(c) for c in choices]}
+
+
+def _native(choice: Any) -> Any:
+    if not isinstance(choice, dict):
+        return choice
+    out = {**choice, "native_finish_reason": choice.get("finish_reason")}
+    delta = choice.get("delta")
+    if isinstance(delta, dict) and isinstance(delta.get("reasoning"), str):
+        details = [{"type": "reasoning.text", "text": delta["reasoning"], "index": 0, "format": None}]
+        out["delta"] = {**delta, "reasoning_details": details}
+    return out
+
+
+def empty_tool_calls_and_seed(body: JSONDict) -> JSONDict:
+    """Together: a message without tool calls still carries `tool_calls: []`, and each choice its `seed`."""
+    choices = body.get("choices")
+    if not isinstance(choices, list):
+        return body
+    seed = int(hashlib.sha256(str(body.get("id")).encode()).hexdigest()[:15], 16)
+    return {**body, "choices": [_with_seed(c, seed) for c in choices]}
+
+
+def _with_seed(choice: Any, seed: int) -> Any:
+    if not isinstance(choice, dict):
+        return choice
+    message = choice.get("message")
+    if isinstance(message, dict) and "tool_calls" not in message:
+        message = {**message, "tool_calls": []}
+    return {**choice, "message": message, "seed": seed}
+
+
+def content_on_finish(chunk: JSONDict) -> JSONDict:
+    """Mistral: the finish_reason chunk says `content: ""`."""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        return chunk
+    return {**chunk, "choices": [_finish_content(c) for c in choices]}
+
+
+def _finish_content(choice: Any) -> Any:
+    if isinstance(choice, dict) and choice.get("finish_reason") and choice.get("delta") == {}:
+        return {**choice, "delta": {"content": ""}}
+    return choice
 
 
 # --- content arrays (Mistral) --------------------------------------------------------------------------------

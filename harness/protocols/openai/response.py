@@ -51,7 +51,9 @@ def decode_response(profile: Profile, body: bytes) -> ir.Response:
         if len(choices) > 1:
             r.fail("choices", f"{len(choices)} choices; only n=1 is supported")
         choice = r.obj(choices[0], "choices[0]")
-        message = r.obj(choice.get("message"), "choices[0].message")
+        # The message is optional: a choice whose output the content filter removed has none (Azure OpenAI:
+        # `finish_reason: content_filter` and no `message`); it decodes as no content.
+        message = r.opt_obj(choice.get("message"), "choices[0].message") or {}
         if message.get("function_call") is not None:
             r.fail("choices[0].message.function_call", "the legacy functions API is not supported")
         thinking = first_reasoning(profile, r, message, "choices[0].message")
@@ -73,6 +75,7 @@ def decode_response(profile: Profile, body: bytes) -> ir.Response:
         content=content,
         stop_reason=stop,
         usage=usage or ir.Usage(),
+        extras=decode_extras(profile, data),
     )
 
 
@@ -84,7 +87,10 @@ def encode_response_body(profile: Profile, response: ir.Response) -> JSONDict:
         message[profile.reasoning_field] = thinking
     texts = [p.text for p in response.content if isinstance(p, ir.TextPart)]
     message["content"] = "".join(texts) if texts else None
-    message["refusal"] = None
+    if profile.wire.refusal:
+        message["refusal"] = None
+    if profile.wire.annotations:
+        message["annotations"] = []
     calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
     if calls:
         message["tool_calls"] = [
@@ -95,15 +101,29 @@ def encode_response_body(profile: Profile, response: ir.Response) -> JSONDict:
             }
             for c in calls
         ]
-    return profile.encode_body(
-        {
-            "id": response.id or PLACEHOLDER_ID,
-            "object": "chat.completion",
-            "created": 0,
-            "model": response.model or "",
-            "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(response.stop_reason)}
-            ],
-            "usage": encode_usage(profile, response.usage),
-        }
-    )
+    choice: JSONDict = {"index": 0, "message": message}
+    if profile.wire.logprobs:
+        choice["logprobs"] = None
+    choice["finish_reason"] = finish_reason(response.stop_reason)
+    body: JSONDict = {
+        "id": response.id or PLACEHOLDER_ID,
+        "object": "chat.completion",
+        "created": 0,
+        "model": response.model or "",
+        "choices": [choice],
+        "usage": encode_usage(profile, response.usage),
+    }
+    for key, value in (response.extras or {}).get(profile.name, {}).items():
+        body.setdefault(key, value)
+    return profile.encode_body(body)
+
+
+BODY_KEYS = frozenset({"id", "object", "created", "model", "choices", "usage", "error", "obfuscation"})
+"""Top-level keys of a body or chunk the decoder reads (or that vary per chunk, like `obfuscation`); the others
+(`system_fingerprint`, `service_tier`, a provider's own) are kept as extras."""
+
+
+def decode_extras(profile: Profile, obj: JSONDict) -> ir.ProviderExtras | None:
+    """The top-level fields of a body or first chunk that the IR has no place for, as the profile's extras."""
+    found = {k: v for k, v in obj.items() if k not in BODY_KEYS and k not in profile.own_fields}
+    return {profile.name: found} if found else None

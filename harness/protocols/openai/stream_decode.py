@@ -10,8 +10,9 @@ Wire facts this follows (all seen in the corpus):
 - `finish_reason` comes BEFORE the usage-only chunk (`choices: []`): block ends are emitted at once, the `Done`
   is held until `data: [DONE]` (or a clean end) so the usage lands in it.
 - `data: {"error": {...}}` (any chunk carrying an `error` object) and `event: error` (Groq) end the stream with an
-  `ErrorEvent`; anything after a terminal event is ignored. A stream that stops without `[DONE]` ends with a
-  `malformed_stream` error from `close()`. SSE comments (OpenRouter `: OPENROUTER PROCESSING`) are skipped.
+  `ErrorEvent`; another SSE event name becomes a `ProviderEvent` (kept, not an error); anything after a
+  terminal event is ignored. A stream that stops without `[DONE]` ends with a `malformed_stream` error from
+  `close()`. SSE comments (OpenRouter `: OPENROUTER PROCESSING`) are skipped.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from harness.protocols.openai._json import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
 from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.response import decode_extras
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 BlockKind = Literal["text", "thinking", "tool"]
@@ -100,9 +102,13 @@ class ChatStreamDecoder:
             self._fail(self._error_event(event))
             return
         r = Reader(self.profile.name, event.offset)
-        if event.event != "message":
-            r.fail("event", f"unexpected SSE event name {event.event!r}")
         payload = common.load_json(self.profile.name, event.data, offset=event.offset, what="stream chunk")
+        if event.event != "message":
+            # An SSE event name this decoder does not know (none is documented besides `error`): kept for the
+            # profile's own encoder, not an error.
+            self._ensure_started()
+            self._events.append(ir.ProviderEvent(protocol=self.profile.name, type=event.event, data=payload))
+            return
         chunk = r.obj(self.profile.decode_chunk(r.obj(payload, "chunk")), "chunk")
         if chunk:  # a profile hook empties a chunk that carries nothing for the IR (Azure's prompt filter)
             self._on_chunk(r, chunk)
@@ -111,8 +117,8 @@ class ChatStreamDecoder:
         """The error an `event: error` carries; its data is normally `{"error": {...}}` but any text is kept."""
         try:
             payload: Any = json.loads(event.data)
-        except json.JSONDecodeError:
-            payload = None  # not JSON: the raw text is the message (below)
+        except (ValueError, RecursionError):
+            payload = None  # not (usable) JSON: the raw text is the message (below)
         body = payload.get("error", payload) if isinstance(payload, dict) else None
         if not isinstance(body, dict):
             body = {"message": event.data}
@@ -144,7 +150,9 @@ class ChatStreamDecoder:
     def _start(self, r: Reader, chunk: JSONDict) -> None:
         self._started = True
         self._response_id = r.opt_str(chunk.get("id"), "id")
-        self._events.append(ir.MessageStart(id=self._response_id, model=r.opt_str(chunk.get("model"), "model")))
+        model = r.opt_str(chunk.get("model"), "model")
+        extras = decode_extras(self.profile, chunk)
+        self._events.append(ir.MessageStart(id=self._response_id, model=model, extras=extras))
 
     def _on_delta(self, r: Reader, delta: JSONDict, path: str) -> None:
         if delta.get("function_call") is not None:

@@ -118,7 +118,7 @@ def _split_system(system: str | None) -> tuple[str | None, list[ir.Tool]]:
         try:
             function = json.loads(line)["function"]
             tools.append(ir.Tool.model_validate(function))
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             # Not our rendering after all: leave the system prompt untouched.
             return system, []
     return (head.removesuffix("\n\n") or None), tools

@@ -1,26 +1,39 @@
 """The facts of the OpenAI Responses API (see `harness.protocols.facts`).
 
-Not yet served as a proxy frontend (`frontend=None`): the built-in proxy's `/v1/responses` route and the matrix
-frontend land with the Responses integration (issue 15, items 3-5).
+A frontend on `POST /v1/responses` (the model in the body; SSE without `[DONE]`). Its clients are the `openai`
+SDK, which lists models at the same `GET /v1/models` as for Chat Completions, with the same headers: the listing
+is Chat Completions' own, shared, not a second shape. So are the key shapes and account headers.
+
+Requests that name state the OpenAI server keeps (`previous_response_id`, `conversation`, a stored `prompt`,
+item references: `losses.STATEFUL`) are refused by the proxy when the upstream is not a Responses server, rather
+than sent without the history they refer to.
 """
 
 from __future__ import annotations
 
+from harness import ir
 from harness.protocols import facts
+from harness.protocols.openai.facts import FAMILY as CHAT_COMPLETIONS
+from harness.protocols.responses.losses import stateful_fields
+from harness.protocols.responses.request_encode import PATH
+
+
+def server_state(request: ir.Request) -> tuple[str, ...]:
+    """The features of a decoded request that name state an OpenAI server keeps (`losses.STATEFUL`)."""
+    return tuple(stateful_fields(request))
+
 
 FACTS = facts.ProtocolFacts(
-    frontend=None,
-    model_list=None,
+    frontend=facts.Frontend(routes=(facts.Route(PATH),), model=facts.ModelInBody(), server_state=server_state),
+    model_list=CHAT_COMPLETIONS.model_list,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",
-    secrets=facts.Secrets(
-        headers=frozenset({"openai-organization", "openai-project"}),
-        header_prefixes=("x-stainless-", "x-ratelimit-"),
-        key_patterns=(r"sk-(?:proj-)?[A-Za-z0-9_\-]{20,}",),
-    ),
+    secrets=CHAT_COMPLETIONS.secrets,
     # output_text.delta carries a token or two, as api.openai.com streams; function arguments in fragments.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
+    # No known gateway config names a Responses upstream: LiteLLM's `openai/` models forward /v1/responses
+    # natively only when the client itself calls /v1/responses (issue 15, gating Responses gateways).
     gateways={},
 )
 """OpenAI Responses."""

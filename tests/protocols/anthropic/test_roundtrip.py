@@ -195,6 +195,15 @@ def _input_below_cached(value: Any) -> Any:
     return _on_usages(value, lambda u: u.model_copy(update={"input_tokens": max(u.input_tokens or 0, _cached(u))}))
 
 
+def _cache_counts(value: Any) -> Any:
+    def fill(u: ir.Usage) -> ir.Usage:
+        return u.model_copy(
+            update={"cache_read_tokens": u.cache_read_tokens or 0, "cache_write_tokens": u.cache_write_tokens or 0}
+        )
+
+    return _on_usages(value, fill)
+
+
 def _output_tokens(value: Any) -> Any:
     return _on_usages(value, lambda u: u if u.output_tokens is not None else u.model_copy(update={"output_tokens": 0}))
 
@@ -316,6 +325,7 @@ RULES: dict[str, Callable[[Any], Any]] = {
     "Done.usage:None": _done_usage,
     "Usage.input_tokens:None": _input_tokens,
     "Usage.input_tokens below the cached tokens": _input_below_cached,
+    "Usage cache counts of None": _cache_counts,
     "Usage.output_tokens:None": _output_tokens,
     "StopReason.kind:content_filter": _stop_kind("content_filter", "refusal"),
     "StopReason.kind:error": _stop_kind("error", "end_turn"),

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.stream import validate
 from tests.protocols.anthropic.support import CODEC, assert_stream_schema, sse_payloads
 
@@ -138,7 +138,7 @@ def test_blocks_left_open_at_message_stop_are_closed() -> None:
     assert validate(events) == [] and events[-2:] == [ir.TextEnd(index=0), ir.Done(usage=start.usage)]
 
 
-def test_unknown_event_and_delta_types_are_ignored() -> None:
+def test_unknown_event_type_is_kept_as_a_provider_event_and_unknown_deltas_are_skipped() -> None:
     body = sse(
         START,
         {"type": "message_annotation", "note": "new"},
@@ -149,8 +149,23 @@ def test_unknown_event_and_delta_types_are_ignored() -> None:
         block_stop(),
         STOP,
     )
-    kinds = [e.kind for e in decode_events(CODEC, [body])]
-    assert kinds == ["message_start", "text_start", "text_delta", "text_end", "done"]
+    events = decode_events(CODEC, [body])
+    assert [e.kind for e in events] == [
+        "message_start",
+        "provider_event",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "done",
+    ]
+    kept = {"type": "message_annotation", "note": "new"}
+    assert events[1] == ir.ProviderEvent(protocol="anthropic", type="message_annotation", data=kept)
+    # Written back as it came by Anthropic's own encoder; any other protocol has no wire form for it.
+    assert b'event: message_annotation\ndata: {"type":"message_annotation","note":"new"}' in encode_events(
+        CODEC, events
+    )
+    openai = registry.get("openai")
+    assert b"message_annotation" not in encode_events(openai, events)
 
 
 @pytest.mark.parametrize(
@@ -219,8 +234,8 @@ def test_encoder_shape_matches_the_real_api() -> None:
     assert [name for name, _ in payloads] == [
         "message_start",
         "content_block_start",
-        "ping",
         "content_block_delta",
+        "ping",  # one keep-alive, after the first delta, where real streams mostly have it
         "content_block_delta",
         "content_block_stop",
         "content_block_start",
@@ -229,13 +244,28 @@ def test_encoder_shape_matches_the_real_api() -> None:
         "message_delta",
         "message_stop",
     ]
-    assert payloads[0][1]["message"]["usage"] == {"input_tokens": 10, "cache_read_input_tokens": 20, "output_tokens": 0}
+    # Every count the real API sends, 0 where the IR has none.
+    assert payloads[0][1]["message"]["usage"] == {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 20,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "output_tokens": 0,
+    }
+    assert payloads[0][1]["message"]["stop_details"] is None
     assert payloads[4][1]["delta"] == {"type": "signature_delta", "signature": "c2ln"}
     assert payloads[6][1] == {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}
     assert payloads[9][1] == {
         "type": "message_delta",
-        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-        "usage": {"output_tokens": 12, "output_tokens_details": {"thinking_tokens": 4}},
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None, "stop_details": None},
+        # Cumulative, as the real API sends it: the start's input and cache counts stand beside the output.
+        "usage": {
+            "input_tokens": 10,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 20,
+            "output_tokens": 12,
+            "output_tokens_details": {"thinking_tokens": 4},
+        },
     }
     assert b"[DONE]" not in body and encode_events(CODEC, []) == b""
 
@@ -253,11 +283,13 @@ def test_encoder_renumbers_blocks_in_wire_order() -> None:
     payloads = [p for _, p in sse_payloads(encode_events(CODEC, events)) if "index" in p]
     assert [(p["type"], p["index"]) for p in payloads] == [
         ("content_block_start", 0),
+        ("content_block_delta", 0),  # a tool_use block opens with an empty input_json_delta, as the real API's do
         ("content_block_delta", 0),
         ("content_block_stop", 0),
         ("content_block_start", 1),
         ("content_block_stop", 1),
     ]
+    assert payloads[1]["delta"] == {"type": "input_json_delta", "partial_json": ""}
     assert payloads[0]["content_block"] == {"type": "tool_use", "id": "t", "name": "run", "input": {}}
 
 

@@ -181,6 +181,33 @@ def _usage_field(name: str) -> Step:
     return step
 
 
+def _zero_cache_read(kind: str, doc: Doc) -> None:
+    for usage in _usages(kind, doc):
+        if usage.get("cache_read_tokens") == 0:
+            usage["cache_read_tokens"] = None
+
+
+def _start_usage(kind: str, doc: Doc) -> None:
+    # The start's usage is the first chunk's input figures: the start's own, else (when no content chunk comes
+    # before the last) the final usage's.
+    start = doc.get("start") if kind == "events" else None
+    if start is None:
+        return
+    source = start.get("usage")
+    chunked = any(b.get("deltas") or b["kind"] == "tool_call" for b in doc["blocks"])
+    terminal = doc.get("terminal") or {}
+    if source is None and not chunked and terminal.get("kind") == "done":
+        source = terminal.get("usage")
+    figures = {
+        "input_tokens": (source or {}).get("input_tokens"),
+        "cache_read_tokens": (source or {}).get("cache_read_tokens") or None,
+    }
+    empty = all(v is None for v in figures.values())
+    start["usage"] = (
+        None if empty else {**dict.fromkeys(("output_tokens", "cache_write_tokens", "reasoning_tokens")), **figures}
+    )
+
+
 def _stop_field(name: str) -> Step:
     def step(kind: str, doc: Doc) -> None:
         for stop in _stops(kind, doc):
@@ -210,6 +237,8 @@ STEPS: dict[str, Step] = {
     "Usage.cache_write_tokens": _usage_field("cache_write_tokens"),
     "Usage.output_tokens:None": _output_none,
     "Usage.output_tokens below reasoning_tokens": _output_below_reasoning,
+    "Usage.cache_read_tokens of 0": _zero_cache_read,
+    "MessageStart.usage from the first chunk": _start_usage,
     "StopReason.raw": _stop_field("raw"),
     "StopReason.sequence": _stop_field("sequence"),
     "StopReason.kind:stop_sequence": _stop_kind("stop_sequence", "end_turn"),

@@ -24,7 +24,7 @@ def test_cli_decodes_a_stream_capture(capsys: pytest.CaptureFixture[str]) -> Non
     assert sorted(out) == ["events", "response"]
     events = out["events"]
     assert isinstance(events, list)
-    assert events[0] == {"kind": "message_start", "id": None, "model": "gpt-oss:120b", "usage": None}
+    assert events[0] == {"kind": "message_start", "id": None, "model": "gpt-oss:120b", "usage": None, "extras": None}
     assert events[-1]["kind"] == "done"
     response = out["response"]
     assert isinstance(response, dict)

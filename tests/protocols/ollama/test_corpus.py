@@ -74,8 +74,17 @@ def test_stream_local_gemma_text() -> None:
     assert events[-2] == ir.TextEnd(index=0)
     # 21 non-empty content lines, one delta each; the final line's empty content opens nothing.
     assert sum(isinstance(e, ir.TextDelta) for e in events) == 21
+    # The durations have no IR field: they are kept as Ollama extras, which only Ollama's encoder writes back.
+    durations = {
+        "total_duration": 171946792,
+        "load_duration": 38473250,
+        "prompt_eval_duration": 27608250,
+        "eval_duration": 105611917,
+    }
     assert events[-1] == ir.Done(
-        stop_reason=ir.StopReason(kind="end_turn", raw="stop"), usage=ir.Usage(input_tokens=16, output_tokens=22)
+        stop_reason=ir.StopReason(kind="end_turn", raw="stop"),
+        usage=ir.Usage(input_tokens=16, output_tokens=22),
+        extras={"ollama": durations},
     )
     result = accumulate(events)
     assert result.error is None

@@ -13,7 +13,7 @@ from harness.capture import Interaction, load_interactions
 from harness.protocols import Codec, decode_events, registry
 from harness.protocols.openai import OpenAICodec, schemas
 from harness.protocols.openai.profile import ToolIdHook, same_id
-from harness.protocols.openai.profiles import SYSTEM_FOLDED
+from harness.protocols.openai.profiles import SYSTEM_FOLDED, USAGE_DETAILS
 from harness.protocols.openai.response import PLACEHOLDER_ID
 from harness.stream import accumulate, validate
 from harness.wire.http import HttpRequest, HttpResponse
@@ -71,9 +71,18 @@ def check_response(response: HttpResponse, codec: Codec = OPENAI) -> None:
     schemas.validate("Response", body)
 
 
+def _openai_error(error: Any) -> Any:
+    """OpenRouter's error object (`{code: <status>, message}`) in OpenAI's shape, for the schema check: the
+    official SDK reads only its message, and the decoder maps the numeric code like a status."""
+    if isinstance(error, dict) and isinstance(error.get("code"), int) and "type" not in error:
+        return {"message": error.get("message"), "type": "error", "code": str(error["code"])}
+    return error
+
+
 def check_error(response: HttpResponse) -> None:
-    """An error body matches the error schema."""
-    schemas.validate("Error", json.loads(response.body))
+    """An error body matches the error schema (an OpenRouter-style object after `_openai_error`)."""
+    body = json.loads(response.body)
+    schemas.validate("Error", {**body, "error": _openai_error(body.get("error"))})
 
 
 def check_stream(body: bytes, codec: Codec = OPENAI) -> None:
@@ -82,6 +91,8 @@ def check_stream(body: bytes, codec: Codec = OPENAI) -> None:
     for payload in sse_payloads(body):
         if isinstance(codec, OpenAICodec):
             payload = codec.profile.decode_chunk(payload)
+        if payload and "error" in payload:
+            payload = {**payload, "error": _openai_error(payload["error"])}
         if payload:
             schemas.validate("StreamPayload", payload)
 
@@ -141,8 +152,11 @@ def _usage(usage: ir.Usage, losses: Mapping[str, str]) -> ir.Usage:
     if "Usage.cache_write_tokens" in losses:
         update["cache_write_tokens"] = None
     for name in ("input_tokens", "output_tokens"):
-        if f"Usage.{name}" in losses and getattr(usage, name) is None:
+        if f"Usage.{name}:None" in losses and getattr(usage, name) is None:
             update[name] = 0
+    if USAGE_DETAILS in losses:
+        update["cache_read_tokens"] = usage.cache_read_tokens or 0
+        update["reasoning_tokens"] = usage.reasoning_tokens or 0
     return usage.model_copy(update=update)
 
 

@@ -239,7 +239,10 @@ def test_xai_reasoning_tokens_outside_completion_tokens() -> None:
     assert plain.usage.output_tokens == 26  # what an OpenAI reading of the same bytes reports
     usage = json.loads(XAI.encode_response(ir.Response(usage=response.usage)).body)["usage"]
     assert (usage["completion_tokens"], usage["total_tokens"]) == (26, 622)
-    assert usage["completion_tokens_details"] == {"reasoning_tokens": 235}
+    assert usage["completion_tokens_details"]["reasoning_tokens"] == 235
+    # As recorded: prompt tokens split by modality, the sources searched and the cost in ticks.
+    assert usage["prompt_tokens_details"]["cached_tokens"] == 360
+    assert {"num_sources_used", "cost_in_usd_ticks"} <= set(usage)
 
 
 def test_xai_whole_tool_call_in_one_chunk_with_the_role() -> None:

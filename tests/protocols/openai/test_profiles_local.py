@@ -88,7 +88,10 @@ def test_llamacpp_timings_cache_n_is_cache_read() -> None:
     assert plain.usage.cache_read_tokens is None
     reply = ir.Response(usage=ir.Usage(input_tokens=139, output_tokens=42, cache_read_tokens=138))
     sent = json.loads(LLAMACPP.encode_response(reply).body)
-    assert sent["timings"] == {"cache_n": 138, "prompt_n": 1, "predicted_n": 42}
+    timings = sent["timings"]
+    assert (timings["cache_n"], timings["prompt_n"], timings["predicted_n"]) == (138, 1, 42)
+    assert "prompt_tokens_details" not in sent["usage"]  # as recorded: the cache figure lives in timings only
+    assert {"prompt_ms", "prompt_per_second", "predicted_ms", "predicted_per_token_ms"} <= set(timings)
     assert quirks.timings_cache_n({"timings": {"cache_n": 5}}) == {"timings": {"cache_n": 5}}  # no usage beside
 
 

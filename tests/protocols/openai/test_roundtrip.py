@@ -15,7 +15,7 @@ from harness.diff.losses import parse_loss
 from harness.protocols import Codec, decode_events, encode_events, registry
 from harness.protocols.openai import LOSSES, RESHAPES, OpenAICodec
 from harness.protocols.openai.mapping import reasoning_effort
-from harness.protocols.openai.profiles import SYSTEM_FOLDED
+from harness.protocols.openai.profiles import SYSTEM_FOLDED, USAGE_DETAILS
 from harness.stream import validate
 from harness.wire.http import HttpRequest
 from tests import strategies
@@ -92,7 +92,8 @@ def test_error_round_trip(codec: Codec, error: ir.IRError) -> None:
     wire = codec.encode_error(error)
     support.check_error(wire)
     back = codec.decode_error(wire.status, wire.headers, wire.body)
-    assert (back.kind, back.message, back.retry_after) == (error.kind, error.message, error.retry_after)
+    assert (back.message, back.retry_after) == (error.message, error.retry_after)
+    assert back.kind == error.kind or f"IRError.kind:{error.kind.value}" in codec.losses
     assert back.status == wire.status
 
 
@@ -107,13 +108,17 @@ def test_mid_stream_error_round_trip(codec: Codec, error: ir.IRError, text: str)
         ir.ErrorEvent(error=error),
     ]
     body = encode_events(codec, events)
-    assert not body.endswith(b"data: [DONE]\n\n")  # the documented choice: an error chunk and no [DONE]
+    # The documented choice: an error chunk and no [DONE]; OpenRouter puts the error in a chunk and still ends
+    # with [DONE], as it does for real.
+    in_chunk = codec.profile.wire.error_chunk == "in_chunk"  # type: ignore[attr-defined]
+    assert body.endswith(b"data: [DONE]\n\n") is in_chunk
     support.check_stream(body, codec)
     decoded = decode_events(codec, [body])
     assert decoded[:4] == events[:4]
     last = decoded[-1]
     assert isinstance(last, ir.ErrorEvent)
-    assert (last.error.kind, last.error.message) == (error.kind, error.message)
+    assert last.error.message == error.message
+    assert last.error.kind == error.kind or f"IRError.kind:{error.kind.value}" in codec.losses
     assert last.error.status is None and last.error.retry_after is None  # listed losses: no headers mid-stream
 
 
@@ -128,13 +133,14 @@ def test_loss_keys_drive_the_projection() -> None:
     used = {
         "ThinkingConfig.budget_tokens", "request.ThinkingPart", "ThinkingPart.signature", "RedactedThinkingPart",
         "ToolResultPart.name", "ToolResultPart.is_error", "StopReason.kind:stop_sequence", "StopReason.kind:refusal",
-        "StopReason.raw", "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens",
-        "Usage.output_tokens", "Response.id", "Response.model",
+        "StopReason.raw", "StopReason.sequence", "Usage.cache_write_tokens", "Usage.input_tokens:None",
+        "Usage.output_tokens:None", "Response.id", "Response.model",
     }  # fmt: skip
     assert used <= set(LOSSES)
     assert "ThinkingPart" not in LOSSES  # responses do carry thinking (reasoning_content / reasoning)
     assert set(RESHAPES) == {"Message.content order", "Message(role=tool)", "ImagePart outside user messages"}
-    assert support.OPENAI.losses == LOSSES and tables(support.OPENAI) == {**LOSSES, **RESHAPES}
+    assert support.OPENAI.losses == LOSSES
+    assert tables(support.OPENAI) == {**LOSSES, **RESHAPES, USAGE_DETAILS: support.OPENAI.reshapes[USAGE_DETAILS]}
     assert {"ToolCallPart.id", "ToolResultPart.tool_call_id"} <= set(registry.get("mistral").losses)
     assert SYSTEM_FOLDED in registry.get("gemma").reshapes  # type: ignore[attr-defined]
 

@@ -169,11 +169,10 @@ def test_event_error_with_non_json_data_keeps_the_text() -> None:
     assert isinstance(last, ir.ErrorEvent) and last.error.message == "upstream exploded"
 
 
-def test_unknown_event_name_and_bad_json_are_decode_errors_with_offsets() -> None:
+def test_unknown_event_name_is_kept_and_bad_json_is_a_decode_error_with_its_offset() -> None:
     first = _chunk({"content": "x"})
-    with pytest.raises(DecodeError, match="unexpected SSE event name") as caught:
-        _events(first, b"event: ping\ndata: {}\n\n")
-    assert caught.value.offset == len(first)
+    events = _events(first, b"event: ping\ndata: {}\n\n", b"data: [DONE]\n\n")
+    assert ir.ProviderEvent(protocol="openai", type="ping", data={}) in events
     with pytest.raises(DecodeError, match="not JSON") as caught:
         _events(first, b"data: {nope\n\n")
     assert caught.value.offset is not None and caught.value.offset > len(first)
@@ -224,17 +223,30 @@ def test_encoder_chunk_order_role_content_tool_fragments_finish_usage_done() -> 
     deltas = [
         (p["choices"][0]["delta"], p["choices"][0]["finish_reason"]) if p["choices"] else p for p in sse_payloads(body)
     ]
+    usage_chunk = deltas.pop()
     assert deltas == [
-        ({"role": "assistant", "content": ""}, None),
+        ({"role": "assistant", "content": "", "refusal": None}, None),
         ({"content": "Hi"}, None),
         ({"tool_calls": [{"index": 0, "id": "call_9", "type": "function", "function": first}]}, None),
         ({"tool_calls": [{"index": 0, "function": {"arguments": '{"a"'}}]}, None),
         ({"tool_calls": [{"index": 0, "function": {"arguments": ":1}"}}]}, None),
         ({}, "tool_calls"),
-        {**{k: v for k, v in HEAD.items() if k != "id"}, "id": "chatcmpl-e", "choices": [], "usage": {
-            "prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
-    ]  # fmt: skip
-    assert all(p["id"] == "chatcmpl-e" and p["model"] == "gpt-4o" for p in sse_payloads(body))
+    ]
+    # OpenAI's usage chunk: no choices, every detail count (0 where unknown), and the per-chunk padding.
+    assert isinstance(usage_chunk, dict) and usage_chunk["choices"] == []
+    assert usage_chunk["usage"] == {
+        "prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0,
+        },
+    }  # fmt: skip
+    payloads = sse_payloads(body)
+    assert all(p["id"] == "chatcmpl-e" and p["model"] == "gpt-4o" for p in payloads)
+    assert all(isinstance(p["obfuscation"], str) for p in payloads)
+    # With include_usage (the default), every chunk before the usage chunk says `usage: null`, as OpenAI does.
+    assert all(p["usage"] is None for p in payloads[:-1])
+    assert all(c["logprobs"] is None for p in payloads for c in p["choices"])
 
 
 def test_encoder_writes_no_done_after_an_error_or_an_unfinished_stream() -> None:
@@ -260,4 +272,5 @@ def test_encoder_drops_redacted_thinking_and_signatures() -> None:
     body = encode_events(OPENAI, events)
     assert b"opaque" not in body and b"sig" not in body
     assert sse_payloads(body)[1]["choices"][0]["delta"] == {"reasoning_content": "t"}
-    assert sse_payloads(body)[-1]["usage"] == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    usage = sse_payloads(body)[-1]["usage"]
+    assert (usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]) == (0, 0, 0)

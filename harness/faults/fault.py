@@ -1,5 +1,8 @@
-"""What a fault is: its name, the real bug class it models, where it can show, the cases known to catch it and
-its implementation as translate hooks."""
+"""What a fault is: its name, the real bug it models, where it can show (`Scope`), its witnesses, and its hooks.
+
+Kept apart from the catalog so that a group of faults can be declared in a module of its own and the catalog
+lists them all (`catalog.FAULTS`).
+"""
 
 from __future__ import annotations
 
@@ -44,5 +47,5 @@ class Fault:
 
 
 def witness(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Case, ...]:
-    """The one case known to catch a fault."""
+    """One witness case, as a fault's `witnesses`."""
     return (Case(scenario, frontend, backend, stream),)
