@@ -40,9 +40,21 @@ def scripted_events(
     return events
 
 
+def usage_at_start(reply: ReplyOk) -> ir.Usage | None:
+    """What the backend reports when the stream starts: the input figures of its usage (what a provider knows
+    before it generates, as real Anthropic sends in message_start), None when it knows none."""
+    usage = reply.usage
+    start = ir.Usage(
+        input_tokens=usage.input_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
+    return None if start == ir.Usage() else start
+
+
 def full_events(reply: ReplyOk, chunking: Chunking, *, model: str | None = None) -> list[ir.StreamEvent]:
     """The complete event stream of a reply (no error or truncation applied)."""
-    events: list[ir.StreamEvent] = [ir.MessageStart(id=reply.id, model=model)]
+    events: list[ir.StreamEvent] = [ir.MessageStart(id=reply.id, model=model, usage=usage_at_start(reply))]
     for index, part in enumerate(reply.content):
         events += _part_events(index, part, chunking)
     events.append(ir.Done(stop_reason=reply.stop_reason, usage=reply.usage))
