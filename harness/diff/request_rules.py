@@ -8,8 +8,8 @@ They work on request JSON (`ir.to_json(request)`), never mutate their input, and
   joined into fewer parts, as wires with one text field per message (Ollama `content`, Gemini's merged parts) do;
 - `system_folded`: pairwise, it accepts an upstream request whose system prompt was folded into the first user
   turn (`<system>\n\n<user text>`), as backends without a system role (Gemma) require; the fold must be exact;
-- `empty_schema_keywords`: applied alike, an empty `properties`, `$defs` or `definitions` in a tool or response
-  schema says nothing, so it compares as absent;
+- `empty_schema_keywords`: applied alike, an empty `properties`, `$defs`, `definitions` or `required` in a tool
+  or response schema says nothing, so it compares as absent (`harness.ir.tool_schema`);
 - `tool_result_json`: pairwise, tool-result text that is the same JSON object written with other spacing or
   escaping (where a wire carries the result as an object), or the client's text wrapped in a one-key object (as
   a gateway writes a text result into an object-only wire such as Gemini's `functionResponse.response`).
@@ -21,6 +21,14 @@ import copy
 import json
 from collections.abc import Iterator
 from typing import Any
+
+from harness.ir.tool_schema import (
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMAS,
+    schema_without_empties,
+    tools_without_empties,
+)
 
 Json = dict[str, Any]
 
@@ -128,44 +136,16 @@ def _kind(part: Any) -> Any:
     return part.get("kind") if isinstance(part, dict) else None
 
 
-_EMPTY_MEANS_ABSENT = ("properties", "$defs", "definitions")
-_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
-_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMAS = ("items", "not", "additionalProperties", "contains", "if", "then", "else")
-
-
-def _schema_without_empties(schema: Any) -> Any:
-    """A JSON Schema with every empty `properties` / `$defs` / `definitions` object removed, walked through schema
-    positions only (a property named `properties` is data and stays)."""
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: v for k, v in schema.items() if not (k in _EMPTY_MEANS_ABSENT and v == {})}
-    for key in _SUBSCHEMA_MAPS:
-        if isinstance(out.get(key), dict):
-            out[key] = {name: _schema_without_empties(sub) for name, sub in out[key].items()}
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [_schema_without_empties(sub) for sub in out[key]]
-    for key in _SUBSCHEMAS:
-        if isinstance(out.get(key), dict | list):
-            sub = out[key]
-            out[key] = (
-                [_schema_without_empties(s) for s in sub] if isinstance(sub, list) else _schema_without_empties(sub)
-            )
-    return out
-
-
 def empty_schema_keywords(request: Json) -> Json:
-    """Tool parameter and response schemas with empty `properties` / `$defs` / `definitions` removed: JSON Schema
-    gives an absent keyword exactly that meaning (gateways add `$defs: {}`, or drop `properties: {}` because
-    Gemini rejects it). A schema that lost real properties still differs."""
+    """Tool parameter and response schemas with empty `properties` / `$defs` / `definitions` / `required` removed:
+    JSON Schema gives an absent keyword exactly that meaning (gateways add `$defs: {}` or `required: []`, or drop
+    `properties: {}` because Gemini rejects it). A schema that lost real properties still differs."""
     out = copy.deepcopy(request)
-    for tool in out.get("tools") or []:
-        if isinstance(tool, dict) and isinstance(tool.get("parameters"), dict):
-            tool["parameters"] = _schema_without_empties(tool["parameters"])
+    if "tools" in out:
+        out["tools"] = tools_without_empties(out["tools"])
     fmt = out.get("response_format")
     if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
-        fmt["schema"] = _schema_without_empties(fmt["schema"])
+        fmt["schema"] = schema_without_empties(fmt["schema"])
     return out
 
 
@@ -219,10 +199,10 @@ def _without_keywords(schema: Any, keywords: tuple[str, ...]) -> Any:
     if not isinstance(schema, dict):
         return schema
     out = {k: v for k, v in schema.items() if k not in keywords}
-    for key in _SUBSCHEMA_MAPS:
+    for key in SUBSCHEMA_MAPS:
         if isinstance(out.get(key), dict):
             out[key] = {name: _without_keywords(sub, keywords) for name, sub in out[key].items()}
-    for key in (*_SUBSCHEMA_LISTS, *_SUBSCHEMAS):
+    for key in (*SUBSCHEMA_LISTS, *SUBSCHEMAS):
         sub = out.get(key)
         if isinstance(sub, list):
             out[key] = [_without_keywords(s, keywords) for s in sub]

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -65,6 +66,15 @@ def log_tail(path: Path, size: int = LOG_TAIL) -> str:
     return text[-size:]
 
 
+def port_taken(url: str) -> bool:
+    """Whether something already listens on the host and port of `url` (a gateway started there would fail to bind,
+    and its readiness probe would be answered by the other server)."""
+    parts = urlsplit(url)
+    with socket.socket() as s:
+        s.settimeout(2.0)
+        return s.connect_ex((parts.hostname or "127.0.0.1", parts.port or 80)) == 0
+
+
 class GatewayProcess:
     """One started gateway: `start` (returns once ready), `stop` (by PID, bounded); a context manager too."""
 
@@ -81,6 +91,8 @@ class GatewayProcess:
         """Start the process and wait until its readiness URL answers 200; on failure stop it and raise
         GatewayStartError with the end of its log."""
         launch = self.launch
+        if port_taken(launch.ready_url):
+            raise GatewayStartError(f"{launch.ready_url}: the port is taken by another process; pick a free --port")
         launch.log.parent.mkdir(parents=True, exist_ok=True)
         with launch.log.open("wb") as sink:
             try:

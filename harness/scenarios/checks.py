@@ -11,6 +11,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict
 
 from harness import ir
+from harness.ir.tool_schema import tools_without_empties
 from harness.scenarios.model import Capability, Expectations, Scenario
 
 if TYPE_CHECKING:
@@ -204,12 +205,15 @@ def evaluate(
 
 
 def evaluate_upstream(scenario: Scenario, upstream: ir.Request) -> list[CheckResult]:
-    """The request-side expectations: each field in `expect.request_fields` reached the backend unchanged."""
+    """The request-side expectations: each field in `expect.request_fields` reached the backend unchanged (tool
+    schemas compared as the request diff compares them: an empty `$defs` or `required` is no change)."""
     wanted = scenario.request_for(upstream.model).model_dump(mode="json", by_alias=True)
     got = upstream.model_dump(mode="json", by_alias=True)
     out: list[CheckResult] = []
     for name in scenario.expect.request_fields:
         expected, actual = wanted.get(name), got.get(name)
+        if name == "tools":
+            expected, actual = tools_without_empties(expected), tools_without_empties(actual)
         if isinstance(expected, float) and isinstance(actual, int | float):
             same = abs(expected - actual) < 1e-6
         else:

@@ -146,6 +146,15 @@ def test_fa4_fa6_empty_properties_and_defs_in_tool_schemas_equal_absent_ones() -
     assert _paths(_tools_request(named), _tools_request({"type": "object"}), "openai", "gemini") != []
 
 
+def test_fa6_empty_required_in_tool_schemas_equals_absent_one() -> None:
+    # Portkey adds `"required": []` to a schema without `required`: JSON Schema says an omitted `required` behaves
+    # as an empty array. A `required` that lost a name still diverges.
+    bare = {"type": "object", "properties": {"tz": {"type": "string"}}}
+    assert _paths(_tools_request(bare), _tools_request({**bare, "required": []}), "openai", "anthropic") == []
+    needed = {**bare, "required": ["tz"]}
+    assert _paths(_tools_request(needed), _tools_request({**bare, "required": []}), "openai", "anthropic") != []
+
+
 def test_fa4_schema_emptied_upstream_still_diverges() -> None:
     # LiteLLM's Gemini frontend (A9): the parameters arrive upstream as an empty object schema.
     city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

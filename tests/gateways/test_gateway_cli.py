@@ -6,6 +6,7 @@ start is exit 2 in one line."""
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,3 +97,29 @@ def test_an_unknown_gateway_or_frontend_is_exit_2(
     monkeypatch.setitem(specs.GATEWAYS, "conformance", _spec())
     assert main([*_args(tmp_path), "--frontend", "gemini"]) == 2
     assert "--frontend gemini: the gateway serves openai, anthropic" in capsys.readouterr().err
+
+
+def test_a_taken_gateway_port_is_exit_2_and_the_other_server_is_never_gated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Something else already listens (and would answer the readiness probe): the gate must not run against it.
+    monkeypatch.setitem(specs.GATEWAYS, "conformance", _spec())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main([*_args(tmp_path), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"conformance gateway: http://127.0.0.1:{port}/healthz: the port is taken by another process" in err
+    assert not (tmp_path / "reports" / "gateway-conformance" / "summary.json").exists()
+
+
+def test_a_gateway_that_is_not_installed_is_exit_2_with_its_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = _spec()
+    missing = BuiltIn(**{**missing.__dict__, "executable": "no-such-gateway-binary", "install_hint": "pip install x"})
+    monkeypatch.setitem(specs.GATEWAYS, "conformance", missing)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(_args(tmp_path)) == 2
+    assert "'no-such-gateway-binary' not found; pip install x" in capsys.readouterr().err

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from harness import ir
 from harness.drivers.base import SdkResult
+from harness.ir.tool_schema import tools_without_empties
 from harness.scenarios import Capability, CheckResult, Scenario, SdkException, evaluate, evaluate_upstream
 from harness.scenarios import load_scenarios as _load
 from tests.conftest import REPO
@@ -212,3 +215,31 @@ def test_upstream_request_fields(temperature: float | None, passed: bool) -> Non
     assert list(checks) == ["request.temperature", "request.top_p", "request.max_tokens"]
     assert checks["request.temperature"].passed is passed
     assert checks["request.top_p"].passed and checks["request.max_tokens"].passed
+
+
+def test_upstream_tools_check_treats_empty_defs_as_absent() -> None:
+    # Portkey 1.15.2 adds `"$defs": {}` to tool schemas; JSON Schema gives it the meaning of its absence, and the
+    # request diff already agrees. A schema that lost its properties or its `required` still fails.
+    scenario: Scenario = SCENARIOS["tool-call-single"]
+    sent = scenario.request_for("backend-model")
+
+    def tools_check(parameters: dict[str, Any]) -> CheckResult:
+        tools = [t.model_copy(update={"parameters": parameters}) for t in sent.tools]
+        return _by_name(evaluate_upstream(scenario, sent.model_copy(update={"tools": tools})))["request.tools"]
+
+    params = sent.tools[0].parameters
+    assert params["required"] == ["city"]
+    assert tools_check({**params, "$defs": {}}).passed
+    assert not tools_check({**params, "required": []}).passed
+    emptied = tools_check({"type": "object", "properties": {}})
+    assert not emptied.passed
+    assert emptied.actual[0]["parameters"] == {"type": "object"}
+
+
+def test_tool_schemas_without_empties_drop_only_empty_keywords() -> None:
+    bare = {"type": "object", "properties": {"tz": {"type": "string", "properties": {}}}, "required": [], "$defs": {}}
+    assert tools_without_empties([{"name": "t", "parameters": bare}]) == [
+        {"name": "t", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}}
+    ]
+    kept = {"type": "object", "properties": {"required": {"type": "array"}}, "required": ["required"]}
+    assert tools_without_empties([{"name": "t", "parameters": kept}])[0]["parameters"] == kept
