@@ -392,6 +392,11 @@ class BedrockDriver:
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,
             Capability.PROMPT_CACHE,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """No models_list (bedrock-runtime has none) and no retry_after (Bedrock sends none)."""

@@ -294,6 +294,11 @@ class CloudflareHTTPDriver:
             Capability.JSON_SCHEMA,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
 

@@ -226,6 +226,11 @@ class OllamaDriver:
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,
             Capability.MODELS_LIST,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
 

@@ -307,7 +307,10 @@ def _error(exc: openai.APIError) -> ir.IRError:
         return ir.IRError.of(ir.ErrorKind.TIMEOUT, with_cause(exc.message, exc))
     if isinstance(exc, openai.APIConnectionError):
         return ir.IRError.of(ir.ErrorKind.NETWORK, with_cause(exc.message, exc))
-    return error_in_stream(str(body.get("message") or exc.message), code=code)
+    # OpenRouter writes the HTTP status as a number in `code` (`{"code": 429, "message": ...}`): it says the kind.
+    raw = body.get("code")
+    status = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    return error_in_stream(str(body.get("message") or exc.message), code=code, status=status)
 
 
 class OpenAIDriver:
@@ -326,6 +329,11 @@ class OpenAIDriver:
             Capability.PROMPT_CACHE,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
 

@@ -478,6 +478,11 @@ class ResponsesDriver:
             Capability.PROMPT_CACHE,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """No stop sequences: `responses.create` has no `stop`."""

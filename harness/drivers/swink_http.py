@@ -113,8 +113,8 @@ def _messages(request: ir.Request) -> list[dict[str, Any]]:
 
 def body(request: ir.Request) -> dict[str, Any]:
     """The `ProxyRequest` JSON for an IR request; what it cannot say is refused, not dropped."""
-    if request.tools or request.response_format is not None or request.stop:
-        raise UnsupportedRequest("swink: the proxy request has no tools, response format or stop sequences")
+    if request.tools or request.response_format is not None or request.stop or request.top_p is not None:
+        raise UnsupportedRequest("swink: the proxy request has no tools, response format, stop sequences or top_p")
     options = {"temperature": request.temperature, "max_tokens": request.max_tokens}
     return {
         "model": request.model,
@@ -230,16 +230,26 @@ class SwinkHTTPDriver:
 
     name = "swink"
     capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.VISION, Capability.THINKING, Capability.THINKING_SIGNATURE}
+        {
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+        }
     )
+    """No top_p (not in `ProxyRequestOptions`), and no not-found or overloaded error of its own:
+    `error_event_from_status(status, "", "Proxy")` reads a 404 as an unclassified client error (the empty body
+    never looks like a retired model) and a 503 as a network error."""
 
     def run(self, request: ir.Request, *, stream: bool, base_url: str, http_client: Any) -> SdkResult:
         """POST `/v1/stream`; a non-streamed run folds the stream into a response, as swink's agent does."""
         state = _Stream()
         headers = {"authorization": f"Bearer {DUMMY_API_KEY}", "content-type": "application/json"}
         url = f"{base_url.rstrip('/')}/v1/stream"
+        payload = body(request)  # before the try: its UnsupportedRequest is a ValueError, not a malformed answer
         try:
-            with http_client.stream("POST", url, json=body(request), headers=headers, timeout=TIMEOUT) as response:
+            with http_client.stream("POST", url, json=payload, headers=headers, timeout=TIMEOUT) as response:
                 if not 200 <= response.status_code < 300:
                     response.read()
                     raise ProxyHTTPError(response.status_code, response.text, dict(response.headers))

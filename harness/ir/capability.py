@@ -22,6 +22,19 @@ class Capability(StrEnum):
     STOP_SEQUENCES = "stop_sequences"
     PROMPT_CACHE = "prompt_cache"
     MODELS_LIST = "models_list"
+    TOP_P = "top_p"
+    """The request carries nucleus sampling (`top_p`); swink's fixed options schema has none."""
+    STOP_MAX_TOKENS = "stop_max_tokens"
+    """The answer says it was cut by the token limit (a length finish reason); Workers AI's native form has none."""
+    STREAM_ERROR_FIRST = "stream_error_first"
+    """A 200 stream can begin with an error event, before any content (Ollama answers such an error with its
+    HTTP status instead)."""
+    NOT_FOUND_ERROR = "not_found_error"
+    """The client raises a not-found error of its own for an unknown model (swink's reads a 404 as an unclassified
+    client error)."""
+    OVERLOADED_ERROR = "overloaded_error"
+    """An overloaded backend is told apart, over HTTP and inside a stream, and the client raises its own error for
+    it (swink has no overloaded kind: a 503 is a network error, and its stream errors cannot name it)."""
     # The two below describe what an SDK surfaces to its caller. Drivers declare them; checks that need them
     # are skipped for a driver without them rather than failed (a protocol that cannot carry a value is not
     # a proxy bug).

@@ -30,13 +30,14 @@ _STATUS_KINDS: dict[int, ir.ErrorKind] = {
     529: ir.ErrorKind.OVERLOADED,
 }
 
+# Not "too many tokens": that is Bedrock's throttling message ("Too many tokens, please wait before trying again.").
 _CONTEXT_MARKERS = (
     "context_length_exceeded",
     "context length",
     "context window",
     "maximum context",
     "prompt is too long",
-    "too many tokens",
+    "too many input tokens",
     "input token count",
 )
 

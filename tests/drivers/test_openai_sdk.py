@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from harness import ir
 from harness.drivers import get
 from harness.drivers.base import SdkResult
 from harness.scenarios import SdkException, evaluate
 from tests.drivers.mock import SCENARIOS, Recorder, Reply, sse
+from tests.protocols.openai.support import interactions
 
 DRIVER = get("openai")
 
@@ -184,3 +187,20 @@ def test_models_list() -> None:
     result = DRIVER.list_models(base_url="http://proxy", http_client=rec.httpx2_client())
     assert result.models == ["conformance-model"]
     assert rec.url == "http://proxy/v1/models"
+
+
+@pytest.mark.corpus
+def test_openrouter_numeric_error_code_in_the_stream_is_the_status() -> None:
+    # OpenRouter's in-stream error object is `{code: <HTTP status as a number>, message}` (corpus:
+    # openai_compat/openrouter-stream-comments-and-error-chunk.yaml, code 400); the number says the kind.
+    recorded = interactions("openai_compat", "openrouter-stream-comments-and-error-chunk.yaml")[0].response.body
+    result, _ = _run("midstream-error", Reply.stream(recorded), stream=True)
+    assert result.exception == SdkException.STREAM_ERROR
+    assert result.error is not None and (result.error.kind, result.error.code) == (
+        ir.ErrorKind.INVALID_REQUEST,
+        "400",
+    )
+    throttled = {"error": {"code": 429, "message": "Too many tokens, please wait before trying again."}}
+    result, _ = _run("stream-error-first", Reply.stream(sse(_chunk({"role": "assistant"}), throttled)), stream=True)
+    assert result.error is not None and result.error.kind is ir.ErrorKind.THROTTLED
+    assert all(c.passed for c in evaluate(SCENARIOS["stream-error-first"], result))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from harness import ir
-from harness.drivers.base import SdkResult
+from harness.drivers.base import SdkResult, UnsupportedRequest
 from harness.drivers.swink_http import DRIVER
+from harness.ir import Capability
 from harness.protocols import encode_events, registry
 from harness.protocols.swink import schemas
 from harness.scenarios import SdkException
@@ -118,3 +121,23 @@ def test_a_block_out_of_its_place_is_refused_as_accumulate_message_does() -> Non
     in_place = [{"type": "text_start", "content_index": 1}, {"type": "text_end", "content_index": 1}]
     result, _ = _run(Reply.stream(body(start, *thinking, *in_place, done)), stream=True)
     assert result.error is None and result.events is not None and isinstance(result.events[-1], ir.Done)
+
+
+def test_a_404_is_an_unclassified_client_error_and_a_503_a_network_error_as_swink_classifies_them() -> None:
+    # `ProxyStreamFn` calls `error_event_from_status(status, "", "Proxy")`: with an empty body a 404 never reads as a
+    # retired model, so swink raises no not-found error of its own, and 5xx is `error_network`: no overloaded one.
+    for status, neutral in [(404, SdkException.BAD_REQUEST), (503, SdkException.SERVER_ERROR)]:
+        result, _ = _run(Reply(status, b"", {}), stream=True)
+        assert result.exception == neutral
+    assert {Capability.NOT_FOUND_ERROR, Capability.OVERLOADED_ERROR}.isdisjoint(DRIVER.capabilities)
+    assert Capability.OVERLOADED_ERROR not in CODEC.capabilities  # StreamErrorKind has no overloaded
+    assert Capability.NOT_FOUND_ERROR in CODEC.capabilities  # the wire says it: a 404, or model_retired
+
+
+def test_top_p_is_refused_not_dropped_as_proxy_request_options_have_none() -> None:
+    request = REQUEST.model_copy(update={"top_p": 0.9})
+    recorder = Recorder(Reply.stream(b""))
+    with pytest.raises(UnsupportedRequest, match="top_p"):
+        DRIVER.run(request, stream=True, base_url="http://proxy/", http_client=recorder.httpx2_client())
+    assert not recorder.requests
+    assert Capability.TOP_P not in DRIVER.capabilities and Capability.TOP_P not in CODEC.capabilities

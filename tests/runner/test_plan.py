@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from harness.runner.plan import RunOptions, plan
 from harness.trace import Case, Run
 from tests.conftest import REPO
@@ -62,3 +64,35 @@ def test_a_stream_only_party_makes_a_non_streamed_case_unsupported_with_the_reas
     assert matrix.gaps[Case("text-basic", "swink", "openai", True)] is None
     assert matrix.gaps[Case("text-basic", "openai", "openai", False)] is None
     assert all(run.stream for run in matrix.runs if "swink" in (run.client, run.backend))
+
+
+# What one protocol's wire (or its client) cannot express makes the case unsupported, the party named.
+GAPS = [
+    ("max-tokens-length", "cloudflare", "openai", "cloudflare frontend lacks stop_max_tokens"),
+    ("max-tokens-length", "openai", "cloudflare", "cloudflare backend lacks stop_max_tokens"),
+    ("stream-error-first", "ollama", "openai", "ollama frontend lacks stream_error_first"),
+    ("stream-error-first", "openai", "ollama", "ollama backend lacks stream_error_first"),
+    ("error-not-found-404", "swink", "openai", "swink SDK lacks not_found_error"),
+    ("error-not-found-404", "openai", "swink", "swink SDK lacks not_found_error"),
+    ("error-overloaded", "swink", "openai", "swink SDK lacks overloaded_error; swink frontend lacks overloaded_error"),
+    ("midstream-error", "openai", "swink", "swink backend lacks overloaded_error; swink SDK lacks overloaded_error"),
+    ("sampling-params", "swink", "openai", "swink SDK lacks top_p; swink frontend lacks top_p"),
+    ("sampling-params", "openai", "swink", "swink backend lacks top_p; swink SDK lacks top_p"),
+]
+
+
+@pytest.mark.parametrize(("scenario", "frontend", "backend", "reason"), GAPS)
+def test_a_scenario_a_protocol_cannot_express_is_unsupported_not_a_baseline_issue(
+    scenario: str, frontend: str, backend: str, reason: str
+) -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=[frontend, "openai"],
+        backends=[backend, "openai"],
+        only=[scenario],
+        streams=(True,),
+    )
+    matrix = plan(options)
+    assert matrix.gaps[Case(scenario, frontend, backend, True)] == reason
+    assert matrix.runnable(Case(scenario, "openai", "openai", True))

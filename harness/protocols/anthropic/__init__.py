@@ -47,6 +47,11 @@ class AnthropicCodec:
             Capability.PROMPT_CACHE,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """No response_format: Anthropic Messages has no JSON mode (see `losses`)."""

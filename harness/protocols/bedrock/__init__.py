@@ -48,6 +48,11 @@ class BedrockCodec:
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,
             Capability.PROMPT_CACHE,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """No json_object (Converse needs a schema), models_list (another service: bedrock, not bedrock-runtime) or

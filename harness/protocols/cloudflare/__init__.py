@@ -59,10 +59,15 @@ class CloudflareCodec:
             Capability.JSON_OBJECT,
             Capability.JSON_SCHEMA,
             Capability.MODELS_LIST,
+            Capability.TOP_P,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """Function calling, images (llama vision models), JSON mode and the model search; no tool_choice, stop
-    sequences, thinking switch or cache figures on the native wire."""
+    sequences, thinking switch or cache figures on the native wire, and no finish reason: the native output
+    (`AiTextGenerationOutput`: response, tool_calls, usage) cannot say that the token limit cut the answer."""
     reference: ClassVar[CloudflareReference] = REFERENCE
     """What Cloudflare's edge adds to what the encoders write (the `cf-ray` header)."""
 

@@ -51,6 +51,11 @@ class GeminiCodec:
             Capability.PROMPT_CACHE,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """What Gemini's wire carries (scenario capability names)."""

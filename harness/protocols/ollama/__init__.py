@@ -48,9 +48,15 @@ class OllamaCodec:
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,
             Capability.MODELS_LIST,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
-    """No tool_choice, cache figures, signatures or Retry-After on Ollama's wire."""
+    """No tool_choice, cache figures, signatures or Retry-After on Ollama's wire. No stream that begins with an
+    error: Ollama answers an error that comes before any content with its HTTP status and a JSON body
+    (`streamResponse` in ollama's server/routes.go writes the `{"error"}` line only once content was written)."""
     reference: ClassVar[OllamaReference] = REFERENCE
     """What an Ollama server adds to what the encoders write (durations, `created_at`, request id)."""
 

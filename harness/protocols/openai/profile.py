@@ -55,6 +55,11 @@ DEFAULT_CAPABILITIES = frozenset(
         Capability.PROMPT_CACHE,
         Capability.MODELS_LIST,
         Capability.RETRY_AFTER,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
     }
 )
 """What Chat Completions and most compatible servers carry; profiles subtract what their provider lacks."""

@@ -69,6 +69,11 @@ class ResponsesCodec:
             Capability.PROMPT_CACHE,
             Capability.MODELS_LIST,
             Capability.RETRY_AFTER,
+            Capability.TOP_P,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+            Capability.OVERLOADED_ERROR,
         }
     )
     """No stop_sequences: the Responses API has no `stop` parameter (see `losses`)."""

@@ -43,10 +43,19 @@ class SwinkCodec:
     stream_media_type = MEDIA_TYPE
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.VISION, Capability.THINKING, Capability.THINKING_SIGNATURE}
+        {
+            Capability.VISION,
+            Capability.THINKING,
+            Capability.THINKING_SIGNATURE,
+            Capability.STOP_MAX_TOKENS,
+            Capability.STREAM_ERROR_FIRST,
+            Capability.NOT_FOUND_ERROR,
+        }
     )
-    """Images and thinking (with signatures, on thinking_end) travel; tools, formats and stop sequences are the
-    server's."""
+    """Images and thinking (with signatures, on thinking_end) travel; tools, formats, stop sequences and top_p are
+    the server's (`ProxyRequestOptions` is temperature / max_tokens / session_id). A 404 (and `model_retired` in a
+    stream) says not found. No overloaded error: `StreamErrorKind` has no name for it, and `ProxyStreamFn` reads
+    a 503 as a network error (`classify.rs`)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's `/v1/stream` request -> IR."""

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import DecodeError, decode_events, encode_events
 from harness.protocols.ollama import decode_tags, encode_tags
+from harness.protocols.ollama.errors import error_kind
 from harness.stream import accumulate, validate
 from harness.wire.http import HttpRequest
 from tests.protocols.ollama import support
@@ -326,3 +328,24 @@ def test_tags_round_trip() -> None:
     assert decode_tags(b'{"models":[{"name":"old-style"}]}') == ["old-style"]
     with pytest.raises(DecodeError):
         decode_tags(b'{"models":[{}]}')
+
+
+def test_an_error_before_any_content_is_an_http_status_never_a_stream_that_begins_with_it() -> None:
+    # ollama server/routes.go `streamResponse`: an error that comes before anything was written is `c.JSON(status,
+    # {"error": e})` (the StatusError's status, else 500); the `{"error"}` NDJSON line only follows content. So
+    # a 200 stream whose first event is an error is not Ollama's wire: the stream-error-first scenario is
+    # unsupported with Ollama on either side, and the status carries the kind instead.
+    assert Capability.STREAM_ERROR_FIRST not in CODEC.capabilities
+    error = CODEC.decode_error(429, {"content-type": "application/json"}, b'{"error":"too many requests"}')
+    assert (error.kind, error.status) == (ir.ErrorKind.THROTTLED, 429)
+    first = CODEC.decode_error(500, {}, b'{"error":"model runner has unexpectedly stopped"}')
+    assert first.kind is ir.ErrorKind.SERVER
+
+
+def test_bedrocks_throttling_message_is_not_read_as_a_context_overflow() -> None:
+    # "Too many tokens, please wait before trying again." is Bedrock's ThrottlingException message; a flat
+    # Ollama error line carrying it must not become context_window_exceeded ("too many input tokens" is).
+    throttle = "Too many tokens, please wait before trying again."
+    assert error_kind(None, throttle) is ir.ErrorKind.SERVER
+    assert error_kind(429, throttle) is ir.ErrorKind.THROTTLED
+    assert error_kind(None, "prompt has too many input tokens") is ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED
