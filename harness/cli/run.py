@@ -33,7 +33,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both", help="streaming modes")
-    p.add_argument("-j", "--jobs", type=int, default=2, help="parallel runs (results equal a serial run)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default: the cores available; results equal a serial run's, -j 1 runs in-process)",
+    )
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only shard K of N of the matrix (deterministic; a shard runs the baselines it needs); join the "
+        "shards' reports with `conformance report --merge`",
+    )
+    p.add_argument(
+        "--validate-traces",
+        action="store_true",
+        help="also check every case trace against the JSON Schema (slow; the trace models check each one anyway)",
+    )
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
     p.add_argument(
@@ -69,14 +86,21 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import progress, report_writers
-    from harness.runner.engine import Runner
+    from harness.runner.engine import Runner, default_jobs
     from harness.runner.known import KnownFileError, load_known, write_known
     from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
+    from harness.runner.units import parse_shard
+    from harness.runner.workers import WorkerError
     from harness.scenarios.loader import ScenarioError
 
-    if args.jobs < 1:
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
         return _fail("--jobs must be at least 1")
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        return _fail(str(exc))
     if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
@@ -89,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         backends=args.backend,
         only=args.scenario,
         streams=streams,
-        jobs=args.jobs,
+        jobs=jobs,
+        shard=shard,
+        validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
         known=args.known,
@@ -111,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         if args.update_known:
             count = write_known(args.known, options.results, load_known(args.known))
             console.print(f"wrote {count} known failure(s) to {args.known}")
-    except (ScenarioError, KnownFileError, UnknownProtocolError, ValueError) as exc:
+    except (ScenarioError, KnownFileError, UnknownProtocolError, ValueError, WorkerError) as exc:
         return _fail(str(exc))
     console.print(f"report: {runner.folder / 'index.html'}")
     return EXIT_OK if args.update_known else finished.exit_code

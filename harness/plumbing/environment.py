@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx2
 
-from harness.plumbing.bridge import LoopThread, SyncBridge
+from harness.plumbing.bridge import InlineLoop, SyncBridge
 from harness.plumbing.clients import sdk_client
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
 from harness.plumbing.routes import route_table
@@ -106,7 +106,7 @@ class Environment:
         self.app = create_app(
             config, transport=ReplayTransport(self.replayer), on_exchange=self.exchanges, hooks=hook_sets
         )
-        self.loop = LoopThread()
+        self.loop = InlineLoop()
         self.server: ServerThread | None = None
         if socket:
             self.server = ServerThread(self.app).start()

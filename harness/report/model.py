@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
 
@@ -65,6 +65,8 @@ class RunReport:
     """Proxy-bug cases that are not known failures."""
     fixed: list[str] = field(default_factory=list)
     """Known failures that now pass."""
+    shard: Shard | None = None
+    """Which slice of the matrix this run was, when it was one shard of it."""
 
     def counts(self) -> dict[Verdict, int]:
         """Cases per verdict (every verdict present, zero when none)."""
@@ -121,6 +123,7 @@ class Collector:
             exit_code=event.exit_code,
             new_proxy_bugs=list(event.new_proxy_bugs),
             fixed=list(event.fixed),
+            shard=started.shard,
         )
         # The runner counts the same results the writers received: a mismatch is a bug on one side, and a
         # report that silently disagrees with the gate would be worse than none.

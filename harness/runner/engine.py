@@ -1,26 +1,46 @@
 """The engine: run every planned run once (baselines shared between cases), judge each case, feed the writers.
 
-Runs go through a thread pool (`jobs`); results are judged and emitted in the plan's deterministic order, so a
-parallel run reports exactly what a serial one does.
+The plan is cut into units that share nothing (`runner.units`: one per scenario and streaming mode). `-j 1` runs
+them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`). Either way each case
+comes back as the text of its trace, checked by the trace models on the way (`trace.parse_case`), and the cases
+are judged, written and emitted in the plan's order: a parallel run reports exactly what a serial one does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import threading
+import os
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from harness.diff import judge, unsupported
 from harness.plumbing import Environment
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
 from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
-from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer
+from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Shard, Writer
+from harness.runner.units import Unit, shard, units
+from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable
 from harness.scenarios.model import Scenario
-from harness.trace import Case, CaseResult, Run, RunTrace
-from harness.trace.writer import write_case
+from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.writer import write_case_text
+
+STEADY_CLOCK = "SOURCE_DATE_EPOCH"
+"""The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
+a steady run sets it (to 0 unless set already) in each process that runs cases."""
+
+Report = Callable[[str, str], None]
+"""Told ("run", case id) after each run and ("case", case id) after each judged case."""
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 class CaseRunner:
@@ -39,26 +59,25 @@ class CaseRunner:
         """Finished runs (or why a run could not be expressed) by run."""
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
-        # Worker threads ask for the environment at once on the first runs: build it exactly once (two would
-        # each start servers, and an external proxy's fixed replay port can only be bound once).
-        self._env_lock = threading.Lock()
+        self._known: dict[str, Known] | None = None
+        if options.steady:
+            os.environ.setdefault(STEADY_CLOCK, "0")
 
     @property
     def env(self) -> Environment:
         """The proxy wired to the replayed backends, built on first use."""
-        with self._env_lock:
-            if self._env is None:
-                self._env = Environment(
-                    self.scenarios,
-                    self.backends,
-                    self.options.cassettes,
-                    socket=self.options.socket,
-                    rechunk=self.options.rechunk,
-                    hooks=self.options.hooks,
-                    sut=self.options.sut,
-                    replay_host=self.options.replay_host,
-                    replay_port=self.options.replay_port,
-                )
+        if self._env is None:
+            self._env = Environment(
+                self.scenarios,
+                self.backends,
+                self.options.cassettes,
+                socket=self.options.socket,
+                rechunk=self.options.rechunk,
+                hooks=self.options.hooks,
+                sut=self.options.sut,
+                replay_host=self.options.replay_host,
+                replay_port=self.options.replay_port,
+            )
         return self._env
 
     def gap(self, case: Case) -> str | None:
@@ -72,30 +91,82 @@ class CaseRunner:
             record = f"conformance record --backend {run.backend} --scenario {run.scenario}"
             return error_trace(run, case_id, f"missing cassette: {path} (run `{record}`)")
         try:
-            return run_once(self.env, run, scenario, case_id)
+            trace = run_once(self.env, run, scenario, case_id)
         except Unsupported:
             raise
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
             return error_trace(run, case_id, f"{type(exc).__name__}: {exc}")
+        return trace.steady() if self.options.steady else trace
+
+    def _run_here(self, wanted: Mapping[Run, str], report: Report | None) -> None:
+        for run, case_id in wanted.items():
+            if run in self.traces:
+                continue
+            try:
+                self.traces[run] = self._one(run, case_id)
+            except Unsupported as exc:
+                self.traces[run] = Unexpressed(str(exc))
+            if report is not None:
+                report("run", case_id)
 
     def run_all(self, wanted: Mapping[Run, str]) -> None:
-        """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time."""
-
-        def work(run: Run) -> RunResult:
-            try:
-                trace = self._one(run, wanted[run])
-            except Unsupported as exc:
-                return Unexpressed(str(exc))
-            if self.options.on_progress:
-                self.options.on_progress(wanted[run])
-            return trace
-
-        todo = [run for run in wanted if run not in self.traces]
-        if self.options.jobs <= 1 or len(todo) <= 1:
-            self.traces.update({run: work(run) for run in todo})
+        """Run every wanted run (run -> id of the first case that needs it) not run yet: here, or with `jobs` above
+        one in that many worker processes (one unit of runs per scenario and streaming mode each)."""
+        todo = {run: case_id for run, case_id in wanted.items() if run not in self.traces}
+        by_unit: dict[tuple[str, bool], list[tuple[Run, str]]] = {}
+        for run, case_id in todo.items():
+            by_unit.setdefault((run.scenario, run.stream), []).append((run, case_id))
+        progress = self.options.on_progress
+        if self.options.jobs <= 1 or len(by_unit) <= 1:
+            self._run_here(todo, (lambda _kind, case_id: progress(case_id)) if progress else None)
             return
-        with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
-            self.traces.update(zip(todo, pool.map(work, todo), strict=True))
+        tasks = [Task(i, tuple(runs), keep_traces=True) for i, runs in enumerate(by_unit.values())]
+        config = WorkerConfig(portable(self.options), tuple(self.scenarios), tuple(self.backends))
+        for done in WorkerPool(config, self.options.jobs, on_progress=progress).run(tasks):
+            for run, kind, text in done.traces:
+                self.traces[run] = RunTrace.model_validate_json(text) if kind == "trace" else Unexpressed(text)
+
+    def execute(self, task: Task, report: Report | None = None) -> Done:
+        """Run a task here: its runs (those marked failed get an error trace instead), then judge, check and (with
+        `write_traces`) write its cases. Its runs are forgotten afterwards: no other task needs them."""
+        first = dict(task.runs)
+        for run, reason in task.failed.items():
+            self.traces[run] = error_trace(run, first.get(run, ""), reason)
+        self._run_here(first, report)
+        done = Done(task.number, [])
+        for case, gap in task.cases:
+            result = self._known_note(self.judge(case, gap))
+            text = case_text(result)
+            done.checked.append(parse_case(text, case.case_id, full_check=self.options.validate_traces))
+            if self.options.write_traces:
+                write_case_text(case.case_id, text, self.cases_folder)
+            done.cases.append((case.case_id, text))
+            if report is not None:
+                report("case", case.case_id)
+        if task.keep_traces:
+            for run, _ in task.runs:
+                outcome = self.traces[run]
+                done.traces.append(
+                    (run, "trace", outcome.model_dump_json())
+                    if isinstance(outcome, RunTrace)
+                    else (run, "unexpressed", outcome.reason)
+                )
+        for run in first:
+            self.traces.pop(run, None)
+        return done
+
+    @property
+    def cases_folder(self) -> Path:
+        """Where case traces are written: `<reports>/<run id>/cases`."""
+        if self.options.run_id is None:
+            raise ValueError("writing case traces needs a run id")
+        return self.options.reports / self.options.run_id / "cases"
+
+    def _known_note(self, result: CaseResult) -> CaseResult:
+        if self._known is None:
+            self._known = load_known(self.options.known)
+        entry = self._known.get(result.case_id)
+        return result if entry is None else result.model_copy(update={"known": entry.reason})
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
@@ -130,6 +201,11 @@ class Runner:
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / self.run_id
         self.plan: Plan = plan(options)
+        every = units(self.plan)
+        self.units: list[Unit] = shard(every, *options.shard) if options.shard else every
+        """The units this run runs: the whole plan's, or its shard's."""
+        mine = {case for unit in self.units for case in unit.cases}
+        self._cases = [case for case in self.plan.cases if case in mine]
 
     @property
     def scenarios(self) -> list[Scenario]:
@@ -138,16 +214,48 @@ class Runner:
 
     @property
     def cases(self) -> list[Case]:
-        """The matrix's cases, in order."""
-        return list(self.plan.cases)
+        """The cases this run judges (the shard's, with `shard`), in plan order."""
+        return list(self._cases)
 
     def planned_runs(self) -> list[Run]:
-        """Every distinct run the matrix needs (baselines shared between cases), in case order."""
-        return list(self.plan.runs)
+        """Every distinct run this run makes (baselines shared between cases), in case order."""
+        mine = {run for unit in self.units for run, _ in unit.runs}
+        return [run for run in self.plan.runs if run in mine]
 
     def case_runner(self) -> CaseRunner:
         """A CaseRunner for this matrix, to run its cases one at a time (the pytest plugin's way)."""
         return CaseRunner(self.options, self.scenarios, self.plan.run_backends)
+
+    @property
+    def jobs(self) -> int:
+        """Worker processes this run uses: `jobs`, at most one per unit; one with an external proxy, whose replay
+        server listens on one port that a single process can bind."""
+        return 1 if self.options.sut is not None else max(1, min(self.options.jobs, len(self.units)))
+
+    def _results(self) -> list[CaseResult]:
+        """Every case's result, in plan order: run here (`jobs` 1) or by the worker processes."""
+        tasks = [
+            Task(number, unit.runs, tuple((case, self.plan.gaps[case]) for case in unit.cases))
+            for number, unit in enumerate(self.units)
+        ]
+        options = dataclasses.replace(self.options, run_id=self.run_id)
+        progress = self.options.on_progress
+        if self.jobs <= 1:
+            runner = CaseRunner(options, self.scenarios, self.plan.run_backends)
+            report: Report | None = (
+                (lambda kind, case_id: progress(case_id) if kind == "run" else None) if progress else None
+            )
+            try:
+                dones = [runner.execute(task, report) for task in tasks]
+            finally:
+                runner.close()
+            checked = {result.case_id: result for done in dones for result in done.checked}
+        else:
+            config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
+            pool = WorkerPool(config, self.jobs, on_progress=progress, stall_timeout=self.options.stall_timeout)
+            texts = {case_id: text for done in pool.run(tasks) for case_id, text in done.cases}
+            checked = {case_id: parse_case(text, case_id) for case_id, text in texts.items()}
+        return [checked[case.case_id] for case in self.cases]
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
         for writer in self.writers:
@@ -160,40 +268,30 @@ class Runner:
         self._emit(
             RunStarted(
                 self.run_id,
-                [c.case_id for c in self.plan.cases],
+                [c.case_id for c in self.cases],
                 list(self.plan.frontends),
                 list(self.plan.backends),
                 [s.id for s in self.plan.scenarios],
                 sut=self.options.sut or "built-in proxy",
+                shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
             )
         )
-        runner = self.case_runner()
-        try:
-            runner.run_all(self.plan.runs)
-        finally:
-            runner.close()
-        results = [runner.judge(case, self.plan.gaps[case]) for case in self.plan.cases]
-        return self._finish(results, known, started)
+        return self._finish(self._results(), known, started)
 
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
         counts: dict[str, int] = {}
         new_bugs, fixed = [], []
         for result in results:
             entry = known.get(result.case_id)
-            if entry is not None:
-                result = result.model_copy(update={"known": entry.reason})
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             is_bug = result.verdict.is_proxy_bug
             if is_bug and not (entry and entry.verdict == result.verdict):
                 new_bugs.append(result.case_id)
             if entry is not None and not is_bug:
                 fixed.append(result.case_id)
-            if self.options.write_traces:
-                write_case(result, self.folder / "cases")
             self.options.results.append(result)
             self._emit(CaseFinished(result))
-        finished = RunFinished(
-            self.run_id, time.perf_counter() - started, counts, new_bugs, fixed, 1 if new_bugs else 0
-        )
+        duration = 0.0 if self.options.steady else time.perf_counter() - started
+        finished = RunFinished(self.run_id, duration, counts, new_bugs, fixed, 1 if new_bugs else 0)
         self._emit(finished)
         return finished

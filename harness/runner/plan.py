@@ -20,7 +20,7 @@ from harness.proxy import TranslateHooks
 from harness.record import Rechunk
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
-from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
+from harness.trace import Case, CaseResult, Run, RunRole, matrix_order, stream_mode
 
 
 @dataclass
@@ -47,6 +47,16 @@ class RunOptions:
     replay_port: int = 8790
     """Port of that replay server (0: any free port, for tests that read it back)."""
     write_traces: bool = True
+    validate_traces: bool = False
+    """Check every case trace against the JSON Schema too (slow: 10-1000 ms a case), besides the trace models'
+    own strict check that every trace gets."""
+    shard: tuple[int, int] | None = None
+    """(K, N): run only shard K of N of the matrix (`harness.runner.units.shard`)."""
+    steady: bool = False
+    """Leave out what differs between two runs on the same bytes (timings, the proxy's trace ids, the run's
+    duration), so that reports compare byte for byte."""
+    stall_timeout: float = 300.0
+    """Seconds a worker process may go without finishing a run before it is taken for hung and replaced."""
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
 
@@ -121,8 +131,7 @@ def expand(
         for st in (True, False)
         if st in modes and stream_mode(st) in s.streaming
     ]
-    order = {s.id: i for i, s in enumerate(scenarios)}
-    return sorted(cases, key=lambda c: (order[c.scenario], c.frontend, c.backend, not c.stream))
+    return sorted(cases, key=matrix_order([s.id for s in scenarios]))
 
 
 @dataclass(frozen=True)
