@@ -21,7 +21,6 @@ from harness.protocols import registry
 from harness.stream import accumulate
 from harness.trace.model import RunTrace
 
-
 VIEW_CACHE = 32
 """SDK views kept (a baseline run is the reference of every case of its frontend, scenario and mode, one after the
 other: its view is built once, not once per backend)."""

@@ -1,9 +1,11 @@
 """The engine: run every planned run once (baselines shared between cases), judge each case, feed the writers.
 
 The plan is cut into units that share nothing (`runner.units`: one per scenario and streaming mode). `-j 1` runs
-them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`). Either way each case
-comes back as the text of its trace, checked by the trace models on the way (`trace.parse_case`), and the cases
-are judged, written and emitted in the plan's order: a parallel run reports exactly what a serial one does.
+them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`), and each case comes
+back as the text of its trace, which the parent parses with the trace models in strict mode (the check a trace
+read from disk gets: `trace.parse_case`). A model's trace text parses back to an equal model
+(`tests/trace/test_schema_agreement.py`), and cases are emitted in the plan's order, so a parallel run reports
+byte for byte what a serial one does (`tests/runner/test_workers.py`).
 """
 
 from __future__ import annotations
@@ -137,9 +139,11 @@ class CaseRunner:
         for case, gap in task.cases:
             result = self._known_note(self.judge(case, gap))
             text = case_text(result)
-            done.checked.append(parse_case(text, case.case_id, full_check=self.options.validate_traces))
+            if self.options.validate_traces:
+                parse_case(text, case.case_id, full_check=True)
             if self.options.write_traces:
                 write_case_text(case.case_id, text, self.cases_folder)
+            done.results.append(result)
             done.cases.append((case.case_id, text))
             if report is not None:
                 report("case", case.case_id)
@@ -249,7 +253,7 @@ class Runner:
                 dones = [runner.execute(task, report) for task in tasks]
             finally:
                 runner.close()
-            checked = {result.case_id: result for done in dones for result in done.checked}
+            checked = {result.case_id: result for done in dones for result in done.results}
         else:
             config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
             pool = WorkerPool(config, self.jobs, on_progress=progress, stall_timeout=self.options.stall_timeout)

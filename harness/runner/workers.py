@@ -75,9 +75,9 @@ class Done:
     """(case id, trace text) of each judged case, in the task's order."""
     traces: list[tuple[Run, str, str]] = field(default_factory=list)
     """(run, "trace" or "unexpressed", trace text or reason), when the task asked for them."""
-    checked: list[CaseResult] = field(default_factory=list)
-    """The cases as their texts parse back (the check on the way); kept in the process that ran the task: a
-    worker sends only the texts, which the parent parses itself."""
+    results: list[CaseResult] = field(default_factory=list)
+    """The judged cases themselves, for the process that ran the task: a worker sends only their texts, which the
+    parent parses (and so checks) itself."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def worker_main(conn: Connection, config: WorkerConfig) -> None:
             except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
                 conn.send(("error", traceback.format_exc()))
                 return
-            done.checked = []
+            done.results = []
             conn.send(("done", done))
     except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
         return
