@@ -14,7 +14,9 @@ import dataclasses
 import datetime as dt
 import os
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from harness.diff import judge, unsupported
@@ -124,7 +126,7 @@ class CaseRunner:
             return
         tasks = [Task(i, tuple(runs), keep_traces=True) for i, runs in enumerate(by_unit.values())]
         config = WorkerConfig(portable(self.options), tuple(self.scenarios), tuple(self.backends))
-        for done in WorkerPool(config, self.options.jobs, on_progress=progress).run(tasks):
+        for done in WorkerPool(worker_main, config, self.options.jobs, on_progress=progress).run(tasks):
             for run, kind, text in done.traces:
                 self.traces[run] = RunTrace.model_validate_json(text) if kind == "trace" else Unexpressed(text)
 
@@ -196,6 +198,28 @@ class CaseRunner:
             self._env = None
 
 
+def worker_main(conn: Connection, config: WorkerConfig) -> None:
+    """A worker's life: build the runner once, then run each task it is sent until told to stop."""
+    runner = CaseRunner(config.options, config.scenarios, config.backends)
+    try:
+        conn.send(("ready", None))
+        while True:
+            task = conn.recv()
+            if task is None:
+                return
+            try:
+                done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
+            except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
+                conn.send(("error", traceback.format_exc()))
+                return
+            done.results = []
+            conn.send(("done", done))
+    except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
+        return
+    finally:
+        runner.close()
+
+
 class Runner:
     """One matrix run."""
 
@@ -256,7 +280,9 @@ class Runner:
             checked = {result.case_id: result for done in dones for result in done.results}
         else:
             config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
-            pool = WorkerPool(config, self.jobs, on_progress=progress, stall_timeout=self.options.stall_timeout)
+            pool = WorkerPool(
+                worker_main, config, self.jobs, on_progress=progress, stall_timeout=self.options.stall_timeout
+            )
             texts = {case_id: text for done in pool.run(tasks) for case_id, text in done.cases}
             checked = {case_id: parse_case(text, case_id) for case_id, text in texts.items()}
         return [checked[case.case_id] for case in self.cases]

@@ -19,7 +19,6 @@ import dataclasses
 import multiprocessing
 import pickle
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,30 +99,6 @@ def portable(options: RunOptions) -> RunOptions:
     return options
 
 
-def worker_main(conn: Connection, config: WorkerConfig) -> None:
-    """A worker's life: build the runner once, then run each task it is sent until told to stop."""
-    from harness.runner.engine import CaseRunner  # the engine imports this module
-
-    runner = CaseRunner(config.options, config.scenarios, config.backends)
-    try:
-        conn.send(("ready", None))
-        while True:
-            task = conn.recv()
-            if task is None:
-                return
-            try:
-                done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
-            except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
-                conn.send(("error", traceback.format_exc()))
-                return
-            done.results = []
-            conn.send(("done", done))
-    except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
-        return
-    finally:
-        runner.close()
-
-
 def context() -> Any:
     """The process start method: a fork server (started once, with the engine and every SDK imported, so workers
     start warm) where the platform has one, else spawn."""
@@ -146,16 +121,24 @@ class _Worker:
 
 
 class WorkerPool:
-    """Up to `jobs` worker processes running tasks; `run` returns every task's result in task order."""
+    """Up to `jobs` worker processes running tasks; `run` returns every task's result in task order.
+
+    A worker (`worker(conn, config)`) says ("ready", None) once it can work, then for each task it receives sends
+    ("run", case id) after each run, ("case", case id) after each judged case and ("done", Done) at the end, or
+    ("error", traceback) when the harness fails outside a run; it stops on None.
+    """
 
     def __init__(
         self,
+        worker: Callable[[Connection, WorkerConfig], None],
         config: WorkerConfig,
         jobs: int,
         *,
         on_progress: Callable[[str], None] | None = None,
         stall_timeout: float = STALL_TIMEOUT,
     ) -> None:
+        self.worker = worker
+        """A worker's life (a module-level function, so that it pickles: `engine.worker_main`)."""
         self.config = config
         self.jobs = jobs
         self.on_progress = on_progress
@@ -165,7 +148,7 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         parent, child = self._ctx.Pipe()
-        process = self._ctx.Process(target=worker_main, args=(child, self.config), name="conformance-worker")
+        process = self._ctx.Process(target=self.worker, args=(child, self.config), name="conformance-worker")
         process.daemon = True
         process.start()
         child.close()
