@@ -64,8 +64,9 @@ class CaseRunner:
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
         self._known: dict[str, Known] | None = None
-        if options.steady:
-            os.environ.setdefault(STEADY_CLOCK, "0")
+        self._set_clock = options.steady and STEADY_CLOCK not in os.environ
+        if self._set_clock:
+            os.environ[STEADY_CLOCK] = "0"
 
     @property
     def env(self) -> Environment:
@@ -192,10 +193,13 @@ class CaseRunner:
         return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
 
     def close(self) -> None:
-        """Stop the environment, if it was built."""
+        """Stop the environment, if it was built (and unset the steady clock, if this runner set it)."""
         if self._env is not None:
             self._env.close()
             self._env = None
+        if self._set_clock:
+            os.environ.pop(STEADY_CLOCK, None)
+            self._set_clock = False
 
 
 def worker_main(conn: Connection, config: WorkerConfig) -> None:
@@ -280,11 +284,15 @@ class Runner:
             checked = {result.case_id: result for done in dones for result in done.results}
         else:
             config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
-            pool = WorkerPool(
-                worker_main, config, self.jobs, on_progress=progress, stall_timeout=self.options.stall_timeout
+            checked = {}
+
+            def parse(done: Done) -> None:  # as each unit arrives, while the workers go on with the others
+                checked.update((case_id, parse_case(text, case_id)) for case_id, text in done.cases)
+
+            timeout = self.options.stall_timeout
+            WorkerPool(worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout).run(
+                tasks
             )
-            texts = {case_id: text for done in pool.run(tasks) for case_id, text in done.cases}
-            checked = {case_id: parse_case(text, case_id) for case_id, text in texts.items()}
         return [checked[case.case_id] for case in self.cases]
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:

@@ -9,6 +9,7 @@ for themselves and agree with `conformance run`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,13 +80,18 @@ def default_backends(cassettes: Path) -> list[str]:
 
 def capabilities(case: Case) -> dict[str, frozenset[Capability]]:
     """What each party of a case can do."""
-    backend_client = registry.get(case.backend).family
-    return {
-        f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
-        f"{case.frontend} frontend": frozenset(registry.get(case.frontend).capabilities),
-        f"{case.backend} backend": frozenset(registry.get(case.backend).capabilities),
-        f"{backend_client} SDK": frozenset(drivers.get(backend_client).capabilities),
-    }
+    return dict(_parties(case.frontend, case.backend))
+
+
+@functools.cache  # the same few dozen (frontend, backend) pairs for every scenario of the matrix
+def _parties(frontend: str, backend: str) -> tuple[tuple[str, frozenset[Capability]], ...]:
+    backend_client = registry.get(backend).family
+    return (
+        (f"{frontend} SDK", frozenset(drivers.get(frontend).capabilities)),
+        (f"{frontend} frontend", frozenset(registry.get(frontend).capabilities)),
+        (f"{backend} backend", frozenset(registry.get(backend).capabilities)),
+        (f"{backend_client} SDK", frozenset(drivers.get(backend_client).capabilities)),
+    )
 
 
 def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Capability]]) -> str | None:

@@ -135,8 +135,11 @@ class WorkerPool:
         jobs: int,
         *,
         on_progress: Callable[[str], None] | None = None,
+        on_done: Callable[[Done], None] | None = None,
         stall_timeout: float = STALL_TIMEOUT,
     ) -> None:
+        self.on_done = on_done
+        """Told of each task's result as it arrives (the parent works on it while the workers go on)."""
         self.worker = worker
         """A worker's life (a module-level function, so that it pickles: `engine.worker_main`)."""
         self.config = config
@@ -206,6 +209,8 @@ class WorkerPool:
         elif kind == "done":
             results[value.number] = value
             worker.task = None
+            if self.on_done is not None:
+                self.on_done(value)
         elif kind == "error":
             raise WorkerError(f"the harness failed in a worker process:\n{value}")
 
