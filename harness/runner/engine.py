@@ -26,7 +26,7 @@ from harness.runner.known import Known, load_known
 from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
 from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Shard, Writer
 from harness.runner.units import Unit, shard, units
-from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable
+from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
 from harness.trace.writer import write_case_text
@@ -134,6 +134,7 @@ class CaseRunner:
     def execute(self, task: Task, report: Report | None = None) -> Done:
         """Run a task here: its runs (those marked failed get an error trace instead), then judge, check and (with
         `write_traces`) write its cases. Its runs are forgotten afterwards: no other task needs them."""
+        started = time.process_time()
         first = dict(task.runs)
         for run, reason in task.failed.items():
             self.traces[run] = error_trace(run, first.get(run, ""), reason)
@@ -160,6 +161,7 @@ class CaseRunner:
                 )
         for run in first:
             self.traces.pop(run, None)
+        done.cpu_s = time.process_time() - started
         return done
 
     @property
@@ -232,10 +234,14 @@ class Runner:
         self.writers = list(writers)
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / self.run_id
+        if options.jobs > 1 and options.sut is None:
+            warm_up()  # the workers' fork server imports the SDKs while this process plans
         self.plan: Plan = plan(options)
         every = units(self.plan)
         self.units: list[Unit] = shard(every, *options.shard) if options.shard else every
         """The units this run runs: the whole plan's, or its shard's."""
+        self.worker_cpu_s = 0.0
+        """CPU seconds worker processes spent on this run's units (0 when it ran in this process)."""
         mine = {case for unit in self.units for case in unit.cases}
         self._cases = [case for case in self.plan.cases if case in mine]
 
@@ -290,9 +296,11 @@ class Runner:
                 checked.update((case_id, parse_case(text, case_id)) for case_id, text in done.cases)
 
             timeout = self.options.stall_timeout
-            WorkerPool(worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout).run(
-                tasks
+            pool = WorkerPool(
+                worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout
             )
+            pool.run(tasks)
+            self.worker_cpu_s = pool.cpu_s
         return [checked[case.case_id] for case in self.cases]
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:

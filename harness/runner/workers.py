@@ -74,6 +74,8 @@ class Done:
     """(case id, trace text) of each judged case, in the task's order."""
     traces: list[tuple[Run, str, str]] = field(default_factory=list)
     """(run, "trace" or "unexpressed", trace text or reason), when the task asked for them."""
+    cpu_s: float = 0.0
+    """CPU seconds the task took in the process that ran it."""
     results: list[CaseResult] = field(default_factory=list)
     """The judged cases themselves, for the process that ran the task: a worker sends only their texts, which the
     parent parses (and so checks) itself."""
@@ -107,6 +109,16 @@ def context() -> Any:
         ctx.set_forkserver_preload(["harness.runner.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def warm_up() -> None:
+    """Start the fork server now (it imports the engine and every SDK, ~2 s of CPU), so that it does so while the
+    caller plans, not after; no-op where workers are spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        context()
+        forkserver.ensure_running()
 
 
 @dataclass
@@ -148,6 +160,8 @@ class WorkerPool:
         self.stall_timeout = stall_timeout
         self._ctx = context()
         self._workers: list[_Worker] = []
+        self.cpu_s = 0.0
+        """CPU seconds the workers spent on tasks (not counting their start)."""
 
     def _start(self) -> _Worker:
         parent, child = self._ctx.Pipe()
@@ -208,6 +222,7 @@ class WorkerPool:
             worker.cases_done += 1
         elif kind == "done":
             results[value.number] = value
+            self.cpu_s += value.cpu_s
             worker.task = None
             if self.on_done is not None:
                 self.on_done(value)
