@@ -100,3 +100,15 @@ def test_a_body_that_hangs_times_out_instead(loop: InlineLoop) -> None:
         assert next(raw) == b"0;"
         with pytest.raises(httpx2.ReadTimeout, match="no body chunk"):
             next(raw)
+
+
+def test_the_caller_runs_the_loop_itself_no_thread_is_started(loop: InlineLoop) -> None:
+    """No second thread, so no thread wake-up per request or chunk: the reader's own thread runs the app."""
+    import threading
+
+    before = threading.active_count()
+    body = Body(WINDOW_CHUNKS * 2)
+    with client(loop, body) as http, http.stream("GET", "/") as response:
+        assert threading.active_count() == before
+        assert len(list(response.iter_raw())) == WINDOW_CHUNKS * 2
+    assert threading.active_count() == before
