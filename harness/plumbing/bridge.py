@@ -55,6 +55,11 @@ class InlineLoop:
             finally:
                 timer.cancel()
 
+    @property
+    def closed(self) -> bool:
+        """Whether the loop is closed (what was pending on it was cancelled then)."""
+        return self.loop.is_closed()
+
     def close(self) -> None:
         """Cancel what is still pending (bounded) and close the loop."""
         with self._lock:
@@ -160,7 +165,10 @@ class _SyncBody(httpx2.SyncByteStream):
             yield item
 
     def close(self) -> None:
-        self._loop.run(self._pump.stop(), self._timeout)
+        # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
+        # with the loop, nothing is left to stop.
+        if not self._loop.closed:
+            self._loop.run(self._pump.stop(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):

@@ -112,3 +112,13 @@ def test_the_caller_runs_the_loop_itself_no_thread_is_started(loop: InlineLoop) 
         assert threading.active_count() == before
         assert len(list(response.iter_raw())) == WINDOW_CHUNKS * 2
     assert threading.active_count() == before
+
+
+def test_a_body_closed_after_its_loop_closed_is_left_alone() -> None:
+    """An SDK stream dropped unread may be garbage-collected after the environment (and its loop) closed."""
+    loop = InlineLoop()
+    http = client(loop, Body(5))
+    response = http.send(http.build_request("GET", "/"), stream=True)
+    loop.close()
+    response.close()  # no "event loop is closed" from a finalizer
+    assert loop.closed
