@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 
 from harness.plumbing.bridge import InlineLoop, SyncBridge
-from harness.plumbing.clients import sdk_client
+from harness.plumbing.clients import SharedTransport, sdk_client
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
@@ -111,7 +111,9 @@ class Environment:
         if socket:
             self.server = ServerThread(self.app).start()
             self.base_url = self.server.url
-            self._transport: httpx2.BaseTransport = httpx2.HTTPTransport()
+            self._pool = httpx2.HTTPTransport()
+            # One pool for every run's client; a client's close must not close it under another run's response.
+            self._transport: httpx2.BaseTransport = SharedTransport(self._pool)
         else:
             self.base_url = "http://proxy.local"
             self._transport = SyncBridge(StreamingASGITransport(self.app), self.loop)
@@ -147,6 +149,7 @@ class Environment:
         if self.sut is not None:
             self.sut.close()
         if self.server is not None:
+            self._pool.close()
             self.server.stop()
         self.loop.run(state_of(self.app).aclose())
         self.loop.close()

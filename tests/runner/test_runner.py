@@ -102,9 +102,11 @@ def test_known_failures_keep_the_gate_green_and_fixed_cases_are_listed(tmp_path:
     assert finished.exit_code == 0 and sorted(finished.fixed) == sorted(r.case_id for r in results)
 
 
-def test_socket_mode_gives_the_same_verdicts(tmp_path: Path) -> None:
+def test_socket_mode_gives_the_same_verdicts_serial_and_in_workers(tmp_path: Path) -> None:
     _, in_process = run(options(tmp_path / "a", only=["text-basic"]))
     _, socket = run(options(tmp_path / "b", only=["text-basic"], socket=True))
+    assert [(r.case_id, r.verdict) for r in socket] == [(r.case_id, r.verdict) for r in in_process]
+    _, socket = run(options(tmp_path / "c", only=["text-basic"], socket=True, jobs=2))
     assert [(r.case_id, r.verdict) for r in socket] == [(r.case_id, r.verdict) for r in in_process]
 
 
