@@ -140,14 +140,25 @@ def test_parse_shard() -> None:
             parse_shard(bad)
 
 
-def test_shards_join_into_the_unsharded_report(tmp_path: Path) -> None:
-    whole = files(write_run(options(tmp_path / "whole", jobs=1, run_id="joined")))
+@pytest.mark.parametrize("count", [2, 3])
+def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: int) -> None:
+    """The shards (the last one run in worker processes) joined by `report --merge`: the unsharded run's cases,
+    reports byte for byte, and gate decision."""
+    whole_opts = options(tmp_path / "whole", jobs=1, run_id="joined")
+    runner = Runner(whole_opts)
+    runner.writers = report_writers(runner.folder)
+    gate = runner.run().exit_code
     shards = []
-    for k in (1, 2, 3):
-        shards.append(write_run(options(tmp_path / "shards", jobs=1, run_id=f"s{k}", shard=(k, 3))))
+    for k in range(1, count + 1):
+        jobs = 2 if k == count else 1
+        shards.append(write_run(options(tmp_path / "shards", jobs=jobs, run_id=f"s{k}", shard=(k, count))))
     out = tmp_path / "merged" / "joined"
-    assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == 1
-    assert files(out) == whole
+    assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == gate == 1
+    merged = files(out)
+    cases = [CaseResult.model_validate_json(text) for name, text in merged.items() if name.startswith("cases/")]
+    assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in whole_opts.results)
+    assert len(cases) == 3 * 3 * 3 * 2
+    assert merged == files(runner.folder)
 
 
 def test_joining_refuses_a_missing_or_doubled_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
