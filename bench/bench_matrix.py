@@ -1,21 +1,29 @@
-"""Full-matrix replay wall time against the SDK floor, measured in the same run, as a ratio (the compass: <= 1.5x).
+"""The matrix against the SDK floor, the README's main job at each worker count, and where the time goes.
 
-- harness: `Runner(RunOptions(jobs=1 | 2, write_traces=False)).run()` over the committed cassettes: every
-  distinct run through the in-process proxy, checks, request- and response-side diffs, triage.
-- SDK floor: exactly the SDK calls the runner makes (`Runner.planned_runs()`: one per (role, client, backend,
-  scenario, stream)), each through the same driver call, answered by `httpx2.MockTransport` (`httpx` for
-  ollama) with the recorded bytes of the client's own protocol for that scenario and mode
-  (`cassettes/<client>/<scenario>.<mode>.yaml`, served by `Replayer.reply` once, before timing, and then
-  replayed as plain bytes with their recorded chunk boundaries): no proxy, no harness around the call. The
-  models-list scenario has no recording (the proxy answers it from its config): its floor serves the listing
-  the proxy gave, captured once before timing.
+Figures are ratios from the same run, contenders interleaved round by round, best of the rounds kept:
 
-Then one harness run (-j 1) under cProfile, the event-loop thread (the proxy) profiled too: top cumulative and
-tottime entries, and the time per run by where it goes.
+- `subset` and `all`: harness/floor at -j 1, on the default subset of scenarios and on every scenario.
+  - harness: `Runner(RunOptions(jobs=1, write_traces=False)).run()` over the committed cassettes: every distinct
+    run through the in-process proxy, checks, request- and response-side diffs, triage, each case's trace text
+    checked by the trace models.
+  - SDK floor: exactly the SDK calls the runner makes (`Runner.planned_runs()`: one per (role, client, backend,
+    scenario, stream)), each through the same driver call, answered by `httpx2.MockTransport` (`httpx` for
+    ollama) with the recorded bytes of the client's own protocol for that scenario and mode
+    (`cassettes/<client>/<scenario>.<mode>.yaml`, served by `Replayer.reply` once, before timing, and then
+    replayed as plain bytes with their recorded chunk boundaries): no proxy, no harness around the call. The
+    models-list scenario has no recording (the proxy answers it from its config): its floor serves the listing
+    the proxy gave, captured once before timing. Both sides build the same SDK clients the same way (one TLS
+    context per process, `harness.drivers.base.shared_tls_context`).
+- `main`: the README's main command, `conformance run` (traces and reports written) as a subprocess on the whole
+  matrix, at -j 1, 2, ... up to the cores available: wall time, the speed-up of each worker count over -j 1,
+  and the size of the report folder.
+- `profile`: one harness -j 1 run of the subset under cProfile (the proxy runs in the same thread): top
+  cumulative and own-time entries, and the time per run by where it goes.
 
-Environment: `BENCH_MATRIX_SCENARIOS` (comma list, or `all`; default a representative subset),
-`BENCH_MATRIX_FRONTENDS` / `BENCH_MATRIX_BACKENDS` (comma lists; default all), `BENCH_MATRIX_ROUNDS` (timed
-rounds, best kept; default 1), `BENCH_MATRIX_PROFILE=0` skips the profile.
+Environment: `BENCH_MATRIX_PARTS` (comma list of the parts above; default all four), `BENCH_MATRIX_SCENARIOS`
+(comma list, or `all`; the subset, default a representative one), `BENCH_MATRIX_FRONTENDS` /
+`BENCH_MATRIX_BACKENDS` (comma lists; default all), `BENCH_MATRIX_ROUNDS` (timed rounds, best kept; default 1),
+`BENCH_MATRIX_JOBS` (comma list of worker counts for `main`; default 1 up to the cores).
 """
 
 from __future__ import annotations
@@ -24,13 +32,15 @@ import cProfile
 import dataclasses
 import os
 import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import httpx
 import httpx2
@@ -38,11 +48,10 @@ import httpx2
 from bench._timing import Timing, interleaved_best
 from harness import drivers, ir
 from harness.drivers.base import SdkResult
-from harness.plumbing import Environment, environment
-from harness.plumbing.bridge import LoopThread
+from harness.plumbing import Environment
 from harness.protocols import HttpRequest, registry
 from harness.record import Replayer
-from harness.runner.engine import Runner
+from harness.runner.engine import Runner, default_jobs
 from harness.runner.plan import RunOptions
 from harness.scenarios.model import Scenario
 
@@ -50,7 +59,9 @@ SCENARIOS_ENV = "BENCH_MATRIX_SCENARIOS"
 FRONTENDS_ENV = "BENCH_MATRIX_FRONTENDS"
 BACKENDS_ENV = "BENCH_MATRIX_BACKENDS"
 ROUNDS_ENV = "BENCH_MATRIX_ROUNDS"
-PROFILE_ENV = "BENCH_MATRIX_PROFILE"
+PARTS_ENV = "BENCH_MATRIX_PARTS"
+JOBS_ENV = "BENCH_MATRIX_JOBS"
+PARTS = ("subset", "all", "main", "profile")
 
 # One scenario of each shape the matrix holds: plain text, parallel tool calls, thinking then a tool, a long
 # stream, an HTTP error, an error inside a 200 stream. Every frontend and backend runs them, so the subset keeps
@@ -175,14 +186,9 @@ class Floor:
         http = mock_client(item.client, lambda _request: reply)
         return call(item.client, item.scenario, item.request, item.stream, http)
 
-    def run(self, jobs: int) -> int:
-        """Every call, `jobs` at a time (a thread pool, as the runner uses); the number of calls answered."""
-        if jobs <= 1:
-            results = [self.run_one(item) for item in self.calls]
-        else:
-            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="floor") as pool:
-                results = list(pool.map(self.run_one, self.calls))
-        return len([r for r in results if answered(r)])
+    def run(self) -> int:
+        """Every call, one after the other; the number of calls answered."""
+        return len([r for r in (self.run_one(item) for item in self.calls) if answered(r)])
 
 
 def answered(result: SdkResult) -> bool:
@@ -247,120 +253,148 @@ def prepare_floor(runner: Runner) -> Floor:
     return Floor(calls)
 
 
-# --- timing -------------------------------------------------------------------------------------------------
+# --- harness/floor -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Measured:
-    """The timed figures of one matrix."""
+    """The timed figures of one matrix at -j 1."""
 
     runs: int
     cases: int
-    timings: dict[str, Timing]
-    process_cpu_ns: dict[str, int]
-    """Least CPU time of the whole process (every thread: pool workers and the proxy's loop) per contender."""
+    harness: Timing
+    floor: Timing
     counts: dict[str, int]
-    """The harness's verdict counts (equal at -j1 and -j2)."""
+    """The harness's verdict counts."""
 
-    def ratio(self, jobs: int, *, cpu: bool = False) -> float:
-        """Harness time over floor time at `jobs` (wall clock, or CPU time of the whole process)."""
-        harness, floor = f"harness -j{jobs}", f"floor -j{jobs}"
+    def ratio(self, *, cpu: bool = False) -> float:
+        """Harness time over floor time (wall clock, or CPU time)."""
         if cpu:
-            return self.process_cpu_ns[harness] / max(self.process_cpu_ns[floor], 1)
-        return self.timings[harness].best_ns / max(self.timings[floor].best_ns, 1)
-
-
-def _with_process_cpu(name: str, fn: Callable[[], int], cpu: dict[str, int]) -> Callable[[], int]:
-    # `interleaved_best` keeps the calling thread's CPU time, which misses the pool and loop threads.
-    def run() -> int:
-        start = time.process_time_ns()
-        result = fn()
-        cpu[name] = min(cpu.get(name, 2**63), time.process_time_ns() - start)
-        return result
-
-    return run
+            return self.harness.cpu_ns / max(self.floor.cpu_ns, 1)
+        return self.harness.best_ns / max(self.floor.best_ns, 1)
 
 
 def measure(options: RunOptions, rounds: int) -> Measured:
-    """Time the harness and the floor, serial and two at a time, in interleaved rounds."""
+    """Time the harness and the floor at -j 1, in interleaved rounds."""
     runner = Runner(options)
     floor = prepare_floor(runner)
     if not floor.calls:
         raise SystemExit(f"nothing to measure: the selection has no runs ({options.only or 'all'})")
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, int] = {}
 
-    def harness(jobs: int) -> Callable[[], int]:
+    def harness() -> int:
+        counts.update(harness_run(options, 1))
+        return sum(counts.values())
+
+    timings = interleaved_best({"harness -j1": harness, "floor -j1": floor.run}, rounds=rounds)
+    if timings["floor -j1"].result != len(floor.calls):
+        raise SystemExit("floor: some SDK calls returned nothing")
+    return Measured(len(floor.calls), len(runner.cases), timings["harness -j1"], timings["floor -j1"], counts)
+
+
+def print_timings(title: str, measured: Measured) -> None:
+    """The wall and CPU times of both contenders and the harness/floor ratios."""
+    verdicts = ", ".join(f"{k} {v}" for k, v in measured.counts.items() if v)
+    print(f"\n{title}: {measured.cases} cases ({verdicts}), {measured.runs} distinct SDK runs")
+    print(f"{'contender':<12} {'wall s':>8} {'ms/run':>7} {'cpu s':>7}")
+    for name, timing in (("harness -j1", measured.harness), ("floor -j1", measured.floor)):
+        print(f"{name:<12} {timing.seconds:>8.2f} {timing.per(measured.runs) / 1000:>7.2f} {timing.cpu_ns / 1e9:>7.2f}")
+    wall, cpu = measured.ratio(), measured.ratio(cpu=True)
+    print(f"harness/floor -j1: {wall:.2f}x wall, {cpu:.2f}x CPU (target <= 1.2x)")
+
+
+# --- the main job ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MainJob:
+    """The README's main command at each worker count."""
+
+    walls: dict[int, float]
+    """Best wall time in seconds by worker count."""
+    report_bytes: int
+    """Size of one run's report folder (index.html, junit.xml, summary.json, cases/)."""
+    report_files: dict[str, int]
+    """Size of each top-level report file, and of cases/ as a whole."""
+
+    def speedup(self, jobs: int) -> float:
+        """Wall time at -j 1 over wall time at `jobs`."""
+        return self.walls[1] / self.walls[jobs]
+
+
+def main_job_command(jobs: int, reports: Path, run_id: str, selection: Sequence[str] = ()) -> list[str]:
+    """`conformance run` as the README runs it, with a worker count and a report folder of its own (and, for
+    tests only, a smaller `selection` than the whole matrix)."""
+    command = [sys.executable, "-m", "harness", "run", "-q", "-j", str(jobs), "--reports", str(reports)]
+    return [*command, "--run-id", run_id, *selection]
+
+
+def folder_sizes(folder: Path) -> dict[str, int]:
+    """Bytes of each top-level file of a report folder, and of `cases/` as a whole."""
+    out = {p.name: p.stat().st_size for p in sorted(folder.iterdir()) if p.is_file()}
+    out["cases/"] = sum(p.stat().st_size for p in (folder / "cases").glob("*.json"))
+    return out
+
+
+def measure_main_job(worker_counts: list[int], rounds: int, selection: Sequence[str] = ()) -> MainJob:
+    """Run the main job at each worker count in interleaved rounds (each run's reports written, then removed)."""
+    reports = Path(tempfile.mkdtemp(prefix="bench-matrix-"))
+    sizes: dict[str, int] = {}
+
+    def job(jobs: int) -> Callable[[], int]:
         def run() -> int:
-            counts[f"-j{jobs}"] = harness_run(options, jobs)
-            return sum(counts[f"-j{jobs}"].values())
+            run_id = f"j{jobs}"
+            command = main_job_command(jobs, reports, run_id, selection)
+            done = subprocess.run(command, check=False, timeout=3600, stdout=subprocess.DEVNULL)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"main job -j {jobs} exited {done.returncode}")
+            sizes.update(folder_sizes(reports / run_id))
+            shutil.rmtree(reports / run_id)
+            return done.returncode
 
         return run
 
-    contenders = {
-        "harness -j1": harness(1),
-        "floor -j1": lambda: floor.run(1),
-        "harness -j2": harness(2),
-        "floor -j2": lambda: floor.run(2),
-    }
-    cpu: dict[str, int] = {}
-    timings = interleaved_best({k: _with_process_cpu(k, fn, cpu) for k, fn in contenders.items()}, rounds=rounds)
-    if counts["-j1"] != counts["-j2"]:
-        raise SystemExit(f"harness: -j1 and -j2 verdicts differ: {counts['-j1']} != {counts['-j2']}")
-    if timings["floor -j1"].result != len(floor.calls) or timings["floor -j2"].result != len(floor.calls):
-        raise SystemExit("floor: some SDK calls returned nothing")
-    return Measured(len(floor.calls), len(runner.cases), timings, cpu, counts["-j1"])
+    if 1 not in worker_counts:
+        worker_counts = [1, *worker_counts]
+    try:
+        timings = interleaved_best({f"-j{j}": job(j) for j in worker_counts}, rounds=rounds)
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)
+    walls = {j: timings[f"-j{j}"].seconds for j in worker_counts}
+    return MainJob(walls, sum(sizes.values()), sizes)
 
 
-def print_timings(measured: Measured) -> None:
-    """The wall and CPU times of each contender and the harness/floor ratios."""
-    verdicts = ", ".join(f"{k} {v}" for k, v in measured.counts.items() if v)
-    print(f"{measured.cases} cases ({verdicts}), {measured.runs} distinct SDK runs")
-    print(f"{'contender':<12} {'wall s':>8} {'ms/run':>7} {'cpu s':>7}")
-    for name, timing in measured.timings.items():
-        ms_per_run = timing.best_ns / 1e6 / measured.runs
-        print(f"{name:<12} {timing.seconds:>8.2f} {ms_per_run:>7.2f} {measured.process_cpu_ns[name] / 1e9:>7.2f}")
-    for jobs in (1, 2):
-        wall, cpu = measured.ratio(jobs), measured.ratio(jobs, cpu=True)
-        print(f"harness/floor -j{jobs}: {wall:.2f}x wall, {cpu:.2f}x process CPU (compass <= 1.5x)")
+def print_main_job(job: MainJob) -> None:
+    """Wall time per worker count, the speed-up over -j 1 and per added worker, the report's size."""
+    print("\nmain job: conformance run (whole matrix, traces and reports written)")
+    print(f"{'workers':<8} {'wall s':>8} {'speed-up':>9} {'per added worker':>17}")
+    previous = None
+    for jobs, wall in job.walls.items():
+        added = "" if previous is None else f"{job.walls[previous] / wall:>16.2f}x"
+        print(f"-j {jobs:<5} {wall:>8.1f} {job.speedup(jobs):>8.2f}x {added:>17}")
+        previous = jobs
+    files = ", ".join(f"{name} {size / 1e6:.1f} MB" for name, size in job.report_files.items())
+    print(f"report size: {job.report_bytes / 1e6:.1f} MB ({files})")
+    print("targets: the main job <= 60 s at the default -j; speed-up >= 1.8x from 1 to 2 workers")
 
 
 # --- profile ------------------------------------------------------------------------------------------------
 
 
-class _ProfiledLoop(LoopThread):
-    """The runner's event-loop thread (where the in-process proxy runs) with a profiler of its own."""
-
-    profiles: list[cProfile.Profile] = []
-
-    def __init__(self) -> None:
-        super().__init__()
-        profile = cProfile.Profile()
-        self.profiles.append(profile)
-        self._profile = profile
-        # Callbacks run in order on the loop's own thread: the profiler hooks that thread, not the caller's.
-        self.loop.call_soon_threadsafe(profile.enable)
-
-    def close(self) -> None:
-        """Unhook the profiler (on the loop thread), then stop."""
-        self.loop.call_soon_threadsafe(self._profile.disable)
-        super().close()
-
-
 # Where time goes, by the file (or built-in) a function's own time is spent in; first match wins.
 BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("TLS contexts (SDK client construction)", ("load_verify_locations", "set_default_verify_paths")),
-    ("waiting on the loop thread", ("method 'acquire' of '_thread.lock'", "method 'get' of '_queue.SimpleQueue'")),
-    ("loop idle (waiting for a request or chunk)", ("method 'poll' of 'select.epoll'",)),
+    ("loop waiting (select)", ("method 'poll' of 'select.epoll'",)),
     ("harness/diff (losses, normalize, compare)", ("harness/diff/",)),
     ("deepdiff", ("deepdiff/", "orderly_set/")),
     ("harness/proxy", ("harness/proxy/",)),
     ("harness/protocols (codecs)", ("harness/protocols/",)),
     ("harness/wire + stream", ("harness/wire/", "harness/stream/")),
-    ("harness/runner + bridge", ("harness/runner/",)),
+    ("harness/runner + plumbing", ("harness/runner/", "harness/plumbing/")),
     ("harness/drivers", ("harness/drivers/",)),
     ("YAML (scenarios, cassettes), vcrpy, replay", ("harness/record/", "vcr/", "yaml/", "_yaml")),
     ("harness other (scenarios, trace, ir)", ("harness/",)),
-    ("pydantic", ("pydantic", "validate_python", "to_python", "SchemaSerializer", "SchemaValidator")),
+    ("pydantic", ("pydantic", "validate_python", "validate_json", "to_python", "to_json", "SchemaSerializer")),
     ("openai SDK", ("openai/",)),
     ("anthropic SDK", ("anthropic/",)),
     ("google-genai SDK", ("google/",)),
@@ -392,43 +426,53 @@ def buckets(stats: pstats.Stats) -> dict[str, float]:
     return dict(sorted(out.items(), key=lambda item: -item[1]))
 
 
-def profile_run(options: RunOptions) -> tuple[pstats.Stats, pstats.Stats, int, float]:
-    """One -j1 harness run under cProfile: (main-thread stats, loop-thread stats, runs, wall seconds)."""
+def profile_run(options: RunOptions) -> tuple[pstats.Stats, int, float]:
+    """One -j 1 harness run under cProfile: (stats, runs, wall seconds). The in-process proxy runs in the calling
+    thread (`harness.plumbing.bridge.InlineLoop`), so one profile sees everything."""
     runs = len(Runner(options).planned_runs())
-    main = cProfile.Profile()
-    _ProfiledLoop.profiles = []
-    with mock.patch.object(environment, "LoopThread", _ProfiledLoop):
-        started = time.perf_counter()
-        main.enable()
-        harness_run(options, 1)
-        main.disable()
-        wall = time.perf_counter() - started
-    loop = pstats.Stats(*_ProfiledLoop.profiles) if _ProfiledLoop.profiles else pstats.Stats(cProfile.Profile())
-    return pstats.Stats(main), loop, runs, wall
+    profile = cProfile.Profile()
+    started = time.perf_counter()
+    profile.enable()
+    harness_run(options, 1)
+    profile.disable()
+    return pstats.Stats(profile), runs, time.perf_counter() - started
 
 
-def print_profile(main: pstats.Stats, loop: pstats.Stats, runs: int, wall: float) -> None:
-    """Top entries of both threads and the per-run time by bucket."""
+def print_profile(stats: pstats.Stats, runs: int, wall: float) -> None:
+    """Top entries and the per-run time by bucket."""
     print(f"\nprofile of one harness -j1 run: {wall:.2f} s wall under cProfile, {runs} runs")
-    for title, stats in (("main thread (SDK drivers, judging)", main), ("loop thread (in-process proxy)", loop)):
-        print(f"\n-- {title}: own time per run by bucket (ms)")
-        for name, seconds in buckets(stats).items():
-            if seconds * 1000 / runs >= 0.05:
-                print(f"{name:<44} {seconds * 1000 / runs:>7.2f}")
-        stats.sort_stats("cumulative").print_stats(PROFILE_TOP)
-        stats.sort_stats("tottime").print_stats(PROFILE_TOP)
+    print("-- own time per run by bucket (ms)")
+    for name, seconds in buckets(stats).items():
+        if seconds * 1000 / runs >= 0.05:
+            print(f"{name:<44} {seconds * 1000 / runs:>7.2f}")
+    stats.sort_stats("cumulative").print_stats(PROFILE_TOP)
+    stats.sort_stats("tottime").print_stats(PROFILE_TOP)
+
+
+def _parts() -> list[str]:
+    parts = _names(PARTS_ENV) or list(PARTS)
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise SystemExit(f"{PARTS_ENV}: unknown part(s) {sorted(unknown)}; choose from {', '.join(PARTS)}")
+    return parts
 
 
 def main() -> None:
-    """Measure the selected matrix against its floor, then profile one harness run."""
+    """Measure the parts asked for (all by default)."""
+    parts = _parts()
     options = options_from_env()
     rounds = int(os.environ.get(ROUNDS_ENV, "1"))
     for name in drivers.names():
         drivers.get(name)  # import every SDK before timing: import time is neither the harness's nor the floor's
-    print(f"scenarios: {', '.join(options.only) if options.only else 'all'}; rounds: {rounds}")
-    measured = measure(options, rounds)
-    print_timings(measured)
-    if os.environ.get(PROFILE_ENV, "1") != "0":
+    print(f"parts: {', '.join(parts)}; subset: {', '.join(options.only) if options.only else 'all'}; rounds: {rounds}")
+    if "subset" in parts:
+        print_timings("default subset", measure(options, rounds))
+    if "all" in parts:
+        print_timings("all scenarios", measure(dataclasses.replace(options, only=None), rounds))
+    if "main" in parts:
+        counts = [int(j) for j in _names(JOBS_ENV) or []] or list(range(1, default_jobs() + 1))
+        print_main_job(measure_main_job(counts, rounds))
+    if "profile" in parts:
         print_profile(*profile_run(options))
 
 

@@ -1,4 +1,5 @@
-"""`conformance report`: re-render a run's index.html, junit.xml and summary.json from its case traces."""
+"""`conformance report`: re-render a run's index.html, junit.xml and summary.json from its case traces, or join the
+reports of a sharded run into one (`--merge`)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="re-render a run's reports from its case traces",
         description=(
             "Read every case trace in RUN/cases/ and write RUN/index.html, RUN/junit.xml and RUN/summary.json "
-            "again through the same writers the runner uses, then print the terminal summary. Exit 0 when the "
-            "reports were written (--gate: the run's gate exit code instead), 1 when the traces cannot be read."
+            "again through the same writers the runner uses, then print the terminal summary. With --merge DIR..., "
+            "join the report folders of the N shards of one matrix into RUN instead (all N must be there). Exit 0 "
+            "when the reports were written (--gate: the run's gate exit code instead), 1 when the traces cannot be "
+            "read or the shards do not make one matrix."
         ),
     )
-    p.add_argument("--run", type=Path, required=True, help="report folder of the run (reports/<run-id>)")
+    p.add_argument(
+        "--run", type=Path, required=True, help="report folder of the run (reports/<run-id>); with --merge, the output"
+    )
+    p.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="DIR",
+        help="join the report folders of all N shards (`conformance run --shard K/N`) into --run: one report, one gate",
+    )
+    p.add_argument(
+        "--validate-traces",
+        action="store_true",
+        help="also check every case trace against the JSON Schema (slow; the trace models check each one anyway)",
+    )
     p.add_argument("--quiet", action="store_true", help="do not print the terminal summary")
     p.add_argument("--gate", action="store_true", help="exit with the run's gate code (1 on a new proxy bug)")
     p.set_defaults(func=run)
@@ -30,10 +47,15 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
+    from harness.report.merge import copy_traces, events_for_merge
     from harness.runner.run_events import RunFinished, Writer
 
     try:
-        events = events_for_run(args.run)
+        if args.merge:
+            events, traces = events_for_merge(args.merge, args.run.resolve().name, full_check=args.validate_traces)
+            copy_traces(traces, args.run)
+        else:
+            events = events_for_run(args.run, full_check=args.validate_traces)
     except ReportError as exc:
         print(f"conformance report: {exc}", file=sys.stderr)  # noqa: T201
         return 1

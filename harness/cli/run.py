@@ -47,7 +47,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both", help="streaming modes")
-    p.add_argument("-j", "--jobs", type=int, default=2, help="parallel runs (results equal a serial run)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default: the cores available; results equal a serial run's, -j 1 runs in-process)",
+    )
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only shard K of N of the matrix (deterministic; a shard runs the baselines it needs); join the "
+        "shards' reports with `conformance report --merge`",
+    )
+    p.add_argument(
+        "--validate-traces",
+        action="store_true",
+        help="also check every case trace against the JSON Schema (slow; the trace models check each one anyway)",
+    )
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
     p.add_argument(
@@ -150,16 +167,23 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import progress, report_writers
-    from harness.runner.engine import Runner
+    from harness.runner.engine import Runner, default_jobs
     from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
+    from harness.runner.units import parse_shard
+    from harness.runner.workers import WorkerError
     from harness.scenarios.loader import ScenarioError
 
-    if args.jobs < 1:
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
         return _fail("--jobs must be at least 1")
     if args.timeout <= 0:
         return _fail("--timeout must be a positive number of seconds")
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        return _fail(str(exc))
     if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
@@ -183,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
         backends=args.backend,
         only=args.scenario,
         streams=streams,
-        jobs=args.jobs,
+        jobs=jobs,
+        shard=shard,
+        validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
         known=known,
@@ -206,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
         with progress(len(runner.planned_runs()), Console(stderr=True, quiet=args.quiet)) as bar:
             options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
             finished = runner.run()
-    except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:
+    except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError, WorkerError) as exc:
         return _fail(str(exc))
     except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
         traceback.print_exc()

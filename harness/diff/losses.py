@@ -219,18 +219,92 @@ def _strip(tree: Any, loss: Loss, parent_key: str | None = None) -> Any:
     return out
 
 
+# Fields `_is` and the orphan rule look at: a loss that removes one changes which later losses apply to a node,
+# so it is applied on its own, never fused with others.
+_SIGNATURE_FIELDS = frozenset({"kind", "type", "messages", "role", "content"})
+
+
+def _fusable(loss: Loss) -> bool:
+    return loss.field not in _SIGNATURE_FIELDS
+
+
+class _Fused:
+    """Losses applied in one walk of a tree. What each loss does at a node depends only on the node's signature
+    (which none of them changes: no signature field is removed), so applying them together at each node gives
+    what applying them one after the other gives (`tests/diff/test_fast_paths.py` checks it against `_strip`)."""
+
+    def __init__(self, losses: Sequence[Loss]) -> None:
+        self.losses = losses
+        self._plans: dict[tuple[Any, ...], tuple[bool, tuple[str, ...]]] = {}
+
+    def _plan(self, node: dict[str, Any], parent_key: str | None) -> tuple[bool, tuple[str, ...]]:
+        """(whether some loss drops the node, the fields the others remove from it)."""
+        signature = _signature(node, parent_key)
+        plan = self._plans.get(signature)
+        if plan is None:
+            matched = [loss for loss in self.losses if _is(node, parent_key, loss.model)]
+            drop = any(loss.field is None for loss in matched)
+            fields = tuple(dict.fromkeys(loss.field for loss in matched if loss.field is not None))
+            plan = self._plans[signature] = (drop, fields)
+        return plan
+
+    def strip(self, tree: Any, parent_key: str | None) -> Any:
+        """The tree without what the losses remove."""
+        if isinstance(tree, list):
+            kept = [x for x in tree if not (isinstance(x, dict) and self._plan(x, parent_key)[0])]
+            stripped = [self.strip(x, parent_key) for x in kept]
+            # A part whose required child was dropped (an image whose URL source is not carried) goes with it.
+            return [x for x in stripped if not (isinstance(x, dict) and "source" in x and x["source"] is None)]
+        if not isinstance(tree, dict):
+            return tree
+        out: dict[str, Any] = {}
+        for key, value in tree.items():
+            if isinstance(value, dict) and self._plan(value, key)[0]:
+                out[key] = None  # as the other side has it when the protocol could not carry the value at all
+                continue
+            out[key] = self.strip(value, key)
+        for field in self._plan(tree, parent_key)[1]:
+            out.pop(field, None)
+        return out
+
+
 def apply_losses(
     left: Any, right: Any, keys: Iterable[str], *, scope: Scope | None = None, root_key: str | None = None
 ) -> tuple[Any, Any]:
     """Both sides without what the keys say is not carried in `scope` (None: every key applies). `root_key`
-    names what the roots are."""
-    a, b = json_copy(left), json_copy(right)
+    names what the roots are.
+
+    The keys apply in order; consecutive ones are applied in one walk of each side. A valued key
+    (`Model.field:value`) applies only when either side still has that value where it comes in the order, so
+    the losses before it are applied first.
+    """
+    a, b = left, right
     wanted = [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
+    batch: list[Loss] = []
+    walked = False
+
+    def flush() -> None:
+        nonlocal a, b, walked
+        if batch:
+            fused = _Fused(list(batch))
+            a, b = fused.strip(a, root_key), fused.strip(b, root_key)
+            batch.clear()
+            walked = True
+
     for loss in _live((a, b), wanted, root_key):
-        if loss.value is not None and not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
+        if loss.value is not None:
+            flush()
+            if not (_has_value(a, loss, root_key) or _has_value(b, loss, root_key)):
+                continue
+        if not _fusable(loss):
+            flush()
+            batch.append(loss)
+            flush()
             continue
-        a, b = _strip(a, loss, root_key), _strip(b, loss, root_key)
-    return a, b
+        batch.append(loss)
+    flush()
+    # Stripping builds new containers throughout; without a walk the callers still get copies of their own.
+    return (a, b) if walked else (json_copy(a), json_copy(b))
 
 
 def _expand(losses: Iterable[Loss]) -> list[Loss]:

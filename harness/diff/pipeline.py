@@ -9,6 +9,7 @@ request side compares the client's request with what the proxy sent upstream, mi
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,10 +22,28 @@ from harness.protocols import registry
 from harness.stream import accumulate
 from harness.trace.model import RunTrace
 
+VIEW_CACHE = 32
+"""SDK views kept (a baseline run is the reference of every case of its frontend, scenario and mode, one after the
+other: its view is built once, not once per backend)."""
+_views: OrderedDict[int, tuple[RunTrace, View]] = OrderedDict()
+
 
 def sdk_view(trace: RunTrace) -> View:
     """What the SDK saw, as the diff compares it. A streamed run's response is the accumulation of its events, so
-    both modes compare content, usage and stop reason the same way."""
+    both modes compare content, usage and stop reason the same way. Shared between calls on the same trace: do not
+    change it (the pipeline copies it first)."""
+    hit = _views.get(id(trace))
+    if hit is not None and hit[0] is trace:
+        _views.move_to_end(id(trace))
+        return hit[1]
+    view = _sdk_view(trace)
+    _views[id(trace)] = (trace, view)  # the trace is held, so its id cannot be reused while cached
+    if len(_views) > VIEW_CACHE:
+        _views.popitem(last=False)
+    return view
+
+
+def _sdk_view(trace: RunTrace) -> View:
     response = trace.sdk.response
     if response is None and trace.sdk.events is not None:
         response = accumulate(trace.sdk.events).response

@@ -6,10 +6,13 @@ independent client), runs it, and writes down what the SDK returned as IR.
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import httpx2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness import ir
@@ -18,6 +21,14 @@ from harness.scenarios.model import Capability, SdkException
 
 DUMMY_API_KEY = "conformance-test-key"
 """Key the SDK clients send to the proxy; the proxy (or replay) holds any real upstream credentials."""
+
+
+@functools.cache
+def shared_tls_context() -> ssl.SSLContext:
+    """The one TLS context of this process, for every SDK client that would otherwise build its own per client:
+    loading the trust store costs ~20 ms a time (google-genai builds two per client), more than a whole replayed
+    call. It is the context the SDKs build by default (`httpx2.create_ssl_context()`), built once."""
+    return httpx2.create_ssl_context()
 
 
 class SdkResult(BaseModel):

@@ -24,6 +24,7 @@ from harness.drivers.base import (
     failed,
     headers_of,
     neutral_for_status,
+    shared_tls_context,
 )
 from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
@@ -318,8 +319,14 @@ class GenaiDriver:
 
     def client(self, base_url: str, http_client: httpx2.Client) -> genai.Client:
         """An SDK client pointed at `base_url` (it adds `/v1beta/models/...`), without retries."""
+        # The SDK builds an async client and a websocket context too, each with a TLS context of its own unless
+        # given one: hand it the process's shared context (the one it would build).
+        tls = shared_tls_context()
         options = types.HttpOptions(
-            base_url=base_url.rstrip("/") + "/", api_version=API_VERSION, httpx_client=http_client
+            base_url=base_url.rstrip("/") + "/",
+            api_version=API_VERSION,
+            httpx_client=http_client,
+            async_client_args={"verify": tls, "ssl": tls},
         )
         return genai.Client(api_key=DUMMY_API_KEY, http_options=options)
 

@@ -222,7 +222,8 @@ class Selftest:
         return result
 
     def _run_fault(self, fault: Fault, cases: list[Case]) -> FaultOutcome:
-        options = dataclasses.replace(self.run_options, hooks=fault.hooks)
+        # A fault's hooks are closures, which cannot go to worker processes; its few translated runs run here.
+        options = dataclasses.replace(self.run_options, hooks=fault.hooks, jobs=1)
         runner = CaseRunner(options, list(self.matrix.scenarios), self.matrix.run_backends)
         # Baselines are pass-through runs, untouched by translate hooks: reuse the clean ones.
         runner.traces.update({run: trace for run, trace in self._clean.traces.items() if run.role != "translated"})

@@ -1,14 +1,15 @@
 """A sync httpx2 transport over an async one: the SDK drivers are sync clients, the in-process proxy is an ASGI
-app. A private event loop runs in one background thread; each request crosses over with a timeout, and each body
-chunk is handed over as the proxy sends it (boundaries kept) with a timeout per chunk, so nothing can hang."""
+app. The calling thread runs a private event loop itself, only while it waits for something (the response head,
+the next body chunk): no second thread, so no thread wake-up per request or chunk. Every wait has a timeout, and
+each body chunk is handed over as the proxy sent it (boundaries kept)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import queue
 import threading
-from collections.abc import Coroutine, Iterator
+from collections import deque
+from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
 import httpx2
@@ -17,35 +18,64 @@ T = TypeVar("T")
 
 # Seconds one request may wait for its response head, and for each further body chunk.
 STEP_TIMEOUT = 60.0
+# Seconds `InlineLoop.close` gives tasks still pending (an app winding down) before the loop is closed.
+CLOSE_TIMEOUT = 10.0
 
 
-class LoopThread:
-    """An asyncio loop in a daemon thread, for running coroutines from sync code with a timeout."""
+class InlineLoop:
+    """An asyncio loop that the thread waiting on it runs, until what it waits for is done or times out.
+
+    Between waits the loop stands still, and so does everything on it: an app produces a chunk only when a
+    reader asks for one, as a socket with a small buffer would. One thread at a time may wait (a lock keeps
+    others out), so an environment shared by threads stays correct, though serial.
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="harness-loop", daemon=True)
-        self._thread.start()
+        self._lock = threading.Lock()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = STEP_TIMEOUT) -> T:
-        """Run `coro` on the loop and wait for its result (TimeoutError after `timeout` seconds)."""
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result(timeout)
-        except TimeoutError:
-            future.cancel()
-            raise httpx2.ReadTimeout(f"no answer from the in-process app within {timeout} s") from None
+    def run(self, awaitable: Awaitable[T], timeout: float = STEP_TIMEOUT) -> T:
+        """Run the loop until `awaitable` is done and return its result (httpx2.ReadTimeout after `timeout` s)."""
+        with self._lock:
+            future = asyncio.ensure_future(awaitable, loop=self.loop)
+            expired = False
+
+            def expire() -> None:
+                nonlocal expired
+                expired = not future.done()
+                future.cancel()
+
+            timer = self.loop.call_later(timeout, expire)
+            try:
+                return self.loop.run_until_complete(future)
+            except asyncio.CancelledError:
+                if expired:
+                    raise httpx2.ReadTimeout(f"no answer from the in-process app within {timeout} s") from None
+                raise
+            finally:
+                timer.cancel()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the loop is closed (what was pending on it was cancelled then)."""
+        return self.loop.is_closed()
 
     def close(self) -> None:
-        """Stop the loop and join the thread (bounded)."""
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
+        """Cancel what is still pending (bounded) and close the loop."""
+        with self._lock:
+            pending = [task for task in asyncio.all_tasks(self.loop) if not task.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                gathered = asyncio.gather(*pending, return_exceptions=True)
+                timer = self.loop.call_later(CLOSE_TIMEOUT, gathered.cancel)
+                with contextlib.suppress(asyncio.CancelledError):  # the timer's cancellation: give up waiting
+                    self.loop.run_until_complete(gathered)
+                timer.cancel()
             self.loop.close()
 
 
-# Chunks a body pump may read ahead of the sync reader (a socket buffer's worth); the reader hands room back in
-# batches of half of it, so neither thread wakes the other per chunk.
+# Chunks a body pump may read ahead of the sync reader (a socket buffer's worth).
 WINDOW_CHUNKS = 32
 
 
@@ -57,40 +87,58 @@ class _End:
 
 
 class _Pump:
-    """Reads an async body on the loop into a thread-safe queue, at most WINDOW_CHUNKS ahead of the reader.
+    """Reads an async body into a queue whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
 
-    Pulling each chunk with its own `LoopThread.run` cost two thread wake-ups per chunk (the loop's self-pipe, then
-    the result): on a loaded machine, most of a run's wall time. Here the loop reads on while the reader is busy.
+    One run of the loop moves every chunk the app has ready, so a reader crosses into the loop once per batch,
+    not once per chunk.
     """
 
     def __init__(self, stream: httpx2.AsyncByteStream) -> None:
         self.stream = stream
-        self.chunks: queue.SimpleQueue[bytes | _End] = queue.SimpleQueue()
-        self.room = asyncio.Semaphore(WINDOW_CHUNKS)
+        self.chunks: deque[bytes | _End] = deque()
+        self._ready: asyncio.Future[None] | None = None
+        """What a reader with nothing to take waits on."""
+        self._room: asyncio.Future[None] | None = None
+        """What the pump waits on while a window's worth of chunks is untaken."""
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> _Pump:
-        """Start reading (on the loop)."""
+        """Start reading (on the running loop)."""
         self.task = asyncio.ensure_future(self._run())
         return self
 
     async def _run(self) -> None:
         try:
             async for chunk in self.stream:
-                await self.room.acquire()
-                self.chunks.put(chunk)
+                self._put(chunk)
+                if len(self.chunks) >= WINDOW_CHUNKS:
+                    self._room = asyncio.get_running_loop().create_future()
+                    await self._room
         except asyncio.CancelledError:
-            self.chunks.put(_End())
+            self._put(_End())
             raise
         except Exception as exc:  # handed to the reader, which raises it where the chunk would have been
-            self.chunks.put(_End(exc))
+            self._put(_End(exc))
         else:
-            self.chunks.put(_End())
+            self._put(_End())
 
-    def give_room(self, count: int) -> None:
-        """Let the pump read `count` more chunks (on the loop)."""
-        for _ in range(count):
-            self.room.release()
+    def _put(self, item: bytes | _End) -> None:
+        self.chunks.append(item)
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(None)
+
+    def take(self, loop: InlineLoop, timeout: float) -> bytes | _End:
+        """The next chunk (or the end), running the loop for it when none is read ahead."""
+        if not self.chunks:
+            self._ready = loop.loop.create_future()
+            try:
+                loop.run(self._ready, timeout)
+            except httpx2.ReadTimeout:
+                raise httpx2.ReadTimeout(f"no body chunk from the in-process app within {timeout} s") from None
+        item = self.chunks.popleft()
+        if self._room is not None and not self._room.done() and len(self.chunks) <= WINDOW_CHUNKS // 2:
+            self._room.set_result(None)
+        return item
 
     async def stop(self) -> None:
         """Stop reading (the reader closed the body) and close the stream."""
@@ -102,36 +150,31 @@ class _Pump:
 
 
 class _SyncBody(httpx2.SyncByteStream):
-    def __init__(self, loop: LoopThread, pump: _Pump, timeout: float) -> None:
+    def __init__(self, loop: InlineLoop, pump: _Pump, timeout: float) -> None:
         self._loop = loop
         self._pump = pump
         self._timeout = timeout
-        self._taken = 0
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
-            try:
-                item = self._pump.chunks.get(timeout=self._timeout)
-            except queue.Empty:
-                raise httpx2.ReadTimeout(f"no body chunk from the in-process app within {self._timeout} s") from None
+            item = self._pump.take(self._loop, self._timeout)
             if isinstance(item, _End):
                 if item.error is not None:
                     raise item.error
                 return
-            self._taken += 1
-            if self._taken == WINDOW_CHUNKS // 2:
-                self._loop.loop.call_soon_threadsafe(self._pump.give_room, self._taken)
-                self._taken = 0
             yield item
 
     def close(self) -> None:
-        self._loop.run(self._pump.stop(), self._timeout)
+        # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
+        # with the loop, nothing is left to stop.
+        if not self._loop.closed:
+            self._loop.run(self._pump.stop(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):
-    """Sync transport that forwards to an async transport on a LoopThread, streaming the body through."""
+    """Sync transport that forwards to an async transport on an InlineLoop, streaming the body through."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, loop: LoopThread, *, timeout: float = STEP_TIMEOUT) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, loop: InlineLoop, *, timeout: float = STEP_TIMEOUT) -> None:
         self.inner = inner
         self.loop = loop
         self.timeout = timeout
@@ -151,7 +194,7 @@ class SyncBridge(httpx2.BaseTransport):
         )
 
     async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, _Pump]:
-        # The response head, and the body pump started in the same crossing.
+        # The response head, and the body pump started in the same run of the loop.
         response = await self.inner.handle_async_request(request)
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"

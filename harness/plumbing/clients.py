@@ -31,6 +31,21 @@ class TaggingTransport(httpx2.BaseTransport):
         self.inner.close()
 
 
+class SharedTransport(httpx2.BaseTransport):
+    """A transport every run's client sends through: a client closed at the end of its run leaves it open, since
+    closing its connection pool would cut the runs still reading from it. Its owner closes `inner`."""
+
+    def __init__(self, inner: httpx2.BaseTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send through the shared transport."""
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        """Nothing: the transport outlives each client (its owner closes `inner`)."""
+
+
 def sdk_client(
     protocol: str, transport: httpx2.BaseTransport, headers: dict[str, str], *, timeout: float = CLIENT_TIMEOUT_S
 ) -> Any:

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx2
 
-from harness.plumbing.bridge import LoopThread, SyncBridge
-from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
+from harness.plumbing.bridge import InlineLoop, SyncBridge
+from harness.plumbing.clients import CLIENT_TIMEOUT_S, SharedTransport, sdk_client
 from harness.plumbing.keys import planted_key, planted_key_env
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
@@ -123,12 +123,14 @@ class Environment:
         self.app = create_app(
             config, transport=ReplayTransport(self.replayer), on_exchange=self.exchanges, hooks=hook_sets
         )
-        self.loop = LoopThread()
+        self.loop = InlineLoop()
         self.server: ServerThread | None = None
         if socket:
             self.server = ServerThread(self.app).start()
             self.base_url = self.server.url
-            self._transport: httpx2.BaseTransport = httpx2.HTTPTransport()
+            self._pool = httpx2.HTTPTransport()
+            # One pool for every run's client; a client's close must not close it under another run's response.
+            self._transport: httpx2.BaseTransport = SharedTransport(self._pool)
         else:
             self.base_url = "http://proxy.local"
             self._transport = SyncBridge(StreamingASGITransport(self.app), self.loop)
@@ -173,6 +175,7 @@ class Environment:
         if self.sut is not None:
             self.sut.close()
         if self.server is not None:
+            self._pool.close()
             self.server.stop()
         self.loop.run(state_of(self.app).aclose())
         self.loop.close()

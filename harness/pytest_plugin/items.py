@@ -38,6 +38,7 @@ def register_markers(config: pytest.Config) -> None:
     protocol that can be a frontend (a backend-only profile cannot), a backend marker for each protocol."""
     lines = ["conformance: a conformance case collected by the harness plugin"]
     lines += [f"conformance_{m}: a {m} conformance case" for m in ("stream", "nonstream")]
+    lines.append("xdist_group(name): pytest-xdist's group (`--dist loadgroup` keeps a group on one worker)")
     for name in default_frontends():
         lines.append(f"{marker_name('frontend', name)}: conformance case whose SDK and proxy frontend speak {name}")
     for name in registry.names():
@@ -293,12 +294,16 @@ class ConformanceItem(pytest.Item):
         self.add_marker("conformance_stream" if case.stream else "conformance_nonstream")
         self.add_marker(marker_name("frontend", case.frontend))
         self.add_marker(marker_name("backend", case.backend))
+        # The cases of one scenario and streaming mode share their baselines (`harness.runner.units`): under
+        # `pytest -n N --dist loadgroup` they go to one worker, which runs each baseline once.
+        self.add_marker(pytest.mark.xdist_group(f"{case.scenario}-{'stream' if case.stream else 'nonstream'}"))
 
     def runtest(self) -> None:
         """Pass; skip when unsupported or when the fault is not the proxy's; xfail a known proxy bug; else fail (a
         harness error always fails)."""
         result = self.state.result(self.case)
-        self.user_properties += [("verdict", result.verdict), ("reason", result.reason)]
+        # Plain strings: xdist sends reports between processes with execnet, which serializes no enum.
+        self.user_properties += [("verdict", result.verdict.value), ("reason", result.reason)]
         verdict = result.verdict
         if verdict is Verdict.PASS:
             return

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
 
@@ -71,6 +71,8 @@ class RunReport:
     """Cases with wire deviations (warnings; failing the gate only under `strict`)."""
     strict: bool = False
     """Whether wire deviations fail the gate."""
+    shard: Shard | None = None
+    """Which slice of the matrix this run was, when it was one shard of it."""
 
     def counts(self) -> dict[Verdict, int]:
         """Cases per verdict (every verdict present, zero when none)."""
@@ -138,6 +140,7 @@ class Collector:
             harness_errors=list(event.harness_errors),
             deviating=list(event.deviating),
             strict=event.strict,
+            shard=started.shard,
         )
         # The runner counts the same results the writers received: a mismatch is a bug on one side, and a
         # report that silently disagrees with the gate would be worse than none.

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.summary import validate_summary
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer, gate_code
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard, Writer, gate_code
 from harness.trace import CaseResult, TraceError, Verdict, read_case
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
@@ -36,14 +36,15 @@ def _previous_summary(run_dir: Path) -> dict[str, Any] | None:
     return data
 
 
-def load_cases(run_dir: Path) -> list[CaseResult]:
-    """Every case trace of a run, validated (raises ReportError when there are none or one is invalid)."""
+def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
+    """Every case trace of a run, checked (`full_check`: against the JSON Schema too); ReportError when there are
+    none or one is invalid."""
     folder = run_dir / "cases"
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
         raise ReportError(f"no case traces in {folder}")
     try:
-        return [read_case(path) for path in files]
+        return [read_case(path, full_check=full_check) for path in files]
     except TraceError as exc:
         raise ReportError(str(exc)) from exc
 
@@ -61,10 +62,10 @@ def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> S
     return [*declared, *(v for v in seen if v not in declared)]
 
 
-def events_for_run(run_dir: Path) -> list[RunnerEvent]:
+def events_for_run(run_dir: Path, *, full_check: bool = False) -> list[RunnerEvent]:
     """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports."""
     previous = _previous_summary(run_dir)
-    cases = _ordered(load_cases(run_dir), previous)
+    cases = _ordered(load_cases(run_dir, full_check=full_check), previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
     new_bugs = [c.case_id for c in cases if c.verdict.is_proxy_bug and not c.known]
     started = RunStarted(
@@ -74,6 +75,7 @@ def events_for_run(run_dir: Path) -> list[RunnerEvent]:
         backends=_axis(previous, "backends", (c.backend for c in cases)),
         scenarios=_axis(previous, "scenarios", (c.scenario for c in cases)),
         sut=previous["sut"] if previous else UNKNOWN_SUT,
+        shard=Shard(**previous["shard"]) if previous and "shard" in previous else None,
     )
     counts: dict[str, int] = {}
     for case in cases:

@@ -40,6 +40,7 @@ def validate_summary(data: dict[str, Any]) -> None:
 def build_summary(report: RunReport) -> dict[str, Any]:
     """The summary of a finished run as JSON-ready data."""
     cells = report.cells()
+    shard = report.shard
     return {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "run_id": report.run_id,
@@ -60,6 +61,11 @@ def build_summary(report: RunReport) -> dict[str, Any]:
         "harness_errors": report.harness_errors,
         "deviating": report.deviating,
         "strict": report.strict,
+        **(
+            {"shard": {"index": shard.index, "count": shard.count, "matrix_cases": shard.matrix_cases}}
+            if shard is not None
+            else {}
+        ),
         "cases": [
             {
                 "case_id": c.case_id,

@@ -1,17 +1,23 @@
 """The engine: run every planned run once (baselines shared between cases), judge each case, feed the writers.
 
-Runs go through a thread pool (`jobs`); results are judged and emitted in the plan's deterministic order, so a
-parallel run reports exactly what a serial one does.
+The plan is cut into units that share nothing (`runner.units`: one per scenario and streaming mode). `-j 1` runs
+them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`), and each case comes
+back as the text of its trace, which the parent parses with the trace models in strict mode (the check a trace
+read from disk gets: `trace.parse_case`). A model's trace text parses back to an equal model
+(`tests/trace/test_schema_agreement.py`), and cases are emitted in the plan's order, so a parallel run reports
+byte for byte what a serial one does (`tests/runner/test_workers.py`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import threading
+import os
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
 
 from harness.diff import judge, unsupported
 from harness.drivers.base import DUMMY_API_KEY
@@ -22,10 +28,27 @@ from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
-from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer, gate_code
+from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Shard, Writer, gate_code
+from harness.runner.units import Unit, shard, units
+from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
-from harness.trace import Case, CaseResult, Run, RunTrace
-from harness.trace.writer import write_case
+from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.writer import write_case_text
+
+STEADY_CLOCK = "SOURCE_DATE_EPOCH"
+"""The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
+a steady run sets it (to 0 unless set already) in each process that runs cases."""
+
+Report = Callable[[str, str], None]
+"""Told ("run", case id) after each run and ("case", case id) after each judged case."""
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 class CaseRunner:
@@ -45,9 +68,12 @@ class CaseRunner:
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
         self._setup_error: SetupError | None = None
-        # Worker threads ask for the environment at once on the first runs: build it exactly once (two would
-        # each start servers, and an external proxy's fixed replay port can only be bound once).
-        self._env_lock = threading.Lock()
+        self._reached: set[str] = set()
+        """Backends a translated run reached, among the runs already forgotten (`execute` drops its runs)."""
+        self._known: dict[str, Known] | None = None
+        self._set_clock = options.steady and STEADY_CLOCK not in os.environ
+        if self._set_clock:
+            os.environ[STEADY_CLOCK] = "0"
 
     @property
     def sut_client(self) -> SutClient:
@@ -59,15 +85,14 @@ class CaseRunner:
         """The proxy wired to the replayed backends, built on first use. Raises SetupError (every time, without
         trying again) when it cannot be built: a replay port that cannot be bound, a system under test that does
         not answer."""
-        with self._env_lock:
-            if self._setup_error is not None:
-                raise self._setup_error
-            if self._env is None:
-                try:
-                    self._env = self._build()
-                except SetupError as exc:
-                    self._setup_error = exc
-                    raise
+        if self._setup_error is not None:
+            raise self._setup_error
+        if self._env is None:
+            try:
+                self._env = self._build()
+            except SetupError as exc:
+                self._setup_error = exc
+                raise
         return self._env
 
     def _build(self) -> Environment:
@@ -99,7 +124,7 @@ class CaseRunner:
         try:
             if scenario.kind != "models_list":
                 self.env.replayer.check(run.backend, run.scenario, run.stream)
-            return run_once(self.env, run, scenario, case_id)
+            trace = run_once(self.env, run, scenario, case_id)
         except Unsupported:
             raise
         except (SetupError, CassetteError) as exc:
@@ -109,25 +134,84 @@ class CaseRunner:
             return error_trace(
                 run, case_id, f"harness bug: {type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
             )
+        return trace.steady() if self.options.steady else trace
+
+    def run_here(self, wanted: Mapping[Run, str], report: Report | None) -> None:
+        """Run in this process every wanted run (run -> id of the first case that needs it) not run yet."""
+        for run, case_id in wanted.items():
+            if run in self.traces:
+                continue
+            try:
+                self.traces[run] = self._one(run, case_id)
+            except Unsupported as exc:
+                self.traces[run] = Unexpressed(str(exc))
+            if report is not None:
+                report("run", case_id)
 
     def run_all(self, wanted: Mapping[Run, str]) -> None:
-        """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time."""
-
-        def work(run: Run) -> RunResult:
-            try:
-                trace = self._one(run, wanted[run])
-            except Unsupported as exc:
-                return Unexpressed(str(exc))
-            if self.options.on_progress:
-                self.options.on_progress(wanted[run])
-            return trace
-
-        todo = [run for run in wanted if run not in self.traces]
-        if self.options.jobs <= 1 or len(todo) <= 1:
-            self.traces.update({run: work(run) for run in todo})
+        """Run every wanted run (run -> id of the first case that needs it) not run yet: here, or with `jobs` above
+        one in that many worker processes (one unit of runs per scenario and streaming mode each)."""
+        todo = {run: case_id for run, case_id in wanted.items() if run not in self.traces}
+        by_unit: dict[tuple[str, bool], list[tuple[Run, str]]] = {}
+        for run, case_id in todo.items():
+            by_unit.setdefault((run.scenario, run.stream), []).append((run, case_id))
+        progress = self.options.on_progress
+        if self.options.jobs <= 1 or len(by_unit) <= 1:
+            self.run_here(todo, (lambda _kind, case_id: progress(case_id)) if progress else None)
             return
-        with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
-            self.traces.update(zip(todo, pool.map(work, todo), strict=True))
+        tasks = [Task(i, tuple(runs), keep_traces=True) for i, runs in enumerate(by_unit.values())]
+        config = WorkerConfig(portable(self.options), tuple(self.scenarios), tuple(self.backends))
+        for done in WorkerPool(worker_main, config, self.options.jobs, on_progress=progress).run(tasks):
+            for run, kind, text in done.traces:
+                self.traces[run] = RunTrace.model_validate_json(text) if kind == "trace" else Unexpressed(text)
+
+    def execute(self, task: Task, report: Report | None = None) -> Done:
+        """Run a task here: its runs (those marked failed get an error trace instead), then judge, check and (with
+        `write_traces`) write its cases. Its runs are forgotten afterwards: no other task needs them."""
+        started = time.process_time()
+        first = dict(task.runs)
+        for run, reason in task.failed.items():
+            self.traces[run] = error_trace(run, first.get(run, ""), reason)
+        self.run_here(first, report)
+        done = Done(task.number, [])
+        for case, gap in task.cases:
+            result = self._known_note(self.judge(case, gap))
+            text = case_text(result)
+            if self.options.validate_traces:
+                parse_case(text, case.case_id, full_check=True)
+            if self.options.write_traces:
+                write_case_text(case.case_id, text, self.cases_folder)
+            done.results.append(result)
+            done.cases.append((case.case_id, text))
+            if report is not None:
+                report("case", case.case_id)
+        if task.keep_traces:
+            for run, _ in task.runs:
+                outcome = self.traces[run]
+                done.traces.append(
+                    (run, "trace", outcome.model_dump_json())
+                    if isinstance(outcome, RunTrace)
+                    else (run, "unexpressed", outcome.reason)
+                )
+        for run in first:
+            reached = _reached(self.traces.pop(run, None))
+            if reached is not None:
+                self._reached.add(reached)
+        done.cpu_s = time.process_time() - started
+        return done
+
+    @property
+    def cases_folder(self) -> Path:
+        """Where case traces are written: `<reports>/<run id>/cases`."""
+        if self.options.run_id is None:
+            raise ValueError("writing case traces needs a run id")
+        return self.options.reports / self.options.run_id / "cases"
+
+    def _known_note(self, result: CaseResult) -> CaseResult:
+        if self._known is None:
+            self._known = load_known(self.options.known)
+        entry = self._known.get(result.case_id)
+        return result if entry is None else result.model_copy(update={"known": entry.reason})
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
@@ -151,19 +235,45 @@ class CaseRunner:
         """Whether any translated run to `backend` so far reached it (through an external proxy: the replay server
         received its request). The whole matrix is run before any case is judged, so `conformance run` asks this
         of every run; the pytest plugin, case by case, of the runs so far."""
-        return any(
-            isinstance(t, RunTrace)
-            and t.role == "translated"
-            and t.upstream == backend
-            and t.upstream_status is not None
-            for t in self.traces.values()
-        )
+        return backend in self._reached or any(_reached(t) == backend for t in self.traces.values())
 
     def close(self) -> None:
-        """Stop the environment, if it was built."""
+        """Stop the environment, if it was built (and unset the steady clock, if this runner set it)."""
         if self._env is not None:
             self._env.close()
             self._env = None
+        if self._set_clock:
+            os.environ.pop(STEADY_CLOCK, None)
+            self._set_clock = False
+
+
+def _reached(outcome: RunResult | None) -> str | None:
+    """The backend a translated run reached (the replay server received its request), else None."""
+    if isinstance(outcome, RunTrace) and outcome.role == "translated" and outcome.upstream_status is not None:
+        return outcome.upstream
+    return None
+
+
+def worker_main(conn: Connection, config: WorkerConfig) -> None:
+    """A worker's life: build the runner once, then run each task it is sent until told to stop."""
+    runner = CaseRunner(config.options, config.scenarios, config.backends)
+    try:
+        conn.send(("ready", None))
+        while True:
+            task = conn.recv()
+            if task is None:
+                return
+            try:
+                done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
+            except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
+                conn.send(("error", traceback.format_exc()))
+                return
+            done.results = []
+            conn.send(("done", done))
+    except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
+        return
+    finally:
+        runner.close()
 
 
 class Runner:
@@ -174,7 +284,16 @@ class Runner:
         self.writers = list(writers)
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / self.run_id
+        if options.jobs > 1 and options.sut is None:
+            warm_up()  # the workers' fork server imports the SDKs while this process plans
         self.plan: Plan = plan(options)
+        every = units(self.plan)
+        self.units: list[Unit] = shard(every, *options.shard) if options.shard else every
+        """The units this run runs: the whole plan's, or its shard's."""
+        self.worker_cpu_s = 0.0
+        """CPU seconds worker processes spent on this run's units (0 when it ran in this process)."""
+        mine = {case for unit in self.units for case in unit.cases}
+        self._cases = [case for case in self.plan.cases if case in mine]
 
     @property
     def scenarios(self) -> list[Scenario]:
@@ -183,16 +302,55 @@ class Runner:
 
     @property
     def cases(self) -> list[Case]:
-        """The matrix's cases, in order."""
-        return list(self.plan.cases)
+        """The cases this run judges (the shard's, with `shard`), in plan order."""
+        return list(self._cases)
 
     def planned_runs(self) -> list[Run]:
-        """Every distinct run the matrix needs (baselines shared between cases), in case order."""
-        return list(self.plan.runs)
+        """Every distinct run this run makes (baselines shared between cases), in case order."""
+        mine = {run for unit in self.units for run, _ in unit.runs}
+        return [run for run in self.plan.runs if run in mine]
 
     def case_runner(self) -> CaseRunner:
         """A CaseRunner for this matrix, to run its cases one at a time (the pytest plugin's way)."""
         return CaseRunner(self.options, self.scenarios, self.plan.run_backends)
+
+    @property
+    def jobs(self) -> int:
+        """Worker processes this run uses: `jobs`, at most one per unit; one with an external proxy, whose replay
+        server listens on one port that a single process can bind."""
+        return 1 if self.options.sut is not None else max(1, min(self.options.jobs, len(self.units)))
+
+    def _results(self, runner: CaseRunner | None) -> list[CaseResult]:
+        """Every case's result, in plan order: run here by `runner` (`jobs` 1) or by the worker processes."""
+        tasks = [
+            Task(number, unit.runs, tuple((case, self.plan.gaps[case]) for case in unit.cases))
+            for number, unit in enumerate(self.units)
+        ]
+        progress = self.options.on_progress
+        if runner is not None:
+            report: Report | None = (
+                (lambda kind, case_id: progress(case_id) if kind == "run" else None) if progress else None
+            )
+            if self.options.sut is not None:  # judge only once every run is in: did the proxy reach each backend?
+                for task in tasks:
+                    runner.run_here(dict(task.runs), report)
+            dones = [runner.execute(task, report) for task in tasks]
+            checked = {result.case_id: result for done in dones for result in done.results}
+        else:
+            options = dataclasses.replace(self.options, run_id=self.run_id)
+            config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
+            checked = {}
+
+            def parse(done: Done) -> None:  # as each unit arrives, while the workers go on with the others
+                checked.update((case_id, parse_case(text, case_id)) for case_id, text in done.cases)
+
+            timeout = self.options.stall_timeout
+            pool = WorkerPool(
+                worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout
+            )
+            pool.run(tasks)
+            self.worker_cpu_s = pool.cpu_s
+        return [checked[case.case_id] for case in self.cases]
 
     def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
         for writer in self.writers:
@@ -204,23 +362,26 @@ class Runner:
         test that does not answer)."""
         started = time.perf_counter()
         known = load_known(self.options.known)
-        runner = self.case_runner()
+        options = dataclasses.replace(self.options, run_id=self.run_id)
+        runner = CaseRunner(options, self.scenarios, self.plan.run_backends) if self.jobs <= 1 else None
         try:
-            runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
+            if runner is not None:
+                runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
             self._emit(
                 RunStarted(
                     self.run_id,
-                    [c.case_id for c in self.plan.cases],
+                    [c.case_id for c in self.cases],
                     list(self.plan.frontends),
                     list(self.plan.backends),
                     [s.id for s in self.plan.scenarios],
                     sut=self.options.sut or "built-in proxy",
+                    shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
                 )
             )
-            runner.run_all(self.plan.runs)
+            results = self._results(runner)
         finally:
-            runner.close()
-        results = [runner.judge(case, self.plan.gaps[case]) for case in self.plan.cases]
+            if runner is not None:
+                runner.close()
         return self._finish(results, known, started)
 
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
@@ -228,8 +389,6 @@ class Runner:
         new_bugs, fixed, errors, deviating = [], [], [], []
         for result in results:
             entry = known.get(result.case_id)
-            if entry is not None:
-                result = result.model_copy(update={"known": entry.reason})
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             is_bug = result.verdict.is_proxy_bug
             if is_bug and not (entry and entry.verdict == result.verdict):
@@ -240,13 +399,11 @@ class Runner:
                 fixed.append(result.case_id)
             if result.deviations:
                 deviating.append(result.case_id)
-            if self.options.write_traces:
-                write_case(result, self.folder / "cases")
             self.options.results.append(result)
             self._emit(CaseFinished(result))
         finished = RunFinished(
             self.run_id,
-            time.perf_counter() - started,
+            0.0 if self.options.steady else time.perf_counter() - started,
             counts,
             new_bugs,
             fixed,

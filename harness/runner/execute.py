@@ -216,10 +216,10 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
 def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
     """The trace with a failed `secret_leak` check naming where the planted upstream key (or any real-looking
     key) showed up, and the planted key itself replaced, so that no trace or report ever carries it."""
-    data = trace.model_dump(mode="json")
-    text = json.dumps(data)
+    text = trace.model_dump_json()
     if not wire_checks.leaks({"trace": text}, planted):
         return trace  # the common case: one scan of the whole trace
+    data = json.loads(text)
     parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}
     where = wire_checks.leaks(parts, planted)
     if not where:

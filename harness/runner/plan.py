@@ -9,6 +9,7 @@ for themselves and agree with `conformance run`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from harness.record import Rechunk
 from harness.runner import names
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
-from harness.trace import Case, CaseResult, Run, RunRole, stream_mode
+from harness.trace import Case, CaseResult, Run, RunRole, matrix_order, stream_mode
 
 
 @dataclass
@@ -58,6 +59,16 @@ class RunOptions:
     strict: bool = False
     """Wire deviations fail the gate too (exit 1), not only warn."""
     write_traces: bool = True
+    validate_traces: bool = False
+    """Check every case trace against the JSON Schema too (slow: 10-1000 ms a case), besides the trace models'
+    own strict check that every trace gets."""
+    shard: tuple[int, int] | None = None
+    """(K, N): run only shard K of N of the matrix (`harness.runner.units.shard`)."""
+    steady: bool = False
+    """Leave out what differs between two runs on the same bytes (timings, the proxy's trace ids, the run's
+    duration), so that reports compare byte for byte."""
+    stall_timeout: float = 300.0
+    """Seconds a worker process may go without finishing a run before it is taken for hung and replaced."""
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
 
@@ -80,13 +91,18 @@ def default_backends(cassettes: Path) -> list[str]:
 
 def capabilities(case: Case) -> dict[str, frozenset[Capability]]:
     """What each party of a case can do."""
-    backend_client = registry.get(case.backend).family
-    return {
-        f"{case.frontend} SDK": frozenset(drivers.get(case.frontend).capabilities),
-        f"{case.frontend} frontend": frozenset(registry.get(case.frontend).capabilities),
-        f"{case.backend} backend": frozenset(registry.get(case.backend).capabilities),
-        f"{backend_client} SDK": frozenset(drivers.get(backend_client).capabilities),
-    }
+    return dict(_parties(case.frontend, case.backend))
+
+
+@functools.cache  # the same few dozen (frontend, backend) pairs for every scenario of the matrix
+def _parties(frontend: str, backend: str) -> tuple[tuple[str, frozenset[Capability]], ...]:
+    backend_client = registry.get(backend).family
+    return (
+        (f"{frontend} SDK", frozenset(drivers.get(frontend).capabilities)),
+        (f"{frontend} frontend", frozenset(registry.get(frontend).capabilities)),
+        (f"{backend} backend", frozenset(registry.get(backend).capabilities)),
+        (f"{backend_client} SDK", frozenset(drivers.get(backend_client).capabilities)),
+    )
 
 
 def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Capability]]) -> str | None:
@@ -145,8 +161,7 @@ def expand(
         for st in (True, False)
         if st in modes and stream_mode(st) in s.streaming
     ]
-    order = {s.id: i for i, s in enumerate(scenarios)}
-    return sorted(cases, key=lambda c: (order[c.scenario], c.frontend, c.backend, not c.stream))
+    return sorted(cases, key=matrix_order([s.id for s in scenarios]))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,18 @@ EXIT_HARNESS_ERROR = 2
 
 
 @dataclass(frozen=True)
+class Shard:
+    """Which slice of the matrix a sharded run is (`conformance run --shard K/N`)."""
+
+    index: int
+    """K, from 1."""
+    count: int
+    """N."""
+    matrix_cases: int
+    """Cases in the whole matrix (all N shards together), so that joining shards can tell one is missing."""
+
+
+@dataclass(frozen=True)
 class RunStarted:
     """The matrix is expanded and about to run."""
 
@@ -29,6 +41,8 @@ class RunStarted:
     """Scenario ids in the matrix."""
     sut: str = "built-in proxy"
     """What is under test."""
+    shard: Shard | None = None
+    """Set when the run is one shard of the matrix: its cases are that slice of the matrix above."""
 
 
 @dataclass(frozen=True)

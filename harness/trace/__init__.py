@@ -1,9 +1,18 @@
 """Trace JSON: the identity of a case and a run, the model of a run and a case (with its verdict), its JSON
 Schema, validated atomic writes."""
 
-from harness.trace.identity import MODES, Case, Mode, Recording, Run, RunRole, route_name, stream_mode
+from harness.trace.identity import MODES, Case, Mode, Recording, Run, RunRole, matrix_order, route_name, stream_mode
 from harness.trace.model import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Verdict, Wire
-from harness.trace.writer import TraceError, case_schema, read_case, run_schema, validate, write_case
+from harness.trace.writer import (
+    TraceError,
+    case_schema,
+    case_text,
+    parse_case,
+    read_case,
+    run_schema,
+    validate,
+    write_case,
+)
 
 __all__ = [
     "MODES",
@@ -22,6 +31,9 @@ __all__ = [
     "Verdict",
     "Wire",
     "case_schema",
+    "case_text",
+    "matrix_order",
+    "parse_case",
     "read_case",
     "route_name",
     "run_schema",

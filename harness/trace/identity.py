@@ -9,6 +9,7 @@ process boundaries and key a cache.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -136,3 +137,10 @@ class Case:
             "baseline_backend": Run("baseline_backend", backend_family, self.backend, self.scenario, self.stream),
             "translated": Run("translated", self.frontend, self.backend, self.scenario, self.stream),
         }
+
+
+def matrix_order(scenarios: Sequence[str]) -> Callable[[Case], tuple[int, str, str, bool]]:
+    """The sort key of the matrix's cases: by scenario (in the order given), frontend, backend, streaming (stream
+    first). Planning sorts by it, and so does joining shards back into one report."""
+    rank = {scenario: i for i, scenario in enumerate(scenarios)}
+    return lambda case: (rank.get(case.scenario, len(rank)), case.frontend, case.backend, not case.stream)

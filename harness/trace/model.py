@@ -194,6 +194,11 @@ class RunTrace(_Model):
         """The run this trace is of."""
         return Run(self.role, self.client, self.upstream, self.scenario, self.stream)
 
+    def steady(self) -> RunTrace:
+        """The trace without what differs between two runs of the same matrix on the same bytes: its timings and
+        the proxy's trace id (random per exchange). Reports of steady traces compare byte for byte."""
+        return self.model_copy(update={"trace_id": None, "timings": Timings()})
+
 
 class DivergenceJSON(_Model):
     """A divergence as stored in a case result."""

@@ -1,4 +1,14 @@
-"""Trace JSON: schema generation, validation with jsonschema, and atomic writes."""
+"""Trace JSON: schema generation, validation, and atomic writes.
+
+Two checks, one contract. The trace models (pydantic, compiled to native code) guarantee a trace's structure, and
+their JSON Schema is generated from them; `tests/trace/test_schema_agreement.py` proves the two agree (every
+trace the models build is schema-valid and parses back equal; around it, the models in strict mode accept what
+the schema accepts). So a trace the models wrote needs no check on the way out, and the cheap check is the
+models' own, in strict mode, where a trace comes in: from a worker process (the parent parses what each worker
+sends) and from disk (`read_case`, for `conformance report` and `--merge`), at about a millisecond for a large
+case. The full check, `jsonschema` against the published schema, costs 10-1000 ms a case: it runs when asked
+(`--validate-traces`, on writing and on reading) and on the traces `conformance diff` reads.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from pydantic import ValidationError
 
 from harness.trace.model import CaseResult, RunTrace
 
@@ -66,26 +77,53 @@ def _umask() -> int:
     return mask
 
 
-def write_case(result: CaseResult, folder: Path) -> Path:
-    """Validate and atomically write a case result as `<folder>/<case file>.json`; returns the path."""
-    data = result.model_dump(mode="json", by_alias=True)
-    validate(data, "case")
-    path = folder / f"{case_file_name(result.case_id)}.json"
-    atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False))
+def case_text(result: CaseResult) -> str:
+    """The text of a case's trace file (indented JSON, fields in model order)."""
+    return result.model_dump_json(indent=1, by_alias=True)
+
+
+def parse_case(text: str | bytes, where: str = "case trace", *, full_check: bool = False) -> CaseResult:
+    """A case result from its trace text, checked by the models in strict mode (and, with `full_check`, against
+    the JSON Schema too); TraceError names `where` and the failing path."""
+    try:
+        result = CaseResult.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        if error["type"] == "json_invalid":
+            raise TraceError(f"{where}: cannot read trace: {error['msg']}") from None
+        path = "/".join(str(part) for part in error["loc"]) or "(root)"
+        raise TraceError(f"{where}: case trace invalid at {path}: {error['msg']}") from None
+    if full_check:
+        try:
+            validate(json.loads(text), "case")
+        except TraceError as exc:
+            raise TraceError(f"{where}: {exc}") from exc
+    return result
+
+
+def write_case(result: CaseResult, folder: Path, *, full_check: bool = False) -> Path:
+    """Atomically write a case result as `<folder>/<case file>.json` (`full_check`: checked against the JSON
+    Schema first); returns the path."""
+    text = case_text(result)
+    if full_check:
+        parse_case(text, result.case_id, full_check=True)
+    return write_case_text(result.case_id, text, folder)
+
+
+def write_case_text(case_id: str, text: str, folder: Path) -> Path:
+    """Atomically write a case trace's text (`case_text`) as `<folder>/<case file>.json`."""
+    path = folder / f"{case_file_name(case_id)}.json"
+    atomic_write_text(path, text)
     return path
 
 
-def read_case(path: Path) -> CaseResult:
-    """Read and validate a case result file."""
+def read_case(path: Path, *, full_check: bool = False) -> CaseResult:
+    """Read and check a case result file (`full_check`: against the JSON Schema as well)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        text = path.read_bytes()
+    except OSError as exc:
         raise TraceError(f"{path}: cannot read trace: {exc}") from exc
-    try:
-        validate(data, "case")
-    except TraceError as exc:
-        raise TraceError(f"{path}: {exc}") from exc
-    return CaseResult.model_validate(data)
+    return parse_case(text, str(path), full_check=full_check)
 
 
 def case_file_name(case_id: str) -> str:

@@ -293,7 +293,7 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
     assert result.error is None and result.events is not None
     listing = floor.run_one(floor.calls[keys.index(Run("baseline_frontend", "openai", "openai", "models-list", False))])
     assert listing.models is not None and {"conformance-model", "conformance-model-mini"} <= set(listing.models)
-    assert floor.run(1) == floor.run(2) == 9
+    assert floor.run() == 9
 
 
 def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_proxy() -> None:
@@ -332,7 +332,7 @@ def test_bench_matrix_buckets_name_where_time_goes() -> None:
     assert bench_matrix.bucket_of("/x/lib/python3.11/textwrap.py", "wrap") == "other (stdlib, builtins)"
 
 
-def test_bench_matrix_tiny_run_prints_both_ratios_and_a_profile_of_both_threads(
+def test_bench_matrix_tiny_run_prints_the_floor_ratio_and_a_profile(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(REPO)
@@ -340,18 +340,33 @@ def test_bench_matrix_tiny_run_prints_both_ratios_and_a_profile_of_both_threads(
     monkeypatch.setenv(bench_matrix.FRONTENDS_ENV, "openai")
     monkeypatch.setenv(bench_matrix.BACKENDS_ENV, "openai")
     monkeypatch.setenv(bench_matrix.ROUNDS_ENV, "1")
+    monkeypatch.setenv(bench_matrix.PARTS_ENV, "subset,profile")
     monkeypatch.setattr(bench_matrix, "PROFILE_TOP", 3)
     bench_matrix.main()
     output = capsys.readouterr().out
     lines = output.splitlines()
-    assert lines[1] == "2 cases (pass 2), 6 distinct SDK runs"  # three runs per case, by role
-    assert [line.split()[:2] for line in lines[3:7]] == [
-        ["harness", "-j1"],
-        ["floor", "-j1"],
-        ["harness", "-j2"],
-        ["floor", "-j2"],
-    ]
-    assert lines[7].startswith("harness/floor -j1: ") and lines[8].startswith("harness/floor -j2: ")
-    assert "profile of one harness -j1 run:" in output
-    assert "-- main thread (SDK drivers, judging)" in output and "-- loop thread (in-process proxy)" in output
-    assert "harness/proxy" in output.split("-- loop thread")[1]
+    assert lines[2] == "default subset: 2 cases (pass 2), 6 distinct SDK runs"  # three runs per case, by role
+    assert [line.split()[:2] for line in lines[4:6]] == [["harness", "-j1"], ["floor", "-j1"]]
+    assert lines[6].startswith("harness/floor -j1: ")
+    assert "profile of one harness -j1 run:" in output and "-- own time per run by bucket (ms)" in output
+    assert "harness/proxy" in output and "harness/diff" in output
+
+
+def test_bench_matrix_main_job_runs_the_cli_at_each_worker_count(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPO)
+    selection = ["--scenario", "text-basic", "--frontend", "openai", "--backend", "openai,anthropic"]
+    job = bench_matrix.measure_main_job([2], 1, selection)
+    assert list(job.walls) == [1, 2] and all(wall > 0 for wall in job.walls.values())
+    assert {"index.html", "junit.xml", "summary.json", "cases/"} == set(job.report_files)
+    assert job.report_bytes == sum(job.report_files.values()) > 0
+    bench_matrix.print_main_job(job)
+    output = capsys.readouterr().out
+    assert "-j 1" in output and "-j 2" in output and "report size:" in output
+
+
+def test_bench_matrix_refuses_an_unknown_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(bench_matrix.PARTS_ENV, "subset,bogus")
+    with pytest.raises(SystemExit, match="bogus"):
+        bench_matrix.main()

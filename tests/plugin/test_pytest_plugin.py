@@ -338,3 +338,27 @@ def test_scenario_paths_resolve_from_the_rootdir_by_default(pytester: pytest.Pyt
         "conformance::text-basic[openai->openai,stream]",
         "conformance::text-basic[openai->openai,nonstream]",
     ]
+
+
+def _outcomes(result: pytest.RunResult) -> dict[str, str]:
+    """Outcome of each conformance item in a `-v` run (xdist prints `[gw0] PASSED <id>`, a serial run `<id> PASSED`)."""
+    out = {}
+    for line in result.outlines:
+        words = line.replace("[gw0]", "").replace("[gw1]", "").split()
+        ids = [w for w in words if w.startswith("conformance::")]
+        states = [w for w in words if w in ("PASSED", "FAILED", "SKIPPED", "XFAIL", "ERROR")]
+        if ids and states:
+            out[ids[0]] = states[0]
+    return out
+
+
+@pytest.mark.parametrize("dist", ["load", "loadgroup"])
+def test_under_xdist_every_case_comes_out_as_in_a_serial_run(pytester: pytest.Pytester, dist: str) -> None:
+    pytester.makeconftest(DROP_TOOLS_CONFTEST)
+    args = [*matrix("text-basic", "tool-call-parallel", backends="openai,anthropic,gemini"), "-v", "--strict-markers"]
+    serial = pytester.runpytest_subprocess(*args, "-p", "no:xdist")
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2", "--dist", dist)
+    assert _outcomes(serial) == _outcomes(parallel)
+    assert len(_outcomes(serial)) == 2 * 3 * 2
+    assert set(_outcomes(serial).values()) == {"PASSED", "FAILED"}  # the dropped tools are caught in both
+    assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx2
 import pytest
 
-from harness.plumbing.bridge import WINDOW_CHUNKS, LoopThread, SyncBridge
+from harness.plumbing.bridge import WINDOW_CHUNKS, InlineLoop, SyncBridge
 
 
 class Body(httpx2.AsyncByteStream):
@@ -43,17 +43,17 @@ class App(httpx2.AsyncBaseTransport):
 
 
 @pytest.fixture
-def loop() -> Iterator[LoopThread]:
-    thread = LoopThread()
+def loop() -> Iterator[InlineLoop]:
+    thread = InlineLoop()
     yield thread
     thread.close()
 
 
-def client(loop: LoopThread, body: Body, timeout: float = 10.0) -> httpx2.Client:
+def client(loop: InlineLoop, body: Body, timeout: float = 10.0) -> httpx2.Client:
     return httpx2.Client(transport=SyncBridge(App(body), loop, timeout=timeout), base_url="http://app")
 
 
-def test_every_chunk_arrives_with_its_own_boundaries(loop: LoopThread) -> None:
+def test_every_chunk_arrives_with_its_own_boundaries(loop: InlineLoop) -> None:
     body = Body(WINDOW_CHUNKS * 3 + 5)
     with client(loop, body) as http, http.stream("GET", "/") as response:
         chunks = list(response.iter_raw())
@@ -61,7 +61,7 @@ def test_every_chunk_arrives_with_its_own_boundaries(loop: LoopThread) -> None:
     assert body.closed
 
 
-def test_the_pump_reads_at_most_a_window_ahead_of_a_reader_that_stops(loop: LoopThread) -> None:
+def test_the_pump_reads_at_most_a_window_ahead_of_a_reader_that_stops(loop: InlineLoop) -> None:
     body = Body(10 * WINDOW_CHUNKS)
     with client(loop, body) as http, http.stream("GET", "/") as response:
         raw = response.iter_raw()
@@ -72,7 +72,7 @@ def test_the_pump_reads_at_most_a_window_ahead_of_a_reader_that_stops(loop: Loop
     assert len(rest) == 10 * WINDOW_CHUNKS - 1 and body.produced == 10 * WINDOW_CHUNKS
 
 
-def test_an_error_in_the_body_is_raised_after_the_chunks_before_it(loop: LoopThread) -> None:
+def test_an_error_in_the_body_is_raised_after_the_chunks_before_it(loop: InlineLoop) -> None:
     body = Body(3, error=httpx2.RemoteProtocolError("server broke off the response"))
     got: list[bytes] = []
     broke_off = pytest.raises(httpx2.RemoteProtocolError, match="broke off")
@@ -82,7 +82,7 @@ def test_an_error_in_the_body_is_raised_after_the_chunks_before_it(loop: LoopThr
     assert got == [b"0;", b"1;", b"2;"]
 
 
-def test_closing_early_stops_the_pump_and_closes_the_body(loop: LoopThread) -> None:
+def test_closing_early_stops_the_pump_and_closes_the_body(loop: InlineLoop) -> None:
     body = Body(100 * WINDOW_CHUNKS)
     with client(loop, body) as http, http.stream("GET", "/") as response:
         raw = response.iter_raw()
@@ -93,10 +93,32 @@ def test_closing_early_stops_the_pump_and_closes_the_body(loop: LoopThread) -> N
     assert body.produced == produced <= WINDOW_CHUNKS + 2
 
 
-def test_a_body_that_hangs_times_out_instead(loop: LoopThread) -> None:
+def test_a_body_that_hangs_times_out_instead(loop: InlineLoop) -> None:
     body = Body(1, hang=True)
     with client(loop, body, timeout=0.3) as http, http.stream("GET", "/") as response:
         raw = response.iter_raw()
         assert next(raw) == b"0;"
         with pytest.raises(httpx2.ReadTimeout, match="no body chunk"):
             next(raw)
+
+
+def test_the_caller_runs_the_loop_itself_no_thread_is_started(loop: InlineLoop) -> None:
+    """No second thread, so no thread wake-up per request or chunk: the reader's own thread runs the app."""
+    import threading
+
+    before = threading.active_count()
+    body = Body(WINDOW_CHUNKS * 2)
+    with client(loop, body) as http, http.stream("GET", "/") as response:
+        assert threading.active_count() == before
+        assert len(list(response.iter_raw())) == WINDOW_CHUNKS * 2
+    assert threading.active_count() == before
+
+
+def test_a_body_closed_after_its_loop_closed_is_left_alone() -> None:
+    """An SDK stream dropped unread may be garbage-collected after the environment (and its loop) closed."""
+    loop = InlineLoop()
+    http = client(loop, Body(5))
+    response = http.send(http.build_request("GET", "/"), stream=True)
+    loop.close()
+    response.close()  # no "event loop is closed" from a finalizer
+    assert loop.closed

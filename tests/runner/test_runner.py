@@ -16,6 +16,7 @@ from harness.runner.known import load_known, write_known
 from harness.runner.plan import RunOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
+from tests.runner import hooks
 
 
 def options(tmp_path: Path, **kw: object) -> RunOptions:
@@ -51,19 +52,13 @@ def test_clean_matrix_passes_and_writes_a_trace_per_case(tmp_path: Path) -> None
 
 
 def test_parallel_run_reports_exactly_what_a_serial_run_does(tmp_path: Path) -> None:
-    drop_second_call = TranslateHooks(on_upstream_event=_drop_index(1))
+    drop_second_call = TranslateHooks(on_upstream_event=hooks.drop_second_block)
     _, serial = run(options(tmp_path / "a", hooks=drop_second_call))
     _, parallel = run(options(tmp_path / "b", hooks=drop_second_call, jobs=3))
     assert [(r.case_id, r.verdict, r.reason, r.first_divergence) for r in serial] == [
         (r.case_id, r.verdict, r.reason, r.first_divergence) for r in parallel
     ]
-
-
-def _drop_index(index: int):  # type: ignore[no-untyped-def]
-    def hook(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
-        return () if getattr(event, "index", None) == index else (event,)
-
-    return hook
+    assert {r.verdict for r in serial} == {"pass", "proxy_bug_response"}
 
 
 def test_tools_dropped_upstream_is_a_request_side_proxy_bug(tmp_path: Path) -> None:
@@ -109,9 +104,11 @@ def test_known_failures_keep_the_gate_green_and_fixed_cases_are_listed(tmp_path:
     assert finished.exit_code == 0 and sorted(finished.fixed) == sorted(r.case_id for r in results)
 
 
-def test_socket_mode_gives_the_same_verdicts(tmp_path: Path) -> None:
+def test_socket_mode_gives_the_same_verdicts_serial_and_in_workers(tmp_path: Path) -> None:
     _, in_process = run(options(tmp_path / "a", only=["text-basic"]))
     _, socket = run(options(tmp_path / "b", only=["text-basic"], socket=True))
+    assert [(r.case_id, r.verdict) for r in socket] == [(r.case_id, r.verdict) for r in in_process]
+    _, socket = run(options(tmp_path / "c", only=["text-basic"], socket=True, jobs=2))
     assert [(r.case_id, r.verdict) for r in socket] == [(r.case_id, r.verdict) for r in in_process]
 
 

@@ -1,0 +1,129 @@
+"""Join the reports of a sharded run into one: `conformance report --merge DIR...` reads the report folder of
+every shard (`conformance run --shard K/N`, one per CI machine) and writes one report folder with one gate.
+
+Each shard's `summary.json` says which slice it is and how many cases the whole matrix has; the join checks that
+the N shards are all there once, of the same matrix (same axes, same system under test), and that together they
+hold every case exactly once. Any doubt is an error, never a partial report that could pass. Cases are put back
+in matrix order, so the joined report is the report of the same matrix run on one machine (its duration is the
+longest shard's: the shards ran side by side).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.report.model import ReportError
+from harness.report.summary import validate_summary
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code
+from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
+from harness.trace.writer import case_file_name
+
+SAME_MATRIX = ("frontends", "backends", "scenarios", "sut")
+"""Summary fields every shard of one matrix shares."""
+
+
+def shard_summary(run_dir: Path) -> dict[str, Any]:
+    """A shard's summary.json, validated, with its `shard` entry (ReportError otherwise)."""
+    path = run_dir / "summary.json"
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read the shard's summary: {exc}") from exc
+    try:
+        validate_summary(data)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from exc
+    if "shard" not in data:
+        raise ReportError(f"{path}: not a shard's report (run with --shard K/N)")
+    return data
+
+
+def _check_shards(dirs: Sequence[Path], summaries: Sequence[dict[str, Any]]) -> None:
+    first = summaries[0]
+    count = first["shard"]["count"]
+    for run_dir, summary in zip(dirs, summaries, strict=True):
+        if summary["shard"]["count"] != count or summary["shard"]["matrix_cases"] != first["shard"]["matrix_cases"]:
+            raise ReportError(f"{run_dir}: shard {summary['shard']} is not of the same matrix as {dirs[0]}")
+        for key in SAME_MATRIX:
+            if summary[key] != first[key]:
+                raise ReportError(f"{run_dir}: {key} differ from {dirs[0]}'s: not shards of one matrix")
+    indices = sorted(s["shard"]["index"] for s in summaries)
+    if indices != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(indices))
+        doubled = sorted({i for i in indices if indices.count(i) > 1})
+        raise ReportError(f"shards of {count}: missing {missing or 'none'}, given twice {doubled or 'none'}")
+
+
+def _shard_cases(run_dir: Path, summary: dict[str, Any], full_check: bool) -> list[tuple[CaseResult, Path]]:
+    out = []
+    for entry in summary["cases"]:
+        path = run_dir / entry["trace"]
+        try:
+            result = read_case(path, full_check=full_check)
+        except TraceError as exc:
+            raise ReportError(str(exc)) from exc
+        if result.case_id != entry["case_id"]:
+            raise ReportError(f"{path}: holds case {result.case_id}, the summary says {entry['case_id']}")
+        out.append((result, path))
+    return out
+
+
+def events_for_merge(
+    dirs: Sequence[Path], run_id: str, *, full_check: bool = False
+) -> tuple[list[RunnerEvent], dict[str, Path]]:
+    """The events that make the joined report of these shard folders, and each case's trace file by case id."""
+    if not dirs:
+        raise ReportError("no shard folders to join")
+    summaries = [shard_summary(d) for d in dirs]
+    _check_shards(dirs, summaries)
+    files: dict[str, Path] = {}
+    cases: list[CaseResult] = []
+    for run_dir, summary in zip(dirs, summaries, strict=True):
+        for result, path in _shard_cases(run_dir, summary, full_check):
+            if result.case_id in files:
+                raise ReportError(
+                    f"{result.case_id} is in two shards ({files[result.case_id].parent.parent}, {run_dir})"
+                )
+            files[result.case_id] = path
+            cases.append(result)
+    first = summaries[0]
+    expected = first["shard"]["matrix_cases"]
+    if len(cases) != expected:
+        raise ReportError(f"the shards hold {len(cases)} cases, the matrix has {expected}")
+    key = matrix_order(first["scenarios"])
+    cases.sort(key=lambda c: key(c.case))
+    new_bugs = [c.case_id for c in cases if c.verdict.is_proxy_bug and not c.known]
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.verdict] = counts.get(case.verdict, 0) + 1
+    started = RunStarted(
+        run_id, [c.case_id for c in cases], first["frontends"], first["backends"], first["scenarios"], sut=first["sut"]
+    )
+    errors = [c.case_id for c in cases if c.verdict.is_harness_error]
+    deviating = [c.case_id for c in cases if c.deviations]
+    strict = any(bool(s.get("strict", False)) for s in summaries)
+    finished = RunFinished(
+        run_id=run_id,
+        duration_s=max(s["duration_s"] for s in summaries),
+        counts=counts,
+        new_proxy_bugs=new_bugs,
+        fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
+        exit_code=gate_code(new_bugs, errors, deviating, strict=strict),
+        harness_errors=errors,
+        deviating=deviating,
+        strict=strict,
+    )
+    return [started, *(CaseFinished(c) for c in cases), finished], files
+
+
+def copy_traces(files: dict[str, Path], out_dir: Path) -> None:
+    """Copy each case's trace file into `out_dir/cases/` (so the joined folder re-renders like any run's)."""
+    from harness.trace.writer import atomic_write_text
+
+    for case_id, path in files.items():
+        target = out_dir / "cases" / f"{case_file_name(case_id)}.json"
+        if target.resolve() != path.resolve():
+            atomic_write_text(target, path.read_text(encoding="utf-8"))

@@ -1,0 +1,274 @@
+"""Worker processes: `-j N` runs the plan's units in N processes, each with one environment built once.
+
+Threads cannot do this: the SDK calls, the proxy and the diff are Python code, and one interpreter lock runs one
+of them at a time. Each worker is a process started from a warm fork server (the SDKs already imported), that
+builds its `CaseRunner` once and then runs one unit at a time, as the parent deals them out (heaviest first).
+A unit comes back as its cases' trace texts, which the parent puts in plan order: the results are those of a
+serial run, whatever the number of workers or the order units finish in.
+
+Every wait is bounded. A worker that dies (a crash, a kill) or says nothing for `stall_timeout` seconds (a hang:
+every run reports when it is done) is stopped and replaced; the run it was on gets an error trace naming the
+case and what happened, and the rest of its unit runs again on the replacement. A worker that cannot even start
+fails the whole run (`WorkerError`): a harness error, never a pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import multiprocessing
+import pickle
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from harness.runner.plan import RunOptions, runs_of
+from harness.scenarios.model import Scenario
+from harness.trace import Case, CaseResult, Run
+
+STALL_TIMEOUT = 300.0
+"""Seconds a busy worker may go without finishing a run before it is taken for hung (a run's own waits are 60 s)."""
+START_TIMEOUT = 120.0
+"""Seconds a new worker may take to say it is ready (imports and environment)."""
+STOP_TIMEOUT = 10.0
+"""Seconds a worker may take to stop once told to, before it is killed."""
+POLL_SECONDS = 1.0
+"""How often the parent looks at the clock while it waits for workers."""
+
+
+class WorkerError(RuntimeError):
+    """A worker could not start, or the harness itself failed inside one (its traceback is the message)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: runs to run, cases to judge from them."""
+
+    number: int
+    """Position of the unit in the plan (results are put back in this order)."""
+    runs: tuple[tuple[Run, str], ...]
+    """The runs, in order, each with the id of the first case that needs it."""
+    cases: tuple[tuple[Case, str | None], ...] = ()
+    """The cases to judge, each with its missing capability (None: it ran)."""
+    failed: Mapping[Run, str] = field(default_factory=dict)
+    """Runs not to run again: why each could not complete (a worker died or hung on it)."""
+    keep_traces: bool = False
+    """Send the run traces back (for callers that judge themselves), not only the cases."""
+
+    @property
+    def weight(self) -> int:
+        """How much work it is."""
+        return len(self.runs) + 1
+
+
+@dataclass
+class Done:
+    """What a task came to."""
+
+    number: int
+    """The task's number."""
+    cases: list[tuple[str, str]]
+    """(case id, trace text) of each judged case, in the task's order."""
+    traces: list[tuple[Run, str, str]] = field(default_factory=list)
+    """(run, "trace" or "unexpressed", trace text or reason), when the task asked for them."""
+    cpu_s: float = 0.0
+    """CPU seconds the task took in the process that ran it."""
+    results: list[CaseResult] = field(default_factory=list)
+    """The judged cases themselves, for the process that ran the task: a worker sends only their texts, which the
+    parent parses (and so checks) itself."""
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What a worker needs to build its CaseRunner (sent once, when it starts)."""
+
+    options: RunOptions
+    scenarios: tuple[Scenario, ...]
+    backends: tuple[str, ...]
+
+
+def portable(options: RunOptions) -> RunOptions:
+    """The options as a worker gets them: without the parent's callbacks and result list. Translate hooks go
+    along and must pickle (module-level functions do, lambdas do not)."""
+    options = dataclasses.replace(options, on_progress=None, results=[])
+    try:
+        pickle.dumps(options.hooks)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise ValueError(f"translate hooks cannot go to worker processes ({exc}): run with -j 1") from None
+    return options
+
+
+def context() -> Any:
+    """The process start method: a fork server (started once, with the engine and every SDK imported, so workers
+    start warm) where the platform has one, else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["harness.runner.preload"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def warm_up() -> None:
+    """Start the fork server now (it imports the engine and every SDK, ~2 s of CPU), so that it does so while the
+    caller plans, not after; no-op where workers are spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        context()
+        forkserver.ensure_running()
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    ready: bool = False
+    task: Task | None = None
+    runs_done: int = 0
+    cases_done: int = 0
+    heard: float = field(default_factory=time.monotonic)
+
+
+class WorkerPool:
+    """Up to `jobs` worker processes running tasks; `run` returns every task's result in task order.
+
+    A worker (`worker(conn, config)`) says ("ready", None) once it can work, then for each task it receives sends
+    ("run", case id) after each run, ("case", case id) after each judged case and ("done", Done) at the end, or
+    ("error", traceback) when the harness fails outside a run; it stops on None.
+    """
+
+    def __init__(
+        self,
+        worker: Callable[[Connection, WorkerConfig], None],
+        config: WorkerConfig,
+        jobs: int,
+        *,
+        on_progress: Callable[[str], None] | None = None,
+        on_done: Callable[[Done], None] | None = None,
+        stall_timeout: float = STALL_TIMEOUT,
+    ) -> None:
+        self.on_done = on_done
+        """Told of each task's result as it arrives (the parent works on it while the workers go on)."""
+        self.worker = worker
+        """A worker's life (a module-level function, so that it pickles: `engine.worker_main`)."""
+        self.config = config
+        self.jobs = jobs
+        self.on_progress = on_progress
+        self.stall_timeout = stall_timeout
+        self._ctx = context()
+        self._workers: list[_Worker] = []
+        self.cpu_s = 0.0
+        """CPU seconds the workers spent on tasks (not counting their start)."""
+
+    def _start(self) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(target=self.worker, args=(child, self.config), name="conformance-worker")
+        process.daemon = True
+        process.start()
+        child.close()
+        worker = _Worker(process, parent)
+        self._workers.append(worker)
+        return worker
+
+    def run(self, tasks: Sequence[Task]) -> list[Done]:
+        """Run every task; the results in task order."""
+        pending = deque(sorted(tasks, key=lambda t: (-t.weight, t.number)))
+        results: dict[int, Done] = {}
+        try:
+            for _ in range(min(self.jobs, len(tasks))):
+                self._start()
+            while len(results) < len(tasks):
+                for worker in self._workers:
+                    if worker.ready and worker.task is None and pending:
+                        worker.task, worker.heard = pending.popleft(), time.monotonic()
+                        worker.runs_done = worker.cases_done = 0
+                        worker.conn.send(worker.task)
+                self._wait(pending, results)
+        finally:
+            self.close()
+        return [results[t.number] for t in sorted(tasks, key=lambda t: t.number)]
+
+    def _wait(self, pending: deque[Task], results: dict[int, Done]) -> None:
+        ready = wait([w.conn for w in self._workers] + [w.process.sentinel for w in self._workers], POLL_SECONDS)
+        now = time.monotonic()
+        for worker in list(self._workers):
+            if worker.conn in ready:
+                with contextlib.suppress(EOFError, OSError):  # it died: its sentinel says so below
+                    while worker.conn.poll():
+                        self._receive(worker, worker.conn.recv(), results)
+            if not worker.process.is_alive() or worker.process.sentinel in ready:
+                worker.process.join(STOP_TIMEOUT)
+                self._lost(worker, pending, f"worker process exited with code {worker.process.exitcode}")
+            elif not worker.ready and now - worker.heard > START_TIMEOUT:
+                self._lost(worker, pending, f"worker process not ready within {START_TIMEOUT:.0f} s")
+            elif worker.task is not None and now - worker.heard > self.stall_timeout:
+                self._lost(
+                    worker, pending, f"worker process stopped answering ({self.stall_timeout:.0f} s without a result)"
+                )
+
+    def _receive(self, worker: _Worker, message: tuple[str, Any], results: dict[int, Done]) -> None:
+        kind, value = message
+        worker.heard = time.monotonic()
+        if kind == "ready":
+            worker.ready = True
+        elif kind == "run":
+            worker.runs_done += 1
+            if self.on_progress is not None:
+                self.on_progress(value)
+        elif kind == "case":
+            worker.cases_done += 1
+        elif kind == "done":
+            results[value.number] = value
+            self.cpu_s += value.cpu_s
+            worker.task = None
+            if self.on_done is not None:
+                self.on_done(value)
+        elif kind == "error":
+            raise WorkerError(f"the harness failed in a worker process:\n{value}")
+
+    def _lost(self, worker: _Worker, pending: deque[Task], what: str) -> None:
+        """Stop a worker that died or hung; its task goes back with the run it was on marked failed."""
+        self._workers.remove(worker)
+        if worker.process.is_alive():
+            worker.process.kill()  # a process this pool started, by its handle
+            worker.process.join(STOP_TIMEOUT)
+        worker.conn.close()
+        if not worker.ready:
+            raise WorkerError(f"{what} before it was ready")
+        task = worker.task
+        if task is not None:
+            pending.appendleft(_without_culprit(task, worker.runs_done, worker.cases_done, what))
+        self._start()
+
+    def close(self) -> None:
+        """Tell every worker to stop; kill those that do not within STOP_TIMEOUT."""
+        for worker in self._workers:
+            with contextlib.suppress(OSError):  # already gone (BrokenPipeError is an OSError)
+                worker.conn.send(None)
+        deadline = time.monotonic() + STOP_TIMEOUT
+        for worker in self._workers:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(STOP_TIMEOUT)
+            worker.conn.close()
+        self._workers = []
+
+
+def _without_culprit(task: Task, runs_done: int, cases_done: int, what: str) -> Task:
+    """The task again, with the run a worker was on when it was lost marked failed (runs finish in task order,
+    then cases are judged in task order)."""
+    todo = [(run, case_id) for run, case_id in task.runs if run not in task.failed]
+    if runs_done < len(todo):
+        run, case_id = todo[runs_done]
+        reason = f"{what} while running {run.key} (case {case_id})"
+    else:  # lost while judging a case: its translated run takes the blame, so the case is judged on an error
+        case = task.cases[min(cases_done, len(task.cases) - 1)][0]
+        run = runs_of(case)["translated"]
+        reason = f"{what} while judging case {case.case_id}"
+    if run in task.failed:
+        raise WorkerError(f"{reason}, again after its run was marked failed")
+    return dataclasses.replace(task, failed={**task.failed, run: reason})

@@ -1,0 +1,31 @@
+"""Translate hooks that pickle (module-level functions), so that they reach worker processes: a broken adapter,
+and the ways a worker can be lost (a crash, a hang) on the translated runs of one scenario."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from harness import ir
+
+STRUCK = "tool-call-parallel"
+"""Scenario whose translated runs a crashing or hanging hook strikes (the upstream model is the scenario id)."""
+
+
+def drop_second_block(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
+    """Loses every event of content block 1 (the second parallel tool call)."""
+    return () if getattr(event, "index", None) == 1 else (event,)
+
+
+def crash(request: ir.Request) -> ir.Request:
+    """Kills the process running the proxy (as a segfault in a C extension would) on the struck scenario."""
+    if request.model == STRUCK:
+        os._exit(3)
+    return request
+
+
+def hang(request: ir.Request) -> ir.Request:
+    """Blocks the process running the proxy for an hour (a deadlock) on the struck scenario."""
+    if request.model == STRUCK:
+        time.sleep(3600)
+    return request

@@ -1,0 +1,173 @@
+"""Worker processes and shards: `-j N` writes byte for byte the reports a serial run writes; a worker that
+crashes or hangs costs the run it was on (an error naming the case), never a hang or a pass; a sharded run's
+shards cover the matrix once and join into the unsharded run's report."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.proxy import TranslateHooks
+from harness.report import report_writers
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions, runs_of
+from harness.runner.units import parse_shard, shard, units
+from harness.trace import CaseResult
+from tests.conftest import REPO
+from tests.runner import hooks
+
+BROKEN = TranslateHooks(on_upstream_event=hooks.drop_second_block)
+"""A broken adapter, so that the reports hold proxy bugs with divergences, not only passes."""
+
+
+def options(reports: Path, **kw: object) -> RunOptions:
+    base = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=reports,
+        frontends=["openai", "anthropic", "ollama"],
+        backends=["openai", "anthropic", "gemini"],
+        only=["text-basic", "tool-call-parallel", "error-rate-limit-429"],
+        known=reports / "known.toml",
+        run_id="run",
+        steady=True,
+        hooks=BROKEN,
+    )
+    return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
+
+
+def write_run(opts: RunOptions) -> Path:
+    runner = Runner(opts)
+    runner.writers = report_writers(runner.folder)
+    runner.run()
+    return runner.folder
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> None:
+    serial = files(write_run(options(tmp_path / "serial", jobs=1)))
+    parallel = files(write_run(options(tmp_path / "parallel", jobs=2)))
+    assert serial.keys() == parallel.keys()
+    assert {"index.html", "junit.xml", "summary.json"} < serial.keys()
+    assert len([name for name in serial if name.startswith("cases/")]) == 3 * 3 * 3 * 2
+    assert [name for name in serial if serial[name] != parallel[name]] == []
+    assert b"proxy_bug_response" in serial["summary.json"]  # the broken adapter is caught, the same way twice
+
+
+def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) -> None:
+    """Without `steady`, timings and trace ids differ between two runs on the same bytes; they are all that does."""
+    one, two = (files(write_run(options(tmp_path / name, steady=False, only=["text-basic"], jobs=1))) for name in "ab")
+    assert one.keys() == two.keys() and one != two
+    steady = files(write_run(options(tmp_path / "steady", only=["text-basic"], jobs=1)))
+    case = CaseResult.model_validate_json(steady["cases/text-basic__ollama-to-openai_stream.json"])
+    translated = case.runs["translated"]
+    assert translated.trace_id is None and translated.timings.total_ms == 0 and case.duration_ms == 0
+    # The Ollama encoder's `created_at` is written from SOURCE_DATE_EPOCH, not the clock.
+    assert "1970-01-01T00:00:00.000000Z" in translated.wire.frontend
+
+
+def _struck(results: list[CaseResult]) -> list[CaseResult]:
+    return [r for r in results if r.scenario == hooks.STRUCK]
+
+
+def test_a_worker_that_crashes_costs_the_run_it_was_on_named(tmp_path: Path) -> None:
+    crash = TranslateHooks(on_upstream_request=hooks.crash)
+    serial = options(tmp_path / "serial", jobs=1, hooks=BROKEN)
+    parallel = options(tmp_path / "parallel", jobs=2, hooks=crash, backends=["openai"], frontends=["openai"])
+    Runner(parallel).run()
+    struck = _struck(parallel.results)
+    assert [r.case_id for r in struck] == [
+        "tool-call-parallel[openai->openai,stream]",
+        "tool-call-parallel[openai->openai,nonstream]",
+    ]
+    for result in struck:
+        translated = result.runs["translated"]
+        assert translated.status == "error"
+        assert translated.error is not None and "worker process exited with code 3" in translated.error
+        assert result.case_id in translated.error
+        assert result.verdict != "pass"
+    # Everything else is what a run without the crash gives.
+    Runner(dataclasses.replace(serial, backends=["openai"], frontends=["openai"], hooks=None)).run()
+    clean = {r.case_id: r for r in serial.results}
+    for result in parallel.results:
+        if result.scenario != hooks.STRUCK:
+            assert result == clean[result.case_id]
+
+
+def test_a_worker_that_hangs_is_stopped_and_the_case_named(tmp_path: Path) -> None:
+    hang = TranslateHooks(on_upstream_request=hooks.hang)
+    opts = options(tmp_path, jobs=2, hooks=hang, frontends=["openai"], backends=["openai"], streams=(False,))
+    Runner(dataclasses.replace(opts, stall_timeout=20.0)).run()
+    (struck,) = _struck(opts.results)
+    error = struck.runs["translated"].error
+    assert error is not None and "stopped answering" in error and struck.case_id in error
+    assert struck.verdict != "pass"
+    assert {r.verdict for r in opts.results if r is not struck} <= {"pass", "unsupported"}
+
+
+def test_hooks_that_cannot_reach_a_worker_are_refused(tmp_path: Path) -> None:
+    closure = TranslateHooks(on_upstream_request=lambda request: request)
+    with pytest.raises(ValueError, match="-j 1"):
+        Runner(options(tmp_path, jobs=2, hooks=closure)).run()
+
+
+def test_shards_deal_every_unit_once_and_keep_baselines_with_their_cases(tmp_path: Path) -> None:
+    runner = Runner(options(tmp_path, only=None))
+    every = units(runner.plan)
+    dealt = [shard(every, k, 4) for k in range(1, 5)]
+    assert sorted(u.scenario + str(u.stream) for part in dealt for u in part) == sorted(
+        u.scenario + str(u.stream) for u in every
+    )
+    weights = [sum(u.weight for u in part) for part in dealt]
+    assert max(weights) - min(weights) <= max(u.weight for u in every)
+    for part in dealt:
+        runs = {run for unit in part for run, _ in unit.runs}
+        cases = [case for unit in part for case in unit.cases if runner.plan.gaps[case] is None]
+        assert {run for case in cases for run in runs_of(case).values()} <= runs
+    assert dealt == [shard(units(Runner(options(tmp_path, only=None)).plan), k, 4) for k in range(1, 5)]
+
+
+def test_parse_shard() -> None:
+    assert parse_shard("2/3") == (2, 3)
+    for bad in ("0/3", "4/3", "1", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(bad)
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: int) -> None:
+    """The shards (the last one run in worker processes) joined by `report --merge`: the unsharded run's cases,
+    reports byte for byte, and gate decision."""
+    whole_opts = options(tmp_path / "whole", jobs=1, run_id="joined")
+    runner = Runner(whole_opts)
+    runner.writers = report_writers(runner.folder)
+    gate = runner.run().exit_code
+    shards = []
+    for k in range(1, count + 1):
+        jobs = 2 if k == count else 1
+        shards.append(write_run(options(tmp_path / "shards", jobs=jobs, run_id=f"s{k}", shard=(k, count))))
+    out = tmp_path / "merged" / "joined"
+    assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == gate == 1
+    merged = files(out)
+    cases = [CaseResult.model_validate_json(text) for name, text in merged.items() if name.startswith("cases/")]
+    assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in whole_opts.results)
+    assert len(cases) == 3 * 3 * 3 * 2
+    assert merged == files(runner.folder)
+
+
+def test_joining_refuses_a_missing_or_doubled_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = write_run(options(tmp_path, only=["text-basic"], run_id="s1", shard=(1, 2)))
+    out = str(tmp_path / "out")
+    assert main(["report", "--merge", str(one), "--run", out, "--quiet"]) == 1
+    assert "missing [2]" in capsys.readouterr().err
+    assert main(["report", "--merge", str(one), str(one), "--run", out, "--quiet"]) == 1
+    assert "given twice [1]" in capsys.readouterr().err
+    whole = write_run(options(tmp_path, only=["text-basic"], run_id="whole"))
+    assert main(["report", "--merge", str(whole), "--run", out, "--quiet"]) == 1
+    assert "not a shard" in capsys.readouterr().err
