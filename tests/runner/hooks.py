@@ -9,7 +9,16 @@ import time
 from harness import ir
 
 STRUCK = "tool-call-parallel"
-"""Scenario whose translated runs a crashing or hanging hook strikes (the upstream model is the scenario id)."""
+"""Scenario whose translated runs a crashing or hanging hook strikes."""
+STRUCK_PROMPT = "Compare the weather in Paris and Tokyo."
+"""Its one user turn (the upstream model is the backend's realistic model, so the prompt names the scenario)."""
+
+
+def _struck(request: ir.Request) -> bool:
+    if len(request.messages) != 1:
+        return False
+    parts = request.messages[0].content
+    return bool(parts) and getattr(parts[0], "text", None) == STRUCK_PROMPT
 
 
 def drop_second_block(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
@@ -19,13 +28,13 @@ def drop_second_block(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
 
 def crash(request: ir.Request) -> ir.Request:
     """Kills the process running the proxy (as a segfault in a C extension would) on the struck scenario."""
-    if request.model == STRUCK:
+    if _struck(request):
         os._exit(3)
     return request
 
 
 def hang(request: ir.Request) -> ir.Request:
     """Blocks the process running the proxy for an hour (a deadlock) on the struck scenario."""
-    if request.model == STRUCK:
+    if _struck(request):
         time.sleep(3600)
     return request
