@@ -9,7 +9,7 @@ case id, and the axes are sorted. The gate is recomputed from the cases: a proxy
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,9 @@ def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> S
     return [*declared, *(v for v in seen if v not in declared)]
 
 
-def events_for_run(run_dir: Path) -> list[RunnerEvent]:
-    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports."""
+def events_for_run(run_dir: Path, descriptions: Mapping[str, str] | None = None) -> list[RunnerEvent]:
+    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports (scenario
+    `descriptions` fill in those the previous summary lacks)."""
     previous = _previous_summary(run_dir)
     cases = _ordered(load_cases(run_dir), previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
@@ -74,6 +75,8 @@ def events_for_run(run_dir: Path) -> list[RunnerEvent]:
         backends=_axis(previous, "backends", (c.backend for c in cases)),
         scenarios=_axis(previous, "scenarios", (c.scenario for c in cases)),
         sut=previous["sut"] if previous else UNKNOWN_SUT,
+        descriptions={**(descriptions or {}), **(previous or {}).get("scenario_descriptions", {})},
+        rerun=(previous or {}).get("rerun_options", []),
     )
     counts: dict[str, int] = {}
     for case in cases:

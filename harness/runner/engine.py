@@ -9,7 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from harness.diff import judge, unsupported
@@ -78,8 +79,9 @@ class CaseRunner:
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
             return error_trace(run, case_id, f"{type(exc).__name__}: {exc}")
 
-    def run_all(self, wanted: Mapping[Run, str]) -> None:
-        """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time."""
+    def run_all(self, wanted: Mapping[Run, str], on_done: Callable[[Run], None] | None = None) -> None:
+        """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time;
+        `on_done` hears of each finished run in the calling thread, in the order of `wanted`."""
 
         def work(run: Run) -> RunResult:
             try:
@@ -92,10 +94,17 @@ class CaseRunner:
 
         todo = [run for run in wanted if run not in self.traces]
         if self.options.jobs <= 1 or len(todo) <= 1:
-            self.traces.update({run: work(run) for run in todo})
+            done: Iterable[RunResult] = map(work, todo)
+            self._collect(todo, done, on_done)
             return
         with ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="case") as pool:
-            self.traces.update(zip(todo, pool.map(work, todo), strict=True))
+            self._collect(todo, pool.map(work, todo), on_done)
+
+    def _collect(self, todo: list[Run], done: Iterable[RunResult], on_done: Callable[[Run], None] | None) -> None:
+        for run, result in zip(todo, done, strict=True):
+            self.traces[run] = result
+            if on_done is not None:
+                on_done(run)
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
@@ -165,35 +174,63 @@ class Runner:
                 list(self.plan.backends),
                 [s.id for s in self.plan.scenarios],
                 sut=self.options.sut or "built-in proxy",
+                descriptions={s.id: s.description for s in self.plan.scenarios},
+                rerun=list(self.options.rerun),
             )
         )
+        tally = _Tally(known)
+        # Each case is judged and emitted as soon as its runs are done (in plan order: runs are planned in the
+        # order cases first need them), so writers such as the progress lines see the run advance.
+        pending = deque(self.plan.cases)
+
+        def judge_ready(_run: Run | None = None) -> None:
+            while pending and all(r in runner.traces for r in self._runs_needed(pending[0])):
+                case = pending.popleft()
+                self._finish_case(tally.note(runner.judge(case, self.plan.gaps[case])))
+
         runner = self.case_runner()
         try:
-            runner.run_all(self.plan.runs)
+            judge_ready()
+            runner.run_all(self.plan.runs, on_done=judge_ready)
         finally:
             runner.close()
-        results = [runner.judge(case, self.plan.gaps[case]) for case in self.plan.cases]
-        return self._finish(results, known, started)
-
-    def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
-        counts: dict[str, int] = {}
-        new_bugs, fixed = [], []
-        for result in results:
-            entry = known.get(result.case_id)
-            if entry is not None:
-                result = result.model_copy(update={"known": entry.reason})
-            counts[result.verdict] = counts.get(result.verdict, 0) + 1
-            is_bug = result.verdict.is_proxy_bug
-            if is_bug and not (entry and entry.verdict == result.verdict):
-                new_bugs.append(result.case_id)
-            if entry is not None and not is_bug:
-                fixed.append(result.case_id)
-            if self.options.write_traces:
-                write_case(result, self.folder / "cases")
-            self.options.results.append(result)
-            self._emit(CaseFinished(result))
-        finished = RunFinished(
-            self.run_id, time.perf_counter() - started, counts, new_bugs, fixed, 1 if new_bugs else 0
-        )
+        judge_ready()
+        finished = tally.finished(self.run_id, time.perf_counter() - started)
         self._emit(finished)
         return finished
+
+    def _runs_needed(self, case: Case) -> list[Run]:
+        return [] if self.plan.gaps[case] is not None else list(runs_of(case).values())
+
+    def _finish_case(self, result: CaseResult) -> None:
+        if self.options.write_traces:
+            write_case(result, self.folder / "cases")
+        self.options.results.append(result)
+        self._emit(CaseFinished(result))
+
+
+class _Tally:
+    """The gate's bookkeeping over judged cases: known-failure notes, counts, new bugs and fixed cases."""
+
+    def __init__(self, known: dict[str, Known]) -> None:
+        self.known = known
+        self.counts: dict[str, int] = {}
+        self.new_bugs: list[str] = []
+        self.fixed: list[str] = []
+
+    def note(self, result: CaseResult) -> CaseResult:
+        """Count one case; returns it with its known-failures reason when it is listed."""
+        entry = self.known.get(result.case_id)
+        if entry is not None:
+            result = result.model_copy(update={"known": entry.reason})
+        self.counts[result.verdict] = self.counts.get(result.verdict, 0) + 1
+        is_bug = result.verdict.is_proxy_bug
+        if is_bug and not (entry and entry.verdict == result.verdict):
+            self.new_bugs.append(result.case_id)
+        if entry is not None and not is_bug:
+            self.fixed.append(result.case_id)
+        return result
+
+    def finished(self, run_id: str, duration_s: float) -> RunFinished:
+        """The RunFinished event of the tallied run."""
+        return RunFinished(run_id, duration_s, self.counts, self.new_bugs, self.fixed, 1 if self.new_bugs else 0)

@@ -49,6 +49,8 @@ class RunOptions:
     """Port of that replay server (0: any free port, for tests that read it back)."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
+    rerun: Sequence[str] = ()
+    """The command-line options that shape every case, for the reports' rerun commands."""
     results: list[CaseResult] = field(default_factory=list)
 
 

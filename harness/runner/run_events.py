@@ -3,7 +3,7 @@ consumes them (as schemathesis' engine/events.py and reporting/ do)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -26,6 +26,11 @@ class RunStarted:
     """Scenario ids in the matrix."""
     sut: str = "built-in proxy"
     """What is under test."""
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+    """Each scenario's description, by id (the report shows it with every case)."""
+    rerun: Sequence[str] = ()
+    """The `conformance run` options of this run that shape every case (folders, socket, rechunk, system under
+    test), so a report can print a command that reruns exactly one case."""
 
 
 @dataclass(frozen=True)
