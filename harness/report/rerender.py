@@ -63,7 +63,7 @@ def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> S
 
 def events_for_run(run_dir: Path, descriptions: Mapping[str, str] | None = None) -> list[RunnerEvent]:
     """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports (scenario
-    `descriptions` fill in those the previous summary lacks)."""
+    `descriptions` stand in when the previous summary has none, as summaries written before they were kept)."""
     previous = _previous_summary(run_dir)
     cases = _ordered(load_cases(run_dir), previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
@@ -75,7 +75,7 @@ def events_for_run(run_dir: Path, descriptions: Mapping[str, str] | None = None)
         backends=_axis(previous, "backends", (c.backend for c in cases)),
         scenarios=_axis(previous, "scenarios", (c.scenario for c in cases)),
         sut=previous["sut"] if previous else UNKNOWN_SUT,
-        descriptions={**(descriptions or {}), **(previous or {}).get("scenario_descriptions", {})},
+        descriptions=(previous or {}).get("scenario_descriptions", descriptions or {}),
         rerun=(previous or {}).get("rerun_options", []),
     )
     counts: dict[str, int] = {}
