@@ -82,11 +82,11 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import ProgressWriter, TerminalWriter, file_writers
-    from harness.runner.run_events import Writer
     from harness.runner.engine import Runner
     from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
+    from harness.runner.run_events import Writer
     from harness.scenarios.loader import ScenarioError
 
     if args.jobs < 1:

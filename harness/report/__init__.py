@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.report.groups import CaseGroup, group_cases
 from harness.report.html import HtmlWriter, render_html
 from harness.report.junit import JUnitWriter, render_junit
-from harness.report.groups import CaseGroup, group_cases
 from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport, verdict_info
 from harness.report.progress import ProgressWriter
 from harness.report.rerender import emit, events_for_run, load_cases

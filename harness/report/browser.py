@@ -5,6 +5,7 @@ see every URL it requested. The browser tests and `bench/bench_report.py` use it
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -67,7 +68,7 @@ class Browser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(3, 4),
-            preexec_fn=lambda: _onto_3_and_4(to_child, from_child),  # noqa: PLW1509
+            preexec_fn=lambda: _onto_3_and_4(to_child, from_child),
         )
         os.close(to_child)
         os.close(from_child)
@@ -96,10 +97,8 @@ class Browser:
                 self._proc.kill()
                 self._proc.wait(timeout=10)
         for fd in (self._read, self._write):
-            try:
+            with contextlib.suppress(OSError):  # already closed: nothing left to release
                 os.close(fd)
-            except OSError:
-                pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
     def _message(self, deadline: float) -> dict[str, Any]:
@@ -143,10 +142,11 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, poll: float = 0.02) -> Any:
-        """Poll until the expression is truthy; returns its value."""
+        """Poll until the expression is truthy in the page; returns its value (a DOM node, which does not cross
+        the pipe by value, returns True)."""
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            value = self.evaluate(f"(v => (v instanceof Node) || v)({expression})")
             if value:
                 return value
             time.sleep(poll)
@@ -156,15 +156,18 @@ class Browser:
         """Load `page` (a file) with `#fragment`, wait until its script marks the body ready, and return the
         milliseconds from navigation start to ready (the page's own clock)."""
         url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+        # Through a blank page: a new fragment alone would not reload the page, and the old document would
+        # answer the readiness check before the new one exists.
+        self.call("Page.navigate", session=True, url="about:blank")
+        self.wait_for("location.href === 'about:blank' && document.readyState === 'complete'")
         self.call("Page.navigate", session=True, url=url)
         ready = self.wait_for(
-            "document.readyState === 'complete' && document.body && document.body.dataset.ready === 'true'"
+            f"location.href === {json.dumps(url)} && document.readyState === 'complete' && document.body"
+            " && document.body.dataset.ready === 'true'"
             " && (Number(document.body.dataset.readyMs) || performance.now())"
         )
         return float(ready)
 
     def requested(self) -> list[str]:
         """Every URL the page asked for so far (from the Network domain's events)."""
-        return [
-            e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"
-        ]
+        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]

@@ -4,7 +4,8 @@ dropped tool call is one removed block instead of every later event shifting by 
 
 It reads the views exactly as the verdict compared them (`harness.diff.compared_views`: coalesced, losses
 applied, normalized), so what it shows is what was judged. Blocks are matched by kind and, for tool calls, by
-name; a block's content index is shown but not compared, as a dropped block shifts every later index.
+name; a block's content index and its normalized id are shown but not compared, as a dropped block shifts both
+for every later block.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ BLOCK_KINDS = {
     "tool_call_end": "tool call",
 }
 """Event kinds that belong to a content block, and the block's kind."""
-_IGNORED = frozenset({"index"})
+_IGNORED = frozenset({"index", "id"})
+"""Not compared within aligned blocks: both are positional after normalization (`<call:N>` ids are numbered in
+order), so one dropped block renumbers every later one; the divergence list still has any real id change."""
 
 
 @dataclass
@@ -50,7 +53,7 @@ class Block:
 
     @property
     def content(self) -> str:
-        """The block without its content index, as comparable text."""
+        """The block without its content index and id, as comparable text."""
         return json.dumps([{k: v for k, v in e.items() if k not in _IGNORED} for e in self.events], sort_keys=True)
 
     def summary(self) -> dict[str, Any]:

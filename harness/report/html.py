@@ -30,7 +30,7 @@ from harness.report.groups import group_cases
 from harness.report.html_case import Pack
 from harness.report.model import VERDICTS, FileWriter, RunReport, first_path, verdict_info
 from harness.report.timeline import first_token_ms
-from harness.trace.model import CaseResult
+from harness.trace.model import CaseResult, Verdict
 
 _ASSETS = "html_assets"
 SCRIPTS = ("views.js", "report.js")
@@ -136,7 +136,8 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
     for verdict in VERDICTS:
         axes["verdict"](verdict)
     strings = _Table()
-    groups = group_cases(report.cases)
+    # The list shows what needs looking at first: every failing group before the unsupported and passing ones.
+    groups = sorted(group_cases(report.cases), key=lambda g: g.verdict in (Verdict.PASS, Verdict.UNSUPPORTED))
     group_of = {c.case_id: i for i, g in enumerate(groups) for c in g.cases}
     where, packs = _packs(report, report_dir)
     new = set(report.new_proxy_bugs)
@@ -192,4 +193,3 @@ class HtmlWriter(FileWriter):
     def render(self, report: RunReport) -> str:
         """The page text."""
         return render_html(report, shown_dir(self.out_dir))
-

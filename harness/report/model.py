@@ -60,6 +60,7 @@ def verdict_info(verdict: str) -> VerdictInfo:
     words = str(verdict).replace("_", " ")
     return VerdictInfo(words, words, str(verdict)[:2], "#37474f", "bold")
 
+
 ROLES: tuple[str, ...] = ("baseline_frontend", "translated", "baseline_backend")
 """The three runs of a case, in the order the case view shows them side by side."""
 

@@ -14,9 +14,7 @@ from harness.trace.identity import Run
 def test_offsets_split_the_excerpt_at_the_chunk_boundaries() -> None:
     chunks = (b"data: a\n\n", b"data: b\n", b"\ndata: [DONE]\n\n")
     text, offsets, cut = _excerpt(chunks)
-    assert [text[a:b] for a, b in zip(offsets, [*offsets[1:], len(text)], strict=True)] == [
-        c.decode() for c in chunks
-    ]
+    assert [text[a:b] for a, b in zip(offsets, [*offsets[1:], len(text)], strict=True)] == [c.decode() for c in chunks]
     assert not cut
 
 
