@@ -52,6 +52,7 @@ class Pack:
         self.cases: dict[str, Any] = {}
         self.runs: dict[str, Any] = {}
         self.views: dict[str, Any] = {}
+        self.timelines: dict[str, Any] = {}
 
     def add(self, case: CaseResult) -> None:
         """Add one case's details."""
@@ -63,8 +64,11 @@ class Pack:
             data["compared_missing"] = missing
         if compared:
             data["event_diff"] = event_diff(compared["baseline_frontend"], compared["translated"])
+        # A timeline is as long as its stream; a frontend baseline shared by every backend's case is kept once.
         data["timelines"] = {
-            role: line for role, run in case.runs.items() if role != "baseline_backend" and (line := timeline(run))
+            role: intern(self.timelines, line)
+            for role, run in case.runs.items()
+            if role != "baseline_backend" and (line := timeline(run))
         }
         data["commands"] = {"rerun": rerun_command(case, self.rerun)}
         if case.runs:
@@ -73,4 +77,4 @@ class Pack:
 
     def payload(self) -> dict[str, Any]:
         """The pack as JSON-ready data."""
-        return {"cases": self.cases, "runs": self.runs, "views": self.views}
+        return {"cases": self.cases, "runs": self.runs, "views": self.views, "timelines": self.timelines}

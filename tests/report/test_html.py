@@ -15,7 +15,8 @@ import pytest
 
 from harness.report import emit, file_writers
 from harness.report.html import embed_json
-from tests.report.factory import XSS, big_matrix, sample_events
+from harness.report.html_case import Pack
+from tests.report.factory import XSS, big_matrix, dropped_call, sample_events
 
 
 class _Scan(HTMLParser):
@@ -158,3 +159,17 @@ def test_seven_hundred_cases_stay_small(tmp_path: Path) -> None:
     assert runs == 704 + 88 + 176 - 88
     assert packed > 8 * len(page), (packed, len(page))
     assert len(page) < 1_000_000, len(page)
+
+
+def test_a_shared_baseline_timeline_is_stored_once() -> None:
+    """A timeline is as long as its stream; the frontend baseline shared by every backend's case is kept once."""
+    pack = Pack("reports/r", [])
+    for backend in ("openai", "gemini", "mistral"):
+        pack.add(dropped_call(backend))
+    cases = list(pack.payload()["cases"].values())
+    keys = {c["timelines"]["baseline_frontend"] for c in cases}
+    assert len(keys) == 1
+    line = pack.payload()["timelines"][keys.pop()]
+    assert len(line["events"]) == 11 and line["events"][0] == ["message_start", 1.0, 2.5]
+    # The translated runs deliver the same stream at the same times: one entry too.
+    assert len(pack.payload()["timelines"]) == 2

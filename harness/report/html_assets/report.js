@@ -307,6 +307,11 @@
       RV.wireChunks("upstream", w.upstream, w.upstream_offsets, w.upstream_times_ms, w.upstream_chunks),
       RV.wireChunks("to the client", w.frontend, w.frontend_offsets, w.frontend_times_ms, w.frontend_chunks));
   }
+  function timelinesOf(c, pack) {
+    var out = {};
+    Object.keys(c.timelines || {}).forEach(function (role) { out[role] = pack.timelines[c.timelines[role]]; });
+    return out;
+  }
   function caseBody(entry, c, pack) {
     return [
       el("p", { "class": "reason" }, badge(c.verdict), " ", el("span", { text: c.reason })),
@@ -315,7 +320,7 @@
       command("rerun", c.commands.rerun), c.commands.diff ? command("diff", c.commands.diff) : null,
       firstBox(c),
       c.event_diff ? [el("h3", { text: "event diff" }), RV.eventDiff(c.event_diff)] : null,
-      el("h3", { text: "stream timeline" }), RV.timeline(c.timelines, ["baseline_frontend", "translated"], ROLE),
+      el("h3", { text: "stream timeline" }), RV.timeline(timelinesOf(c, pack), ["baseline_frontend", "translated"], ROLE),
       divList("request divergence(s): upstream request vs client request", c.request_divergences),
       divList("response divergence(s): translated vs baseline (frontend)", c.response_divergences),
       el("div", { "class": "runs" }, ["baseline_frontend", "translated", "baseline_backend"].map(function (role) { return runColumn(c, pack, role); }))
