@@ -7,7 +7,7 @@ from typing import Any
 from harness import ir
 from harness.report.eventdiff import blocks, event_diff
 from harness.report.timeline import first_token_ms, timeline
-from harness.trace import RunTrace, Wire
+from harness.trace import RunTrace, Timings, Wire
 from harness.trace.identity import Run
 
 
@@ -102,7 +102,7 @@ def test_timeline_places_each_event_at_the_proxy_and_at_the_client() -> None:
 
 
 def test_first_token_falls_back_to_the_first_byte_without_chunk_times() -> None:
-    run = _streamed(Wire(), EVENTS).model_copy(update={"timings": RunTrace.model_fields["timings"].default_factory()})
+    run = _streamed(Wire(), EVENTS).model_copy(update={"timings": Timings()})
     assert timeline(run) is None
     timed = run.model_copy(update={"timings": run.timings.model_copy(update={"first_byte_ms": 4.5})})
     assert first_token_ms(timed) == 4.5
