@@ -96,7 +96,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     from harness.plumbing.keys import CLIENT_KEY_ENV
     from harness.plumbing.sut_client import SutClientError, load_headers
     from harness.protocols.registry import UnknownProtocolError
-    from harness.report import progress, report_writers
+    from harness.report import ProgressWriter, report_writers
     from harness.runner.engine import Runner
     from harness.runner.known import KnownFileError, load_known, write_known
     from harness.runner.plan import RunOptions
@@ -140,11 +140,11 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     try:
         runner = Runner(options)
         runner.writers = report_writers(runner.folder, None if args.quiet else console)
+        if not args.quiet:
+            runner.writers.insert(0, ProgressWriter(Console(stderr=True)))
         with running(launch) as process:
             console.print(f"{spec.name} ready on 127.0.0.1:{port} (pid {process.pid}); replay on {replay_url}")
-            with progress(len(runner.planned_runs()), Console(stderr=True, quiet=args.quiet)) as bar:
-                options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
-                finished = runner.run()
+            finished = runner.run()
         if args.update_known:
             update = write_known(known, options.results, load_known(known))
             console.print(f"known failures updated: {update.summary(known)}")

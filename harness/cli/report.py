@@ -36,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="also check every case trace against the JSON Schema (slow; the trace models check each one anyway)",
     )
+    p.add_argument(
+        "--scenarios",
+        type=Path,
+        default=Path("scenarios"),
+        help="scenario folder whose descriptions the report shows when the run's summary.json lacks them",
+    )
     p.add_argument("--quiet", action="store_true", help="do not print the terminal summary")
     p.add_argument("--gate", action="store_true", help="exit with the run's gate code (1 on a new proxy bug)")
     p.set_defaults(func=run)
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             events, traces = events_for_merge(args.merge, args.run.resolve().name, full_check=args.validate_traces)
             copy_traces(traces, args.run)
         else:
-            events = events_for_run(args.run, full_check=args.validate_traces)
+            events = events_for_run(args.run, _descriptions(args.scenarios), full_check=args.validate_traces)
     except ReportError as exc:
         print(f"conformance report: {exc}", file=sys.stderr)  # noqa: T201
         return 1
@@ -69,3 +75,16 @@ def run(args: argparse.Namespace) -> int:
     finished = events[-1]
     assert isinstance(finished, RunFinished)  # events_for_run always ends with it
     return finished.exit_code if args.gate else 0
+
+
+def _descriptions(folder: Path) -> dict[str, str]:
+    """Scenario descriptions from the scenario files, when the folder is there and they load."""
+    from harness.scenarios.loader import ScenarioError, load_scenarios
+
+    if not folder.is_dir():
+        return {}
+    try:
+        return {s.id: s.description for s in load_scenarios(folder)}
+    except ScenarioError as exc:
+        print(f"conformance report: {folder}: scenario descriptions left out: {exc}", file=sys.stderr)  # noqa: T201
+        return {}

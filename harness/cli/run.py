@@ -132,7 +132,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="rewrite the known-failures file with this run's proxy bugs (exit 0 once written)",
     )
     p.add_argument("--run-id", help="report folder name (default: a timestamp)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress or summary; only the report path and the gate line"
+    )
     p.set_defaults(func=run)
 
 
@@ -166,11 +168,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
-    from harness.report import progress, report_writers
+    from harness.report import ProgressWriter, TerminalWriter, file_writers
     from harness.runner.engine import Runner, default_jobs
     from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import RunOptions
     from harness.runner.record_missing import record_missing
+    from harness.runner.run_events import Writer
     from harness.runner.units import parse_shard
     from harness.runner.workers import WorkerError
     from harness.scenarios.loader import ScenarioError
@@ -221,28 +224,72 @@ def run(args: argparse.Namespace) -> int:
         upstream_models=models,
         timeout=args.timeout,
         strict=args.strict,
+        rerun=rerun_options(args),
     )
-    console = Console(stderr=False, quiet=args.quiet)
+    console = Console(stderr=False)
+    terminal = TerminalWriter(console, summary=not args.quiet, gate=False)
     try:
         runner = Runner(options)
         if args.record_mode != "none":
             made = record_missing(runner, args.record_mode)
             console.print(f"recorded {made} cassette(s) from the reference backends")
-        runner.writers = report_writers(runner.folder, None if args.quiet else console)
-        with progress(len(runner.planned_runs()), Console(stderr=True, quiet=args.quiet)) as bar:
-            options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
-            finished = runner.run()
+        writers: list[Writer] = [*file_writers(runner.folder), terminal]
+        if not args.quiet:  # progress on stderr: a CI log interleaves it, `> file` keeps the summary alone
+            writers.insert(0, ProgressWriter(Console(stderr=True)))
+        runner.writers = writers
+        finished = runner.run()
     except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError, WorkerError) as exc:
         return _fail(str(exc))
     except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
         traceback.print_exc()
         return _fail(f"internal error: {type(exc).__name__}: {exc} (a harness bug; the traceback is above)")
-    console.print(f"report: {runner.folder / 'index.html'}")
+    console.print(f"report: {runner.folder / 'index.html'}", soft_wrap=True)
     if finished.harness_errors:
+        assert terminal.report is not None  # the runner always ends with RunFinished
+        console.print(gate_text(terminal.report), soft_wrap=True)
         return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     if args.update_known:
         return _update_known(known, options.results, previous, finished.exit_code)
+    assert terminal.report is not None  # the runner always ends with RunFinished
+    console.print(gate_text(terminal.report), soft_wrap=True)
     return finished.exit_code
+
+
+def rerun_options(args: argparse.Namespace) -> list[str]:
+    """The options of this command line that shape every case, for the reports' per-case rerun commands."""
+    out: list[str] = []
+    for flag, value, default in (
+        ("--scenarios", args.scenarios, Path("scenarios")),
+        ("--cassettes", args.cassettes, Path("cassettes")),
+        ("--known", args.known, None),
+        ("--rechunk", args.rechunk, None),
+        ("--sut", args.sut, None),
+    ):
+        if value is not None and value != default:
+            out += [flag, str(value)]
+    if args.sut and (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
+        out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
+    # The variable's name, never a key: --client-key and --sut-header values may hold secrets, and reports keep none.
+    if args.sut and args.client_key_env:
+        out += ["--client-key-env", args.client_key_env]
+    if args.sut and args.sut_headers:
+        out += ["--sut-headers", str(args.sut_headers)]
+    for override in args.upstream_model:
+        out += ["--upstream-model", override]
+    if args.timeout != 60.0:
+        out += ["--timeout", str(args.timeout)]
+    if args.strict:
+        out.append("--strict")
+    return [*out, "--socket"] if args.socket else out
+
+
+def gate_text(report: Any) -> Any:
+    """The gate line, coloured by outcome."""
+    from rich.text import Text
+
+    from harness.report import gate_line
+
+    return Text(gate_line(report), style="bold red" if report.exit_code else "bold green")
 
 
 def _update_known(path: Path, results: list[Any], previous: dict[str, Any], gate: int) -> int:
@@ -255,6 +302,7 @@ def _update_known(path: Path, results: list[Any], previous: dict[str, Any], gate
     try:
         update = write_known(path, results, previous)
     except OSError as exc:
+        print(f"gate: ERROR (exit {EXIT_USAGE}): --update-known could not write {path}")  # noqa: T201
         return _fail(f"--update-known: {path}: cannot write: {exc.strerror}")
     print(f"known failures updated: {update.summary(path)}")  # noqa: T201
     for sign, ids in (("+", update.added), ("~", update.changed), ("-", update.removed)):
@@ -262,8 +310,12 @@ def _update_known(path: Path, results: list[Any], previous: dict[str, Any], gate
             print(f"  {sign} {case_id}")  # noqa: T201
         if len(ids) > LISTED:
             print(f"  {sign} ... and {len(ids) - LISTED} more")  # noqa: T201
-    if gate == EXIT_BUG:
-        print("gate: PASS with the updated known-failures file (the gate line above is before the update)")  # noqa: T201
+    bugs = sum(1 for r in results if r.verdict.is_proxy_bug)
+    before = "FAIL: they were new" if gate == EXIT_BUG else "PASS as well"
+    print(  # noqa: T201
+        f"gate: PASS (exit 0) with the updated {path}: it accepts all {bugs} proxy bug(s) of this run "
+        f"(without the update: {before})"
+    )
     return EXIT_OK
 
 

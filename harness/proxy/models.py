@@ -81,6 +81,17 @@ class Exchange:
     frontend_text_chunks: tuple[int, ...] = ()
     """Translated streams: for each chunk of text sent to the client, how many upstream chunks had been read
     when it was sent."""
+    upstream_chunk_times: tuple[float, ...] = ()
+    """When each kept upstream chunk was read, in seconds after the request arrived (parallel to
+    `upstream_chunks`)."""
+    frontend_chunk_times: tuple[float, ...] = ()
+    """When each kept client chunk was sent, in seconds after the request arrived (parallel to
+    `frontend_chunks`)."""
+    event_chunks: tuple[int, ...] = ()
+    """For each upstream event kept, the (0-based) upstream chunk it was decoded from."""
+    frontend_chunk_events: tuple[int, ...] = ()
+    """For each kept client chunk, how many upstream events had been decoded when it was sent: event i reached
+    the client with the first chunk whose count exceeds i (parallel to `frontend_chunks`)."""
 
 
 ExchangeCallback = Callable[[Exchange], object]

@@ -33,15 +33,19 @@ class _Chunks:
 
     limit: int
     chunks: list[bytes] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    """When each kept chunk passed, in seconds after the request arrived."""
     size: int = 0
     truncated: bool = False
 
-    def add(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes, at: float) -> bool:
         if self.size + len(chunk) > self.limit:
             self.truncated = True
-            return
+            return False
         self.chunks.append(chunk)
+        self.times.append(at)
         self.size += len(chunk)
+        return True
 
 
 class Recorder:
@@ -64,6 +68,8 @@ class Recorder:
         self._upstream_count = 0
         self._upstream_text: list[int] = []
         self._frontend_text: list[int] = []
+        self._event_chunks: list[int] = []
+        self._frontend_events: list[int] = []
         self.error: ir.IRError | None = None
 
     @property
@@ -85,11 +91,12 @@ class Recorder:
 
     def upstream_chunk(self, chunk: bytes) -> None:
         """A chunk read from the upstream."""
+        at = self.elapsed()
         if self._upstream_first is None:
-            self._upstream_first = self.elapsed()
+            self._upstream_first = at
         self._upstream_count += 1
         if self.enabled:
-            self._upstream.add(chunk)
+            self._upstream.add(chunk, at)
 
     def upstream_text(self) -> None:
         """The upstream chunk read last yielded text (kept as its ordinal, to tell streaming from buffering)."""
@@ -98,10 +105,12 @@ class Recorder:
 
     def frontend_chunk(self, chunk: bytes, *, text: bool = False) -> None:
         """A chunk sent to the client; `text`: it carries answer text (noted with the upstream chunks read so far)."""
+        at = self.elapsed()
         if self._first is None:
-            self._first = self.elapsed()
+            self._first = at
         if self.enabled:
-            self._frontend.add(chunk)
+            if self._frontend.add(chunk, at):
+                self._frontend_events.append(len(self._events))
             if text:
                 self._frontend_text.append(self._upstream_count)
 
@@ -117,7 +126,10 @@ class Recorder:
         room = MAX_TAP_EVENTS - len(self._events)
         if len(events) > room:
             self._truncated_events = True
-        self._events.extend(events[: max(room, 0)])
+        kept = events[: max(room, 0)]
+        self._events.extend(kept)
+        # The upstream chunk each event arrived in (0-based): the trace's stream timeline.
+        self._event_chunks.extend([self._upstream_count - 1] * len(kept))
 
     def finish(self) -> Exchange:
         """The finished exchange."""
@@ -136,6 +148,10 @@ class Recorder:
             truncated=self._upstream.truncated or self._frontend.truncated or self._truncated_events,
             upstream_text_chunks=tuple(self._upstream_text),
             frontend_text_chunks=tuple(self._frontend_text),
+            upstream_chunk_times=tuple(self._upstream.times),
+            frontend_chunk_times=tuple(self._frontend.times),
+            event_chunks=tuple(self._event_chunks),
+            frontend_chunk_events=tuple(self._frontend_events),
         )
 
     @property

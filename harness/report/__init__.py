@@ -1,5 +1,5 @@
 """Report writers, one per format, each consuming the runner's events (RunStarted, CaseFinished*, RunFinished):
-`index.html` (triage view), `junit.xml`, `summary.json`, and the terminal summary; plus a progress helper.
+`index.html` (triage view), `junit.xml`, `summary.json`, the terminal summary, and the progress of a run.
 
 The runner uses `report_writers(reports/<run-id>, console)`; `conformance report` replays a finished run's
 case traces through the same writers (`events_for_run` + `emit`), so there is one code path.
@@ -11,12 +11,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.report.groups import CaseGroup, group_cases
 from harness.report.html import HtmlWriter, render_html
 from harness.report.junit import JUnitWriter, render_junit
-from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport
+from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport, verdict_info
+from harness.report.progress import ProgressWriter
 from harness.report.rerender import emit, events_for_run, load_cases
 from harness.report.summary import SummaryWriter, build_summary, summary_schema, validate_summary
-from harness.report.terminal import TerminalWriter, print_summary, progress
+from harness.report.terminal import TerminalWriter, gate_line, print_summary
 from harness.runner.run_events import Writer
 
 
@@ -35,10 +37,12 @@ def report_writers(out_dir: Path, console: Console | None = None) -> list[Writer
 
 __all__ = [
     "VERDICTS",
+    "CaseGroup",
     "Collector",
     "FileWriter",
     "HtmlWriter",
     "JUnitWriter",
+    "ProgressWriter",
     "ReportError",
     "RunReport",
     "SummaryWriter",
@@ -47,12 +51,14 @@ __all__ = [
     "emit",
     "events_for_run",
     "file_writers",
+    "gate_line",
+    "group_cases",
     "load_cases",
     "print_summary",
-    "progress",
     "render_html",
     "render_junit",
     "report_writers",
     "summary_schema",
     "validate_summary",
+    "verdict_info",
 ]

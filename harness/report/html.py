@@ -1,27 +1,40 @@
-"""`index.html`: the triage view, one self-contained file (inline CSS and JS, data as embedded JSON, no network).
+"""`index.html`: the triage view, one self-contained file (inline CSS and JS, no network), small and quick to open
+for the full matrix.
 
-The page is rendered by `html_assets/report.js` from a JSON blob: the matrix, the filters and the case list at
-load, and one case view on demand (so hundreds of cases stay usable). Baseline runs are shared by many cases;
-the blob stores each distinct run once and cases refer to it by a content hash. A case's "compared" pane shows
-the two SDK views exactly as its verdict compared them (`harness.diff.compared_views`: accumulated, the declared
-losses applied, normalized), interned the same way.
+The page embeds two kinds of data:
+- the index (plain JSON): run facts, verdicts (labels and colours, from `VERDICT_INFO`), the matrix axes,
+  scenario descriptions, one compact row per case, the groups of cases (verdict, first-divergence path,
+  reason), and time to first token per cell. The matrix, the charts, the filters and the case list render from
+  it at load.
+- the case details, in packs (the cases of one scenario and streaming mode, which share their baselines), each
+  gzip-compressed and base64-encoded in its own inert `<script type="application/octet-stream">` element. Opening
+  a case decodes its pack in the browser (`DecompressionStream`), so nothing is fetched: the page opens from
+  `file://` with no server, and a browser blocks fetch() of file URLs anyway.
 """
 
 from __future__ import annotations
 
-import hashlib
+import base64
+import gzip
 import html
 import json
 import re
+import statistics
+from collections import defaultdict
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from harness.diff import UnknownLossesError, compared_views
-from harness.report.model import VERDICTS, FileWriter, RunReport
-from harness.trace.model import CaseResult, RunTrace
+from harness.report.commands import shown_dir
+from harness.report.groups import group_cases
+from harness.report.html_case import Pack
+from harness.report.model import VERDICTS, FileWriter, RunReport, first_path, verdict_info
+from harness.report.timeline import first_token_ms
+from harness.trace.model import CaseResult, Verdict
 
 _ASSETS = "html_assets"
+SCRIPTS = ("views.js", "report.js")
+"""Page scripts, in load order (views.js: DOM, SVG and case-view helpers; report.js: the page)."""
 _MARKER = re.compile(r"<!--@(\w+)-->")
 # Inside <script> the HTML parser only looks for `</script` and `<!--`; escaping every `<`, `>` and `&` as a
 # JSON unicode escape keeps the blob valid JSON and makes both sequences impossible. Lone surrogates (valid
@@ -41,77 +54,135 @@ def embed_json(data: Any) -> str:
     return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _run_payload(run: RunTrace) -> dict[str, Any]:
-    # case_id (which case first produced a shared baseline) and role (frontend baseline of one case is the
-    # backend baseline of another) are left out so that one baseline run reached from many cases is stored once.
-    return run.model_dump(mode="json", by_alias=True, exclude={"case_id", "role"})
+def pack_blob(data: Any) -> str:
+    """A pack as base64 of gzip (fixed timestamp: the same run gives the same bytes)."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
-def _intern(table: dict[str, Any], payload: Any) -> str:
-    key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    table.setdefault(key, payload)
-    return key
+class _Table:
+    """Distinct strings, referred to by position."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: str | None) -> int:
+        if value is None:
+            return -1
+        if value not in self._index:
+            self._index[value] = len(self.items)
+            self.items.append(value)
+        return self._index[value]
 
 
-def compared_payload(case: CaseResult) -> tuple[dict[str, Any], str | None]:
-    """The views the case's verdict compared, by role (none for a case that did not run), and why they are
-    missing when they cannot be rebuilt here."""
-    reference, translated = case.runs.get("baseline_frontend"), case.runs.get("translated")
-    if reference is None or translated is None:
-        return {}, None
-    try:
-        left, right = compared_views(reference, translated)
-    except UnknownLossesError as exc:
-        return {}, str(exc)
-    return {"baseline_frontend": left, "translated": right}, None
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
 
 
-def _case_payload(case: CaseResult, runs: dict[str, Any], views: dict[str, Any]) -> dict[str, Any]:
-    data = case.model_dump(mode="json", by_alias=True, exclude={"runs"})
-    data["runs"] = {role: _intern(runs, _run_payload(run)) for role, run in case.runs.items()}
-    compared, missing = compared_payload(case)
-    data["compared"] = {role: _intern(views, view) for role, view in compared.items()}
-    if missing is not None:
-        data["compared_missing"] = missing
-    return data
+def first_tokens(report: RunReport) -> list[list[Any]]:
+    """Per (frontend, backend) cell with streamed cases: [frontend, backend, median time to first token of the
+    translated runs, the same for their frontend baselines, streamed cases measured] (ms)."""
+    found: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    for case in report.cases:
+        translated, baseline = case.runs.get("translated"), case.runs.get("baseline_frontend")
+        if not case.stream or translated is None or baseline is None:
+            continue
+        mine, theirs = first_token_ms(translated), first_token_ms(baseline)
+        if mine is not None and theirs is not None:
+            found[(case.frontend, case.backend)][0].append(mine)
+            found[(case.frontend, case.backend)][1].append(theirs)
+    return [[f, b, _median(t), _median(r), len(t)] for (f, b), (t, r) in found.items()]
 
 
-def build_data(report: RunReport) -> dict[str, Any]:
-    """The JSON the page renders from: run facts, cases (with run and view references), the distinct runs and the
-    distinct compared views."""
-    runs: dict[str, Any] = {}
-    views: dict[str, Any] = {}
-    cases = [_case_payload(c, runs, views) for c in report.cases]
-    return {
+def _packs(report: RunReport, report_dir: str) -> tuple[dict[str, int], list[str]]:
+    """Which pack holds each case, and the packs: one per (scenario, streaming), whose cases share baselines."""
+    packs: dict[tuple[str, bool], tuple[int, Pack]] = {}
+    where: dict[str, int] = {}
+    for case in report.cases:
+        key = (case.scenario, case.stream)
+        if key not in packs:
+            packs[key] = (len(packs), Pack(report_dir, report.rerun))
+        number, pack = packs[key]
+        pack.add(case)
+        where[case.case_id] = number
+    return where, [pack_blob(pack.payload()) for _, pack in packs.values()]
+
+
+def _row(case: CaseResult, axes: dict[str, _Table], strings: _Table, group: int, pack: int, new: bool) -> list[Any]:
+    return [
+        case.case_id,
+        axes["scenario"](case.scenario),
+        axes["frontend"](case.frontend),
+        axes["backend"](case.backend),
+        1 if case.stream else 0,
+        axes["verdict"](case.verdict),
+        strings(case.reason),
+        strings(first_path(case)),
+        group,
+        strings(case.known),
+        1 if new else 0,
+        round(case.duration_ms),
+        pack,
+    ]
+
+
+def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], list[str]]:
+    """The index JSON and the compressed packs of a finished run."""
+    axes = {name: _Table() for name in ("scenario", "frontend", "backend", "verdict")}
+    for name, values in (("scenario", report.scenarios), ("frontend", report.frontends), ("backend", report.backends)):
+        for value in values:
+            axes[name](value)
+    for verdict in VERDICTS:
+        axes["verdict"](verdict)
+    strings = _Table()
+    # The list shows what needs looking at first: every failing group before the unsupported and passing ones.
+    groups = sorted(group_cases(report.cases), key=lambda g: g.verdict in (Verdict.PASS, Verdict.UNSUPPORTED))
+    group_of = {c.case_id: i for i, g in enumerate(groups) for c in g.cases}
+    where, packs = _packs(report, report_dir)
+    new = set(report.new_proxy_bugs)
+    rows = [_row(c, axes, strings, group_of[c.case_id], where[c.case_id], c.case_id in new) for c in report.cases]
+    index = {
         "run": {
             "run_id": report.run_id,
             "sut": report.sut,
             "duration_s": report.duration_s,
             "exit_code": report.exit_code,
-            "verdicts": list(VERDICTS),
-            "counts": report.counts(),
-            "frontends": report.frontends,
-            "backends": report.backends,
-            "scenarios": report.scenarios,
-            "new_proxy_bugs": report.new_proxy_bugs,
+            "new_proxy_bugs": len(report.new_proxy_bugs),
             "fixed": report.fixed,
             "harness_errors": report.harness_errors,
             "deviating": report.deviating,
             "strict": report.strict,
+            "report_dir": report_dir,
         },
-        "cases": cases,
-        "runs": runs,
-        "views": views,
+        "verdicts": [
+            {"id": v, "label": verdict_info(v).label, "short": verdict_info(v).short, "color": verdict_info(v).color}
+            for v in axes["verdict"].items
+        ],
+        "scenarios": axes["scenario"].items,
+        "frontends": axes["frontend"].items,
+        "backends": axes["backend"].items,
+        "descriptions": [report.descriptions.get(s, "") for s in axes["scenario"].items],
+        "strings": strings.items,
+        "groups": [[g.id, axes["verdict"](g.verdict), g.path, strings(g.reason), len(g.cases)] for g in groups],
+        "cases": rows,
+        "first_tokens": first_tokens(report),
     }
+    return index, packs
 
 
-def render_html(report: RunReport) -> str:
+def render_html(report: RunReport, report_dir: str = ".") -> str:
     """The whole page for a finished run."""
+    index, packs = build_index(report, report_dir)
+    blobs = "\n".join(
+        f'<script type="application/octet-stream" id="pack-{i}">{blob}</script>' for i, blob in enumerate(packs)
+    )
     parts = {
         "title": html.escape(f"Conformance run {report.run_id}"),
         "style": asset("report.css"),
-        "script": asset("report.js"),
-        "data": embed_json(build_data(report)),
+        "script": "\n".join(asset(name) for name in SCRIPTS),
+        "data": embed_json(index),
+        "packs": blobs,
     }
     # One pass over the template only: markers that happen to appear inside inserted text are not expanded.
     return _MARKER.sub(lambda m: parts[m.group(1)], asset("template.html"))
@@ -124,4 +195,4 @@ class HtmlWriter(FileWriter):
 
     def render(self, report: RunReport) -> str:
         """The page text."""
-        return render_html(report)
+        return render_html(report, shown_dir(self.out_dir))

@@ -17,6 +17,11 @@ Mapping of verdicts (chosen so that the JUnit view agrees with the gate's exit c
 
 Every non-passing case also carries the details in `<system-out>`, and every case has `<properties>` with its
 verdict, scenario, frontend, backend and stream flag.
+
+Grouping (as on the terminal and in summary.json): the suite's `<properties>` hold one `group` property per group
+of failing cases (`<id>: <count> x <verdict> at <path>: <reason> (e.g. <case>)`), and each of those cases a
+`group` property with its group's id, and its failure message ends with `[group <id>: <count> cases]`, so a CI
+view that lists failures shows which ones are the same bug.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from harness.report.groups import CaseGroup, failing
 from harness.report.model import FileWriter, RunReport, failed_checks, json_value
 from harness.trace.model import CaseResult, Verdict
 
@@ -77,7 +83,14 @@ def _outcome(case: CaseResult, strict: bool) -> tuple[str, str, str] | None:
     return ("skipped", case.verdict, f"{case.verdict}: {case.reason}")
 
 
-def _testcase(parent: ET.Element, case: CaseResult, strict: bool) -> str | None:
+def _group_text(group: CaseGroup) -> str:
+    return (
+        f"{group.id}: {len(group.cases)} x {group.verdict} at {group.path}: {group.reason} "
+        f"(e.g. {group.example.case_id})"
+    )
+
+
+def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGroup | None) -> str | None:
     element = ET.SubElement(
         parent,
         "testcase",
@@ -98,12 +111,16 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool) -> str | None:
         ET.SubElement(
             props, "property", name="wire_deviation", value=xml_text(f"{deviation.rule}: {deviation.message}")
         )
+    if group is not None:
+        ET.SubElement(props, "property", name="group", value=group.id)
     outcome = _outcome(case, strict)
     if outcome is None:
         if case.deviations:
             ET.SubElement(element, "system-out").text = xml_text(_details(case))
         return None
     tag, kind, message = outcome
+    if group is not None:
+        message += f" [group {group.id}: {len(group.cases)} case{'s' if len(group.cases) != 1 else ''}]"
     details = xml_text(_details(case))
     child = ET.SubElement(element, tag, message=xml_text(message), type=kind)
     if tag in ("failure", "error"):
@@ -116,10 +133,15 @@ def render_junit(report: RunReport) -> str:
     """The JUnit XML document of a finished run."""
     root = ET.Element("testsuites", name="conformance")
     suite = ET.SubElement(root, "testsuite", name="conformance")
-    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="run_id", value=xml_text(report.run_id))
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="run_id", value=xml_text(report.run_id))
+    groups = failing(report.cases)
+    for group in groups:
+        ET.SubElement(properties, "property", name="group", value=xml_text(_group_text(group)))
+    group_of = {c.case_id: g for g in groups for c in g.cases}
     tally = {"failure": 0, "skipped": 0, "error": 0}
     for case in report.cases:
-        tag = _testcase(suite, case, report.strict)
+        tag = _testcase(suite, case, report.strict, group_of.get(case.case_id))
         if tag is not None:
             tally[tag] += 1
     for element in (root, suite):

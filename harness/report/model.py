@@ -8,17 +8,58 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard
+from harness.runner.run_events import CaseFinished, CaseJudged, RunFinished, RunnerEvent, RunStarted, Shard
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 """Every verdict, in the order reports list them."""
+
+
+@dataclass(frozen=True)
+class VerdictInfo:
+    """How every report shows one verdict: a verdict added to `Verdict` without an entry in `VERDICT_INFO` gets a
+    plain one (`verdict_info`), so a new verdict is data for the writers, never code."""
+
+    label: str
+    """Full name, as the HTML report and the terminal legend print it."""
+    short: str
+    """Short name for narrow places (matrix cells in the HTML report)."""
+    mark: str
+    """One or two characters after a count in the terminal's 80-column matrix (`2S`)."""
+    color: str
+    """CSS colour of its badges and chart bars."""
+    style: str
+    """`rich` style on the terminal."""
+    listed: bool = True
+    """Whether the terminal lists its cases (grouped) after the matrix, or only counts them."""
+
+
+VERDICT_INFO: dict[str, VerdictInfo] = {
+    Verdict.PASS: VerdictInfo("pass", "pass", "", "#2e7d32", "green", listed=False),
+    Verdict.PROXY_BUG_REQUEST: VerdictInfo("proxy bug (request)", "request bug", "Q", "#c62828", "bold red"),
+    Verdict.PROXY_BUG_RESPONSE: VerdictInfo("proxy bug (response)", "response bug", "S", "#d84315", "bold red"),
+    Verdict.BACKEND_ISSUE: VerdictInfo("backend issue", "backend", "b", "#9a7400", "yellow"),
+    Verdict.BASELINE_ISSUE: VerdictInfo("baseline issue", "baseline", "B", "#6a1b9a", "magenta"),
+    Verdict.UNSUPPORTED: VerdictInfo("unsupported", "unsupported", "u", "#757575", "dim", listed=False),
+    "harness_error": VerdictInfo("harness error", "ERROR", "E", "#000000", "bold white on red"),
+}
+"""Presentation of each verdict (keyed by value, so an entry may come before its verdict does)."""
+
+
+def verdict_info(verdict: str) -> VerdictInfo:
+    """How reports show `verdict`; a verdict without an entry is shown by its name, listed, in a neutral colour."""
+    found = VERDICT_INFO.get(str(verdict))
+    if found is not None:
+        return found
+    words = str(verdict).replace("_", " ")
+    return VerdictInfo(words, words, str(verdict)[:2], "#37474f", "bold")
+
 
 ROLES: tuple[str, ...] = ("baseline_frontend", "translated", "baseline_backend")
 """The three runs of a case, in the order the case view shows them side by side."""
@@ -73,6 +114,10 @@ class RunReport:
     """Whether wire deviations fail the gate."""
     shard: Shard | None = None
     """Which slice of the matrix this run was, when it was one shard of it."""
+    descriptions: dict[str, str] = field(default_factory=dict)
+    """Scenario descriptions by id."""
+    rerun: list[str] = field(default_factory=list)
+    """The run's options that shape every case (for rerun commands)."""
 
     def counts(self) -> dict[Verdict, int]:
         """Cases per verdict (every verdict present, zero when none)."""
@@ -118,6 +163,8 @@ class Collector:
             return None
         if self._started is None:
             raise ReportError(f"{type(event).__name__} before RunStarted")
+        if isinstance(event, CaseJudged):  # progress only: every case comes again as CaseFinished, in order
+            return None
         if isinstance(event, CaseFinished):
             if event.result.verdict not in VERDICTS:
                 raise ReportError(f"{event.result.case_id}: unknown verdict {event.result.verdict!r}")
@@ -132,7 +179,7 @@ class Collector:
             frontends=_merge_order(started.frontends, (c.frontend for c in self._cases)),
             backends=_merge_order(started.backends, (c.backend for c in self._cases)),
             scenarios=_merge_order(started.scenarios, (c.scenario for c in self._cases)),
-            cases=list(self._cases),
+            cases=_plan_order(started.case_ids, self._cases),
             duration_s=event.duration_s,
             exit_code=event.exit_code,
             new_proxy_bugs=list(event.new_proxy_bugs),
@@ -141,6 +188,8 @@ class Collector:
             deviating=list(event.deviating),
             strict=event.strict,
             shard=started.shard,
+            descriptions=dict(started.descriptions),
+            rerun=list(started.rerun),
         )
         # The runner counts the same results the writers received: a mismatch is a bug on one side, and a
         # report that silently disagrees with the gate would be worse than none.
@@ -152,6 +201,13 @@ class Collector:
         self._started = None
         self._cases = []
         return report
+
+
+def _plan_order(case_ids: Sequence[str], cases: list[CaseResult]) -> list[CaseResult]:
+    # Cases may arrive in the order they finish (worker processes); reports list them in the plan's order, and a
+    # case the plan did not announce after those, as it came.
+    rank = {case_id: i for i, case_id in enumerate(case_ids)}
+    return sorted(cases, key=lambda c: rank.get(c.case_id, len(rank)))
 
 
 def first_path(case: CaseResult) -> str | None:

@@ -9,7 +9,7 @@ case id, and the axes are sorted. The gate is recomputed from the cases: a proxy
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,11 @@ def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> S
     return [*declared, *(v for v in seen if v not in declared)]
 
 
-def events_for_run(run_dir: Path, *, full_check: bool = False) -> list[RunnerEvent]:
-    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports."""
+def events_for_run(
+    run_dir: Path, descriptions: Mapping[str, str] | None = None, *, full_check: bool = False
+) -> list[RunnerEvent]:
+    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports (scenario
+    `descriptions` stand in when the previous summary has none, as summaries written before they were kept)."""
     previous = _previous_summary(run_dir)
     cases = _ordered(load_cases(run_dir, full_check=full_check), previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
@@ -76,6 +79,8 @@ def events_for_run(run_dir: Path, *, full_check: bool = False) -> list[RunnerEve
         scenarios=_axis(previous, "scenarios", (c.scenario for c in cases)),
         sut=previous["sut"] if previous else UNKNOWN_SUT,
         shard=Shard(**previous["shard"]) if previous and "shard" in previous else None,
+        descriptions=(previous or {}).get("scenario_descriptions", descriptions or {}),
+        rerun=(previous or {}).get("rerun_options", []),
     )
     counts: dict[str, int] = {}
     for case in cases:

@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonschema
 
+from harness.report.commands import rerun_command
+from harness.report.groups import CaseGroup, failing
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
 from harness.trace.writer import case_file_name
 
@@ -37,10 +39,30 @@ def validate_summary(data: dict[str, Any]) -> None:
         raise ReportError(f"summary invalid at {where}: {error.message}")
 
 
+def _group(group: CaseGroup, report: RunReport) -> dict[str, Any]:
+    example = group.example
+    return {
+        "id": group.id,
+        "verdict": group.verdict,
+        "first_divergence": group.path,
+        "reason": group.reason,
+        "count": len(group.cases),
+        "new": group.new,
+        "example": example.case_id,
+        "rerun": rerun_command(example, report.rerun),
+        "frontends": group.axis("frontend"),
+        "backends": group.axis("backend"),
+        "scenarios": group.axis("scenario"),
+        "cases": [c.case_id for c in group.cases],
+    }
+
+
 def build_summary(report: RunReport) -> dict[str, Any]:
     """The summary of a finished run as JSON-ready data."""
     cells = report.cells()
     shard = report.shard
+    groups = failing(report.cases)
+    group_of = {c.case_id: g.id for g in groups for c in g.cases}
     return {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "run_id": report.run_id,
@@ -66,6 +88,9 @@ def build_summary(report: RunReport) -> dict[str, Any]:
             if shard is not None
             else {}
         ),
+        "scenario_descriptions": report.descriptions,
+        "rerun_options": report.rerun,
+        "groups": [_group(g, report) for g in groups],
         "cases": [
             {
                 "case_id": c.case_id,
@@ -78,6 +103,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "first_divergence": first_path(c),
                 "known": c.known,
                 "deviations": [d.model_dump(mode="json") for d in c.deviations],
+                "group": group_of.get(c.case_id),
                 "duration_ms": round(c.duration_ms, 3),
                 "trace": f"cases/{case_file_name(c.case_id)}.json",
             }

@@ -1,83 +1,97 @@
-"""The terminal summary (a `rich` matrix table and the list of proxy bugs) and a progress helper for the runner."""
+"""The terminal summary, written to read well in a CI log (no TTY, 80 columns) as on a terminal.
+
+- The matrix with the longer axis as rows (24 backends x 5 frontends fits 80 columns), full names, and compact
+  cells: the passes, then each other verdict's count with its mark (`60 2S 10u`), explained by a legend.
+- Failing cases grouped by (verdict, first-divergence path, reason) with counts, one example and the command
+  that reruns it, instead of one block per case.
+- The totals. The gate line and the report path are printed by `conformance run` itself (`gate_line`), so they
+  appear with `-q` too and can say what `--update-known` did.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-
+from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from harness.report.model import Collector, RunReport, json_value
+from harness.report.commands import rerun_command
+from harness.report.groups import NO_PATH, CaseGroup, failing
+from harness.report.model import Collector, RunReport, json_value, verdict_info
 from harness.runner.run_events import RunnerEvent
 from harness.trace.model import CaseResult, Verdict
 
-STYLES: dict[Verdict, str] = {
-    Verdict.PASS: "green",
-    Verdict.PROXY_BUG_REQUEST: "bold red",
-    Verdict.PROXY_BUG_RESPONSE: "bold red",
-    Verdict.BACKEND_ISSUE: "yellow",
-    Verdict.BASELINE_ISSUE: "magenta",
-    Verdict.UNSUPPORTED: "dim",
-    Verdict.HARNESS_ERROR: "bold white on red",
-}
-"""Colour of each verdict."""
-
-SHORT: dict[Verdict, str] = {
-    Verdict.PASS: "pass",
-    Verdict.PROXY_BUG_REQUEST: "bug:req",
-    Verdict.PROXY_BUG_RESPONSE: "bug:resp",
-    Verdict.BACKEND_ISSUE: "backend",
-    Verdict.BASELINE_ISSUE: "baseline",
-    Verdict.UNSUPPORTED: "unsup",
-    Verdict.HARNESS_ERROR: "ERROR",
-}
-"""Short verdict labels that keep matrix cells narrow."""
-
-VALUE_LIMIT = 120
+GROUPS_SHOWN = 15
+"""Groups listed per verdict on the terminal (summary.json and the HTML report have them all)."""
+VALUE_LIMIT = 60
 """Longest divergence value printed on the terminal (the HTML report has the whole value)."""
+MATRIX_NAME = 17
+"""Widest row name before it is cut (`cloudflare-openai`)."""
 
 
 def _cell(counts: dict[Verdict, int]) -> Text:
     text = Text()
     for verdict, n in counts.items():
         if n:
-            if text:
-                text.append(" ")
-            text.append(f"{n} {SHORT[verdict]}", style=STYLES[verdict])
+            info = verdict_info(verdict)
+            text.append(" " if text else "")
+            text.append(f"{n}{info.mark}", style=info.style)
     return text if text else Text("-", style="dim")
 
 
+def _axes(report: RunReport) -> tuple[str, list[str], str, list[str], bool]:
+    """(row title, rows, column title, columns, rows are backends): the longer axis runs down the page."""
+    if len(report.backends) >= len(report.frontends):
+        return "backend", report.backends, "frontend", report.frontends, True
+    return "frontend", report.frontends, "backend", report.backends, False
+
+
 def matrix_table(report: RunReport) -> Table:
-    """Frontend x backend table whose cells count cases per verdict, coloured."""
-    # Names are wrapped in Text so that brackets in them are never read as rich markup.
-    table = Table(title=Text(f"conformance run {report.run_id}"), title_justify="left")
-    table.add_column(Text("frontend \\ backend"), style="bold")
-    for backend in report.backends:
-        table.add_column(Text(backend))
+    """The matrix with compact cells, a total per column, and room for 5 columns in 80 characters."""
+    row_title, rows, col_title, cols, by_backend = _axes(report)
     cells = report.cells()
-    for frontend in report.frontends:
-        table.add_row(Text(frontend), *[_cell(cells[(frontend, b)]) for b in report.backends])
+    totals = {c: dict.fromkeys(report.counts(), 0) for c in cols}
+    for (frontend, backend), counts in cells.items():
+        for verdict, n in counts.items():
+            totals[frontend if by_backend else backend][verdict] += n
+    table = Table(box=box.SIMPLE, pad_edge=False, padding=(0, 1), show_edge=False, show_footer=True)
+    table.add_column(
+        Text(f"{row_title} \\ {col_title}"), Text("all"), style="bold", no_wrap=True, max_width=MATRIX_NAME + 2
+    )
+    for name in cols:
+        table.add_column(Text(name), _cell(totals[name]), overflow="fold")
+    for row in rows:
+        table.add_row(Text(row), *[_cell(cells[(col, row) if by_backend else (row, col)]) for col in cols])
     return table
 
 
-def _bug_line(case: CaseResult) -> Text:
-    line = Text("  ")
-    line.append(case.verdict, style=STYLES[case.verdict])
-    line.append(f" {case.case_id}", style="bold")
-    if case.known:
-        line.append(f" (known: {case.known})", style="dim")
-    line.append(f"\n    {case.reason}")
-    first = case.first_divergence
+def legend(report: RunReport) -> Text:
+    """What the marks in the cells mean (only verdicts that occur)."""
+    text = Text("cells: passes, then ")
+    present = [v for v, n in report.counts().items() if n and verdict_info(v).mark]
+    for i, verdict in enumerate(present):
+        info = verdict_info(verdict)
+        text.append(f"{info.mark}", style=info.style)
+        text.append(f" {info.label}" + (", " if i < len(present) - 1 else ""))
+    if not present:
+        text.append("(no other verdicts)")
+    return text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _divergence(group: CaseGroup) -> Text:
+    first = group.example.first_divergence
+    text = Text(f"at {group.path}")
     if first is not None:
-        line.append(f"\n    first divergence at {first.path}: ")
-        line.append(json_value(first.left, VALUE_LIMIT), style="green")
-        line.append(" != ")
-        line.append(json_value(first.right, VALUE_LIMIT), style="red")
-    return line
+        text.append(": ")
+        text.append(json_value(first.left, VALUE_LIMIT), style="green")
+        text.append(" != ")
+        text.append(json_value(first.right, VALUE_LIMIT), style="red")
+    return text
 
 
 def _deviation_lines(case: CaseResult) -> Text:
@@ -89,94 +103,129 @@ def _deviation_lines(case: CaseResult) -> Text:
     return line
 
 
-def gate_line(report: RunReport) -> str:
-    """The gate's outcome in one line (also what `conformance run` prints last on a harness error)."""
-    if report.harness_errors:
-        first = next((c for c in report.cases if c.verdict.is_harness_error), None)
-        why = f": {first.case_id}: {first.reason}" if first else ""
-        return f"gate: ERROR ({len(report.harness_errors)} case(s) could not be judged{why})"
-    deviations = f"; {len(report.deviating)} case(s) with wire deviations" if report.deviating else ""
-    if report.strict and report.deviating and not report.new_proxy_bugs:
-        return f"gate: FAIL (--strict{deviations})"
-    detail = f"{len(report.new_proxy_bugs)} new proxy bug(s)" if report.new_proxy_bugs else "no new proxy bugs"
-    return f"gate: {'FAIL' if report.exit_code else 'PASS'} ({detail}{deviations})"
-
-
-def print_summary(report: RunReport, console: Console) -> None:
-    """Print the matrix, the harness errors and proxy bugs with their first divergence, the wire deviations, the
-    totals and the gate's outcome."""
-    console.print(matrix_table(report))
-    for title, cases in (("harness errors", report.errors()), ("proxy bugs", report.proxy_bugs())):
-        if cases:
-            console.print(Text(f"{title} ({len(cases)}):", style="bold"))
-            for case in cases:
-                console.print(_bug_line(case), soft_wrap=True)
+def print_deviations(report: RunReport, console: Console) -> None:
+    """The cases whose translated wire deviates from its protocol (warnings, or failures under --strict)."""
     deviating = report.with_deviations()
     if deviating:
         label = "fail the gate (--strict)" if report.strict else "warnings"
         console.print(Text(f"wire deviations ({len(deviating)} cases; {label}):", style="bold"))
         for case in deviating:
             console.print(_deviation_lines(case), soft_wrap=True)
+
+
+def _names(label: str, names: list[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit]) + (f", +{len(names) - limit} more" if len(names) > limit else "")
+    return f"{label} ({len(names)}): {shown}"
+
+
+def print_group(console: Console, number: int, group: CaseGroup, rerun: list[str]) -> None:
+    """One group: count, verdict and id; where it first diverges; why; where it happens; one example to rerun
+    (the command on one line of its own, unwrapped, to copy and paste)."""
+    info = verdict_info(group.verdict)
+    head = Text(f"{number:>2}. ")
+    head.append(f"{len(group.cases)} x {info.label}", style=info.style)
+    head.append(f"  [{group.id}]", style="dim")
+    if group.known:
+        head.append(f"  {group.known} known, {group.new} new", style="dim")
+    body: list[Text] = []
+    if group.path != NO_PATH or group.example.first_divergence is not None:
+        body.append(_divergence(group))
+    body.append(Text(group.reason))
+    body.append(Text(_names("frontends", group.axis("frontend")), style="dim"))
+    body.append(Text(_names("backends", group.axis("backend")), style="dim"))
+    body.append(Text(f"e.g. {group.example.case_id}"))
+    console.print(head)
+    for line in body:  # each indented on its own: a long reason wraps under itself, no line is padded out
+        console.print(Padding(line, (0, 0, 0, 4), expand=False))
+    console.print(Text(f"    rerun: {rerun_command(group.example, rerun)}", style="dim"), soft_wrap=True)
+
+
+def print_groups(report: RunReport, console: Console) -> None:
+    """Every failing verdict's groups (the largest first), at most GROUPS_SHOWN each."""
+    by_verdict: dict[str, list[CaseGroup]] = {}
+    for group in failing(report.cases):
+        if verdict_info(group.verdict).listed:
+            by_verdict.setdefault(group.verdict, []).append(group)
+    if by_verdict:
+        console.print(Text("failing cases grouped by verdict, first-divergence path and reason:", style="dim"))
+    for verdict, groups in by_verdict.items():
+        info = verdict_info(verdict)
+        cases = sum(len(g.cases) for g in groups)
+        console.print(Text(f"{info.label}: {_plural(cases, 'case')} in {_plural(len(groups), 'group')}", style="bold"))
+        for number, group in enumerate(groups[:GROUPS_SHOWN], 1):
+            print_group(console, number, group, report.rerun)
+        if len(groups) > GROUPS_SHOWN:
+            console.print(Text(f"    ... and {len(groups) - GROUPS_SHOWN} more group(s): see summary.json"))
+
+
+def totals_line(report: RunReport) -> Text:
+    """`8280 cases in 1103.2s: 6773 pass, 10 proxy bug (response), ...`."""
     totals = Text(f"{len(report.cases)} cases in {report.duration_s:.1f}s: ")
-    parts = [(f"{n} {v}", STYLES[v]) for v, n in report.counts().items() if n]
+    parts = [(f"{n} {verdict_info(v).label}", verdict_info(v).style) for v, n in report.counts().items() if n]
     for i, (label, style) in enumerate(parts):
         totals.append(label, style=style)
         if i < len(parts) - 1:
             totals.append(", ")
-    console.print(totals)
+    return totals
+
+
+def print_summary(report: RunReport, console: Console, *, gate: bool = True) -> None:
+    """Print the matrix and its legend, the failing groups, the totals and (`gate`) the gate's outcome."""
+    title = Text(f"conformance run {report.run_id}", style="bold")
+    console.print(title)
+    console.print(matrix_table(report))
+    console.print(legend(report))
+    print_groups(report, console)
+    print_deviations(report, console)
+    console.print(totals_line(report))
     if report.fixed:
         console.print(Text(f"fixed since the known-failures list: {', '.join(report.fixed)}", style="green"))
-    console.print(Text(gate_line(report), style="bold red" if report.exit_code else "bold green"))
+    if gate:
+        console.print(Text(gate_line(report), style="bold red" if report.exit_code else "bold green"))
+
+
+def gate_line(report: RunReport) -> str:
+    """The gate's outcome in one line: `gate: FAIL (exit 1): 10 new proxy bugs in 1 group` (also what
+    `conformance run` prints last on a harness error)."""
+    deviations = f"; {_plural(len(report.deviating), 'case')} with wire deviations" if report.deviating else ""
+    if report.harness_errors:
+        first = next((c for c in report.cases if c.verdict.is_harness_error), None)
+        why = f": {first.case_id}: {first.reason}" if first else ""
+        count = _plural(len(report.harness_errors), "case")
+        return f"gate: ERROR (exit {report.exit_code}): {count} could not be judged{why}"
+    if report.exit_code == 0:
+        known = sum(1 for c in report.proxy_bugs() if c.known)
+        tail = f"; {known} known proxy bug(s) accepted by the known-failures file" if known else ""
+        return f"gate: PASS (exit 0): no new proxy bugs{tail}{deviations}"
+    new = set(report.new_proxy_bugs)
+    groups = [g for g in failing(report.cases) if any(c.case_id in new for c in g.cases)]
+    if new:
+        return (
+            f"gate: FAIL (exit {report.exit_code}): {_plural(len(new), 'new proxy bug')} in "
+            f"{_plural(len(groups), 'group')}{deviations}"
+        )
+    if report.strict and report.deviating:
+        return f"gate: FAIL (exit {report.exit_code}): --strict{deviations}"
+    return f"gate: FAIL (exit {report.exit_code})"
 
 
 class TerminalWriter:
-    """Prints the summary to a console when the run finishes."""
+    """Prints the summary to a console when the run finishes, and keeps the finished report for the gate line."""
 
-    def __init__(self, console: Console) -> None:
-        """Print to `console` (pass `Console(file=...)` to capture)."""
+    def __init__(self, console: Console, *, summary: bool = True, gate: bool = True) -> None:
+        """Print to `console` (pass `Console(file=...)` to capture); `summary` False prints nothing (`-q`),
+        `gate` False leaves the gate line to the caller."""
         self.console = console
+        self.summary = summary
+        self.gate = gate
+        self.report: RunReport | None = None
+        """The finished run, once RunFinished arrived."""
         self._collector = Collector()
 
     def handle(self, event: RunnerEvent) -> None:
         """Collect the event; print the summary on RunFinished."""
         report = self._collector.handle(event)
         if report is not None:
-            print_summary(report, self.console)
-
-
-@dataclass
-class ProgressHandle:
-    """What the runner advances once per finished case."""
-
-    progress: Progress
-    """The rich progress display (disabled when not on a terminal)."""
-    task: TaskID
-    """Its one task."""
-    bugs: int = 0
-    """Proxy bugs seen so far."""
-
-    def advance(self, case: CaseResult) -> None:
-        """Count one finished case and show it as the latest."""
-        if case.verdict.is_proxy_bug:
-            self.bugs += 1
-        self.progress.update(self.task, advance=1, latest=case.case_id, bugs=self.bugs)
-
-
-@contextmanager
-def progress(total: int, console: Console | None = None) -> Iterator[ProgressHandle]:
-    """A progress bar over `total` cases; draws nothing when the console is not a terminal (CI logs, pipes)."""
-    console = console or Console(stderr=True)
-    bar = Progress(
-        TextColumn("[bold]cases"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[bugs]} proxy bugs"),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[latest]}", style="dim", markup=False),
-        console=console,
-        disable=not console.is_terminal,
-        transient=True,
-    )
-    with bar:
-        task = bar.add_task("cases", total=total, latest="", bugs=0)
-        yield ProgressHandle(bar, task)
+            self.report = report
+            if self.summary:
+                print_summary(report, self.console, gate=self.gate)

@@ -28,7 +28,16 @@ from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
-from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Shard, Writer, gate_code
+from harness.runner.run_events import (
+    CaseFinished,
+    CaseJudged,
+    RunFinished,
+    RunnerEvent,
+    RunStarted,
+    Shard,
+    Writer,
+    gate_code,
+)
 from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
@@ -334,15 +343,20 @@ class Runner:
             if self.options.sut is not None:  # judge only once every run is in: did the proxy reach each backend?
                 for task in tasks:
                     runner.run_here(dict(task.runs), report)
-            dones = [runner.execute(task, report) for task in tasks]
-            checked = {result.case_id: result for done in dones for result in done.results}
+            checked = {}
+            for task in tasks:
+                for result in runner.execute(task, report).results:
+                    checked[result.case_id] = result
+                    self._emit(CaseJudged(result))
         else:
             options = dataclasses.replace(self.options, run_id=self.run_id)
             config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
             checked = {}
 
             def parse(done: Done) -> None:  # as each unit arrives, while the workers go on with the others
-                checked.update((case_id, parse_case(text, case_id)) for case_id, text in done.cases)
+                for case_id, text in done.cases:
+                    checked[case_id] = parse_case(text, case_id)
+                    self._emit(CaseJudged(checked[case_id]))
 
             timeout = self.options.stall_timeout
             pool = WorkerPool(
@@ -352,7 +366,7 @@ class Runner:
             self.worker_cpu_s = pool.cpu_s
         return [checked[case.case_id] for case in self.cases]
 
-    def _emit(self, event: RunStarted | CaseFinished | RunFinished) -> None:
+    def _emit(self, event: RunnerEvent) -> None:
         for writer in self.writers:
             writer.handle(event)
 
@@ -376,6 +390,8 @@ class Runner:
                     [s.id for s in self.plan.scenarios],
                     sut=self.options.sut or "built-in proxy",
                     shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
+                    descriptions={s.id: s.description for s in self.plan.scenarios},
+                    rerun=list(self.options.rerun),
                 )
             )
             results = self._results(runner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import time
 from dataclasses import dataclass
@@ -44,9 +45,28 @@ RunResult = RunTrace | Unexpressed
 """What a planned run comes to."""
 
 
-def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, bool]:
-    data = b"".join(chunks)
-    return data[:WIRE_EXCERPT].decode("utf-8", "replace"), len(data) > WIRE_EXCERPT
+def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, list[int], bool]:
+    """The first WIRE_EXCERPT bytes as text, where each chunk begins in it, and whether it was cut. Decoded
+    incrementally, so a character split between chunks belongs to the chunk that completes it."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    parts: list[str] = []
+    offsets: list[int] = []
+    size = length = 0
+    for chunk in chunks:
+        if size >= WIRE_EXCERPT:
+            break
+        piece = chunk[: WIRE_EXCERPT - size]
+        size += len(piece)
+        offsets.append(length)
+        text = decoder.decode(piece, final=size >= WIRE_EXCERPT)
+        parts.append(text)
+        length += len(text)
+    parts.append(decoder.decode(b"", final=True))
+    return "".join(parts), offsets, sum(len(c) for c in chunks) > WIRE_EXCERPT
+
+
+def _ms(seconds: tuple[float, ...]) -> list[float]:
+    return [round(s * 1000, 3) for s in seconds]
 
 
 def _check(result: CheckResult) -> Check:
@@ -57,8 +77,8 @@ def _wire(exchange: Exchange | None, run: Run) -> Wire:
     cassette = run.recording.relative_path
     if exchange is None:
         return Wire(cassette=cassette, interaction=0)
-    upstream, cut_up = _excerpt(exchange.upstream_chunks)
-    frontend, cut_front = _excerpt(exchange.frontend_chunks)
+    upstream, up_offsets, cut_up = _excerpt(exchange.upstream_chunks)
+    frontend, front_offsets, cut_front = _excerpt(exchange.frontend_chunks)
     return Wire(
         cassette=cassette,
         interaction=0,
@@ -67,6 +87,12 @@ def _wire(exchange: Exchange | None, run: Run) -> Wire:
         upstream_chunks=len(exchange.upstream_chunks),
         frontend_chunks=len(exchange.frontend_chunks),
         truncated=cut_up or cut_front or exchange.truncated,
+        upstream_offsets=up_offsets,
+        frontend_offsets=front_offsets,
+        upstream_times_ms=_ms(exchange.upstream_chunk_times),
+        frontend_times_ms=_ms(exchange.frontend_chunk_times),
+        event_chunks=list(exchange.event_chunks) if exchange.upstream_events else [],
+        frontend_events=list(exchange.frontend_chunk_events) if exchange.frontend_chunk_times else [],
     )
 
 

@@ -70,6 +70,8 @@ class RunOptions:
     stall_timeout: float = 300.0
     """Seconds a worker process may go without finishing a run before it is taken for hung and replaced."""
     on_progress: Callable[[str], None] | None = None
+    rerun: Sequence[str] = ()
+    """The command-line options that shape every case, for the reports' rerun commands."""
     results: list[CaseResult] = field(default_factory=list)
 
 

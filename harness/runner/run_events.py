@@ -3,7 +3,7 @@ consumes them (as schemathesis' engine/events.py and reporting/ do)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,6 +43,11 @@ class RunStarted:
     """What is under test."""
     shard: Shard | None = None
     """Set when the run is one shard of the matrix: its cases are that slice of the matrix above."""
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+    """Each scenario's description, by id (the report shows it with every case)."""
+    rerun: Sequence[str] = ()
+    """The `conformance run` options of this run that shape every case (folders, socket, rechunk, system under
+    test), so a report can print a command that reruns exactly one case."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,16 @@ class RunFinished:
     """Whether wire deviations fail the gate."""
 
 
-RunnerEvent = RunStarted | CaseFinished | RunFinished
+@dataclass(frozen=True)
+class CaseJudged:
+    """A case was judged, as its unit of runs finished (in no set order): what progress shows. `CaseFinished`
+    follows for every case, in plan order, once all are judged."""
+
+    result: CaseResult
+    """The judged case."""
+
+
+RunnerEvent = RunStarted | CaseJudged | CaseFinished | RunFinished
 
 
 def gate_code(new_bugs: Sequence[str], errors: Sequence[str], deviating: Sequence[str], *, strict: bool) -> int:

@@ -193,7 +193,12 @@ def evaluate(
     expect = scenario.expect
     if scenario.kind == "models_list":
         models = seen.models or []
-        out = [_check("models_contain", name in models, name, models) for name in expect.models_contain]
+        # A name found is its own evidence; only a missing one carries the whole listing (hundreds of names,
+        # which in every passing check made model-list traces the bulk of a run's reports).
+        out = [
+            _check("models_contain", name in models, name, name if name in models else models)
+            for name in expect.models_contain
+        ]
         return [*out, *_error_checks(expect, flatten(seen), seen, capabilities)]
     flat = flatten(seen)
     return [

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness import ir
 from harness.trace.identity import Case, Mode, Run, RunRole
@@ -113,6 +114,38 @@ class Wire(_Model):
     """Number of chunks the client received."""
     truncated: bool = False
     """Whether either excerpt was cut."""
+    upstream_offsets: list[int] = Field(default_factory=list)
+    """Where each upstream chunk begins in `upstream` (character offsets, ascending; chunks that begin past the
+    excerpt are left out). Empty in traces written before chunk boundaries were kept."""
+    frontend_offsets: list[int] = Field(default_factory=list)
+    """Where each client chunk begins in `frontend`, as `upstream_offsets`."""
+    upstream_times_ms: list[float] = Field(default_factory=list)
+    """When each upstream chunk was read, in ms after the proxy received the request (every chunk the tap kept;
+    empty when unknown)."""
+    frontend_times_ms: list[float] = Field(default_factory=list)
+    """When each client chunk was sent, in ms after the proxy received the request (as `upstream_times_ms`)."""
+    event_chunks: list[int] = Field(default_factory=list)
+    """For each of the run's `upstream_events`, the upstream chunk (0-based) it arrived in: the stream timeline."""
+    frontend_events: list[int] = Field(default_factory=list)
+    """For each client chunk, how many upstream events had arrived when it was sent (parallel to
+    `frontend_times_ms`): event i reached the client with the first chunk whose count exceeds i."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Wire:
+        for side in ("upstream", "frontend"):
+            offsets, times = getattr(self, f"{side}_offsets"), getattr(self, f"{side}_times_ms")
+            text, chunks = getattr(self, side), getattr(self, f"{side}_chunks")
+            if any(b < a for a, b in itertools.pairwise(offsets)) or any(not 0 <= o <= len(text) for o in offsets):
+                raise ValueError(f"wire.{side}_offsets must ascend within the {side} excerpt")
+            if len(offsets) > chunks or len(times) > chunks or (times and len(offsets) > len(times)):
+                raise ValueError(f"wire.{side}: more chunk offsets or times than {side}_chunks")
+        if len(self.frontend_events) != len(self.frontend_times_ms) and self.frontend_events:
+            raise ValueError("wire.frontend_events must have one entry per client chunk time")
+        if any(b < a for a, b in itertools.pairwise(self.frontend_events)):
+            raise ValueError("wire.frontend_events must not decrease")
+        if any(not -1 <= c < max(len(self.upstream_times_ms), 1) for c in self.event_chunks):
+            raise ValueError("wire.event_chunks must name upstream chunks the trace has times for (-1: none)")
+        return self
 
 
 class Timings(_Model):
@@ -174,6 +207,12 @@ class RunTrace(_Model):
     unreached: str | None = None
     """A translated run through an external proxy that should have reached the backend but left nothing at the
     replay server, while the proxy answered with an error of its own: that answer, in words."""
+
+    @model_validator(mode="after")
+    def _events_placed(self) -> RunTrace:
+        if self.wire.event_chunks and len(self.wire.event_chunks) != len(self.upstream_events or ()):
+            raise ValueError("wire.event_chunks must have one entry per upstream event")
+        return self
 
     @classmethod
     def of(cls, run: Run, case_id: str, **fields: Any) -> RunTrace:

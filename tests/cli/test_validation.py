@@ -106,9 +106,11 @@ def test_update_known_exits_0_once_written_and_says_what_changed(
     path = known_file(tmp_path, (fixed, "proxy_bug_response", "was broken"), (outside, "proxy_bug_request", "keep"))
     code, out, err = run(capsys, tmp_path, *small("--known", str(path), "--update-known"))
     assert (code, err) == (0, "")
-    assert out.splitlines()[-2:] == [
+    assert out.splitlines()[-3:] == [
         f"known failures updated: {path}: 1 entry (0 added, 1 removed, 0 changed, 1 kept)",
         f"  - {fixed}",
+        f"gate: PASS (exit 0) with the updated {path}: it accepts all 0 proxy bug(s) of this run "
+        "(without the update: PASS as well)",
     ]
     text = path.read_text(encoding="utf-8")
     assert fixed not in text and f'id = "{outside}"\nverdict = "proxy_bug_request"\nreason = "keep"' in text
@@ -116,8 +118,9 @@ def test_update_known_exits_0_once_written_and_says_what_changed(
     code, out, _ = run(capsys, tmp_path, *small("--known", str(created), "--update-known", "--run-id", "r2"))
     assert code == 0 and created.is_file()
     assert (
-        out.splitlines()[-1] == f"known failures updated: {created}: 0 entries (0 added, 0 removed, 0 changed, 0 kept)"
+        out.splitlines()[-2] == f"known failures updated: {created}: 0 entries (0 added, 0 removed, 0 changed, 0 kept)"
     )
+    assert out.splitlines()[-1].startswith("gate: PASS (exit 0) with the updated ")
 
 
 def test_update_known_checks_where_it_writes_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

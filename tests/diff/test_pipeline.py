@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness import ir
 from harness.cli import main
 from harness.diff import compared_views, judge, response_divergences, sdk_view
-from harness.report.html import build_data
-from harness.report.model import RunReport
+from harness.report.html_case import Pack
 from harness.trace import Case, CaseResult, Run, RunTrace, SdkView, Verdict, write_case
 from harness.trace.writer import case_file_name
 
@@ -41,8 +41,11 @@ def _runs(translated_text: str = "Once upon a") -> dict[str, RunTrace]:
     }
 
 
-def _report(result: CaseResult) -> RunReport:
-    return RunReport("r", "built-in proxy", ["anthropic"], ["ollama"], ["stop-sequence"], cases=[result])
+def _details(result: CaseResult) -> dict[str, Any]:
+    """What the HTML report's case view gets for the case (its pack, decoded)."""
+    pack = Pack("r", [])
+    pack.add(result)
+    return pack.payload()
 
 
 def _diff_exit(result: CaseResult, folder: Path) -> int:
@@ -62,8 +65,8 @@ def test_a_divergence_a_loss_excuses_is_excused_by_the_verdict_the_report_and_di
     result = judge(CASE, runs)
     assert result.verdict is Verdict.PASS and result.response_divergences == []
 
-    data = build_data(_report(result))
-    compared = data["cases"][0]["compared"]
+    data = _details(result)
+    compared = data["cases"][result.case_id]["compared"]
     left, right = (data["views"][compared[role]] for role in ("baseline_frontend", "translated"))
     assert left == right
     assert (left, right) == compared_views(runs["baseline_frontend"], runs["translated"])
@@ -81,8 +84,8 @@ def test_a_divergence_no_loss_excuses_shows_the_same_in_all_three(
     assert result.verdict is Verdict.PROXY_BUG_RESPONSE
     assert [d.path for d in result.response_divergences] == ["response.content[0].text"]
 
-    data = build_data(_report(result))
-    compared = data["cases"][0]["compared"]
+    data = _details(result)
+    compared = data["cases"][result.case_id]["compared"]
     left, right = (data["views"][compared[role]] for role in ("baseline_frontend", "translated"))
     assert (left["response"]["content"][0]["text"], right["response"]["content"][0]["text"]) == (
         "Once upon a",

@@ -74,3 +74,24 @@ async def test_without_a_callback_nothing_is_kept_but_counters_still_count() -> 
     assert ex.upstream_chunks == () and ex.frontend_chunks == () and ex.upstream_events == ()
     assert ex.frontend_request is not None  # translate decodes it anyway; pass-through would not
     assert state.counters["requests"] == 1 and state.counters["mode.translate"] == 1
+
+
+async def test_tap_times_every_chunk_and_places_every_event_for_the_stream_timeline() -> None:
+    up = ScriptedUpstream("openai", text_reply("Short answer."))
+    async with proxy(config(("m", "translate", "openai", "gpt-x")), up.transport()) as p:
+        await p.client.post("/v1/messages", json=BODY)
+    ex = p.exchange
+    assert len(ex.upstream_chunk_times) == len(ex.upstream_chunks)
+    assert len(ex.frontend_chunk_times) == len(ex.frontend_chunks) == len(ex.frontend_chunk_events)
+    assert list(ex.upstream_chunk_times) == sorted(ex.upstream_chunk_times)
+    assert ex.timings.first_byte == ex.frontend_chunk_times[0]
+    # Each event is placed in the upstream chunk it was decoded from: decoding chunk by chunk gives the same places.
+    codec, placed = registry.get("openai"), []
+    decoder = codec.stream_decoder()
+    for number, chunk in enumerate(ex.upstream_chunks):
+        placed += [number] * len(decoder.feed(chunk))
+    placed += [len(ex.upstream_chunks) - 1] * len(decoder.close())
+    assert list(ex.event_chunks) == placed and len(placed) == len(ex.upstream_events)
+    # A translated chunk is sent after the event it encodes arrived: the counts never decrease and end at all.
+    assert list(ex.frontend_chunk_events) == sorted(ex.frontend_chunk_events)
+    assert ex.frontend_chunk_events[-1] == len(ex.upstream_events)

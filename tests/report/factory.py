@@ -274,3 +274,42 @@ def big_matrix(wire_chars: int = 4000, deltas: int = 40) -> list[CaseResult]:
                     verdict, reason = ("proxy_bug_response", "diverges") if bug else ("pass", "all three runs agree")
                     out.append(case(scenario, f, b, verdict, reason, stream=stream, runs=runs, first=first))
     return out
+
+
+def _calls(*names: str) -> list[ir.StreamEvent]:
+    events: list[ir.StreamEvent] = [ir.MessageStart(id="m", model="m")]
+    for i, name in enumerate(names):
+        events += [
+            ir.ToolCallStart(index=i, id=f"call_{i}", name=name),
+            ir.ToolCallDelta(index=i, arguments='{"city": "Paris"}'),
+            ir.ToolCallEnd(index=i),
+        ]
+    return [*events, ir.Done(stop_reason=ir.StopReason(kind="tool_use"))]
+
+
+def dropped_call(backend: str = "openai") -> CaseResult:
+    """The proxy drops the second of three tool calls; the runs have chunk times for the timeline."""
+    scenario, f, b = "tool-call-parallel", "anthropic", backend
+    runs = {
+        role: run(role, scenario, f, f if role == "baseline_frontend" else b)
+        for role in ("baseline_frontend", "translated", "baseline_backend")
+    }
+    full, dropped = _calls("get_weather", "get_time", "get_news"), _calls("get_weather", "get_news")
+    for role, events in (("baseline_frontend", full), ("translated", dropped)):
+        wire = Wire(
+            upstream="a" * 30,
+            frontend="b" * 20,
+            upstream_chunks=3,
+            frontend_chunks=2,
+            upstream_offsets=[0, 10, 20],
+            frontend_offsets=[0, 10],
+            upstream_times_ms=[1.0, 2.0, 3.0],
+            frontend_times_ms=[2.5, 8.0],
+            event_chunks=[0] * 4 + [1] * 3 + [2] * (len(events) - 7),
+            frontend_events=[4, len(events)],
+        )
+        runs[role] = runs[role].model_copy(
+            update={"sdk": SdkView(events=events), "upstream_events": events, "wire": wire}
+        )
+    first = DivergenceJSON(path="events[4].name", left="get_time", right="get_news", event_index=4)
+    return case(scenario, f, b, "proxy_bug_response", "translated run fails (tool_calls)", runs=runs, first=first)

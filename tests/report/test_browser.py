@@ -1,239 +1,168 @@
-"""index.html in headless Chromium: the matrix, filters and a case view render, and provider markup stays text."""
+"""index.html in headless Chromium, driven over the DevTools pipe: the matrix, charts, filters, grouping and a case
+view render; nothing is fetched but the page itself; provider markup stays text."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from harness.report import emit, file_writers
-from tests.report.factory import big_matrix, sample_events
+from harness.report.browser import Browser, chromium
+from tests.report.factory import big_matrix, dropped_call, sample_cases, sample_events
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium")
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
-
-@dataclass
-class Node:
-    """An element of the dumped DOM."""
-
-    tag: str
-    attrs: dict[str, str]
-    children: list[Node | str] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text for c in self.children)
-
-    def find_all(self, tag: str | None = None, **attrs: str) -> list[Node]:
-        """Descendants with `tag` whose attributes include `attrs` (underscores in names read as dashes)."""
-        wanted = {k.replace("_", "-"): v for k, v in attrs.items()}
-        found: list[Node] = []
-        for child in self.children:
-            if isinstance(child, Node):
-                if (tag is None or child.tag == tag) and all(child.attrs.get(k) == v for k, v in wanted.items()):
-                    found.append(child)
-                found.extend(child.find_all(tag, **attrs))
-        return found
-
-    def find(self, tag: str | None = None, **attrs: str) -> Node:
-        """The first matching descendant (fails the test when there is none)."""
-        found = self.find_all(tag, **attrs)
-        assert found, f"no <{tag} {attrs}> in the DOM"
-        return found[0]
-
-
-class _Builder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#document", {})
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].children.append(node)
-        if tag not in _VOID:
-            self.stack.append(node)
-
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].tag == tag:
-                del self.stack[i:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
-
-
-def dump_dom(page: Path, fragment: str, profile: Path) -> Node:
-    """Load `page#fragment` in headless Chromium, let its script run, and parse the serialized DOM."""
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium); the HTML is checked statically elsewhere")
-    url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
-    result = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    builder = _Builder()
-    builder.feed(result.stdout)
-    body = builder.root.find("body")
-    assert body.attrs.get("data-ready") == "true", "the page script did not finish"
-    return body
-
-
-def case_fragment(case_id: str) -> str:
-    return "case=" + quote(case_id, safe="")
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    emit(sample_events([*sample_cases(), dropped_call()]), file_writers(out))
+    return out / "index.html"
 
 
 @pytest.fixture(scope="module")
-def index(report_dir: Path) -> Path:
-    return report_dir / "index.html"
+def browser() -> Iterator[Browser]:
+    if chromium() is None:
+        pytest.skip("chromium is not installed (apt-get install chromium); the HTML is checked statically elsewhere")
+    with Browser() as opened:
+        yield opened
 
 
-@pytest.fixture
-def profile(tmp_path: Path) -> Path:
-    return tmp_path / "chromium-profile"
-
-
-def test_matrix_and_case_list_render(index: Path, profile: Path) -> None:
-    body = dump_dom(index, "", profile)
-    matrix = body.find("table", id="matrix")
-    assert [th.text for th in matrix.find("thead").find_all("th")] == [
-        "frontend \\ backend",
-        "anthropic",
-        "openai",
-        "gemini",
-    ]
-    cell = matrix.find("td", data_frontend="anthropic", data_backend="openai")
-    assert [b.text for b in cell.find_all("span")] == ["1 request bug", "1 response bug"]
-    assert cell.find("span", data_verdict="proxy_bug_request").attrs["title"] == "1 proxy bug (request)"
-    assert matrix.find("td", data_frontend="openai", data_backend="anthropic").text == "1 pass1 backend"
-    assert matrix.find("td", data_frontend="anthropic", data_backend="anthropic").text == "\u2014"
-    assert body.find("small", id="shown").text == "(showing 7 of 7)"
-    rows = body.find("table", id="cases").find("tbody").find_all("tr")
-    assert [r.attrs["data-case"] for r in rows][:2] == [
-        "text-basic[openai->anthropic,stream]",
-        "text-basic[anthropic->openai,stream]",
-    ]
-    assert body.find("section", id="case-view").attrs.get("hidden") is not None
-    assert "gate FAIL" in body.find("div", id="run-facts").text
-
-
-def test_case_view_shows_first_divergence_runs_and_checks(index: Path, profile: Path) -> None:
-    body = dump_dom(index, case_fragment("text-basic[anthropic->openai,stream]"), profile)
-    view = body.find("section", id="case-view")
-    assert "hidden" not in view.attrs
-    assert view.find("h2").text == "text-basic[anthropic->openai,stream]"
-    first = view.find("div", **{"class": "first-divergence"})
-    assert first.find("code").text == "events[2].text"
-    assert [p.text for p in first.find_all("pre")] == ['"Hello world"', '"Hello wor"']
-    columns = [d.attrs["data-role"] for d in view.find_all("div") if "data-role" in d.attrs]
-    assert columns == ["baseline_frontend", "translated", "baseline_backend"]
-    translated = view.find("div", data_role="translated")
-    check = translated.find("tr", data_check="text_equals")
-    assert check.find("td").text == "\u2717 fail"
-    assert view.find("div", data_role="baseline_frontend").find("tr", data_check="text_equals").find("td").text == (
-        "\u2713 pass"
+def texts(browser: Browser, selector: str) -> list[str]:
+    """textContent of every element matching a CSS selector."""
+    found: list[str] = browser.evaluate(
+        f"Array.from(document.querySelectorAll({json.dumps(selector)})).map(e => e.textContent)"
     )
-    marked = translated.find("span", data_path="events[2].text")
-    assert marked.attrs["class"] == "ln mark first"
-    assert marked.text.strip() == '"text": "Hello wor"'
-    assert "openai/text-basic.yaml #0" in translated.text
-    # The compared pane holds what the verdict compared: baseline (frontend) and translated, not baseline (backend).
-    assert "SDK saw (as compared)" in view.find("div", data_role="baseline_frontend").text
-    assert "not compared: the verdict compares" in view.find("div", data_role="baseline_backend").text
-    # The open case is highlighted in the list as well.
-    assert body.find("tr", data_case="text-basic[anthropic->openai,stream]").attrs["class"] == "open"
+    return found
 
 
-def test_request_side_bug_marks_the_dropped_tools(index: Path, profile: Path) -> None:
-    body = dump_dom(index, case_fragment("tools-stream[anthropic->openai,stream]"), profile)
-    translated = body.find("div", data_role="translated")
-    marked = translated.find_all("span", data_path="request.tools[0]")
-    # Marked in the client request (where the tool is); the upstream request has no tools[0] line at all.
-    assert marked and all("mark" in m.attrs["class"] for m in marked)
-    assert translated.find("span", data_path="request.tools").text.strip() == '"tools": [],'
-    client_request = next(d for d in translated.find_all("details") if "client request" in d.find("summary").text)
-    assert "open" in client_request.attrs  # opened because the request side diverged
+def attr(browser: Browser, selector: str, name: str) -> Any:
+    """An attribute of the first element matching a selector (None when absent)."""
+    return browser.evaluate(
+        f"(document.querySelector({json.dumps(selector)}) || {{getAttribute: () => null}})"
+        f".getAttribute({json.dumps(name)})"
+    )
 
 
-def test_provider_markup_renders_as_text(index: Path, profile: Path) -> None:
-    body = dump_dom(index, case_fragment("markup[anthropic->gemini,nonstream]"), profile)
-    assert "data-pwned" not in body.attrs
-    assert not body.find_all("img")
-    reason = body.find("p", **{"class": "reason"})
-    assert "</script><script>document.body.setAttribute('data-pwned','1')</script>" in reason.text
+def open_case(browser: Browser, index: Path, case_id: str) -> None:
+    browser.open(index, "case=" + quote(case_id, safe=""))
+    browser.wait_for(f"document.getElementById('case-view').dataset.loaded === {json.dumps(case_id)}")
 
 
-def test_filters_from_the_url(index: Path, profile: Path) -> None:
-    body = dump_dom(index, "verdict=proxy_bug_request,proxy_bug_response&frontend=anthropic", profile)
-    assert body.find("small", id="shown").text == "(showing 2 of 7)"
-    rows = body.find("table", id="cases").find("tbody").find_all("tr")
-    assert [r.attrs["data-case"] for r in rows] == [
+def test_matrix_charts_and_groups_render_and_nothing_is_fetched(browser: Browser, index: Path) -> None:
+    browser.open(index)
+    assert texts(browser, "#matrix thead th") == ["backend \\ frontend", "anthropic", "openai"]
+    assert texts(browser, "#matrix tbody th") == ["anthropic", "openai", "gemini"]  # 3 backends down the page
+    cell = '#matrix td[data-frontend="anthropic"][data-backend="openai"]'
+    assert attr(browser, cell, "data-total") == "3"
+    assert texts(browser, cell + " .badge") == ["1 request bug", "2 response bug"]
+    assert texts(browser, cell + " .count") == ["0/3"]
+    assert (
+        attr(browser, '#verdicts-chart rect[data-backend="openai"][data-verdict="proxy_bug_response"]', "data-count")
+        == "2"
+    )
+    assert attr(browser, '#ttft td[data-frontend="anthropic"][data-backend="openai"]', "data-ms") is not None
+    assert texts(browser, "#shown") == ["(showing 8 of 8)"]
+    groups = texts(browser, "details.group > summary .group-count")
+    assert len(groups) == 8 and groups[0] == "1 \u00d7"  # every case its own group here
+    assert texts(browser, "details.group > summary .path")[:2] == ["request.tools[*]", "events[*].name"]
+    assert "gate FAIL (exit 1)" in texts(browser, "#run-facts")[0]
+    assert browser.requested() == [index.resolve().as_uri()]
+
+
+def test_filters_and_flat_list_from_the_url(browser: Browser, index: Path) -> None:
+    browser.open(index, "verdict=proxy_bug_request,proxy_bug_response&frontend=anthropic&view=list&sort=divergence")
+    assert texts(browser, "#shown") == ["(showing 3 of 8)"]
+    rows = browser.evaluate("Array.from(document.querySelectorAll('table.cases tbody tr')).map(r => r.dataset.case)")
+    assert rows == [
         "text-basic[anthropic->openai,stream]",
+        "tool-call-parallel[anthropic->openai,stream]",
         "tools-stream[anthropic->openai,stream]",
     ]
-    assert len(body.find_all("input", name="verdict")) == 7  # one checkbox per verdict
+    assert browser.evaluate("document.querySelectorAll('input[name=verdict]:checked').length") == 2
 
 
-def test_matrix_cell_filter_from_the_url_is_highlighted(index: Path, profile: Path) -> None:
-    body = dump_dom(index, "frontend=openai&backend=gemini", profile)
-    assert body.find("td", data_frontend="openai", data_backend="gemini").attrs["class"] == "cell selected"
-    rows = body.find("table", id="cases").find("tbody").find_all("tr")
-    assert [r.attrs["data-case"] for r in rows] == [
-        "thinking[openai->gemini,nonstream]",
-        "usage[openai->gemini,stream]",
+def test_clicking_a_cell_and_a_group_filters_and_expands(browser: Browser, index: Path) -> None:
+    browser.open(index)
+    browser.evaluate('document.querySelector(\'#matrix td[data-frontend="openai"][data-backend="gemini"]\').click()')
+    assert texts(browser, "#shown") == ["(showing 2 of 8)"]
+    assert "frontend=openai" in browser.evaluate("location.hash")
+    browser.evaluate("document.querySelector('details.group > summary').click()")
+    browser.wait_for("document.querySelector('details.group table.cases')")
+    assert texts(browser, "details.group table.cases td.case") == ["usage[openai->gemini,stream]"]
+
+
+def test_case_view_shows_description_commands_event_diff_timeline_and_chunks(browser: Browser, index: Path) -> None:
+    open_case(browser, index, "tool-call-parallel[anthropic->openai,stream]")
+    assert texts(browser, "#case-view h2") == ["tool-call-parallel[anthropic->openai,stream]"]
+    assert texts(browser, ".command code")[0] == (
+        "conformance run --scenario tool-call-parallel --frontend anthropic --backend openai --streaming stream"
+    )
+    assert texts(browser, ".command code")[1].startswith("conformance diff ")
+    # The dropped call is one removed block; the call after it is aligned, not shifted.
+    ops = browser.evaluate("Array.from(document.querySelectorAll('.event-diff tbody tr')).map(r => r.dataset.op)")
+    assert ops == ["same", "same", "removed", "same", "same"]
+    assert "get_time" in texts(browser, ".event-diff tr[data-op=removed]")[0]
+    assert "1 change(s)" in texts(browser, ".event-diff .meta")[0]
+    # The timeline draws every event twice (at the proxy, at the client) for both runs.
+    assert browser.evaluate("document.querySelectorAll('svg.timeline rect').length") == 2 * (11 + 8)
+    assert "first token 2.50 ms" in texts(browser, ".timeline-box .meta")[0]
+    translated = '.run[data-role="translated"]'
+    assert texts(browser, translated + " ol.chunks .chunk-head")[:2] == [
+        "#0 \u00b7 10 chars \u00b7 at 1.00 ms",
+        "#1 \u00b7 10 chars \u00b7 at 2.00 ms (+1.00 ms)",
     ]
+    assert browser.requested()[-1].startswith(index.resolve().as_uri())
 
 
-def test_unknown_case_says_so(index: Path, profile: Path) -> None:
-    body = dump_dom(index, case_fragment("nope[a->b,stream]"), profile)
-    assert body.find("section", id="case-view").text == "no case nope[a->b,stream] in this run"
+def test_checks_keep_their_names_whole(browser: Browser, index: Path) -> None:
+    open_case(browser, index, "text-basic[anthropic->openai,stream]")
+    names = texts(browser, '.run[data-role="translated"] .check-name')
+    assert names == ["text_equals", "stop_reason"]
+    heights = browser.evaluate(
+        "Array.from(document.querySelectorAll('.check-name')).map(e => e.getBoundingClientRect().height)"
+    )
+    line = browser.evaluate("parseFloat(getComputedStyle(document.querySelector('.check-name')).lineHeight) || 18")
+    assert max(heights) <= line * 1.5  # one line each, never a character column
+    marked = browser.evaluate(
+        "document.querySelector('.run[data-role=translated] span[data-path=\"events[2].text\"]').className"
+    )
+    assert marked == "ln mark first"
+    assert "text-basic: " in texts(browser, "#case-view .scenario")[0]
+
+
+def test_provider_markup_renders_as_text(browser: Browser, index: Path) -> None:
+    open_case(browser, index, "markup[anthropic->gemini,nonstream]")
+    assert browser.evaluate("document.body.dataset.pwned === undefined")
+    assert browser.evaluate("document.querySelectorAll('img').length") == 0
+    reason = texts(browser, "#case-view .reason")[0]
+    assert "</script><script>document.body.setAttribute('data-pwned','1')</script>" in reason
+    assert browser.requested() == [
+        index.resolve().as_uri() + "#case=" + quote("markup[anthropic->gemini,nonstream]", safe="")
+    ] or all(url.startswith(index.resolve().as_uri()) for url in browser.requested())
+
+
+def test_unknown_case_says_so(browser: Browser, index: Path) -> None:
+    browser.open(index, "case=" + quote("nope[a->b,stream]", safe=""))
+    assert texts(browser, "#case-view") == ["no case nope[a->b,stream] in this run"]
 
 
 @pytest.mark.slow
-def test_seven_hundred_cases_render_with_a_case_view(tmp_path: Path, profile: Path) -> None:
-    # Small runs: the point is 704 rows and a case view; page size is measured in test_html.
-    cases = big_matrix(wire_chars=200, deltas=5)
-    emit(sample_events(cases), file_writers(tmp_path))
-    body = dump_dom(tmp_path / "index.html", case_fragment("scenario-03[gemini->qwen-xml,stream]"), profile)
-    assert body.find("small", id="shown").text == "(showing 704 of 704)"
-    assert len(body.find("table", id="cases").find("tbody").find_all("tr")) == 704
-    cell = body.find("td", data_frontend="gemini", data_backend="qwen-xml")
-    assert int(cell.attrs["data-total"]) == 22
-    view = body.find("section", id="case-view")
-    assert view.find("h2").text == "scenario-03[gemini->qwen-xml,stream]"
-    assert [d.attrs["data-role"] for d in view.find_all("div") if "data-role" in d.attrs] == [
-        "baseline_frontend",
-        "translated",
-        "baseline_backend",
-    ]
+def test_seven_hundred_cases_render_with_a_case_view(tmp_path: Path, browser: Browser) -> None:
+    emit(sample_events(big_matrix(wire_chars=200, deltas=5)), file_writers(tmp_path))
+    page = tmp_path / "index.html"
+    open_case(browser, page, "scenario-03[gemini->qwen-xml,stream]")
+    assert texts(browser, "#shown") == ["(showing 704 of 704)"]
+    assert attr(browser, '#matrix td[data-frontend="gemini"][data-backend="qwen-xml"]', "data-total") == "22"
+    roles = browser.evaluate("Array.from(document.querySelectorAll('#case-view .run')).map(e => e.dataset.role)")
+    assert roles == ["baseline_frontend", "translated", "baseline_backend"]
     # A backend this harness does not register has unknown losses: the pane says why it cannot show the view.
     assert (
-        "cannot compare as a verdict does: unknown protocol 'qwen-xml'" in view.find("div", data_role="translated").text
+        "cannot compare as a verdict does: unknown protocol 'qwen-xml'"
+        in texts(browser, '.run[data-role="translated"]')[0]
     )

@@ -53,7 +53,9 @@ def test_testcase_names_classname_and_time(suite: ET.Element) -> None:
 def test_proxy_bug_failure_carries_verdict_and_first_divergence(suite: ET.Element) -> None:
     failure = _by_name(suite)["text-basic[anthropic->openai,stream]"].find("failure")
     assert failure is not None
-    assert failure.attrib["message"] == "proxy_bug_response: translated run fails (text_equals)"
+    assert failure.attrib["message"] == (
+        f"proxy_bug_response: translated run fails (text_equals) [group {_group_id(suite, 'text-basic')}: 1 case]"
+    )
     assert failure.attrib["type"] == "proxy_bug_response"
     body = failure.text or ""
     assert "first divergence: events[2].text (stream event 2)" in body
@@ -75,7 +77,7 @@ def test_known_backend_baseline_and_unsupported_are_skipped(suite: ET.Element) -
     kinds = {name: tc.find("skipped") for name, tc in cases.items()}
     known = kinds["usage[openai->gemini,stream]"]
     assert known is not None and known.attrib["type"] == "known_failure"
-    assert known.attrib["message"] == "known proxy_bug_response: gemini usage arrives late (issue 12)"
+    assert known.attrib["message"].startswith("known proxy_bug_response: gemini usage arrives late (issue 12) [group g")
     backend = kinds["rate-limit[openai->anthropic,nonstream]"]
     assert backend is not None and backend.attrib["type"] == "backend_issue"
     assert backend.attrib["message"].startswith("backend_issue: the backend's own baseline fails")
@@ -98,5 +100,27 @@ def test_control_characters_in_provider_data_keep_the_xml_well_formed(tmp_path: 
     emit(sample_events([bad]), file_writers(tmp_path))
     failure = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite/testcase/failure")
     assert failure is not None
-    assert failure.attrib["message"] == "proxy_bug_response: stream had \\x00 and \\x1b[31m in it"
+    assert failure.attrib["message"].startswith("proxy_bug_response: stream had \\x00 and \\x1b[31m in it [group g")
     assert xml_text("tab\tok\nline \ud800") == "tab\tok\nline \\xd800"
+
+
+def _group_id(suite: ET.Element, scenario: str) -> str:
+    for prop in suite.iter("property"):
+        if prop.attrib["name"] == "group" and f"(e.g. {scenario}[" in prop.attrib["value"]:
+            return prop.attrib["value"].split(":")[0]
+    raise AssertionError(f"no group of {scenario}")
+
+
+def test_suite_lists_each_group_once_and_cases_name_theirs(suite: ET.Element) -> None:
+    groups = [p.attrib["value"] for p in suite.find("properties").iter("property") if p.attrib["name"] == "group"]
+    assert len(groups) == 5  # two request/response bugs, the known bug, the backend and the baseline issue
+    text_group = next(g for g in groups if "text-basic" in g)
+    assert text_group.endswith(
+        "1 x proxy_bug_response at events[*].text: translated run fails (text_equals) "
+        "(e.g. text-basic[anthropic->openai,stream])"
+    )
+    case = _by_name(suite)["text-basic[anthropic->openai,stream]"]
+    ids = [p.attrib["value"] for p in case.iter("property") if p.attrib["name"] == "group"]
+    assert ids == [text_group.split(":")[0]]
+    passing = _by_name(suite)["text-basic[openai->anthropic,stream]"]
+    assert not [p for p in passing.iter("property") if p.attrib["name"] == "group"]

@@ -73,7 +73,7 @@ def test_without_a_summary_order_and_duration_come_from_the_cases(run_dir: Path)
 def test_gate_flag_returns_the_runs_exit_code(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "--run", str(run_dir), "--gate"]) == 1
     captured = capsys.readouterr()
-    assert "gate: FAIL (2 new proxy bug(s))" in captured.out
+    assert "gate: FAIL (exit 1): 2 new proxy bugs in 2 groups" in captured.out
     assert f"wrote {run_dir / 'index.html'}" in captured.err
 
 

@@ -10,8 +10,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness.report import ReportError, summary_schema, validate_summary
-from tests.report.factory import RUN_ID
+from harness.report import ReportError, build_summary, summary_schema, validate_summary
+from harness.report.model import Collector
+from harness.trace import DivergenceJSON
+from tests.report.factory import RUN_ID, case, sample_events, tools_bug
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +97,52 @@ def test_schema_rejects_an_unknown_verdict_and_a_missing_count(summary: dict[str
     del bad["counts"]["unsupported"]
     with pytest.raises(ReportError, match="counts"):
         validate_summary(bad)
+
+
+def test_failing_cases_are_grouped_by_verdict_path_pattern_and_reason(summary: dict[str, Any]) -> None:
+    groups = summary["groups"]
+    assert [(g["verdict"], g["first_divergence"], g["count"], g["new"]) for g in groups] == [
+        ("proxy_bug_request", "request.tools[*]", 1, 1),
+        ("proxy_bug_response", "events[*].text", 1, 1),
+        ("proxy_bug_response", "response.usage.output_tokens", 1, 0),  # the known one
+        ("backend_issue", "(no divergence)", 1, 1),
+        ("baseline_issue", "(no divergence)", 1, 1),
+    ]
+    by_case = {c["case_id"]: c["group"] for c in summary["cases"]}
+    assert by_case["text-basic[openai->anthropic,stream]"] is None  # a pass is in no group
+    assert {g["id"] for g in groups} == {v for v in by_case.values() if v is not None}
+
+
+def test_one_bug_across_cells_and_event_indices_is_one_group_of_eight() -> None:
+    """The same cut text at events[3] on one backend and events[5] on another is one group."""
+    same = [
+        case(
+            "text-basic",
+            f,
+            b,
+            "proxy_bug_response",
+            "translated run fails (text_equals)",
+            stream=s,
+            first=DivergenceJSON(path=f"events[{3 if b == 'openai' else 5}].text", left="Hello", right="Hel"),
+        )
+        for f in ("anthropic", "openai")
+        for b in ("openai", "gemini")
+        for s in (True, False)
+    ]
+    collector = Collector()
+    reports = [collector.handle(e) for e in sample_events([*same, tools_bug()])]
+    report = reports[-1]
+    assert report is not None
+    groups = build_summary(report)["groups"]
+    assert [(g["count"], g["first_divergence"]) for g in groups] == [(1, "request.tools[*]"), (8, "events[*].text")]
+    top = groups[1]  # request bugs come first (report order), then response bugs
+    assert (top["example"], top["frontends"], top["backends"], top["scenarios"]) == (
+        "text-basic[anthropic->openai,stream]",
+        ["anthropic", "openai"],
+        ["openai", "gemini"],
+        ["text-basic"],
+    )
+    assert top["rerun"] == (
+        "conformance run --scenario text-basic --frontend anthropic --backend openai --streaming stream"
+    )
+    assert len(top["cases"]) == 8

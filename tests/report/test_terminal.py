@@ -1,4 +1,5 @@
-"""Terminal summary (matrix table, proxy bugs with first divergence, gate) and the progress helper."""
+"""Terminal summary as a CI log reads it (no TTY, 80 columns): the transposed matrix with compact cells and a legend,
+failing cases grouped with an example and its rerun command, totals; the gate line; and the progress writer."""
 
 from __future__ import annotations
 
@@ -6,78 +7,149 @@ import io
 
 from rich.console import Console
 
-from harness.report import TerminalWriter, emit, progress
-from tests.report.factory import sample_cases, sample_events
+from harness.report import ProgressWriter, TerminalWriter, emit, gate_line
+from harness.report.model import VERDICT_INFO, verdict_info
+from harness.trace import CaseResult
+from tests.report.factory import case, sample_cases, sample_events
 
 
-def _printed(width: int = 160) -> str:
+def _printed(cases: list[CaseResult] | None = None, width: int = 80) -> str:
     out = io.StringIO()
-    emit(sample_events(), [TerminalWriter(Console(file=out, width=width, color_system=None))])
+    writer = TerminalWriter(Console(file=out, width=width, color_system=None))
+    emit(sample_events(cases), [writer])
     return out.getvalue()
 
 
-def test_matrix_rows_columns_and_cell_counts() -> None:
+def test_every_line_fits_80_columns_with_the_longer_axis_down_the_page() -> None:
     text = _printed()
+    assert all(len(line) <= 80 for line in text.splitlines() if "rerun:" not in line)
     lines = text.splitlines()
-    header = next(line for line in lines if "frontend \\ backend" in line)
-    assert header.index("anthropic") < header.index("openai") < header.index("gemini")
-    anthropic_row = next(line for line in lines if line.startswith("│ anthropic"))
-    assert "1 bug:req 1 bug:resp" in anthropic_row
-    assert "1 baseline" in anthropic_row
-    openai_row = next(line for line in lines if line.startswith("│ openai"))
-    assert "1 pass 1 backend" in openai_row
-    assert "1 bug:resp 1 unsup" in openai_row
+    header = next(line for line in lines if "backend \\ frontend" in line)
+    assert header.index("anthropic") < header.index("openai")
+    rows = [line.split()[0] for line in lines[lines.index(header) + 2 :][:3]]
+    assert rows == ["anthropic", "openai", "gemini"]  # the 3 backends are rows, the 2 frontends columns
 
 
-def test_proxy_bugs_listed_with_first_divergence_and_gate() -> None:
+def test_cells_count_passes_then_marked_verdicts_explained_by_the_legend() -> None:
+    lines = _printed().splitlines()
+    openai_row = next(line for line in lines if line.startswith("openai "))
+    # anthropic -> openai: a request bug (Q) and a response bug (S); no case openai -> openai.
+    assert openai_row.split()[1:] == ["1Q", "1S", "-"]
+    gemini_row = next(line for line in lines if line.startswith("gemini "))
+    assert gemini_row.split()[1:] == ["1B", "1S", "1u"]
+    legend = " ".join(lines[next(i for i, x in enumerate(lines) if x.startswith("cells:")) :][:2])
+    assert "Q proxy bug (request)" in legend and "u unsupported" in legend
+
+
+def test_identical_bugs_are_one_group_with_count_example_and_rerun() -> None:
+    same = [
+        case("text-basic", f, b, "proxy_bug_response", "translated run fails (text_equals)", stream=s)
+        for f in ("anthropic", "openai")
+        for b in ("openai", "gemini")
+        for s in (True, False)
+    ]
+    text = _printed(same)
+    assert "proxy bug (response): 8 cases in 1 group" in text
+    assert text.count(" x proxy bug (response)") == 1
+    assert "e.g. text-basic[anthropic->openai,stream]" in text
+    assert (
+        "rerun: conformance run --scenario text-basic --frontend anthropic --backend openai --streaming stream" in text
+    )
+    assert "frontends (2): anthropic, openai" in text
+
+
+def test_groups_show_where_and_why_and_the_known_count() -> None:
     text = _printed()
-    assert "proxy bugs (3):" in text
-    assert "proxy_bug_response text-basic[anthropic->openai,stream]" in text
-    assert 'first divergence at events[2].text: "Hello world" != "Hello wor"' in text
-    assert "usage[openai->gemini,stream] (known: gemini usage arrives late (issue 12))" in text
-    assert "7 cases in 3.2s: 1 pass, 1 proxy_bug_request, 2 proxy_bug_response" in text
-    assert text.rstrip().endswith("gate: FAIL (2 new proxy bug(s))")
+    assert 'at events[*].text: "Hello world" != "Hello wor"' in text
+    assert "translated run fails (text_equals)" in text
+    assert "1 known, 0 new" in text  # the usage bug listed in the known-failures file
+    assert "backend issue: 1 case in 1 group" in text
+    assert "unsupported: " not in text  # counted, not listed
 
 
-def test_long_divergence_values_are_cut_on_the_terminal() -> None:
-    text = _printed(width=400)
-    line = next(x for x in text.splitlines() if "first divergence at request.tools[0]" in x)
-    assert "…" in line and "!= <missing>" in line
+def test_long_divergence_values_are_cut() -> None:
+    text = _printed()
+    shown = text[text.index("at request.tools[*]") :].split("upstream request differs")[0]
+    assert "…" in shown and "!= <missing>" in shown
 
 
 def test_brackets_in_names_are_not_rich_markup() -> None:
-    # Case ids contain `[...]`, which rich would otherwise swallow as a style tag.
     assert "tools-stream[anthropic->openai,stream]" in _printed()
 
 
-def test_passing_run_prints_gate_pass() -> None:
+def test_gate_line_says_outcome_exit_code_and_groups() -> None:
+    writer = TerminalWriter(Console(file=io.StringIO()), summary=False)
+    emit(sample_events(), [writer])
+    assert writer.report is not None
+    assert gate_line(writer.report) == "gate: FAIL (exit 1): 2 new proxy bugs in 2 groups"
+    passing = TerminalWriter(Console(file=io.StringIO()), summary=False)
+    emit(sample_events([sample_cases()[0], sample_cases()[-1]]), [passing])
+    assert passing.report is not None
+    assert gate_line(passing.report) == (
+        "gate: PASS (exit 0): no new proxy bugs; 1 known proxy bug(s) accepted by the known-failures file"
+    )
+
+
+def test_quiet_writer_prints_nothing_but_keeps_the_report() -> None:
     out = io.StringIO()
-    passing = [c for c in sample_cases() if c.verdict == "pass"]
-    emit(sample_events(passing), [TerminalWriter(Console(file=out, width=120, color_system=None))])
-    assert "proxy bugs (" not in out.getvalue()
-    assert "gate: PASS (no new proxy bugs)" in out.getvalue()
+    writer = TerminalWriter(Console(file=out), summary=False)
+    emit(sample_events(), [writer])
+    assert out.getvalue() == "" and writer.report is not None and len(writer.report.cases) == 7
 
 
-def test_progress_counts_cases_and_bugs_and_stays_silent_off_a_terminal() -> None:
+def test_a_verdict_without_presentation_is_shown_by_its_name() -> None:
+    assert "harness_error" in VERDICT_INFO  # presentation may come before the verdict does
+    info = verdict_info("brand_new_verdict")
+    assert (info.label, info.mark, info.listed) == ("brand new verdict", "br", True)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _progress_lines(steps: list[float], cases: int) -> list[str]:
+    out, clock = io.StringIO(), _Clock()
+    writer = ProgressWriter(Console(file=out, width=80), clock=clock, step=0.25, every_s=30, min_gap_s=5)
+    one = sample_cases()[0]
+    events = sample_events([one.model_copy(update={"case_id": f"c{i}"}) for i in range(cases)])
+    writer.handle(events[0])
+    for at, event in zip(steps, events[1:-1], strict=True):
+        clock.now = at
+        writer.handle(event)
+    writer.handle(events[-1])
+    return out.getvalue().splitlines()
+
+
+def test_progress_lines_count_cases_at_a_bounded_rate() -> None:
+    # 8 cases, one per second: a quarter done at 2 s is too soon after the start (5 s gap); at 6 s (75%) a line.
+    lines = _progress_lines([1, 2, 3, 4, 5, 6, 7, 8], 8)
+    assert lines == [
+        "running 8 cases",
+        "[00:05] 5/8 cases (62%), eta 00:03: 5 pass",
+        "[00:08] 8/8 cases (100%): 8 pass",
+    ]
+
+
+def test_progress_lines_also_come_with_time_when_cases_are_slow() -> None:
+    # 40 cases, one per 10 s: a line every 30 s at most apart, and one as each quarter is crossed.
+    lines = _progress_lines([10.0 * (i + 1) for i in range(40)], 40)[1:-1]
+    seconds = [int(line[1:3]) * 60 + int(line[4:6]) for line in lines]
+    assert seconds == [30, 60, 90, 100, 130, 160, 190, 200, 230, 260, 290, 300, 330, 360, 390]
+    assert "[01:40] 10/40 cases (25%), eta 05:00: 10 pass" in lines
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_progress_draws_a_bar_on_a_terminal() -> None:
     out = io.StringIO()
-    console = Console(file=out, width=120)
-    assert not console.is_terminal
-    cases = sample_cases()
-    with progress(len(cases), console) as handle:
-        for case in cases:
-            handle.advance(case)
-        task = handle.progress.tasks[0]
-        assert (task.completed, task.total) == (7, 7)
-        assert task.fields["bugs"] == 3
-        assert task.fields["latest"] == "usage[openai->gemini,stream]"
-    assert out.getvalue() == ""
-
-
-def test_progress_draws_on_a_terminal() -> None:
-    out = io.StringIO()
-    console = Console(file=out, width=120, force_terminal=True)
-    with progress(2, console) as handle:
-        handle.advance(sample_cases()[1])
-        handle.progress.refresh()
-    assert "1/2" in out.getvalue()
-    assert "1 proxy bugs" in out.getvalue()
+    writer = ProgressWriter(Console(file=out, width=120, force_terminal=True))
+    events = sample_events()
+    for event in events[:3]:
+        writer.handle(event)
+    assert writer._bar is not None
+    writer._bar.refresh()
+    writer.handle(events[-1])
+    assert "2/7" in out.getvalue()

@@ -207,6 +207,13 @@ def test_models_list() -> None:
     assert not evaluate(SCENARIOS["models-list"], SdkResult(models=["conformance-model"]))[1].passed
 
 
+def test_models_list_check_keeps_the_listing_only_when_a_name_is_missing() -> None:
+    listing = ["conformance-model", *(f"route-{i}" for i in range(500))]
+    found, missing, _ = evaluate(SCENARIOS["models-list"], SdkResult(models=listing))
+    assert (found.passed, found.actual) == (True, "conformance-model")  # not 501 names in every passing trace
+    assert (missing.passed, missing.expected, missing.actual) == (False, "conformance-model-mini", listing)
+
+
 @pytest.mark.parametrize(("temperature", "passed"), [(0.3, True), (0.30000000001, True), (0.6, False), (None, False)])
 def test_upstream_request_fields(temperature: float | None, passed: bool) -> None:
     scenario: Scenario = SCENARIOS["sampling-params"]

@@ -1,0 +1,40 @@
+"""The commands a report offers for one case: `conformance run` narrowed to exactly that case (with the options of
+the run that shape every case), and `conformance diff` on its trace file, as the verdict compared it."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.trace.identity import stream_mode
+from harness.trace.model import CaseResult
+from harness.trace.writer import case_file_name
+
+
+def rerun_command(case: CaseResult, options: Sequence[str] = ()) -> str:
+    """`conformance run --scenario S --frontend F --backend B --streaming M [run options]`."""
+    args = ["conformance", "run", "--scenario", case.scenario, "--frontend", case.frontend]
+    args += ["--backend", case.backend, "--streaming", stream_mode(case.stream), *options]
+    return shlex.join(args)
+
+
+def trace_path(case: CaseResult, report_dir: Path | str) -> str:
+    """The case's trace file under the report folder, as a command line names it."""
+    return str(Path(report_dir) / "cases" / f"{case_file_name(case.case_id)}.json")
+
+
+def diff_command(case: CaseResult, report_dir: Path | str) -> str:
+    """`conformance diff` of the translated run against the frontend baseline, both from the case's trace."""
+    path = trace_path(case, report_dir)
+    return shlex.join(
+        ["conformance", "diff", path, path, "--left-role", "baseline_frontend", "--right-role", "translated"]
+    )
+
+
+def shown_dir(path: Path) -> str:
+    """A report folder as the user would type it from the current folder (relative when below it)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

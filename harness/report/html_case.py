@@ -1,0 +1,80 @@
+"""What the page needs to show one case, loaded only when the case is opened: the case result, its runs (a
+baseline shared by many cases is stored once per pack), the two views exactly as the verdict compared them,
+the event diff aligned by block, each streamed run's timeline, and the commands that rerun and re-diff it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from harness.diff import UnknownLossesError, compared_views
+from harness.report.commands import diff_command, rerun_command
+from harness.report.eventdiff import event_diff
+from harness.report.timeline import timeline
+from harness.trace.model import CaseResult, RunTrace
+
+
+def _run_payload(run: RunTrace) -> dict[str, Any]:
+    # case_id (which case first produced a shared baseline) and role (frontend baseline of one case is the
+    # backend baseline of another) are left out so that one baseline run reached from many cases is stored once.
+    return run.model_dump(mode="json", by_alias=True, exclude={"case_id", "role"})
+
+
+def intern(table: dict[str, Any], payload: Any) -> str:
+    """Store `payload` once in `table` under a content hash, and return the hash."""
+    key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    table.setdefault(key, payload)
+    return key
+
+
+def compared_payload(case: CaseResult) -> tuple[dict[str, Any], str | None]:
+    """The views the case's verdict compared, by role (none for a case that did not run), and why they are
+    missing when they cannot be rebuilt here."""
+    reference, translated = case.runs.get("baseline_frontend"), case.runs.get("translated")
+    if reference is None or translated is None:
+        return {}, None
+    try:
+        left, right = compared_views(reference, translated)
+    except UnknownLossesError as exc:
+        return {}, str(exc)
+    return {"baseline_frontend": left, "translated": right}, None
+
+
+class Pack:
+    """The details of a few cases, with their distinct runs and views: one compressed blob of the page."""
+
+    def __init__(self, report_dir: str, rerun: list[str]) -> None:
+        """`report_dir`: the report folder as a command line names it; `rerun`: the run's shaping options."""
+        self.report_dir = report_dir
+        self.rerun = rerun
+        self.cases: dict[str, Any] = {}
+        self.runs: dict[str, Any] = {}
+        self.views: dict[str, Any] = {}
+        self.timelines: dict[str, Any] = {}
+
+    def add(self, case: CaseResult) -> None:
+        """Add one case's details."""
+        data = case.model_dump(mode="json", by_alias=True, exclude={"runs"})
+        data["runs"] = {role: intern(self.runs, _run_payload(run)) for role, run in case.runs.items()}
+        compared, missing = compared_payload(case)
+        data["compared"] = {role: intern(self.views, view) for role, view in compared.items()}
+        if missing is not None:
+            data["compared_missing"] = missing
+        if compared:
+            data["event_diff"] = event_diff(compared["baseline_frontend"], compared["translated"])
+        # A timeline is as long as its stream; a frontend baseline shared by every backend's case is kept once.
+        data["timelines"] = {
+            role: intern(self.timelines, line)
+            for role, run in case.runs.items()
+            if role != "baseline_backend" and (line := timeline(run))
+        }
+        data["commands"] = {"rerun": rerun_command(case, self.rerun)}
+        if case.runs:
+            data["commands"]["diff"] = diff_command(case, self.report_dir)
+        self.cases[case.case_id] = data
+
+    def payload(self) -> dict[str, Any]:
+        """The pack as JSON-ready data."""
+        return {"cases": self.cases, "runs": self.runs, "views": self.views, "timelines": self.timelines}

@@ -1,0 +1,74 @@
+"""The wire excerpt's chunk boundaries and arrival times: kept where the tap has them, optional for older traces,
+and checked for consistency when read."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from harness.runner.execute import WIRE_EXCERPT, _excerpt
+from harness.trace import RunTrace, Wire, validate
+from harness.trace.identity import Run
+
+
+def test_offsets_split_the_excerpt_at_the_chunk_boundaries() -> None:
+    chunks = (b"data: a\n\n", b"data: b\n", b"\ndata: [DONE]\n\n")
+    text, offsets, cut = _excerpt(chunks)
+    assert [text[a:b] for a, b in zip(offsets, [*offsets[1:], len(text)], strict=True)] == [c.decode() for c in chunks]
+    assert not cut
+
+
+def test_a_character_split_between_chunks_belongs_to_the_chunk_that_completes_it() -> None:
+    euro = "\u20ac".encode()  # three bytes
+    text, offsets, _ = _excerpt((b"x" + euro[:1], euro[1:] + b"y"))
+    assert text == "x\u20acy"
+    assert offsets == [0, 1]  # chunk 1 shows "x"; the euro sign is whole in chunk 2
+    assert "\ufffd" not in text
+
+
+def test_the_excerpt_stops_at_its_limit_and_says_so() -> None:
+    chunks = tuple(b"z" * 1000 for _ in range(40))
+    text, offsets, cut = _excerpt(chunks)
+    assert len(text) == WIRE_EXCERPT and cut
+    assert offsets == [i * 1000 for i in range(17)]  # chunks that begin inside the excerpt
+
+
+def _trace(**wire: object) -> RunTrace:
+    run = Run("translated", "anthropic", "openai", "text-basic", True)
+    return RunTrace.of(run, "c", wire=Wire(**wire))  # type: ignore[arg-type]
+
+
+def test_a_trace_written_before_chunk_times_still_reads_and_validates() -> None:
+    old = {
+        "cassette": "openai/text-basic.stream.yaml",
+        "interaction": 0,
+        "upstream": "data: x\n\n",
+        "frontend": "",
+        "upstream_chunks": 1,
+        "frontend_chunks": 0,
+        "truncated": False,
+    }
+    trace = _trace(**old)
+    validate(trace.model_dump(mode="json"), "run")
+    assert trace.wire.upstream_offsets == [] and trace.wire.upstream_times_ms == []
+
+
+@pytest.mark.parametrize(
+    ("wire", "message"),
+    [
+        ({"upstream": "ab", "upstream_chunks": 2, "upstream_offsets": [1, 0]}, "must ascend"),
+        ({"upstream": "ab", "upstream_chunks": 1, "upstream_offsets": [0, 5]}, "must ascend"),
+        ({"upstream": "ab", "upstream_chunks": 1, "upstream_times_ms": [1.0, 2.0]}, "more chunk offsets or times"),
+        ({"frontend_chunks": 2, "frontend_times_ms": [1.0, 2.0], "frontend_events": [1]}, "one entry per client"),
+        ({"frontend_chunks": 2, "frontend_times_ms": [1.0, 2.0], "frontend_events": [2, 1]}, "must not decrease"),
+        ({"upstream_chunks": 1, "upstream_times_ms": [1.0], "event_chunks": [3]}, "must name upstream chunks"),
+    ],
+)
+def test_inconsistent_chunk_facts_are_refused(wire: dict[str, object], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        _trace(**wire)
+
+
+def test_event_places_need_one_entry_per_upstream_event() -> None:
+    with pytest.raises(ValidationError, match="one entry per upstream event"):
+        _trace(upstream_chunks=1, upstream_times_ms=[1.0], event_chunks=[0, 0])
