@@ -188,8 +188,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
-        print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
-        return EXIT_OK
+        # Nothing to run is a usage error, never a pass: a green gate must mean the cases ran.
+        missing = "does not exist" if not args.scenarios.exists() else "holds no scenario (*.yaml)"
+        return _fail(f"--scenarios {args.scenarios}: the folder {missing}")
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     known = args.known or DEFAULT_KNOWN
     if args.known is not None and not known.is_file() and not args.update_known:

@@ -40,6 +40,19 @@ def from_json(model: type[M], data: Any) -> M:
     return model.model_validate(data)
 
 
+def require_tags(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with every union member's tag (`kind`, a constant with a default) required, as the models require
+    it: pydantic picks a member by its tag, while JSON Schema's `oneOf` would take a tagless object that fits one
+    member's other fields. Changes and returns `schema`."""
+    for definition in schema.get("$defs", {}).values():
+        tag = definition.get("properties", {}).get("kind")
+        if isinstance(tag, dict) and "const" in tag:
+            required = definition.setdefault("required", [])
+            if "kind" not in required:
+                required.append("kind")
+    return schema
+
+
 def ir_json_schema() -> dict[str, Any]:
     """One JSON Schema document with a definition for each top-level IR type."""
     defs: dict[str, Any] = {}
@@ -54,11 +67,13 @@ def ir_json_schema() -> dict[str, Any]:
         defs.update(schema.pop("$defs", {}))
         roots[name] = schema
     defs.update(roots)
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "Core IR",
-        "$defs": defs,
-    }
+    return require_tags(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Core IR",
+            "$defs": defs,
+        }
+    )
 
 
 def dumps_schema() -> str:

@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema
 from pydantic import ValidationError
 
+from harness.ir.schema import require_tags
 from harness.trace.model import CaseResult, RunTrace
 
 
@@ -32,13 +33,13 @@ class TraceError(ValueError):
 @cache
 def case_schema() -> dict[str, Any]:
     """JSON Schema of a case result (which embeds the run traces)."""
-    return CaseResult.model_json_schema(by_alias=True)
+    return require_tags(CaseResult.model_json_schema(by_alias=True))
 
 
 @cache
 def run_schema() -> dict[str, Any]:
     """JSON Schema of one run trace."""
-    return RunTrace.model_json_schema(by_alias=True)
+    return require_tags(RunTrace.model_json_schema(by_alias=True))
 
 
 @cache

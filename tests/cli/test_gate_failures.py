@@ -47,6 +47,14 @@ def test_unknown_frontend_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "frontend 'no-such': unknown protocol" in line
 
 
+def test_a_missing_or_empty_scenario_folder_is_exit_2_never_a_pass(tmp_path: Path) -> None:
+    line = one_line(conformance("--scenarios", str(tmp_path / "nowhere"), "--reports", str(tmp_path)))
+    assert line == f"conformance run: --scenarios {tmp_path / 'nowhere'}: the folder does not exist"
+    (tmp_path / "empty").mkdir()
+    line = one_line(conformance("--scenarios", str(tmp_path / "empty"), "--reports", str(tmp_path)))
+    assert "holds no scenario" in line
+
+
 def test_missing_cassette_is_a_harness_error_naming_it_and_how_to_record_it(tmp_path: Path) -> None:
     cassettes = tmp_path / "cassettes"
     shutil.copytree(REPO / "cassettes" / "openai", cassettes / "openai")

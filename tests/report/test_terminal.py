@@ -9,6 +9,7 @@ from rich.console import Console
 
 from harness.report import ProgressWriter, TerminalWriter, emit, gate_line
 from harness.report.model import VERDICT_INFO, verdict_info
+from harness.runner.run_events import CaseFinished, CaseJudged, RunnerEvent
 from harness.trace import CaseResult
 from tests.report.factory import case, sample_cases, sample_events
 
@@ -111,11 +112,16 @@ class _Clock:
         return self.now
 
 
+def _judged(events: list[RunnerEvent]) -> list[RunnerEvent]:
+    """The events progress counts: each case as it is judged (CaseJudged), not when it is reported in order."""
+    return [CaseJudged(e.result) if isinstance(e, CaseFinished) else e for e in events]
+
+
 def _progress_lines(steps: list[float], cases: int) -> list[str]:
     out, clock = io.StringIO(), _Clock()
     writer = ProgressWriter(Console(file=out, width=80), clock=clock, step=0.25, every_s=30, min_gap_s=5)
     one = sample_cases()[0]
-    events = sample_events([one.model_copy(update={"case_id": f"c{i}"}) for i in range(cases)])
+    events = _judged(sample_events([one.model_copy(update={"case_id": f"c{i}"}) for i in range(cases)]))
     writer.handle(events[0])
     for at, event in zip(steps, events[1:-1], strict=True):
         clock.now = at
@@ -146,7 +152,7 @@ def test_progress_lines_also_come_with_time_when_cases_are_slow() -> None:
 def test_progress_draws_a_bar_on_a_terminal() -> None:
     out = io.StringIO()
     writer = ProgressWriter(Console(file=out, width=120, force_terminal=True))
-    events = sample_events()
+    events = _judged(sample_events())
     for event in events[:3]:
         writer.handle(event)
     assert writer._bar is not None

@@ -68,14 +68,17 @@
 
   /* ---- header ---- */
   function renderHeader() {
-    var counts = tally(CASES), failed = RUN.exit_code !== 0;
+    var counts = tally(CASES), failed = RUN.exit_code !== 0, errored = RUN.exit_code === 2;
+    var gate = errored ? "ERROR" : (failed ? "FAIL" : "PASS");
     append("run-facts", [
-      el("span", { "class": "gate " + (failed ? "fail" : "pass"), text: "gate " + (failed ? "FAIL" : "PASS") + " (exit " + RUN.exit_code + ")" }),
+      el("span", { "class": "gate " + (errored ? "error" : (failed ? "fail" : "pass")), text: "gate " + gate + " (exit " + RUN.exit_code + ")" }),
       el("span", { text: CASES.length + " cases in " + RUN.duration_s.toFixed(1) + " s" }),
       el("span", { text: "system under test: " + RUN.sut }),
       el("span", {}, VERDICTS.filter(function (v) { return counts[v]; }).map(function (v) { return badge(v, counts[v] + " " + label(v)); })),
       RUN.new_proxy_bugs ? el("span", { text: RUN.new_proxy_bugs + " new proxy bug(s)" }) : null,
-      RUN.fixed.length ? el("span", { text: "fixed: " + RUN.fixed.join(", ") }) : null
+      RUN.fixed.length ? el("span", { text: "fixed: " + RUN.fixed.join(", ") }) : null,
+      (RUN.deviating || []).length ? el("span", { text: RUN.deviating.length + " case(s) with wire deviations" +
+        (RUN.strict ? " (--strict: they fail the gate)" : " (warnings)") }) : null
     ]);
   }
   function append(id, children) { var node = document.getElementById(id); children.forEach(function (c) { if (c) node.appendChild(c); }); return node; }
@@ -307,17 +310,19 @@
       RV.wireChunks("upstream", w.upstream, w.upstream_offsets, w.upstream_times_ms, w.upstream_chunks),
       RV.wireChunks("to the client", w.frontend, w.frontend_offsets, w.frontend_times_ms, w.frontend_chunks));
   }
-    var counts = tally(CASES), failed = RUN.exit_code !== 0, errored = RUN.exit_code === 2;
-    var gate = errored ? "ERROR" : (failed ? "FAIL" : "PASS");
-    append("run-facts", [
-      el("span", { "class": "gate " + (errored ? "error" : (failed ? "fail" : "pass")), text: "gate " + gate + " (exit " + RUN.exit_code + ")" }),
-      el("span", { text: CASES.length + " cases in " + RUN.duration_s.toFixed(1) + " s" }),
-      el("span", { text: "system under test: " + RUN.sut }),
-      el("span", {}, VERDICTS.filter(function (v) { return counts[v]; }).map(function (v) { return badge(v, counts[v] + " " + label(v)); })),
-      RUN.new_proxy_bugs ? el("span", { text: RUN.new_proxy_bugs + " new proxy bug(s)" }) : null,
-      RUN.fixed.length ? el("span", { text: "fixed: " + RUN.fixed.join(", ") }) : null,
-      (RUN.deviating || []).length ? el("span", { text: RUN.deviating.length + " case(s) with wire deviations" +
-        (RUN.strict ? " (--strict: they fail the gate)" : " (warnings)") }) : null
+  function timelinesOf(c, pack) {
+    var out = {};
+    Object.keys(c.timelines || {}).forEach(function (role) { out[role] = pack.timelines[c.timelines[role]]; });
+    return out;
+  }
+  function caseBody(entry, c, pack) {
+    return [
+      el("p", { "class": "reason" }, badge(c.verdict), " ", el("span", { text: c.reason })),
+      c.known ? el("p", { "class": "known", text: "known failure: " + c.known }) : null,
+      (c.deviations || []).length ? el("div", { "class": "deviations" }, el("h4", { text: "wire deviations" + (RUN.strict ? " (--strict: they fail the gate)" : " (warnings)") }),
+        el("ul", {}, c.deviations.map(function (d) { return el("li", { title: d.source, text: d.rule + ": " + d.message }); }))) : null,
+      el("p", { "class": "scenario" }, el("strong", { text: c.scenario + ": " }), el("span", { text: DESCRIPTION[c.scenario] || "(no description)" })),
+      command("rerun", c.commands.rerun), c.commands.diff ? command("diff", c.commands.diff) : null,
       firstBox(c),
       c.event_diff ? [el("h3", { text: "event diff" }), RV.eventDiff(c.event_diff)] : null,
       el("h3", { text: "stream timeline" }), RV.timeline(timelinesOf(c, pack), ["baseline_frontend", "translated"], ROLE),
