@@ -15,7 +15,16 @@ from typing import Any
 from harness import ir
 from harness.diff.compare import Divergence, diff_views, normalize_pair
 from harness.diff.losses import apply_losses, valid_keys
-from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream, start_usage_reported
+from harness.diff.normalize import (
+    DEFAULT_RULES,
+    Rule,
+    View,
+    apply,
+    blocks_in_order,
+    incomplete_stream,
+    opaque_signatures,
+    start_usage_reported,
+)
 from harness.diff.request_side import request_divergences
 from harness.protocols import registry
 from harness.stream import accumulate
@@ -97,6 +106,26 @@ def admitted_values(left: View, right: View, compared: RunTrace) -> tuple[View, 
     return left, right
 
 
+def frontend_rules(reference: RunTrace, compared: RunTrace) -> tuple[Rule, ...]:
+    """The normalization rules the clients' protocols declare for what they receive (`facts.Frontend`): opaque
+    signatures compared by presence, concurrent blocks compared block by block. A rule applies to both sides
+    when either run's client declares it."""
+    frontends = []
+    for name in dict.fromkeys([reference.client, compared.client]):
+        try:
+            frontend = registry.facts(name).frontend
+        except registry.UnknownProtocolError:
+            continue  # no declared facts, no rules: `loss_keys` reports the unknown protocol
+        if frontend is not None:
+            frontends.append(frontend)
+    rules: list[Rule] = []
+    if any(f.concurrent_blocks for f in frontends):
+        rules.append(blocks_in_order)
+    if any(f.opaque_signatures for f in frontends):
+        rules.append(opaque_signatures)
+    return tuple(rules)
+
+
 def compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
@@ -108,6 +137,9 @@ def compared_views(
         left, right = start_usage_reported(left), start_usage_reported(right)
         keys = loss_keys(protocols_between(reference, compared))
         left, right = apply_losses(left, right, keys, scope="response")
+    if rules:
+        extra = frontend_rules(reference, compared)
+        left, right = apply(left, extra), apply(right, extra)
     left, right = normalize_pair(left, right, rules)
     if rules:
         left, right = admitted_values(left, right, compared)
