@@ -22,6 +22,7 @@ from harness.diff.normalize import (
     apply,
     blocks_in_order,
     incomplete_stream,
+    json_copy,
     opaque_signatures,
     start_usage_reported,
 )
@@ -126,6 +127,36 @@ def frontend_rules(reference: RunTrace, compared: RunTrace) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+def _upstream_counted_reasoning(trace: RunTrace) -> bool:
+    """Whether the run's upstream reported a reasoning-token count (in its answer or any streamed usage)."""
+    usages: list[ir.Usage | None] = [trace.upstream_response.usage] if trace.upstream_response is not None else []
+    usages += [getattr(e, "usage", None) for e in trace.upstream_events or []]
+    return any(usage is not None and usage.reasoning_tokens is not None for usage in usages)
+
+
+def _usages(view: View) -> list[dict[str, Any]]:
+    found = [(view.get("response") or {}).get("usage")]
+    found += [e.get("usage") for e in view.get("events") or [] if e.get("kind") in ("done", "usage")]
+    return [usage for usage in found if isinstance(usage, dict)]
+
+
+def estimated_reasoning_tokens(left: View, right: View, compared: RunTrace) -> tuple[View, View]:
+    """A reasoning-token count the proxy reports when its upstream reported none (Anthropic's usage has no such
+    count; LiteLLM counts the thinking text itself) is its estimate. When the reference knows no count either
+    (0 or none: its scenario scripted none), there is nothing to hold the estimate against, so it compares as
+    the reference's value. A count the reference does know still differs from any estimate, and a count the
+    upstream reported is compared as is."""
+    if _upstream_counted_reasoning(compared):
+        return left, right
+    if any(usage.get("reasoning_tokens") for usage in _usages(left)):
+        return left, right
+    right = json_copy(right)
+    for usage in _usages(right):
+        if isinstance(usage.get("reasoning_tokens"), int) and usage["reasoning_tokens"] > 0:
+            usage["reasoning_tokens"] = 0
+    return left, right
+
+
 def compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
@@ -140,6 +171,7 @@ def compared_views(
     if rules:
         extra = frontend_rules(reference, compared)
         left, right = apply(left, extra), apply(right, extra)
+        left, right = estimated_reasoning_tokens(left, right, compared)
     left, right = normalize_pair(left, right, rules)
     if rules:
         left, right = admitted_values(left, right, compared)

@@ -156,3 +156,30 @@ def test_cr9_interleaved_blocks_on_a_frontend_that_does_not_declare_them_still_d
     )
     found = response_divergences(baseline, translated)
     assert found and found[0].path.startswith("events[")
+
+
+# --- LiteLLM's reasoning_tokens estimate where the Anthropic upstream reported no count -------------------------
+
+
+def _usage_pair(baseline_count: int | None, proxy_count: int, upstream_count: int | None) -> tuple[RunTrace, RunTrace]:
+    def response(count: int | None) -> ir.Response:
+        usage = ir.Usage(input_tokens=90, output_tokens=40, reasoning_tokens=count)
+        return ir.Response(id="r", model="m", content=[ir.TextPart(text="391")], usage=usage)
+
+    baseline, translated = _pair(
+        "responses", SdkView(response=response(baseline_count)), SdkView(response=response(proxy_count))
+    )
+    return baseline, translated.model_copy(update={"upstream_response": response(upstream_count)})
+
+
+def test_litellm_reasoning_tokens_estimate_with_no_upstream_count_is_not_held_against_a_baseline_without_one() -> None:
+    # thinking-then-tool[responses->anthropic,nonstream]: the scenario scripts no count (the baseline says 0), the
+    # Anthropic upstream reports none, LiteLLM 1.106.2 says 12 (its count of the thinking text).
+    assert response_divergences(*_usage_pair(0, 12, None)) == []
+
+
+def test_reasoning_tokens_against_a_known_count_or_an_upstream_count_still_diverge() -> None:
+    (known,) = response_divergences(*_usage_pair(48, 12, None))
+    assert (known.path, known.left, known.right) == ("response.usage.reasoning_tokens", 48, 12)
+    (changed,) = response_divergences(*_usage_pair(0, 12, 7))
+    assert (changed.path, changed.left, changed.right) == ("response.usage.reasoning_tokens", 0, 12)
