@@ -2,7 +2,8 @@
 `conformance diff` show.
 
 A run's SDK view (a streamed run's response accumulated from its events) -> an incomplete stream told two ways
-made one -> the losses every protocol on the way declares (`Codec.losses`) -> the normalization rules and the
+made one -> the losses every protocol on the way declares (`Codec.losses`) -> the rules the clients' frontends
+declare (`frontend_rules`) and a proxy's reasoning-token estimate -> the normalization rules and the
 equivalences between the two sides (`compare.normalize_pair`) -> the diff, first divergence first. The
 request side compares the client's request with what the proxy sent upstream, minus the upstream's losses.
 """
