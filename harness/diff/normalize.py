@@ -288,6 +288,51 @@ def _usage_zero_details(out: View) -> View:
     return out
 
 
+OPAQUE = "<present>"
+"""What `opaque_signatures` puts in place of a signature a client only passes back."""
+
+
+def opaque_signatures(view: View) -> View:
+    """A signature a frontend's client only passes back (Responses' `encrypted_content`, "opaque and
+    non-inspectable" to clients) is the server's own value: a proxy may wrap the upstream's signature in a blob it
+    can read back. It is compared by presence: `<present>` for any non-empty value, so a missing one where the
+    reference has one still differs. Applied for frontends that declare it (`facts.Frontend.opaque_signatures`)."""
+    return _opaque_signatures(json_copy(view))
+
+
+def _opaque_signatures(out: View) -> View:
+    def fix(node: dict[str, Any]) -> None:
+        signature = node.get("signature")
+        if node.get("kind") in ("thinking", "thinking_end") and isinstance(signature, str) and signature:
+            node["signature"] = OPAQUE
+
+    _walk(out, fix)
+    return out
+
+
+def blocks_in_order(view: View) -> View:
+    """Each block's events, block after block in the order blocks opened: a stream that keeps several blocks open
+    at once (its events name their item, as Responses' `output_index` does) says the same as one that closes
+    each before the next. Events of no block (message start, usage, done, error) keep their places. Applied for
+    frontends that declare it (`facts.Frontend.concurrent_blocks`), before deltas are coalesced."""
+    return _blocks_in_order(json_copy(view))
+
+
+def _blocks_in_order(out: View) -> View:
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    slots = [n for n, event in enumerate(events) if "index" in event]
+    order: dict[Any, int] = {}
+    for n in slots:
+        order.setdefault(events[n]["index"], len(order))
+    ranked = sorted(slots, key=lambda n: (order[events[n]["index"]], n))
+    moved = [events[n] for n in ranked]
+    for slot, event in zip(slots, moved, strict=True):
+        events[slot] = event
+    return out
+
+
 DEFAULT_RULES: tuple[Rule, ...] = (
     response_ids,
     model_names,

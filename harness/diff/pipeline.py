@@ -2,7 +2,8 @@
 `conformance diff` show.
 
 A run's SDK view (a streamed run's response accumulated from its events) -> an incomplete stream told two ways
-made one -> the losses every protocol on the way declares (`Codec.losses`) -> the normalization rules and the
+made one -> the losses every protocol on the way declares (`Codec.losses`) -> the rules the clients' frontends
+declare (`frontend_rules`) and a proxy's reasoning-token estimate -> the normalization rules and the
 equivalences between the two sides (`compare.normalize_pair`) -> the diff, first divergence first. The
 request side compares the client's request with what the proxy sent upstream, minus the upstream's losses.
 """
@@ -16,7 +17,17 @@ from typing import Any
 from harness import ir
 from harness.diff.compare import Divergence, diff_views, normalize_pair
 from harness.diff.losses import apply_losses, valid_keys
-from harness.diff.normalize import DEFAULT_RULES, Rule, View, incomplete_stream, start_usage_reported
+from harness.diff.normalize import (
+    DEFAULT_RULES,
+    Rule,
+    View,
+    apply,
+    blocks_in_order,
+    incomplete_stream,
+    json_copy,
+    opaque_signatures,
+    start_usage_reported,
+)
 from harness.diff.request_side import request_divergences
 from harness.protocols import registry
 from harness.stream import accumulate
@@ -116,6 +127,56 @@ def admitted_values(left: View, right: View, compared: RunTrace) -> tuple[View, 
     return left, right
 
 
+def frontend_rules(reference: RunTrace, compared: RunTrace) -> tuple[Rule, ...]:
+    """The normalization rules the clients' protocols declare for what they receive (`facts.Frontend`): opaque
+    signatures compared by presence, concurrent blocks compared block by block. A rule applies to both sides
+    when either run's client declares it."""
+    frontends = []
+    for name in dict.fromkeys([reference.client, compared.client]):
+        try:
+            frontend = registry.facts(name).frontend
+        except registry.UnknownProtocolError:
+            continue  # no declared facts, no rules: `loss_keys` reports the unknown protocol
+        if frontend is not None:
+            frontends.append(frontend)
+    rules: list[Rule] = []
+    if any(f.concurrent_blocks for f in frontends):
+        rules.append(blocks_in_order)
+    if any(f.opaque_signatures for f in frontends):
+        rules.append(opaque_signatures)
+    return tuple(rules)
+
+
+def _upstream_counted_reasoning(trace: RunTrace) -> bool:
+    """Whether the run's upstream reported a reasoning-token count (in its answer or any streamed usage)."""
+    usages: list[ir.Usage | None] = [trace.upstream_response.usage] if trace.upstream_response is not None else []
+    usages += [getattr(e, "usage", None) for e in trace.upstream_events or []]
+    return any(usage is not None and usage.reasoning_tokens is not None for usage in usages)
+
+
+def _usages(view: View) -> list[dict[str, Any]]:
+    found = [(view.get("response") or {}).get("usage")]
+    found += [e.get("usage") for e in view.get("events") or [] if e.get("kind") in ("done", "usage")]
+    return [usage for usage in found if isinstance(usage, dict)]
+
+
+def estimated_reasoning_tokens(left: View, right: View, compared: RunTrace) -> tuple[View, View]:
+    """A reasoning-token count the proxy reports when its upstream reported none (Anthropic's usage has no such
+    count; LiteLLM counts the thinking text itself) is its estimate. When the reference knows no count either
+    (0 or none: its scenario scripted none), there is nothing to hold the estimate against, so it compares as
+    the reference's value. A count the reference does know still differs from any estimate, and a count the
+    upstream reported is compared as is."""
+    if _upstream_counted_reasoning(compared):
+        return left, right
+    if any(usage.get("reasoning_tokens") for usage in _usages(left)):
+        return left, right
+    right = json_copy(right)
+    for usage in _usages(right):
+        if isinstance(usage.get("reasoning_tokens"), int) and usage["reasoning_tokens"] > 0:
+            usage["reasoning_tokens"] = 0
+    return left, right
+
+
 def compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
@@ -127,6 +188,10 @@ def compared_views(
         left, right = start_usage_reported(left), start_usage_reported(right)
         keys = loss_keys(protocols_between(reference, compared))
         left, right = apply_losses(left, right, keys, scope="response")
+    if rules:
+        extra = frontend_rules(reference, compared)
+        left, right = apply(left, extra), apply(right, extra)
+        left, right = estimated_reasoning_tokens(left, right, compared)
     left, right = normalize_pair(left, right, rules)
     if rules:
         left, right = admitted_values(left, right, compared)

@@ -170,6 +170,13 @@ class Frontend:
     wire_rules: tuple[WireRule, ...] = ()
     """What the real provider's successful answers always do beyond what the codec needs to read them (wire
     deviations of a proxy serving this frontend are judged against these)."""
+    opaque_signatures: bool = False
+    """A thinking block's signature reaches this frontend's client as an opaque value it only passes back
+    (Responses' `encrypted_content`): what a proxy puts there is its own business, so the diff compares it by
+    presence, not value."""
+    concurrent_blocks: bool = False
+    """Its stream may keep several output blocks open at once (each event names its item: Responses'
+    `output_index` and `item_id`), so the diff compares each block's events, not how blocks interleave."""
 
 
 @dataclass(frozen=True)

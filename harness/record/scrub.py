@@ -99,8 +99,18 @@ def scrub_body(body: bytes) -> bytes:
     return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-]")
+"""A character that continues a token: a key shape right after one is part of something longer."""
+
+
 def find_secrets(text: str, planted: Iterable[str] = ()) -> list[str]:
-    """Every key-shaped string (and every planted value) found in `text`."""
-    found = [m.group(0) for pattern in rules().key_patterns for m in pattern.finditer(text)]
+    """Every key-shaped string (and every planted value) found in `text`. A match inside a longer token is no key
+    (LiteLLM's base64url response ids hold `-sk-...` by chance)."""
+    found = [
+        m.group(0)
+        for pattern in rules().key_patterns
+        for m in pattern.finditer(text)
+        if m.start() == 0 or not _TOKEN_CHAR.match(text[m.start() - 1])
+    ]
     found += [p for p in planted if p and p in text]
     return found

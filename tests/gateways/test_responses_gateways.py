@@ -140,3 +140,13 @@ def test_a_json_object_tool_result_re_serialized_for_an_objects_only_backend_is_
     assert request_divergences(client, result('{"temperature_c":18,"sky":"sunny"}'), pair=pair) == []
     assert request_divergences(client, result('{"temperature_c":19,"sky":"sunny"}'), pair=pair)
     assert request_divergences(client, result('{"temperature_c":18,"sky":"sunny"}'), pair=("responses", "openai"))
+
+
+def test_a_key_shape_inside_a_litellm_response_id_is_no_leak() -> None:
+    from harness.record.scrub import find_secrets
+
+    rid = "resp_9buO41FJqkg-sk-9buO41FJqkgtfh8A10D0VWXlfAVtbdaHdkpvwtUC"
+    assert find_secrets(f'{{"id": "{rid}"}}') == []
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    assert find_secrets(f'{{"error": "bad key {key}"}}') == [key]
+    assert find_secrets(key) == [key]

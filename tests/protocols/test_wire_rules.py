@@ -13,7 +13,7 @@ from harness.protocols import registry
 from harness.protocols.facts import WireRule
 from tests.conftest import corpus_files
 
-CORPUS_FOLDERS = {"openai": "openai_chat", "gemini": "gemini"}
+CORPUS_FOLDERS = {"openai": "openai_chat", "gemini": "gemini", "responses": "openai_responses"}
 """The corpus folder of each protocol that declares wire rules."""
 
 
@@ -109,3 +109,22 @@ def test_gemini_content_after_the_finish_chunk_breaks_its_rule() -> None:
     # The same as a JSON array stream (no `alt=sse`).
     array = b"[" + b",".join(line.removeprefix(b"data: ").strip() for line in late.split(b"\r\n\r\n") if line) + b"]"
     assert "gemini.nothing_after_finish" in findings("gemini", array, True)
+
+
+def _responses_event(kind: str, index: int, **fields: object) -> str:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, 'output_index': index, **fields})}\n\n"
+
+
+def test_responses_items_streamed_concurrently_break_their_rule() -> None:
+    """codex-rosetta 0.1.0 and LiteLLM 1.106.2 (CR9, LR12): a second output item added before the first is done.
+    The specification allows it (each event names its item); api.openai.com never does it: a warning."""
+    call = {"type": "function_call", "name": "f", "arguments": ""}
+    added = [_responses_event("response.output_item.added", n, item={**call, "id": f"fc_{n}"}) for n in (0, 1)]
+    done = [_responses_event("response.output_item.done", n, item={**call, "id": f"fc_{n}"}) for n in (0, 1)]
+    one_by_one = (added[0] + done[0] + added[1] + done[1]).encode()
+    assert findings("responses", one_by_one, True) == {}
+    concurrent = (added[0] + added[1] + done[0] + done[1]).encode()
+    assert findings("responses", concurrent, True) == {
+        "responses.items_one_at_a_time": ["event 1 adds output item 1 while item(s) [0] are open"]
+    }
+    assert findings("responses", b'{"object": "response", "output": []}', False) == {}

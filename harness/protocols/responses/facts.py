@@ -14,6 +14,7 @@ from __future__ import annotations
 from harness import ir
 from harness.protocols import facts
 from harness.protocols.openai.facts import FAMILY as CHAT_COMPLETIONS
+from harness.protocols.responses import wire_rules
 from harness.protocols.responses.losses import stateful_fields
 from harness.protocols.responses.request_encode import PATH
 
@@ -24,7 +25,16 @@ def server_state(request: ir.Request) -> tuple[str, ...]:
 
 
 FACTS = facts.ProtocolFacts(
-    frontend=facts.Frontend(routes=(facts.Route(PATH),), model=facts.ModelInBody(), server_state=server_state),
+    frontend=facts.Frontend(
+        routes=(facts.Route(PATH),),
+        model=facts.ModelInBody(),
+        server_state=server_state,
+        wire_rules=wire_rules.RULES,
+        # encrypted_content is "opaque and non-inspectable", there to be passed back (openresponses.org,
+        # Specification: Reasoning); items are keyed by output_index and item_id (docs/gateways.md, LR12).
+        opaque_signatures=True,
+        concurrent_blocks=True,
+    ),
     model_list=CHAT_COMPLETIONS.model_list,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),

@@ -1,0 +1,63 @@
+"""What real Responses API streams always do beyond what the `openai` SDK needs to read them: the wire rules a
+proxy serving this frontend is held to (`facts.WireRule`; a break is a wire deviation, a warning).
+
+One rule: api.openai.com streams output items one after another (each `response.output_item.done` before the
+next `response.output_item.added`), in every stream recorded from it in the shared corpus
+(`openai_responses/stream-*.yaml`). Neither OpenAI's streaming reference nor the Open Responses specification
+requires it: the specification orders the events of one item (added, its content parts, done), every later event
+names its item by `output_index` and `item_id`, and the SDK accumulates by `output_index`. So items streamed
+concurrently are a deviation from what the real API does, not a bug: the diff compares each item's events
+(`facts.Frontend.concurrent_blocks`), and this rule warns (docs/gateways.md, "Interleaved output items").
+"""
+
+from __future__ import annotations
+
+import json
+
+from harness.protocols.facts import WireRule
+from harness.wire import FramingError, iter_sse
+
+CORPUS = "corpus openai_responses/stream-text.yaml, stream-function-call.yaml, stream-reasoning-summary.yaml"
+REFERENCE = (
+    "https://platform.openai.com/docs/api-reference/responses-streaming/response/output_item; "
+    "https://www.openresponses.org/specification#items-are-streamable (per-item order only)"
+)
+
+
+def _events(body: bytes) -> list[dict[str, object]]:
+    """The JSON object events of a stream; none when the framing is broken (the codec and the `frontend_wire`
+    check judge that)."""
+    try:
+        events = list(iter_sse([body]))
+    except FramingError:
+        return []
+    out = []
+    for event in events:
+        try:
+            data = json.loads(event.data)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out
+
+
+def items_one_at_a_time(body: bytes, stream: bool) -> list[str]:
+    """No `response.output_item.added` while an earlier output item is still open (added, not yet done)."""
+    if not stream:
+        return []
+    open_items: list[object] = []
+    found = []
+    for number, event in enumerate(_events(body)):
+        kind, index = event.get("type"), event.get("output_index")
+        if kind == "response.output_item.added":
+            if open_items:
+                found.append(f"event {number} adds output item {index} while item(s) {open_items} are open")
+            open_items.append(index)
+        elif kind == "response.output_item.done" and index in open_items:
+            open_items.remove(index)
+    return found
+
+
+RULES = (WireRule("responses.items_one_at_a_time", f"{REFERENCE}; {CORPUS}", items_one_at_a_time),)
+"""The wire rules of the Responses API as a frontend."""
