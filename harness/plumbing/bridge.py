@@ -36,6 +36,10 @@ class LoopThread:
             future.cancel()
             raise httpx2.ReadTimeout(f"no answer from the in-process app within {timeout} s") from None
 
+    def on_loop(self) -> bool:
+        """Whether the caller runs on the loop's own thread (where waiting for the loop would wait forever)."""
+        return threading.get_ident() == self._thread.ident
+
     def close(self) -> None:
         """Stop the loop and join the thread (bounded)."""
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -47,6 +51,17 @@ class LoopThread:
 # Chunks a body pump may read ahead of the sync reader (a socket buffer's worth); the reader hands room back in
 # batches of half of it, so neither thread wakes the other per chunk.
 WINDOW_CHUNKS = 32
+
+
+_TASKS: set[asyncio.Task[None]] = set()
+"""Pumps and their stops while they run. The loop keeps only weak references to tasks: a pump whose reader was
+dropped (an SDK stream abandoned mid-body) would otherwise be collected while pending, and its stop then fail."""
+
+
+def _keep(task: asyncio.Task[None]) -> asyncio.Task[None]:
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return task
 
 
 class _End:
@@ -71,7 +86,7 @@ class _Pump:
 
     def start(self) -> _Pump:
         """Start reading (on the loop)."""
-        self.task = asyncio.ensure_future(self._run())
+        self.task = _keep(asyncio.ensure_future(self._run()))
         return self
 
     async def _run(self) -> None:
@@ -125,6 +140,11 @@ class _SyncBody(httpx2.SyncByteStream):
             yield item
 
     def close(self) -> None:
+        if self._loop.on_loop():
+            # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs,
+            # also on the loop's thread: waiting there for the loop would stall every run for the timeout.
+            _keep(self._loop.loop.create_task(self._pump.stop()))
+            return
         self._loop.run(self._pump.stop(), self._timeout)
 
 
