@@ -144,9 +144,16 @@ def error_object(error: ir.IRError) -> tuple[int, dict[str, Any]]:
     if known is not None and known[0] is error.kind:
         # Keep the provider's own status string (e.g. FAILED_PRECONDITION) when it means the same kind.
         status, http = error.code or status, known[1]
-    body: dict[str, Any] = {"code": http, "message": error.message, "status": status}
+    details: list[dict[str, Any]] = []
+    if error.kind is ir.ErrorKind.AUTH and error.code == "INVALID_ARGUMENT":
+        # Google's answer to a wrong API key (decoded to `auth` from its reason) goes back as Google sends it.
+        http, status = 400, "INVALID_ARGUMENT"
+        details.append({"@type": _ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com"})
     if error.retry_after is not None:
-        body["details"] = [{"@type": _RETRY_INFO, "retryDelay": _duration(error.retry_after)}]
+        details.append({"@type": _RETRY_INFO, "retryDelay": _duration(error.retry_after)})
+    body: dict[str, Any] = {"code": http, "message": error.message, "status": status}
+    if details:
+        body["details"] = details
     return http, {"error": body}
 
 
