@@ -47,7 +47,11 @@ class Source:
     transport: httpx2.BaseTransport | None = None
     """Transport to use; None builds the default for the kind."""
     replies: list[WireReply] = field(default_factory=list)
-    """Replies a reference backend produced, with their chunk boundaries (filled while recording)."""
+    """Replies the source produced, with their chunk boundaries (filled while recording by a reference backend,
+    or by an imported recording replayed into the recorder)."""
+    origin: dict[str, Any] | None = None
+    """Where a recording made elsewhere came from (`conformance import`: file, interaction, URL), kept in the
+    cassette's metadata as `origin`."""
 
 
 def reference_source(scenarios: Sequence[Scenario]) -> Source:
@@ -76,10 +80,8 @@ def _attach(source: Source) -> Any:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = scrub_headers(response["headers"])
         body = response["body"]["string"] or b""
-        if source.kind == "reference" and source.replies:
-            lengths = [len(c) for c in source.replies[-1].chunks]
-        else:
-            lengths = event_boundaries(body)
+        # The source's own boundaries (a reference backend's, an imported recording's), else SSE/NDJSON event ends.
+        lengths = [len(c) for c in source.replies[-1].chunks] if source.replies else event_boundaries(body)
         response["body"]["chunks"] = lengths if sum(lengths) == len(body) else [len(body)]
         return response
 
@@ -129,6 +131,7 @@ def record_one(
 
 
 def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, model: str) -> dict[str, Any]:
+    origin = {"origin": source.origin} if source.origin else {}
     return {
         "source": source.kind,
         "backend": backend,
@@ -137,4 +140,5 @@ def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, mo
         "model": model,
         "recorded_at": dt.date.today().isoformat(),
         "harness_version": __version__,
+        **origin,
     }
