@@ -14,6 +14,7 @@ from harness import __version__
 SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.decode",
     "harness.cli.diff",
+    "harness.cli.import_cmd",
     "harness.cli.list_cmd",
     "harness.cli.mock_server",
     "harness.cli.record",
