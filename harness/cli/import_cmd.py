@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, say_error
+from harness.cli import EXIT_OK, EXIT_USAGE, say_error
 
 if TYPE_CHECKING:
-    from harness.importer import Exchange
+    from harness.importer import Exchange, Imported
 
 
 def _names(text: str) -> list[str]:
@@ -28,8 +28,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "(its request body) and --url. Writes scenarios/<id>.yaml (the request as IR, the decoded answer as the "
             "scripted reply, expectations from what the backend's own SDK saw of the recorded answer), "
             "cassettes/<protocol>/<id>.<mode>.yaml (the recorded answer verbatim, metadata.source: real, with its "
-            "origin) and a reference cassette for every other backend. Secrets are scrubbed. Exit 0: imported; 1: "
-            "the exchange cannot be imported; 2: usage error."
+            "origin) and a reference cassette for every other backend. Secrets are scrubbed. Exit 0: imported; 2: "
+            "nothing imported from the failing exchange on (a usage error, an unreadable capture, an answer or "
+            "request the decoder cannot read, a stream that stops before its end without --truncated)."
         ),
     )
     p.add_argument("file", type=Path, help="capture file, or raw response body (with --request)")
@@ -48,6 +49,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="backends that answer the scenario with their reference (comma list, 'all' (default) or 'none')",
     )
     p.add_argument("--force", action="store_true", help="replace a scenario of the same id")
+    p.add_argument(
+        "--truncated",
+        action="store_true",
+        help="the provider really cut the recorded stream: make a case of a cut stream (default: refuse it)",
+    )
     p.set_defaults(func=run)
 
 
@@ -96,22 +102,15 @@ def _exchanges(args: argparse.Namespace) -> list[tuple[str, Exchange]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Import; exit 2 on a usage error, 1 when an exchange cannot become a case."""
+    """Import; exit 2 when an exchange cannot be imported (the ones before it stay imported)."""
     from harness.capture import CaptureError
-    from harness.importer import ImportFailure, ImportUsageError, import_exchange
+    from harness.importer import ImportFailure, import_exchange
     from harness.protocols.registry import UnknownProtocolError
 
     try:
         backends = _backends(args.backends)
         exchanges = _exchanges(args)
-    except (ImportUsageError, UnknownProtocolError) as exc:
-        say_error("import", exc)
-        return EXIT_USAGE
-    except (ImportFailure, CaptureError) as exc:
-        say_error("import", exc)
-        return EXIT_FAIL
-    for scenario_id, exchange in exchanges:
-        try:
+        for scenario_id, exchange in exchanges:
             done = import_exchange(
                 exchange,
                 scenario_id,
@@ -119,20 +118,22 @@ def run(args: argparse.Namespace) -> int:
                 cassettes=args.cassettes,
                 backends=backends,
                 force=args.force,
+                truncated=args.truncated,
             )
-        except ImportUsageError as exc:
-            say_error("import", exc)
-            return EXIT_USAGE
-        except ImportFailure as exc:
-            say_error("import", exc)
-            return EXIT_FAIL
-        head = f"imported {exchange.origin.label} as {done.scenario.id} ({done.backend}; expectations: {done.view})"
-        print(head)  # noqa: T201
-        print(f"  scenario   {done.scenario_path}")  # noqa: T201
-        print(f"  real       {done.cassette}")  # noqa: T201
-        print(f"  reference  {len(done.references.written)} backend(s)")  # noqa: T201
-        for backend, why in sorted(done.references.skipped.items()):
-            print(f"  no cassette for {backend}: {why}")  # noqa: T201
-        for note in done.notes:
-            print(f"  note: {note}")  # noqa: T201
+            _say(exchange, done)
+    except (ImportFailure, CaptureError, UnknownProtocolError) as exc:
+        say_error("import", exc)
+        return EXIT_USAGE
     return EXIT_OK
+
+
+def _say(exchange: Exchange, done: Imported) -> None:
+    head = f"imported {exchange.origin.label} as {done.scenario.id} ({done.backend}; expectations: {done.view})"
+    print(head)  # noqa: T201
+    print(f"  scenario   {done.scenario_path}")  # noqa: T201
+    print(f"  real       {done.cassette}")  # noqa: T201
+    print(f"  reference  {len(done.references.written)} backend(s)")  # noqa: T201
+    for backend, why in sorted(done.references.skipped.items()):
+        print(f"  no cassette for {backend}: {why}")  # noqa: T201
+    for note in done.notes:
+        print(f"  note: {note}")  # noqa: T201

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness import ir
-from harness.importer.exchange import Exchange, ImportFailure
+from harness.importer.exchange import Exchange, ImportFailure, ImportUsageError
 from harness.protocols import DecodeError, decode_events, registry
 from harness.protocols.common import kind_for_status
 from harness.protocols.reference import strip_extras
@@ -67,7 +67,7 @@ def _without_stop_reason(base: ReplyOk, response: ir.Response) -> Answer:
     return Answer(base.model_copy(update={"stop_reason": stop}), Chunking(), completed, None, (note,), True)
 
 
-def _stream_answer(exchange: Exchange) -> Answer:
+def _stream_answer(exchange: Exchange, *, truncated: bool) -> Answer:
     codec = registry.get(exchange.protocol)
     events = strip_extras(decode_events(codec, exchange.chunks))
     folded = accumulate(events)
@@ -86,6 +86,11 @@ def _stream_answer(exchange: Exchange) -> Answer:
     chunking = _one_delta_per_part(response.content)
     cut = len(full_events(base, chunking)) - 1  # every event but the terminal one
     if folded.error.kind is ir.ErrorKind.MALFORMED_STREAM:
+        if not truncated:
+            raise ImportUsageError(
+                f"{exchange.origin.label}: the recorded stream stops before its end ({folded.error.message}): the "
+                "capture is incomplete, or the provider cut the stream; for a case of a cut stream pass --truncated"
+            )
         return Answer(base.model_copy(update={"truncate_after": cut}), chunking, response, folded.error)
     reply = base.model_copy(update={"midstream_error": MidstreamError(after_events=cut, error=folded.error)})
     return Answer(reply, chunking, response, folded.error)
@@ -103,14 +108,16 @@ def _error_answer(error: ir.IRError, exchange: Exchange) -> Answer:
     return Answer(ReplyError(error=error), Chunking(), None, error, (note,))
 
 
-def decode_answer(exchange: Exchange) -> Answer:
-    """The recorded answer decoded with its protocol's decoder, as a scripted reply."""
+def decode_answer(exchange: Exchange, *, truncated: bool = False) -> Answer:
+    """The recorded answer decoded with its protocol's decoder, as a scripted reply. A stream that stops before
+    its end is an incomplete capture (ImportUsageError) unless `truncated` says the provider really cut it: then
+    the reply cuts the stream where the recording stops."""
     codec = registry.get(exchange.protocol)
     try:
         if exchange.status >= 400:
             return _error_answer(codec.decode_error(exchange.status, exchange.headers, exchange.body), exchange)
         if exchange.stream:
-            return _stream_answer(exchange)
+            return _stream_answer(exchange, truncated=truncated)
         response = codec.decode_response(exchange.body)
     except DecodeError as exc:
         where = f"{exchange.origin.label}: the {exchange.protocol} decoder"

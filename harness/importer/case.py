@@ -60,6 +60,7 @@ def import_exchange(
     cassettes: Path,
     backends: Sequence[str] | None = None,
     force: bool = False,
+    truncated: bool = False,
 ) -> Imported:
     """Make `exchange` a case named `scenario_id`: the scenario in `scenarios/`, the recorded answer under
     `cassettes/<protocol>/`, and a reference cassette for each of `backends` (default: every other registered
@@ -70,7 +71,7 @@ def import_exchange(
     except DecodeError as exc:
         where = f"{exchange.origin.label}: the {codec.name} decoder"
         raise ImportFailure(f"{where} cannot read the request: {exc}") from exc
-    answer = decode_answer(exchange)
+    answer = decode_answer(exchange, truncated=truncated)
     # Asked as the matrix asks, with the scenario id as the model (an SDK may warn about a recorded model's name).
     view = client_view(exchange, request.model_copy(update={"model": scenario_id}), answer)
     expect = expectations(view, answer, exchange.status, thinking=asks_thinking(request))

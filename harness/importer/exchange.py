@@ -15,7 +15,7 @@ import yaml
 
 from harness import ir
 from harness.capture import Interaction, load_interactions
-from harness.protocols import HttpRequest, registry
+from harness.protocols import DecodeError, HttpRequest, registry
 from harness.record.chunks import event_boundaries, split_by_lengths
 from harness.record.scrub import REDACTED, SECRET_QUERY_KEYS, rules, scrub_body, scrub_headers, scrub_url
 
@@ -298,7 +298,10 @@ def from_raw(body: Path, request: Path, *, protocol: str, url: str | None = None
             raise ImportUsageError(f"{name} keeps the model in the URL: pass --url with the recorded request URL")
         url = probe.path
     http = HttpRequest.from_url("POST", url, {"content-type": "application/json"}, raw_request)
-    stream = codec.is_stream_request(http)
+    try:
+        stream = codec.is_stream_request(http)
+    except DecodeError as exc:
+        raise ImportFailure(f"{request}: the {name} decoder cannot read the request: {exc}") from exc
     headers = {"content-type": _media_type(raw_body, stream)}
     recorded = _Recorded(http, url, status, headers, event_boundary_chunks(raw_body) if stream else [raw_body], [])
     if stream:

@@ -1,11 +1,13 @@
 """`conformance import` run in-process: a capture's every interaction imported (or the one named), a raw body with
-its request, and usage errors (exit 2) told apart from exchanges that cannot become a case (exit 1)."""
+its request, and every input that cannot become a case (unknown format, interaction out of range, truncated
+capture or body, missing request) refused with a message naming the file and why, exit 2, nothing written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 from harness.scenarios import load_scenarios
@@ -64,7 +66,7 @@ def test_a_raw_body_and_its_request(capsys: pytest.CaptureFixture[str], tmp_path
     assert scenario.expect.text_equals == "Hi." and scenario.streaming == ["nonstream"]
 
 
-def test_usage_errors_and_an_answer_that_does_not_decode(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_usage_errors_and_a_truncated_answer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     body = tmp_path / "answer.json"
     body.write_text("{not json")
     request = tmp_path / "request.json"
@@ -74,7 +76,74 @@ def test_usage_errors_and_an_answer_that_does_not_decode(capsys: pytest.CaptureF
     code, _, err = run(capsys, tmp_path, str(body), "--request", str(request), "--protocol", "nope")
     assert code == 2 and "unknown protocol" in err.lower()
     code, _, err = run(capsys, tmp_path, str(body), "--request", str(request), "--protocol", "anthropic")
-    assert code == 1 and "the anthropic decoder cannot read the answer" in err
+    assert code == 2 and "the anthropic decoder cannot read the answer" in err
     code, _, err = run(capsys, tmp_path, str(tmp_path / "missing.yaml"))
     assert code == 2 and "cannot read" in err
     assert not (tmp_path / "s").exists() or not any((tmp_path / "s").iterdir())
+
+
+def nothing_written(tmp_path: Path) -> bool:
+    return not any(p.is_file() for p in tmp_path.glob("[sc]/**/*"))
+
+
+def test_an_unknown_format_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    other = tmp_path / "notes.yaml"
+    other.write_text("foo: bar\n")
+    code, _, err = run(capsys, tmp_path, str(other), "--interaction", "0")
+    assert code == 2 and f"{other} is no capture: a raw response body needs --request" in err
+    code, _, err = run(capsys, tmp_path, str(other), "--request", str(other), "--protocol", "anthropic")
+    assert code == 2 and "the anthropic decoder cannot read the request" in err
+    assert nothing_written(tmp_path)
+
+
+@pytest.mark.corpus
+def test_a_truncated_capture_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cut = tmp_path / "cut.yaml"
+    cut.write_bytes((corpus_dir("anthropic") / "stream-text.yaml").read_bytes()[:2000])
+    code, _, err = run(capsys, tmp_path, str(cut))
+    assert code == 2 and f"{cut}: not a YAML cassette" in err and "unexpected end of stream" in err
+    cut_httprr = tmp_path / "cut.httprr"
+    cut_httprr.write_bytes((corpus_dir("ollama") / "api-chat-stream-local.httprr").read_bytes()[:1500])
+    code, _, err = run(capsys, tmp_path, str(cut_httprr))
+    assert code == 2 and "is shorter than its header says" in err
+    assert nothing_written(tmp_path)
+
+
+@pytest.mark.corpus
+def test_an_interaction_without_its_request_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = yaml.safe_load((corpus_dir("anthropic") / "nonstream-text.yaml").read_text(encoding="utf-8"))
+    del doc["interactions"][0]["request"]
+    capture = tmp_path / "no-request.yaml"
+    capture.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    code, _, err = run(capsys, tmp_path, str(capture))
+    assert code == 2 and "interaction 0: KeyError('request'): the interaction has no 'request'" in err
+    body = tmp_path / "answer.json"
+    body.write_text('{"id":"msg_1"}')
+    code, _, err = run(capsys, tmp_path, str(body), "--protocol", "anthropic", "--request", str(tmp_path / "gone"))
+    assert code == 2 and "gone: cannot read: No such file or directory" in err
+    assert nothing_written(tmp_path)
+
+
+CUT_STREAM = (
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    '"model":"c","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}'
+    '\n\nevent: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text",'
+    '"text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":'
+    '"text_delta","text":"Hel'
+)
+
+
+def test_a_stream_that_stops_before_its_end_needs_truncated(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    body = tmp_path / "cut.sse"
+    body.write_text(CUT_STREAM)
+    request = tmp_path / "request.json"
+    request.write_text('{"model":"c","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}')
+    args = (str(body), "--request", str(request), "--protocol", "anthropic", "--backends", "none")
+    code, _, err = run(capsys, tmp_path, *args)
+    assert code == 2 and "cut.sse: the recorded stream stops before its end" in err and "--truncated" in err
+    assert nothing_written(tmp_path)
+    code, out, err = run(capsys, tmp_path, *args, "--truncated")
+    assert (code, err) == (0, "") and "as cut (anthropic" in out
+    (scenario,) = load_scenarios(tmp_path / "s")
+    assert scenario.reply.kind == "ok" and scenario.reply.truncate_after == 3
+    assert scenario.expect.error is not None and scenario.expect.error.kind == ["malformed_stream", "server"]
