@@ -4,6 +4,7 @@ capture or body, missing request) refused with a message naming the file and why
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,22 @@ def test_a_stream_that_stops_before_its_end_needs_truncated(capsys: pytest.Captu
     (scenario,) = load_scenarios(tmp_path / "s")
     assert scenario.reply.kind == "ok" and scenario.reply.truncate_after == 3
     assert scenario.expect.error is not None and scenario.expect.error.kind == ["malformed_stream", "server"]
+
+
+@pytest.mark.corpus
+def test_an_imported_case_runs_through_the_built_in_proxy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The documented way: import into a folder, then `conformance run` on that folder; the anthropic backend replays
+    # the real answer, the other frontends' baselines replay their reference cassettes.
+    capture = corpus_dir("anthropic") / "stream-parallel-tool-use.yaml"
+    code, out, err = run(
+        capsys, tmp_path, str(capture), "--interaction", "0", "--id", "real-tools", "--backends", "openai,gemini"
+    )
+    assert (code, err) == (0, "") and "reference  2 backend(s)" in out
+    reports = tmp_path / "r"
+    args = ["--scenarios", str(tmp_path / "s"), "--cassettes", str(tmp_path / "c"), "--reports", str(reports)]
+    args += ["--backend", "anthropic", "--frontend", "anthropic,openai,gemini", "--run-id", "x", "-q"]
+    code = main(["run", *args])
+    assert code == 0
+    summary = json.loads((reports / "x" / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["scenarios"], summary["backends"], summary["total"]) == (["real-tools"], ["anthropic"], 3)
+    assert summary["counts"]["pass"] == 3
