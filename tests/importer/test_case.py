@@ -11,9 +11,12 @@ import yaml
 
 from harness import ir
 from harness.capture import load_interactions
+from harness.faults.catalog import by_name
 from harness.importer import Imported, ImportUsageError, from_capture, import_exchange
 from harness.protocols import HttpRequest, decode_events, registry
 from harness.record import Replayer
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
 from harness.scenarios import load_scenario
 from harness.scenarios.model import ReplyError, ReplyOk
 from harness.stream import accumulate
@@ -175,3 +178,29 @@ def test_request_is_matched_by_the_scenario_not_its_recorded_model(tmp_path: Pat
     wire = codec.encode_request(case.scenario.request_for(case.scenario.id, stream=True))
     assert wire.path == request.path
     assert b"".join(served(tmp_path, case)) == from_capture(corpus_dir("gemini") / "sse-stream-text.yaml", 0).body
+
+
+@pytest.mark.parametrize(("fault", "verdict"), [(None, "pass"), ("zero-input-at-message-start", "proxy_bug_response")])
+def test_a_proxy_zeroing_message_start_usage_is_caught_on_a_real_answer(
+    tmp_path: Path, fault: str | None, verdict: str
+) -> None:
+    # Real Gemini reports the prompt's tokens on its first chunk; translated for an Anthropic client they belong in
+    # message_start. A proxy that sends 0 there fails against the real recorded answer.
+    case = imported(tmp_path, "gemini/sse-stream-max-tokens.yaml", backends=["anthropic"])
+    options = RunOptions(
+        scenarios=tmp_path / "scenarios",
+        cassettes=tmp_path / "cassettes",
+        reports=tmp_path / "reports",
+        frontends=["anthropic"],
+        backends=["gemini"],
+        only=[case.scenario.id],
+        known=tmp_path / "none.toml",
+        hooks=by_name(fault).hooks if fault else None,
+        write_traces=False,
+    )
+    Runner(options).run()
+    (result,) = options.results
+    assert result.verdict.value == verdict, result.reason
+    if fault:
+        divergence = result.first_divergence
+        assert divergence is not None and divergence.path == "events[0].start_input_tokens"
