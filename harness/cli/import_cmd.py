@@ -28,9 +28,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "(its request body) and --url. Writes scenarios/<id>.yaml (the request as IR, the decoded answer as the "
             "scripted reply, expectations from what the backend's own SDK saw of the recorded answer), "
             "cassettes/<protocol>/<id>.<mode>.yaml (the recorded answer verbatim, metadata.source: real, with its "
-            "origin) and a reference cassette for every other backend. Secrets are scrubbed. Exit 0: imported; 2: "
-            "nothing imported from the failing exchange on (a usage error, an unreadable capture, an answer or "
-            "request the decoder cannot read, a stream that stops before its end without --truncated)."
+            "origin) and a reference cassette for each frontend's own backend (their baselines). Secrets are "
+            "scrubbed. Exit 0: imported; 2: nothing imported from the failing exchange on (a usage error, an "
+            "unreadable capture, an answer or request the decoder cannot read, a stream that stops before its end "
+            "without --truncated)."
         ),
     )
     p.add_argument("file", type=Path, help="capture file, or raw response body (with --request)")
@@ -45,8 +46,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--backends",
         type=_names,
-        default=["all"],
-        help="backends that answer the scenario with their reference (comma list, 'all' (default) or 'none')",
+        default=["frontends"],
+        help=(
+            "backends that answer the scenario with their reference: comma list, 'frontends' (default: the backends "
+            "every frontend's baseline needs), 'all' or 'none'"
+        ),
     )
     p.add_argument("--force", action="store_true", help="replace a scenario of the same id")
     p.add_argument(
@@ -59,7 +63,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _backends(names: list[str]) -> list[str] | None:
     from harness.protocols import registry
+    from harness.runner.plan import default_frontends
 
+    if names == ["frontends"]:
+        return default_frontends()
     if names == ["all"]:
         return None
     if names == ["none"]:

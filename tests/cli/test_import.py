@@ -63,6 +63,14 @@ def test_a_raw_body_and_its_request(capsys: pytest.CaptureFixture[str], tmp_path
     request.write_text('{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"Hello"}]}')
     code, out, err = run(capsys, tmp_path, str(body), "--request", str(request), "--protocol", "ollama")
     assert (code, err) == (0, "") and "as answer (ollama; expectations: ollama SDK)" in out
+    assert "reference  4 backend(s)" in out  # the other frontends' own backends: anthropic, gemini, openai, responses
+    assert sorted(p.parent.name for p in (tmp_path / "c").rglob("*.yaml")) == [
+        "anthropic",
+        "gemini",
+        "ollama",
+        "openai",
+        "responses",
+    ]
     (scenario,) = load_scenarios(tmp_path / "s")
     assert scenario.expect.text_equals == "Hi." and scenario.streaming == ["nonstream"]
 
