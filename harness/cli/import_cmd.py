@@ -88,7 +88,10 @@ def _exchanges(args: argparse.Namespace) -> list[tuple[str, Exchange]]:
     stem = slug(args.file.name.split(".")[0])
     if not is_capture(raw):
         if args.request is None:
-            raise ImportUsageError(f"{args.file} is no capture: a raw response body needs --request (and --url)")
+            raise ImportUsageError(
+                f"{args.file} is no capture (vcrpy, go-vcr v2, httprr, a harness cassette); as a raw response body "
+                "it needs --request (and --url)"
+            )
         if args.protocol is None:
             raise ImportUsageError(f"{args.file}: a raw body needs --protocol")
         exchange = from_raw(args.file, args.request, protocol=args.protocol, url=args.url, status=args.status)

@@ -99,7 +99,11 @@ def test_an_unknown_format_is_refused(capsys: pytest.CaptureFixture[str], tmp_pa
     other = tmp_path / "notes.yaml"
     other.write_text("foo: bar\n")
     code, _, err = run(capsys, tmp_path, str(other), "--interaction", "0")
-    assert code == 2 and f"{other} is no capture: a raw response body needs --request" in err
+    assert (
+        code == 2
+        and f"{other} is no capture (vcrpy, go-vcr v2, httprr, a harness cassette); as a raw response body it needs"
+        in err
+    )
     code, _, err = run(capsys, tmp_path, str(other), "--request", str(other), "--protocol", "anthropic")
     assert code == 2 and "the anthropic decoder cannot read the request" in err
     assert nothing_written(tmp_path)
