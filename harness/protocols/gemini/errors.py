@@ -20,6 +20,7 @@ from harness.wire.http import HttpResponse
 
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+_LOCALIZED = "type.googleapis.com/google.rpc.LocalizedMessage"
 _DURATION = re.compile(r"(\d{1,9}(?:\.\d{1,9})?)s")
 
 # google.rpc status string -> (error kind, the HTTP status Google sends it with).
@@ -148,7 +149,9 @@ def error_object(error: ir.IRError) -> tuple[int, dict[str, Any]]:
     if error.kind is ir.ErrorKind.AUTH and error.code == "INVALID_ARGUMENT":
         # Google's answer to a wrong API key (decoded to `auth` from its reason) goes back as Google sends it.
         http, status = 400, "INVALID_ARGUMENT"
-        details.append({"@type": _ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com"})
+        service = {"service": "generativelanguage.googleapis.com"}
+        info = {"@type": _ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": service}
+        details += [info, {"@type": _LOCALIZED, "locale": "en-US", "message": error.message}]
     if error.retry_after is not None:
         details.append({"@type": _RETRY_INFO, "retryDelay": _duration(error.retry_after)})
     body: dict[str, Any] = {"code": http, "message": error.message, "status": status}
