@@ -62,6 +62,9 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "functionResponse.name); the hook says which",
     "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "
     "speaks it",
+    "harness/faults/native.py": "the faults of Bedrock, Workers AI and swink: each names the protocol it breaks",
+    "harness/faults/native_hooks.py": "each of those faults acts only where its protocol is the frontend or the "
+    "upstream; the hook says which",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
@@ -11,7 +12,8 @@ from starlette.routing import Mount, Route
 
 from harness.backends.respond import WireReply, respond
 from harness.protocols import DecodeError, HttpRequest, registry
-from harness.scenarios.model import Scenario
+from harness.protocols.facts import ListedModel, ModelList
+from harness.scenarios.model import ReplyModels, Scenario
 
 
 def _http_request(request: Request, body: bytes, prefix: str) -> HttpRequest:
@@ -29,10 +31,37 @@ ReplyFn = Callable[[str, HttpRequest], WireReply]
 """Answers one backend request: (backend name, request relative to the backend's base URL) -> wire reply."""
 
 
-def _endpoint(backend: str, reply_fn: ReplyFn) -> Callable[[Request], Awaitable[Response]]:
+def _model_list(backend: str) -> ModelList | None:
+    """The backend's listing shape: its own, or its family's (a profile lists like its family)."""
+    own = registry.facts(backend).model_list
+    return own if own is not None else registry.facts(registry.get(backend).family).model_list
+
+
+def model_listing(backend: str, path: str, scenarios: Sequence[Scenario]) -> WireReply | None:
+    """The backend's answer to `GET <path>` when the path ends with one of its listing paths (a gateway forwards a
+    client's listing upstream): the models of the scenarios' `models` replies, in the protocol's shape. None when
+    the path lists nothing."""
+    listing = _model_list(backend)
+    if listing is None or not any(path.rstrip("/").endswith(p) for p in listing.paths):
+        return None
+    names = [m for s in scenarios if isinstance(s.reply, ReplyModels) for m in s.reply.models]
+    body = listing.envelope([listing.entry(ListedModel(name, "passthrough")) for name in dict.fromkeys(names)])
+    chunk = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return WireReply(200, {"content-type": "application/json"}, [chunk], scenario="models-list")
+
+
+def _endpoint(
+    backend: str, reply_fn: ReplyFn, scenarios: Sequence[Scenario]
+) -> Callable[[Request], Awaitable[Response]]:
     prefix = f"/{backend}"
 
     async def handle(request: Request) -> Response:
+        if request.method == "GET":
+            path = request.url.path.removeprefix(prefix) or "/"
+            listing = model_listing(backend, path, scenarios)
+            if listing is None:
+                return JSONResponse({"error": {"message": f"{backend}: no GET route {path}"}}, status_code=404)
+            return Response(listing.body, status_code=listing.status, headers=listing.headers)
         body = await request.body()
         try:
             reply = reply_fn(backend, _http_request(request, body, prefix))
@@ -49,10 +78,11 @@ def _endpoint(backend: str, reply_fn: ReplyFn) -> Callable[[Request], Awaitable[
     return handle
 
 
-def wire_app(backends: Sequence[str], reply_fn: ReplyFn) -> Starlette:
-    """An app serving each backend under `/<backend>/...`, answering with `reply_fn`, chunk boundaries kept."""
+def wire_app(backends: Sequence[str], reply_fn: ReplyFn, scenarios: Sequence[Scenario] = ()) -> Starlette:
+    """An app serving each backend under `/<backend>/...`, answering POSTs with `reply_fn`, chunk boundaries kept,
+    and GETs of the backend's model listing paths with the `scenarios`' listed models (`model_listing`)."""
     mounts = [
-        Mount(f"/{name}", routes=[Route("/{path:path}", _endpoint(name, reply_fn), methods=["POST"])])
+        Mount(f"/{name}", routes=[Route("/{path:path}", _endpoint(name, reply_fn, scenarios), methods=["POST", "GET"])])
         for name in backends
     ]
     return Starlette(routes=mounts)
@@ -75,4 +105,4 @@ def create_backend_app(
             on_reply.append(reply)
         return reply
 
-    return wire_app(list(backends) if backends is not None else registry.names(), reply_fn)
+    return wire_app(list(backends) if backends is not None else registry.names(), reply_fn, scenarios)

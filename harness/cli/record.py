@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols import registry
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import RecordMode, Source, record_one, reference_source
-    from harness.record.real import MissingKeyError, resolve_endpoint
+    from harness.record.real import MissingKeyError, placeholder_values, resolve_endpoint
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
@@ -61,7 +61,13 @@ def run(args: argparse.Namespace) -> int:
                 sources[name] = reference_source(scenarios)
             else:
                 url, key, model = resolve_endpoint(name, base_url=args.base_url)
-                sources[name] = Source(kind="real", base_url=url, api_key=key, model=args.model or model)
+                sources[name] = Source(
+                    kind="real",
+                    base_url=url,
+                    api_key=key,
+                    model=args.model or model,
+                    placeholders=placeholder_values(name),
+                )
     except (ScenarioError, UnknownProtocolError, MissingKeyError, ValueError) as exc:
         say_error("record", f"{exc}; nothing recorded")
         return 2
@@ -74,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
             for stream in modes:
                 if ("stream" if stream else "nonstream") not in scenario.streaming:
                     continue
+                if not stream and registry.facts(name).stream_only:
+                    continue  # its only answer is a stream: a non-streamed cassette would hold one too
                 path = record_one(
                     name,
                     scenario,

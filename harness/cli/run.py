@@ -1,12 +1,18 @@
 """`conformance run`: the conformance matrix against the built-in proxy and the committed cassettes; the exit code
-is the gate (0 no new proxy bug, 1 a new proxy bug, 2 a usage or configuration error)."""
+is the gate (0 no new proxy bug, 1 a new proxy bug, 2 a usage, configuration or harness error: nothing that could
+not be judged ever passes)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.trace import CaseResult
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
 DEFAULT_KNOWN = Path("conformance-known.toml")
@@ -27,7 +33,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Run every case (frontend x backend x scenario x streaming) through the built-in proxy against the "
             "recorded backends: baseline(F), baseline(B) and the translated run, then triage. Writes "
             "reports/<run-id>/ (index.html, junit.xml, summary.json, cases/). Exit 0: no proxy bug beyond the "
-            "known-failures file; 1: a new proxy bug; 2: usage or configuration error."
+            "known-failures file; 1: a new proxy bug (or a wire deviation under --strict); 2: a usage, configuration "
+            "or harness error (a case that could not be judged: a missing cassette, a system under test that "
+            "cannot be reached, a port that cannot be bound)."
         ),
     )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
@@ -48,6 +56,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
     p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="per-request timeout of the SDK clients (connect, and between bytes); past it a run is a harness "
+        "error naming the SDK's own error (default: 60)",
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="wire deviations (warnings by default) fail the gate too (exit 1)"
+    )
     p.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all", "rewrite"),
@@ -77,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the matrix and return the gate's exit code."""
     from rich.console import Console
 
+    from harness.plumbing import SetupError
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import progress, report_writers
@@ -88,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    if args.timeout <= 0:
+        return _fail("--timeout must be a positive number of seconds")
     if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
         print("no scenarios yet" if not args.scenarios.exists() else f"no scenarios in {args.scenarios}")  # noqa: T201
         return EXIT_OK
@@ -117,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         sut=args.sut,
         replay_host=args.replay_host,
         replay_port=args.replay_port,
+        timeout=args.timeout,
+        strict=args.strict,
     )
     console = Console(stderr=False, quiet=args.quiet)
     try:
@@ -128,9 +152,14 @@ def run(args: argparse.Namespace) -> int:
         with progress(len(runner.planned_runs()), Console(stderr=True, quiet=args.quiet)) as bar:
             options.on_progress = lambda case_id: bar.progress.update(bar.task, advance=1, latest=case_id)
             finished = runner.run()
-    except (ScenarioError, KnownFileError, UnknownProtocolError, ValueError) as exc:
+    except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError) as exc:
         return _fail(str(exc))
+    except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
+        traceback.print_exc()
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (a harness bug; the traceback is above)")
     console.print(f"report: {runner.folder / 'index.html'}")
+    if finished.harness_errors:
+        return _fail(_harness_errors(options.results, finished.harness_errors, runner.folder))
     if args.update_known:
         return _update_known(known, options.results, previous, finished.exit_code)
     return finished.exit_code
@@ -156,3 +185,10 @@ def _update_known(path: Path, results: list[Any], previous: dict[str, Any], gate
     if gate == EXIT_BUG:
         print("gate: PASS with the updated known-failures file (the gate line above is before the update)")  # noqa: T201
     return EXIT_OK
+
+
+def _harness_errors(results: list[CaseResult], errors: Sequence[str], folder: Path) -> str:
+    """One line for cases that could not be judged: how many, and the first one's reason."""
+    first = next(r for r in results if r.case_id == errors[0])
+    more = f" (and {len(errors) - 1} more case(s); see {folder / 'summary.json'})" if len(errors) > 1 else ""
+    return f"harness error: {first.case_id}: {first.reason}{more}"

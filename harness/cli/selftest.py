@@ -111,6 +111,8 @@ def render(result: Any, console: Any) -> None:
     console.print(f"clean run: {len(result.clean)} cases, {len(clean)} proxy bug(s)")
     for bug in clean:
         console.print(f"  [red]{bug.case_id}[/red]: {bug.reason}", soft_wrap=True)
+    for error in result.clean_errors:
+        console.print(f"  [red]harness error {error.case_id}[/red]: {error.reason}", soft_wrap=True)
     caught = sum(o.caught for o in result.outcomes)
     style = "green" if result.exit_code == 0 else "red bold"
     console.print(f"[{style}]caught {caught}/{len(result.outcomes)}[/{style}] in {result.duration_s:.1f} s")

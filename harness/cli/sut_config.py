@@ -45,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.gateways import render, scenario_table
+    from harness.gateways.configs import GATEWAYS, naming
     from harness.protocols.registry import UnknownProtocolError
     from harness.runner import names
     from harness.runner.plan import default_backends
@@ -55,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
         scenarios = select(load_scenarios(args.scenarios), args.scenario, folder=args.scenarios)
         backends = list(args.backend or default_backends(args.cassettes))
         names.check((), backends, ())
+        if not args.backend and args.format in GATEWAYS:
+            # By default, the recorded backends the gateway serves (its name for each is a protocol fact).
+            left_out = [b for b in backends if naming(args.format, b) is None]
+            backends = [b for b in backends if b not in left_out]
+            if left_out:
+                note = f"conformance sut-config: {args.format} serves no {', '.join(left_out)}: left out"
+                print(note, file=sys.stderr)  # noqa: T201
         if args.scenario_table:
             text = scenario_table(scenarios)
         else:

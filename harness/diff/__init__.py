@@ -2,7 +2,7 @@
 the one comparison pipeline over run traces, triage and the judge of a case."""
 
 from harness.diff.compare import Divergence, compare, diff_views, normalize_pair
-from harness.diff.judge import LEAK_CHECK, judge, outcome, unsupported
+from harness.diff.judge import CLIENT_CRASH, LEAK_CHECK, judge, outcome, unsupported
 from harness.diff.losses import LossKeyError, apply_losses, parse_loss, valid_keys
 from harness.diff.normalize import DEFAULT_RULES, View
 from harness.diff.pipeline import UnknownLossesError, compared_views, request_side, response_divergences, sdk_view
@@ -11,6 +11,7 @@ from harness.diff.triage import RunOutcome, Triage, triage
 from harness.trace.model import Verdict
 
 __all__ = [
+    "CLIENT_CRASH",
     "DEFAULT_RULES",
     "LEAK_CHECK",
     "Divergence",

@@ -13,6 +13,8 @@ from harness.trace.model import CaseResult, DivergenceJSON, RunTrace, Verdict
 
 LEAK_CHECK = "secret_leak"
 """Name of the check that fails when a run shows the proxy's upstream key (`harness.runner.wire_checks`)."""
+CLIENT_CRASH = "client_crash"
+"""Name of the check that fails when the SDK raised something other than its API error on the bytes it got."""
 
 
 def outcome(trace: RunTrace) -> RunOutcome:
@@ -39,6 +41,54 @@ def leaked(runs: Mapping[str, RunTrace]) -> Triage | None:
     return None
 
 
+ROLE_NAMES = {
+    "baseline_frontend": "the frontend's baseline run",
+    "baseline_backend": "the backend's baseline run",
+    "translated": "the translated run",
+}
+"""How a reason names each of the three runs."""
+
+
+def harness_failed(runs: Mapping[str, RunTrace]) -> Triage | None:
+    """A harness error when any run could not complete (a missing or unreadable cassette, a system under test
+    that cannot be reached, an exception in the harness's own code): nothing was judged, so nothing may pass."""
+    for role in ("translated", "baseline_frontend", "baseline_backend"):
+        trace = runs.get(role)
+        if trace is not None and trace.status == "error":
+            return Triage(Verdict.HARNESS_ERROR, f"{ROLE_NAMES[role]} could not complete: {trace.error}")
+    return None
+
+
+def unreached(translated: RunTrace, *, backend_reached: bool) -> Triage | None:
+    """A translated run that sent nothing upstream while the proxy answered an error of its own. When other
+    translated runs to the same backend got through, the proxy refused this request itself: a request-side proxy
+    bug. When none did, its upstream is not pointed at this run's replay server (or cannot reach it): a harness
+    error, since nothing could be judged."""
+    if translated.unreached is None:
+        return None
+    if backend_reached:
+        return Triage(
+            Verdict.PROXY_BUG_REQUEST,
+            f"the proxy answered this request itself, though other requests to {translated.upstream} got through: "
+            f"{translated.unreached}",
+        )
+    return Triage(
+        Verdict.HARNESS_ERROR,
+        f"no translated run reached the {translated.upstream} backend: the system under test answered "
+        f"{translated.unreached}; check its upstream base URL, key and model for {translated.upstream}",
+    )
+
+
+def client_crashed(translated: RunTrace, result: Triage) -> Triage:
+    """A response-side verdict whose translated run crashed its SDK says so first: the client crashed on the
+    proxy's output (the `client_crash` check names the event it choked on)."""
+    crash = next((c for c in translated.checks if c.name == CLIENT_CRASH and not c.passed), None)
+    if crash is None or result.verdict is not Verdict.PROXY_BUG_RESPONSE:
+        return result
+    reason = f"the {translated.client} SDK crashed on the proxy's output: {crash.actual}"
+    return Triage(result.verdict, reason, result.first_divergence, result.divergences)
+
+
 def _result(case: Case, verdict: Triage, **fields: object) -> CaseResult:
     return CaseResult.model_validate(
         {
@@ -60,14 +110,21 @@ def unsupported(case: Case, reason: str) -> CaseResult:
     return _result(case, triage(ok, ok, ok, request_divergences=[], response_divergences=[], unsupported=reason))
 
 
-def judge(case: Case, runs: Mapping[str, RunTrace]) -> CaseResult:
-    """The CaseResult of one case from its three runs."""
+def judge(case: Case, runs: Mapping[str, RunTrace], *, backend_reached: bool = False) -> CaseResult:
+    """The CaseResult of one case from its three runs. `backend_reached`: whether any translated run to the
+    case's backend through an external proxy reached the replay server (see `unreached`)."""
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     req = request_side(translated)
     resp = response_divergences(base_f, translated)
-    result = leaked(runs) or triage(
-        outcome(base_f), outcome(base_b), outcome(translated), request_divergences=req, response_divergences=resp
+    result = (
+        leaked(runs)
+        or harness_failed(runs)
+        or unreached(translated, backend_reached=backend_reached)
+        or triage(
+            outcome(base_f), outcome(base_b), outcome(translated), request_divergences=req, response_divergences=resp
+        )
     )
+    result = client_crashed(translated, result)
     first = result.first_divergence
     return _result(
         case,
@@ -75,6 +132,7 @@ def judge(case: Case, runs: Mapping[str, RunTrace]) -> CaseResult:
         first_divergence=_as_json([first])[0] if first else None,
         request_divergences=_as_json(req),
         response_divergences=_as_json(resp),
+        deviations=list(translated.deviations),
         runs=dict(runs),
         duration_ms=translated.timings.total_ms,
     )

@@ -147,6 +147,52 @@ def _start_usage_reported(out: View) -> View:
     return out
 
 
+def failed_before_content(view: View) -> View:
+    """A stream that failed before any content says only its error: whether the client saw the message start
+    first (an upstream that opened the message) or nothing at all (one that failed right away, like Bedrock's
+    lone exception frame) is not the proxy's doing, and the empty answer accumulated from it is no answer."""
+    return _failed_before_content(json_copy(view))
+
+
+def _failed_before_content(out: View) -> View:
+    events = out.get("events")
+    if out.get("error") is None or not isinstance(events, list):
+        return out
+    if any(e.get("kind") not in ("message_start", "usage", "error") for e in events):
+        return out
+    out["events"] = None
+    out["response"] = None
+    return out
+
+
+def empty_text_blocks(view: View) -> View:
+    """An empty text block says nothing, and some wires cannot carry one (a Gemini or Ollama turn is a run of parts
+    with no block boundaries): empty text parts and blocks are dropped, and when one was, the blocks after it are
+    numbered again in order (block indexes are otherwise compared as sent)."""
+    return _empty_text_blocks(json_copy(view))
+
+
+def _empty_text_blocks(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        response["content"] = [p for p in response["content"] if not (p.get("kind") == "text" and p.get("text") == "")]
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    started = {e.get("index") for e in events if e.get("kind") == "text_start"}
+    said = {e.get("index") for e in events if e.get("kind") == "text_delta" and e.get("text")}
+    empty = started - said
+    if not empty:
+        return out
+    kept = [e for e in events if not (e.get("kind", "").startswith("text_") and e.get("index") in empty)]
+    order: dict[Any, int] = {}
+    for event in kept:
+        if "index" in event:
+            event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
 def coalesce_deltas(view: View) -> View:
     """Chunking differs legitimately between protocols: join consecutive deltas of one block and drop usage
     events (usage is compared on the accumulated response; the start's by `start_usage_reported`)."""
@@ -206,15 +252,40 @@ def _error_message(out: View) -> View:
     return out
 
 
+USAGE_DETAILS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+"""Usage details a protocol may report as 0 or leave out for the same fact: nothing was cached or reasoned."""
+
+
+def usage_zero_details(view: View) -> View:
+    """A usage detail of 0 and an absent one say the same (no cached, cache-written or reasoning tokens): both
+    compare as absent, in the response and in every stream event alike. A nonzero detail is compared as is."""
+    return _usage_zero_details(json_copy(view))
+
+
+def _usage_zero_details(out: View) -> View:
+    def fix(node: dict[str, Any]) -> None:
+        usage = node.get("usage")
+        if isinstance(usage, dict):
+            for key in USAGE_DETAILS:
+                if usage.get(key) == 0 and type(usage.get(key)) is int:
+                    usage[key] = None
+
+    _walk(out, fix)
+    return out
+
+
 DEFAULT_RULES: tuple[Rule, ...] = (
     response_ids,
     model_names,
     tool_call_ids,
     stop_reason_raw,
     start_usage_reported,
+    failed_before_content,
+    empty_text_blocks,
     coalesce_deltas,
     tool_arguments_text,
     error_message,
+    usage_zero_details,
 )
 
 
@@ -224,9 +295,12 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (tool_call_ids, _tool_call_ids),
     (stop_reason_raw, _stop_reason_raw),
     (start_usage_reported, _start_usage_reported),
+    (failed_before_content, _failed_before_content),
+    (empty_text_blocks, _empty_text_blocks),
     (coalesce_deltas, _coalesce_deltas),
     (tool_arguments_text, _tool_arguments_text),
     (error_message, _error_message),
+    (usage_zero_details, _usage_zero_details),
 )
 
 

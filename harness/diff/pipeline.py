@@ -10,6 +10,7 @@ request side compares the client's request with what the proxy sent upstream, mi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from harness import ir
 from harness.diff.compare import Divergence, diff_views, normalize_pair
@@ -58,6 +59,44 @@ def protocols_between(reference: RunTrace, compared: RunTrace) -> list[str]:
     return list(dict.fromkeys([compared.upstream, reference.upstream, compared.client, reference.client]))
 
 
+ADMITTED_FIELDS: dict[str, tuple[str, str, str]] = {
+    "error.status": ("error", "error", "status"),
+    "error.kind": ("error", "error", "kind"),
+    "stop_reason": ("response", "stop_reason", "kind"),
+}
+"""Checks whose expectation may list several values, and where each value sits: (view key, object key, field)."""
+
+
+def _admitted_slots(view: View, where: tuple[str, str, str]) -> list[dict[str, Any]]:
+    """The objects of a view holding one admitted field: the top-level one and its twins in the stream events."""
+    top, inner, _ = where
+    slots = []
+    node = view.get(top)
+    if isinstance(node, dict):
+        slots.append(node.get(inner) if top == "response" else node)
+    event_kind = "error" if top == "error" else "done"
+    for event in view.get("events") or []:
+        if isinstance(event, dict) and event.get("kind") == event_kind:
+            slots.append(event.get(inner))
+    return [slot for slot in slots if isinstance(slot, dict)]
+
+
+def admitted_values(left: View, right: View, compared: RunTrace) -> tuple[View, View]:
+    """A field whose scenario check admits several values (`error.status: [529, 503]`: each protocol sends its
+    own) and holds one of them on both sides is not judged again by the diff: both become `<one of ...>`. A value
+    outside the list still differs (and fails the check)."""
+    for check in compared.checks:
+        where = ADMITTED_FIELDS.get(check.name)
+        if where is None or not check.passed or not isinstance(check.expected, list):
+            continue
+        field = where[2]
+        slots = [*_admitted_slots(left, where), *_admitted_slots(right, where)]
+        if slots and all(slot.get(field) in check.expected for slot in slots):
+            for slot in slots:
+                slot[field] = f"<one of {check.expected}>"
+    return left, right
+
+
 def compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
@@ -69,7 +108,10 @@ def compared_views(
         left, right = start_usage_reported(left), start_usage_reported(right)
         keys = loss_keys(protocols_between(reference, compared))
         left, right = apply_losses(left, right, keys, scope="response")
-    return normalize_pair(left, right, rules)
+    left, right = normalize_pair(left, right, rules)
+    if rules:
+        left, right = admitted_values(left, right, compared)
+    return left, right
 
 
 def response_divergences(
@@ -88,4 +130,5 @@ def request_side(translated: RunTrace) -> list[Divergence]:
         ir.to_json(translated.upstream_request),
         losses=loss_keys([translated.upstream]),
         pair=(translated.client, translated.upstream),
+        frontend_losses=loss_keys([translated.client]),
     )

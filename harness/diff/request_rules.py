@@ -7,12 +7,18 @@ They work on request JSON (`ir.to_json(request)`), never mutate their input, and
 - `text_layout`: pairwise, it accepts the upstream side's content when it is the client's with its text parts
   joined into fewer parts, as wires with one text field per message (Ollama `content`, Gemini's merged parts) do;
 - `system_folded`: pairwise, it accepts an upstream request whose system prompt was folded into the first user
-  turn (`<system>\n\n<user text>`), as backends without a system role (Gemma) require; the fold must be exact.
+  turn (`<system>\n\n<user text>`), as backends without a system role (Gemma) require; the fold must be exact;
+- `empty_schema_keywords`: applied alike, an empty `properties`, `$defs` or `definitions` in a tool or response
+  schema says nothing, so it compares as absent;
+- `tool_result_json`: pairwise, tool-result text that is the same JSON object written with other spacing or
+  escaping (where a wire carries the result as an object), or the client's text wrapped in a one-key object (as
+  a gateway writes a text result into an object-only wire such as Gemini's `functionResponse.response`).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,3 +126,118 @@ def same_text_layout(left: list[Any], right: list[Any]) -> bool:
 
 def _kind(part: Any) -> Any:
     return part.get("kind") if isinstance(part, dict) else None
+
+
+_EMPTY_MEANS_ABSENT = ("properties", "$defs", "definitions")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMAS = ("items", "not", "additionalProperties", "contains", "if", "then", "else")
+
+
+def _schema_without_empties(schema: Any) -> Any:
+    """A JSON Schema with every empty `properties` / `$defs` / `definitions` object removed, walked through schema
+    positions only (a property named `properties` is data and stays)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if not (k in _EMPTY_MEANS_ABSENT and v == {})}
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _schema_without_empties(sub) for name, sub in out[key].items()}
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_schema_without_empties(sub) for sub in out[key]]
+    for key in _SUBSCHEMAS:
+        if isinstance(out.get(key), dict | list):
+            sub = out[key]
+            out[key] = (
+                [_schema_without_empties(s) for s in sub] if isinstance(sub, list) else _schema_without_empties(sub)
+            )
+    return out
+
+
+def empty_schema_keywords(request: Json) -> Json:
+    """Tool parameter and response schemas with empty `properties` / `$defs` / `definitions` removed: JSON Schema
+    gives an absent keyword exactly that meaning (gateways add `$defs: {}`, or drop `properties: {}` because
+    Gemini rejects it). A schema that lost real properties still differs."""
+    out = copy.deepcopy(request)
+    for tool in out.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("parameters"), dict):
+            tool["parameters"] = _schema_without_empties(tool["parameters"])
+    fmt = out.get("response_format")
+    if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
+        fmt["schema"] = _schema_without_empties(fmt["schema"])
+    return out
+
+
+def _json_object(text: Any) -> dict[str, Any] | None:
+    if not isinstance(text, str) or not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _result_text(part: Any) -> dict[str, Any] | None:
+    """The single text part of a tool result (the part itself, to compare and replace), if it has exactly one."""
+    content = part.get("content") if isinstance(part, dict) and part.get("kind") == "tool_result" else None
+    texts = [p for p in content or [] if isinstance(p, dict) and p.get("kind") == "text"]
+    return texts[0] if len(texts) == 1 else None
+
+
+def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstream_objects: bool) -> tuple[Json, Json]:
+    """Both requests, `right`'s tool-result text replaced by `left`'s where the wire made the difference:
+
+    - `frontend_objects` (the client's wire carries a tool result as an object, which the frontend codec wrote as
+      compact JSON text): the upstream text is the same JSON object, re-serialized;
+    - `upstream_objects` (the backend's wire takes only an object): the upstream text is a one-key object whose
+      value is exactly the client's text (`{"content": text}`; Gemini treats any key but `output`/`error` as the
+      whole output, so the model reads the same text; the protocol's wire rules may still warn about the key).
+    Anything else (a changed value, text turned into a JSON list of blocks) still differs."""
+    a, b = left, copy.deepcopy(right)
+    for mine, theirs in _content_pairs(a.get("messages"), b.get("messages")):
+        if len(mine) != len(theirs):
+            continue
+        for lp, rp in zip(mine, theirs, strict=True):
+            lt, rt = _result_text(lp), _result_text(rp)
+            if lt is None or rt is None or lt.get("text") == rt.get("text"):
+                continue
+            parsed = _json_object(rt.get("text"))
+            same = frontend_objects and parsed is not None and parsed == _json_object(lt.get("text"))
+            wrapped = upstream_objects and parsed is not None and list(parsed.values()) == [lt.get("text")]
+            if same or wrapped:
+                rt["text"] = lt["text"]
+    return a, b
+
+
+def _without_keywords(schema: Any, keywords: tuple[str, ...]) -> Any:
+    """A JSON Schema without `keywords`, walked through schema positions only."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in keywords}
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _without_keywords(sub, keywords) for name, sub in out[key].items()}
+    for key in (*_SUBSCHEMA_LISTS, *_SUBSCHEMAS):
+        sub = out.get(key)
+        if isinstance(sub, list):
+            out[key] = [_without_keywords(s, keywords) for s in sub]
+        elif isinstance(sub, dict):
+            out[key] = _without_keywords(sub, keywords)
+    return out
+
+
+def unsaid_schema_keywords(left: Json, right: Json, keywords: tuple[str, ...]) -> tuple[Json, Json]:
+    """Both requests with `keywords` removed from the response schema, when the upstream request's schema dialect
+    could not say them (its decoder lists them: `common.UNSAID_SCHEMA_KEYWORDS`): a gateway that writes Gemini's
+    OpenAPI-subset `responseSchema` must drop `additionalProperties`. Through a dialect that can say them (no
+    list), a dropped keyword still differs."""
+    if not keywords:
+        return left, right
+    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    for side in (a, b):
+        fmt = side.get("response_format")
+        if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
+            fmt["schema"] = _without_keywords(fmt["schema"], keywords)
+    return a, b

@@ -9,6 +9,10 @@ verdict means for a user):
 | any | fails the same way | fails | backend issue |
 | fails | ok | ok | baseline issue (frontend's own backend) |
 | declared unsupported capability | | | unsupported (not a failure) |
+| any run could not complete (harness or setup) | | | harness error (exit 2, never known) |
+
+A request-side verdict does not hide the response side: when the rest of the table would also call the case a
+response-side proxy bug, the reason names both (the case keeps both divergence lists).
 """
 
 from __future__ import annotations
@@ -61,12 +65,20 @@ def triage(
         return Triage(Verdict.UNSUPPORTED, f"declared unsupported: {unsupported}")
     if request_divergences:
         first = request_divergences[0]
-        return Triage(
-            Verdict.PROXY_BUG_REQUEST,
-            f"upstream request differs from the client's request at {first.path}",
-            first,
-            request_divergences,
-        )
+        reason = f"upstream request differs from the client's request at {first.path}"
+        rest = _response_side(baseline_frontend, baseline_backend, translated, response_divergences)
+        if rest.verdict is Verdict.PROXY_BUG_RESPONSE:
+            reason += f"; the response side fails too: {rest.reason}"
+        return Triage(Verdict.PROXY_BUG_REQUEST, reason, first, request_divergences)
+    return _response_side(baseline_frontend, baseline_backend, translated, response_divergences)
+
+
+def _response_side(
+    baseline_frontend: RunOutcome,
+    baseline_backend: RunOutcome,
+    translated: RunOutcome,
+    response_divergences: list[Divergence],
+) -> Triage:
     if not translated.ok and not baseline_backend.ok and translated.failures & baseline_backend.failures:
         same = translated.failures & baseline_backend.failures
         return Triage(Verdict.BACKEND_ISSUE, f"the backend's own baseline fails the same way ({_names(same)})")

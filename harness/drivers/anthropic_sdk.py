@@ -22,6 +22,7 @@ from harness.drivers.base import (
     failed,
     headers_of,
     neutral_for_status,
+    with_cause,
 )
 from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
@@ -269,8 +270,8 @@ def _error(exc: anthropic.APIError) -> ir.IRError:
             return error_in_stream(message, code=code)
         return error_from_status(exc.status_code, message, code=code, headers=headers_of(exc))
     if isinstance(exc, anthropic.APITimeoutError):
-        return ir.IRError.of(ir.ErrorKind.TIMEOUT, exc.message)
-    return ir.IRError.of(ir.ErrorKind.NETWORK, exc.message)
+        return ir.IRError.of(ir.ErrorKind.TIMEOUT, with_cause(exc.message, exc))
+    return ir.IRError.of(ir.ErrorKind.NETWORK, with_cause(exc.message, exc))
 
 
 class AnthropicDriver:

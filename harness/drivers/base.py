@@ -178,6 +178,14 @@ def decode_failure(exc: json.JSONDecodeError | ValidationError) -> tuple[ir.IREr
     return ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"response is {what}: {message}"), SdkException.DECODE_ERROR
 
 
+def with_cause(message: str, exc: BaseException) -> str:
+    """An SDK's connection or timeout message with the transport's own words after it (`Connection error.:
+    [Errno 111] Connection refused`): the SDK's message alone does not say what failed."""
+    cause = exc.__cause__ or exc.__context__
+    detail = str(cause) if cause is not None else ""
+    return f"{message}: {detail}" if detail and detail not in message else message
+
+
 def headers_of(exc: BaseException) -> Mapping[str, str]:
     """Response headers an SDK exception carries (`exc.response.headers`), or none."""
     response = getattr(exc, "response", None)

@@ -47,6 +47,26 @@ _CODE_STATUS = {5007: 400, 5004: 400, 3003: 400, 5016: 403, 5018: 403, 3023: 403
                 3007: 408, 3008: 408, 3036: 429, 3040: 429, 10000: 401, 3043: 500}  # fmt: skip
 
 
+# Workers AI error code -> the kind it names whatever the status (Cloudflare's error table: 5007 "no such model"
+# comes as a 400, 3040 "out of capacity" as a 429); a careful client keys on the code, as the status says less.
+_CODE_KINDS = {5007: ir.ErrorKind.NOT_FOUND, 3042: ir.ErrorKind.NOT_FOUND, 3040: ir.ErrorKind.OVERLOADED,
+               3036: ir.ErrorKind.THROTTLED, 10000: ir.ErrorKind.AUTH}  # fmt: skip
+_KIND_NEUTRAL = {
+    ir.ErrorKind.NOT_FOUND: SdkException.NOT_FOUND,
+    ir.ErrorKind.OVERLOADED: SdkException.OVERLOADED,
+    ir.ErrorKind.THROTTLED: SdkException.RATE_LIMIT,
+    ir.ErrorKind.AUTH: SdkException.AUTHENTICATION,
+}
+
+
+def _by_code(error: ir.IRError, code: int | None) -> ir.IRError:
+    """The error with the kind its Workers AI code names, where the code names one."""
+    kind = _CODE_KINDS.get(code) if code is not None else None
+    if kind is None or kind is error.kind:
+        return error
+    return error.model_copy(update={"kind": kind, "retryable": kind.retryable})
+
+
 class WorkersAIError(Exception):
     """A failed Workers AI call: HTTP status, the envelope's first error code and message, response headers."""
 
@@ -194,7 +214,8 @@ class _Stream:
             message = str(first.get("message", ""))
             status = _CODE_STATUS.get(code) if isinstance(code, int) else None
             wire_code = None if code is None else str(code)
-            self.events = self.builder.fail(error_in_stream(message, code=wire_code, status=status))
+            error = error_in_stream(message, code=wire_code, status=status)
+            self.events = self.builder.fail(_by_code(error, code if isinstance(code, int) else None))
             self.ended = True
             return
         self.builder.start(id=data.get("id"), model=data.get("model"))
@@ -255,7 +276,9 @@ def _error(response: httpx2.Response) -> WorkersAIError:
 
 def _failure(exc: WorkersAIError) -> tuple[ir.IRError, SdkException]:
     code = None if exc.code is None else str(exc.code)
-    return error_from_status(exc.status, exc.message, code=code, headers=exc.headers), neutral_for_status(exc.status)
+    error = _by_code(error_from_status(exc.status, exc.message, code=code, headers=exc.headers), exc.code)
+    known = _KIND_NEUTRAL.get(error.kind) if exc.code in _CODE_KINDS else None
+    return error, known or neutral_for_status(exc.status)
 
 
 class CloudflareHTTPDriver:

@@ -17,6 +17,11 @@ BlockKind = Literal["text", "thinking", "tool_call"]
 _FLOW = "~flow"
 
 
+class ImpossibleStream(ValueError):
+    """The SDK delivered an event no client can build a message from (a delta or signature for a block that was
+    never started): the answer's fault, which the runner reports as the client crashing on it, not a harness bug."""
+
+
 @dataclass
 class _Block:
     index: int
@@ -72,7 +77,7 @@ class EventBuilder:
         """Text, thinking text or argument fragment for the block under `key` (empty text is dropped)."""
         if text == "":
             return
-        block = self._open[key]
+        block = self._block(key, "delta")
         if block.kind == "text":
             self.events.append(ir.TextDelta(index=block.index, text=text))
         elif block.kind == "thinking":
@@ -82,7 +87,14 @@ class EventBuilder:
 
     def sign(self, key: object, signature: str) -> None:
         """Record the signature of the thinking block under `key` (sent with its end event)."""
-        self._open[key].signature = (self._open[key].signature or "") + signature
+        block = self._block(key, "signature")
+        block.signature = (block.signature or "") + signature
+
+    def _block(self, key: object, what: str) -> _Block:
+        block = self._open.get(key)
+        if block is None:
+            raise ImpossibleStream(f"a {what} for block {key!r}, which was never started")
+        return block
 
     def close(self, key: object) -> None:
         """Close the block under `key`, if open."""

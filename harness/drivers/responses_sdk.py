@@ -31,6 +31,7 @@ from harness.drivers.base import (
     failed,
     headers_of,
     neutral_for_status,
+    with_cause,
 )
 from harness.drivers.event_builder import EventBuilder
 from harness.scenarios.model import Capability, SdkException
@@ -453,9 +454,9 @@ def _error(exc: openai.APIError) -> ir.IRError:
     if isinstance(exc, openai.APIStatusError):
         return error_from_status(exc.status_code, exc.message, code=code, headers=headers_of(exc))
     if isinstance(exc, openai.APITimeoutError):
-        return ir.IRError.of(ir.ErrorKind.TIMEOUT, exc.message)
+        return ir.IRError.of(ir.ErrorKind.TIMEOUT, with_cause(exc.message, exc))
     if isinstance(exc, openai.APIConnectionError):
-        return ir.IRError.of(ir.ErrorKind.NETWORK, exc.message)
+        return ir.IRError.of(ir.ErrorKind.NETWORK, with_cause(exc.message, exc))
     return _stream_error(str(body.get("message") or exc.message), code)
 
 

@@ -124,13 +124,29 @@ def body(request: ir.Request) -> dict[str, Any]:
     }
 
 
+class MalformedMessage(ValueError):
+    """An event sequence swink's `accumulate_message` refuses (src/stream.rs): a block start whose content_index is
+    not the next place in the message, or a delta or end for a block of another type."""
+
+
 class _Stream:
-    """Folds swink's typed events into IR events, keyed by `content_index`."""
+    """Folds swink's typed events into IR events, keyed by `content_index`, with `accumulate_message`'s rules."""
 
     def __init__(self) -> None:
         self.builder = EventBuilder()
         self.events: list[ir.StreamEvent] | None = None
         self.error: ir.IRError | None = None
+        self.blocks: list[str] = []  # block type by content_index, as accumulate_message builds the content
+
+    def _check(self, block: str, step: str, index: Any) -> None:
+        if step == "start" and index != len(self.blocks):
+            raise MalformedMessage(f"{block}_start content_index {index} != content length {len(self.blocks)}")
+        if step == "start":
+            self.blocks.append(block)
+        elif not isinstance(index, int) or not 0 <= index < len(self.blocks):
+            raise MalformedMessage(f"{block}_{step}: invalid content_index {index}")
+        elif self.blocks[index] != block:
+            raise MalformedMessage(f"{block}_{step}: block at index {index} is not {block}")
 
     def add(self, data: dict[str, Any]) -> None:
         """Fold one event."""
@@ -152,10 +168,13 @@ class _Stream:
             )
             self.events = self.builder.fail(self.error)
         elif step == "start" and block in ("text", "thinking", "tool_call"):
+            self._check(block, step, index)
             self.builder.open(index, block, id=data.get("id", ""), name=data.get("name", ""))
         elif step == "delta":
+            self._check(block, step, index)
             self.builder.delta(index, data["delta"])
         elif step == "end":
+            self._check(block, step, index)
             if block == "thinking" and data.get("signature"):
                 self.builder.sign(index, data["signature"])
             self.builder.close(index)
@@ -228,6 +247,9 @@ class SwinkHTTPDriver:
         except ProxyHTTPError as exc:
             error = error_from_status(exc.status, exc.text, headers=exc.headers)
             return failed(error, _neutral(exc.status), exc)
+        except MalformedMessage as exc:
+            error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"malformed message: {exc}")
+            return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error) if stream else None)
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"malformed SSE event JSON: {exc}")
             return failed(error, SdkException.DECODE_ERROR, exc, events=state.builder.fail(error) if stream else None)

@@ -11,52 +11,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from harness.faults import hooks as h
+from harness.faults import native
 from harness.faults import responses_hooks as rh
+from harness.faults.fault import Fault, Scope, witness
 from harness.proxy import TranslateHooks
-from harness.trace import Case
 
-
-@dataclass(frozen=True)
-class Scope:
-    """Where a fault can show; selftest runs it only there."""
-
-    scenarios: tuple[str, ...]
-    """Scenarios that exercise what the fault breaks."""
-    frontends: tuple[str, ...] | None = None
-    """Frontend protocols it applies to (None: every one)."""
-    backends: tuple[str, ...] | None = None
-    """Backends it applies to (None: every one)."""
-    streams: tuple[bool, ...] = (True, False)
-    """Streaming modes it applies to."""
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One named fault."""
-
-    name: str
-    """Kebab-case name, also the hook-set name in a proxy config."""
-    description: str
-    """What the proxy does wrong, in one line."""
-    models: str
-    """The real bug class it reproduces and where it was reported."""
-    caught_by: str
-    """Which part of the judging is expected to catch it."""
-    hooks: TranslateHooks
-    """The implementation, switched on in the translate path."""
-    scope: Scope
-    """Where it applies."""
-    witnesses: tuple[Case, ...]
-    """The smallest case set known to catch it."""
-
-
-def _w(scenario: str, frontend: str, backend: str, stream: bool) -> tuple[Case, ...]:
-    return (Case(scenario, frontend, backend, stream),)
-
-
+_w = witness
 _STREAM = (True,)
 FAULTS: tuple[Fault, ...] = (
     Fault(
@@ -265,6 +227,7 @@ FAULTS: tuple[Fault, ...] = (
         Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
         _w("error-auth-401", "openai", "anthropic", False),
     ),
+    *native.FAULTS,  # Bedrock, Workers AI and swink's proxy stream (issue 16), declared in their own module
 )
 
 

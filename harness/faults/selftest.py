@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.faults.catalog import FAULTS, Fault
+from harness.faults.catalog import FAULTS
+from harness.faults.fault import Fault
 from harness.faults.selftest_html import render_html
 from harness.runner.engine import CaseRunner
 from harness.runner.plan import Plan, RunOptions, plan, wanted_runs
@@ -107,8 +108,16 @@ class SelftestResult:
         return [o.fault.name for o in self.outcomes if not o.caught]
 
     @property
+    def clean_errors(self) -> list[CaseResult]:
+        """Clean cases that could not be judged (harness errors): the selftest proves nothing there."""
+        return [r for r in self.clean if r.verdict.is_harness_error]
+
+    @property
     def exit_code(self) -> int:
-        """0 when every fault is caught and the clean run has no proxy bug, else 1."""
+        """0 when every fault is caught and the clean run has no proxy bug, 1 when not, 2 when a clean case is a
+        harness error."""
+        if self.clean_errors:
+            return 2
         return 1 if self.escaped or self.clean_bugs else 0
 
     def to_json(self) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from harness.protocols.facts import GatewayName
 from harness.scenarios.model import Scenario
 
 FORMATS = ("conformance", "litellm", "louter")
+GATEWAYS = ("litellm", "louter")
+"""The formats of third-party gateways, which serve only the protocols their facts name (`GatewayName`)."""
 
 
 def routes(scenarios: Sequence[Scenario], backends: Sequence[str]) -> list[RouteSpec]:

@@ -106,9 +106,10 @@ def _scrub_chunks(chunks: list[bytes]) -> tuple[list[bytes], int]:
     return out, count
 
 
-def event_boundary_chunks(body: bytes) -> list[bytes]:
-    """A body cut at its SSE event or NDJSON line ends, as the recorder stores a real provider's stream."""
-    return split_by_lengths(body, event_boundaries(body))
+def event_boundary_chunks(body: bytes, media_type: str | None = None) -> list[bytes]:
+    """A body cut at its event ends (binary event-stream frames by its media type, else SSE events or NDJSON
+    lines), as the recorder stores a real provider's stream."""
+    return split_by_lengths(body, event_boundaries(body, media_type))
 
 
 def _path_pattern(path: str) -> re.Pattern[str]:
@@ -231,7 +232,7 @@ def _recorded_of(item: Interaction) -> _Recorded:
     if item.chunks:
         chunks = item.response_chunks()
     else:
-        chunks = event_boundary_chunks(item.response.body)
+        chunks = event_boundary_chunks(item.response.body, item.response.headers.get("content-type"))
         if len(chunks) > 1:
             notes.append(
                 "the capture kept no chunk boundaries: the body is cut at its event ends, as the recorder "

@@ -5,7 +5,7 @@ each SDK needs, and the planted upstream key."""
 from harness.plumbing.environment import RUN_HEADER, Environment, ExchangeSink, proxy_config
 from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
 from harness.plumbing.routes import RouteSpec, route_table
-from harness.plumbing.sut import Session, SutTarget
+from harness.plumbing.sut import Session, SetupError, SutTarget, preflight
 
 __all__ = [
     "PLANTED_KEY_ENV",
@@ -14,8 +14,10 @@ __all__ = [
     "ExchangeSink",
     "RouteSpec",
     "Session",
+    "SetupError",
     "SutTarget",
     "planted_key",
+    "preflight",
     "proxy_config",
     "route_table",
 ]

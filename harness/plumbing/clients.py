@@ -11,7 +11,7 @@ from harness.plumbing.bridge import HttpxAdapter
 from harness.protocols import registry
 
 CLIENT_TIMEOUT_S = 60.0
-"""Seconds an SDK client waits for the proxy (connect, read, write)."""
+"""Seconds an SDK client waits for the proxy (connect, read, write) unless told otherwise (`--timeout`)."""
 
 
 class TaggingTransport(httpx2.BaseTransport):
@@ -31,8 +31,11 @@ class TaggingTransport(httpx2.BaseTransport):
         self.inner.close()
 
 
-def sdk_client(protocol: str, transport: httpx2.BaseTransport, headers: dict[str, str]) -> Any:
-    """An HTTP client of the kind `protocol`'s SDK needs, sending `headers` on every request through `transport`."""
+def sdk_client(
+    protocol: str, transport: httpx2.BaseTransport, headers: dict[str, str], *, timeout: float = CLIENT_TIMEOUT_S
+) -> Any:
+    """An HTTP client of the kind `protocol`'s SDK needs, sending `headers` on every request through `transport`,
+    waiting at most `timeout` seconds to connect, and between bytes."""
     kind = registry.sdk(protocol).http_client
     if kind == "httpx":
         import httpx
@@ -40,5 +43,5 @@ def sdk_client(protocol: str, transport: httpx2.BaseTransport, headers: dict[str
         # An SDK may send through `client.send`, which skips the client's default headers: the transport sets
         # them too, or the proxy's tap could not tell whose exchange it saw.
         adapter = HttpxAdapter(TaggingTransport(transport, headers))
-        return httpx.Client(transport=adapter, headers=headers, timeout=CLIENT_TIMEOUT_S)
-    return httpx2.Client(transport=transport, headers=headers, timeout=httpx2.Timeout(CLIENT_TIMEOUT_S))
+        return httpx.Client(transport=adapter, headers=headers, timeout=timeout)
+    return httpx2.Client(transport=transport, headers=headers, timeout=httpx2.Timeout(timeout))

@@ -13,8 +13,8 @@ from typing import Any
 import httpx2
 
 from harness.plumbing.bridge import LoopThread, SyncBridge
-from harness.plumbing.clients import sdk_client
-from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key
+from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
+from harness.plumbing.keys import planted_key, planted_key_env
 from harness.plumbing.routes import route_table
 from harness.plumbing.sut import Session, SutTarget
 from harness.proxy import (
@@ -42,10 +42,11 @@ HOOKS = {"passthrough": "identity", "translate": "translate"}
 def proxy_config(scenarios: Sequence[Scenario], backends: Sequence[str], upstream_base: str) -> ProxyConfig:
     """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`).
 
-    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`), so a proxy that leaks its key is caught.
+    Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`, in the shape its protocol's keys take), so a
+    proxy that leaks its key is caught.
     """
     upstreams = {
-        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=PLANTED_KEY_ENV)
+        b: UpstreamConfig(name=b, protocol=b, base_url=f"{upstream_base}/{b}", api_key_env=planted_key_env(b))
         for b in backends
     }
     routes = [
@@ -95,7 +96,9 @@ class Environment:
         sut: str | None = None,
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
+        timeout: float = CLIENT_TIMEOUT_S,
     ) -> None:
+        self.timeout = timeout
         self.scenarios = {s.id: s for s in scenarios}
         self.cassettes = cassettes
         self.planted_key = planted_key()
@@ -118,12 +121,19 @@ class Environment:
         self.sut: SutTarget | None = None
         if sut is not None:
             self.sut = SutTarget(
-                sut, scenarios, backends, cassettes, replay_host=replay_host, replay_port=replay_port, rechunk=rechunk
+                sut,
+                scenarios,
+                backends,
+                cassettes,
+                replay_host=replay_host,
+                replay_port=replay_port,
+                rechunk=rechunk,
+                timeout=timeout,
             )
 
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""
-        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key})
+        return sdk_client(protocol, self._transport, {RUN_HEADER: run_key}, timeout=self.timeout)
 
     @contextmanager
     def session(self, run: Run) -> Iterator[Session]:

@@ -9,6 +9,7 @@ whatever the replay server received during a run belongs to that run.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import uuid
@@ -23,12 +24,20 @@ import httpx2
 
 from harness import ir
 from harness.backends import WireReply, wire_app
-from harness.plumbing.clients import sdk_client
+from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
 from harness.record import Rechunk, Replayer
 from harness.scenarios.model import Scenario
 from harness.trace import Run
+
+PREFLIGHT_S = 5.0
+"""Longest wait for the system under test to answer the preflight request (it fails in seconds, not per case)."""
+
+
+class SetupError(RuntimeError):
+    """The run cannot start: the replay port cannot be bound, or nothing answers at the system under test's URL.
+    The message is one line saying what to do."""
 
 
 @dataclass
@@ -38,6 +47,36 @@ class Session:
     base_url: str
     http: Any
     exchange: Exchange | None = None
+    replay_url: str | None = None
+    """The replay server the proxy's upstreams must reach (external proxies only)."""
+
+
+def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
+    """Raise SetupError unless something answers HTTP at `url` (any status will do: a gateway's root may be 404)."""
+    try:
+        with httpx2.Client(timeout=httpx2.Timeout(min(timeout, PREFLIGHT_S))) as client:
+            client.get(url)
+    except httpx2.TransportError as exc:
+        detail = str(exc) or type(exc).__name__
+        raise SetupError(
+            f"cannot reach the system under test at {url}: {detail} (is it running, and is --sut its root URL?)"
+        ) from None
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise SetupError when `host:port` cannot be listened on (another run or a gateway holds it); port 0 is any."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT does not count
+        try:
+            probe.bind((host, port))
+            probe.listen(1)
+        except OSError as exc:
+            raise SetupError(
+                f"cannot listen on {host}:{port} for the replay server: {exc.strerror or exc}; another run or a "
+                f"gateway holds it: pick another --replay-port and point the gateway's upstreams at it"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -113,13 +152,21 @@ class SutTarget:
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
         rechunk: Rechunk | None = None,
+        timeout: float = CLIENT_TIMEOUT_S,
     ) -> None:
         self.url = url.rstrip("/")
+        self.timeout = timeout
+        check_port(replay_host, replay_port)  # first: it is instant, the preflight may wait PREFLIGHT_S
+        preflight(self.url, timeout)
         self.replayer = Replayer(cassettes, scenarios, rechunk_mode=rechunk)
         self._received: dict[tuple[str, str], list[Received]] = {}
         self._lock = threading.Lock()
         self._run_locks: dict[tuple[str, str], threading.Lock] = {}
-        self.server = ServerThread(wire_app(list(backends), self._reply), replay_host, replay_port).start()
+        try:
+            app = wire_app(list(backends), self._reply, scenarios)
+            self.server = ServerThread(app, replay_host, replay_port).start()
+        except (RuntimeError, TimeoutError) as exc:
+            raise SetupError(f"the replay server did not start on {replay_host}:{replay_port}: {exc}") from None
 
     @property
     def replay_url(self) -> str:
@@ -151,7 +198,9 @@ class SutTarget:
             with self._lock:
                 self._received.pop(key, None)
             capture = CapturingTransport(httpx2.HTTPTransport())
-            session = Session(self.url, sdk_client(run.client, capture, headers))
+            session = Session(
+                self.url, sdk_client(run.client, capture, headers, timeout=self.timeout), replay_url=self.replay_url
+            )
             started = time.time()
             try:
                 with session.http:

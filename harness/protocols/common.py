@@ -132,6 +132,12 @@ def load_object(protocol: str, data: bytes | str, *, offset: int = 0, what: str 
     return value
 
 
+UNSAID_SCHEMA_KEYWORDS = "unsaid_schema_keywords"
+"""Key in `Request.provider_fields[<protocol>]`: JSON Schema keywords the request's response schema could not say,
+because the client wrote it in a schema dialect without them (Gemini's OpenAPI-subset `responseSchema` has no
+`additionalProperties`). The request diff does not compare these keywords for that request."""
+
+
 def dump_json(value: Any) -> bytes:
     """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -37,9 +37,10 @@ the provider says, such as ids, `system_fingerprint` or `request-id`), and the t
 seen. *Key paths*: JSON key paths with the same value types, per event type both have. *Sequences*: answers whose
 event-type sequence (runs collapsed) is the same. *Headers*: API headers (`harness.protocols.fidelity.
 COUNTED_HEADERS`) both send. Every remaining difference is listed below with the reason its reference declares
-(`Reference.differences` in the protocol's `reference.py`). Profiles without a real recording in the corpus
-(`azure`, `gptoss`, `lmstudio`, `qwen`, `vllm`, `vertex-anthropic`, `vertex-gemini`) are not measured; the
-Vertex ones answer with their base protocol's measured wire plus Vertex's ids and fields.
+(`Reference.differences` in the protocol's `reference.py`). Protocols and profiles without a real recording in
+the corpus (`azure`, `bedrock`, `cloudflare`, `cloudflare-openai`, `gptoss`, `lmstudio`, `qwen`, `swink`, `vllm`,
+`vertex-anthropic`, `vertex-gemini`) are not measured; the Vertex ones answer with their base protocol's measured
+wire plus Vertex's ids and fields.
 """
 
 

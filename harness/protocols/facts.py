@@ -6,7 +6,9 @@ and the gateway configs read these through `registry.facts(name)`, never by nami
 profile derives its facts from its family's and overrides what differs (`FAMILY.derive(real=...)`).
 
 Every field is required, so a declaration says each fact, or says `None` (or empty) where one does not apply:
-a backend-only profile serves no frontend routes; a local server has no key patterns.
+a backend-only profile serves no frontend routes; a local server has no key patterns. The exceptions are the
+few facts nearly every protocol shares, which have a default: `stream_only`, a key's shape and its check, and
+path placeholders of a real endpoint.
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from harness import ir
+from harness.ir import IRError
 from harness.wire.http import HttpRequest
 
 
 class RequestShapeError(ValueError):
     """The request does not say which model it is for (or is not the shape its route expects)."""
+
+
+def _as_is(model: str) -> str:
+    return model
 
 
 def _body_object(request: HttpRequest) -> dict[str, Any]:
@@ -78,6 +85,9 @@ class ModelInPath:
     """The path form in words, for errors (`/v1beta/models/MODEL:ACTION`)."""
     actions: tuple[str, ...] = ()
     """Allowed values of the `action` group (empty: any)."""
+    quote: Callable[[str], str] = _as_is
+    """How a model name is written into a rewritten path (Bedrock percent-encodes an id's `:` and `/`; a
+    Workers AI model keeps its slashes): the matched path is already percent-decoded."""
 
     def _match(self, request: HttpRequest) -> re.Match[str]:
         match = self.pattern.match(request.path)
@@ -94,7 +104,7 @@ class ModelInPath:
 
     def with_model(self, request: HttpRequest, model: str) -> HttpRequest:
         """The same request for another model name: the path rewritten, the body unchanged."""
-        groups = {**self._match(request).groupdict(), "model": model}
+        groups = {**self._match(request).groupdict(), "model": self.quote(model)}
         return dataclasses.replace(request, path=self.rewrite.format(**groups))
 
     def label(self, route_path: str, request_path: str) -> str:
@@ -130,6 +140,20 @@ def no_server_state(request: ir.Request) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class WireRule:
+    """Something the real provider's answers always do that its official SDK does not enforce. A proxy serving this
+    protocol that breaks it gets a wire deviation: a warning naming the rule (failing the gate only under
+    `--strict`)."""
+
+    name: str
+    """`<protocol>.<rule>`, as reports name it."""
+    source: str
+    """The provider documentation or real recording the rule rests on."""
+    check: Callable[[bytes, bool], list[str]]
+    """Findings in one answer's raw body (`bytes`, streamed or not: `bool`), each in words; empty when kept."""
+
+
+@dataclass(frozen=True)
 class Frontend:
     """How the proxy serves this protocol to its clients."""
 
@@ -143,6 +167,9 @@ class Frontend:
     """The features of a decoded request that rely on state only a server of this protocol keeps (a stored
     response or conversation it refers to by id). Translate mode answers such a request with a 400 naming them
     when the upstream speaks another protocol family, rather than send it without the history it refers to."""
+    wire_rules: tuple[WireRule, ...] = ()
+    """What the real provider's successful answers always do beyond what the codec needs to read them (wire
+    deviations of a proxy serving this frontend are judged against these)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +223,10 @@ class RealEndpoint:
     """Model recorded when none is given."""
     host_env: str | None = None
     """Environment variable that overrides the base URL (a local server's host variable)."""
+    placeholders: tuple[tuple[str, str], ...] = ()
+    """(placeholder, environment variable) pairs: a value the codec writes into its request paths in place of an
+    account's own (Cloudflare's account id), which the recorder replaces with the variable's value when it calls
+    the real provider and puts back in everything it stores."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +239,14 @@ class Secrets:
     """Header name prefixes (lower case) of such headers."""
     key_patterns: tuple[str, ...] = ()
     """Regular expressions matching the provider's key shapes, so that a leaked key is found anywhere."""
+    key_shape: str = "{key}"
+    """How the key string `Codec.with_auth` takes is written around one opaque secret (Bedrock:
+    `ACCESS_KEY_ID:SECRET`, which it signs with): the harness plants its test key in this shape, so the proxy
+    authenticates upstream the way it would with a real key."""
+    check: Callable[[HttpRequest], IRError | None] | None = None
+    """The error a replayed upstream answers a request whose credentials have the wrong shape with, checked
+    without real keys (Bedrock: a SigV4 signature's algorithm, scope and signed headers); None: it looks right,
+    or the protocol has nothing to check beyond the key's presence."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +303,14 @@ class ProtocolFacts:
     """Typical stream chunking of its reference backend."""
     gateways: Mapping[str, GatewayName]
     """How the known gateways (`litellm`, `louter`, ...) name it; a gateway missing here does not serve it."""
+    stream_only: bool = False
+    """Whether its only answer is a stream (swink's `/v1/stream`): its non-streamed cases cannot run, as a
+    frontend or as a backend, and are planned as unsupported. The one fact with a default: nearly every
+    protocol has both forms."""
+    tool_results_as_objects: bool = False
+    """Its wire carries a tool result only as a JSON object (Gemini's `functionResponse.response`), which the codec
+    reads as that object's compact JSON text: a gateway must wrap a text result in one (the request diff accepts a
+    one-key wrapper of the exact text, and the same object re-serialized). False for text-carrying wires."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
@@ -73,9 +74,15 @@ def without_client_credentials(request: HttpRequest) -> HttpRequest:
 
 
 def authorized(codec: Codec, request: HttpRequest, upstream: UpstreamConfig) -> HttpRequest:
-    """The request with the upstream's key applied the way its protocol expects (unchanged if keyless)."""
+    """The request with the upstream's key applied the way its protocol expects (unchanged if keyless).
+
+    The request names the host it goes to first, because a signature may cover it (SigV4 signs `host`): a
+    codec signing for its provider's default host would sign for the wrong one behind any other base URL."""
     key = api_key(upstream)
-    return request if key is None else codec.with_auth(request, key)
+    if key is None:
+        return request
+    host = httpx2.URL(upstream.base_url).netloc.decode("ascii")
+    return codec.with_auth(dataclasses.replace(request, headers={**request.headers, "host": host}), key)
 
 
 def url_for(upstream: UpstreamConfig, request: HttpRequest) -> str:

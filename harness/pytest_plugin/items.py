@@ -230,7 +230,8 @@ def state_of(config: pytest.Config) -> ConformanceState:
 
 
 class ProxyBug(Exception):
-    """A case whose verdict fails the gate; carries the result for the failure message."""
+    """A case whose verdict fails the gate (a proxy bug, or a harness error: nothing judged); carries the result
+    for the failure message."""
 
     def __init__(self, result: CaseResult) -> None:
         super().__init__(f"{result.verdict}: {result.reason}")
@@ -253,9 +254,11 @@ def _run_line(result: CaseResult) -> str:
 
 
 def describe_failure(result: CaseResult, rerun: list[str]) -> str:
-    """The failure message of a proxy bug: verdict, reason, the first divergence with both values, the runs, and
-    the commands that rerun the case."""
+    """The failure message of a proxy bug or harness error: verdict, reason, the first divergence with both values,
+    the runs, and the commands that rerun the case."""
     lines = [f"{result.verdict}: {result.reason}"]
+    if result.verdict.is_harness_error:
+        lines.append("nothing was judged (a harness or setup failure): `conformance run` exits 2 on it")
     first: DivergenceJSON | None = result.first_divergence
     if first is not None:
         request_side = result.verdict == Verdict.PROXY_BUG_REQUEST
@@ -292,7 +295,8 @@ class ConformanceItem(pytest.Item):
         self.add_marker(marker_name("backend", case.backend))
 
     def runtest(self) -> None:
-        """Pass; skip when unsupported or when the fault is not the proxy's; xfail a known proxy bug; else fail."""
+        """Pass; skip when unsupported or when the fault is not the proxy's; xfail a known proxy bug; else fail (a
+        harness error always fails)."""
         result = self.state.result(self.case)
         self.user_properties += [("verdict", result.verdict), ("reason", result.reason)]
         verdict = result.verdict
@@ -300,6 +304,8 @@ class ConformanceItem(pytest.Item):
             return
         if verdict is Verdict.UNSUPPORTED:
             raise _skip(result.reason)
+        if verdict.is_harness_error:
+            raise ProxyBug(result)  # never skipped or xfailed: the case could not be judged
         if verdict in (Verdict.BACKEND_ISSUE, Verdict.BASELINE_ISSUE):
             # Not the proxy's fault, and not a gate failure in `conformance run` either.
             raise _skip(f"{verdict}: {result.reason}")

@@ -5,9 +5,10 @@ from harness.record.chunks import Rechunk
 from harness.record.layout import Recorded, cassette_path, recorded
 from harness.record.modes import RecordMode
 from harness.record.recorder import Source, record_one, reference_source
-from harness.record.replay import Replayer, ReplayMissError, ReplayTransport, create_replay_app
+from harness.record.replay import CassetteError, Replayer, ReplayMissError, ReplayTransport, create_replay_app
 
 __all__ = [
+    "CassetteError",
     "Rechunk",
     "RecordMode",
     "Recorded",

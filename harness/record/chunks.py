@@ -7,6 +7,8 @@ import random
 from collections.abc import Sequence
 from enum import StrEnum
 
+from harness.wire import eventstream
+
 
 class Rechunk(StrEnum):
     """How to re-cut a recorded body on replay."""
@@ -30,8 +32,11 @@ def split_by_lengths(body: bytes, lengths: Sequence[int] | None) -> list[bytes]:
     return out
 
 
-def event_boundaries(body: bytes) -> list[int]:
-    """Chunk lengths at SSE event or NDJSON line ends, for recordings whose network boundaries vcrpy lost."""
+def event_boundaries(body: bytes, media_type: str | None = None) -> list[int]:
+    """Chunk lengths at event boundaries, for recordings whose network boundaries vcrpy lost: binary event-stream
+    frames (by the response's media type), else SSE events or NDJSON lines (by the body's look)."""
+    if media_type is not None and media_type.split(";", 1)[0].strip().lower() == eventstream.MEDIA_TYPE:
+        return eventstream.frame_lengths(body)
     lengths, start = [], 0
     separators = (b"\r\n\r\n", b"\n\n") if b"data:" in body[:4096] or body.startswith(b":") else (b"\n",)
     pos = 0

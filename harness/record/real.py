@@ -31,3 +31,16 @@ def resolve_endpoint(backend: str, *, base_url: str | None = None) -> tuple[str,
     raise MissingKeyError(
         f"recording {backend} from the real provider needs a key: set {' or '.join(endpoint.key_env)}"
     )
+
+
+def placeholder_values(backend: str) -> dict[str, str]:
+    """Placeholder -> real value for the account values `backend` writes into its request paths (the protocol's
+    `RealEndpoint.placeholders`), read from their environment variables now and never stored."""
+    endpoint = registry.facts(backend).real
+    out: dict[str, str] = {}
+    for placeholder, env in endpoint.placeholders if endpoint is not None else ():
+        value = os.environ.get(env)
+        if not value:
+            raise MissingKeyError(f"recording {backend} from the real provider needs {env} (it goes into the URL)")
+        out[placeholder] = value
+    return out

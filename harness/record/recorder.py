@@ -7,6 +7,7 @@ backend reports the chunks it produced; for a real provider the SSE event / NDJS
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ class Source:
     replies: list[WireReply] = field(default_factory=list)
     """Replies the source produced, with their chunk boundaries (filled while recording by a reference backend,
     or by an imported recording replayed into the recorder)."""
+    placeholders: dict[str, str] = field(default_factory=dict, repr=False)
+    """Placeholder -> the account's real value, for request paths (real only; `RealEndpoint.placeholders`): the
+    request carries the real value, everything stored the placeholder."""
     origin: dict[str, Any] | None = None
     """Where a recording made elsewhere came from (`conformance import`: file, interaction, URL), kept in the
     cassette's metadata as `origin`."""
@@ -68,20 +72,41 @@ def reference_source(scenarios: Sequence[Scenario]) -> Source:
     return source
 
 
-def _scrub_request(request: Any) -> Any:
-    request.headers = scrub_headers(dict(request.headers))
-    request.uri = scrub_url(request.uri)
-    if request.body:
-        request.body = scrub_body(request.body if isinstance(request.body, bytes) else request.body.encode())
-    return request
+def _filled(path: str, placeholders: dict[str, str]) -> str:
+    for placeholder, value in placeholders.items():
+        path = path.replace(placeholder, value)
+    return path
+
+
+def _scrubber(source: Source) -> Any:
+    def before_record_request(request: Any) -> Any:
+        request.headers = scrub_headers(dict(request.headers))
+        request.uri = scrub_url(request.uri)
+        for placeholder, value in source.placeholders.items():
+            request.uri = request.uri.replace(value, placeholder)
+        if request.body:
+            request.body = scrub_body(request.body if isinstance(request.body, bytes) else request.body.encode())
+        return request
+
+    return before_record_request
+
+
+def _content_type(headers: dict[str, Any]) -> str | None:
+    for name, value in headers.items():
+        if name.lower() == "content-type":
+            return str(value[0] if isinstance(value, list) and value else value)
+    return None
 
 
 def _attach(source: Source) -> Any:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = scrub_headers(response["headers"])
         body = response["body"]["string"] or b""
-        # The source's own boundaries (a reference backend's, an imported recording's), else SSE/NDJSON event ends.
-        lengths = [len(c) for c in source.replies[-1].chunks] if source.replies else event_boundaries(body)
+        # The source's own boundaries (a reference backend's, an imported recording's), else its event ends.
+        if source.replies:
+            lengths = [len(c) for c in source.replies[-1].chunks]
+        else:
+            lengths = event_boundaries(body, _content_type(response["headers"]))
         response["body"]["chunks"] = lengths if sum(lengths) == len(body) else [len(body)]
         return response
 
@@ -102,24 +127,28 @@ def record_one(
     codec = registry.get(backend)
     request = scenario.request_for(source.model or scenario.id, stream=stream)
     http = codec.encode_request(request)
+    prefix = f"{source.base_url}/{backend}" if source.kind == "reference" else source.base_url.rstrip("/")
+    if source.placeholders:
+        http = dataclasses.replace(http, path=_filled(http.path, source.placeholders))
     if source.api_key:
-        http = codec.with_auth(http, source.api_key)
+        # A signature may cover the host (SigV4): sign for the one the request goes to.
+        host = httpx2.URL(prefix).netloc.decode("ascii")
+        http = codec.with_auth(dataclasses.replace(http, headers={**http.headers, "host": host}), source.api_key)
     path = cassette_path(root, backend, scenario.id, stream)
     if mode is RecordMode.REWRITE:
         path.unlink(missing_ok=True)
     recorder = vcr.VCR(
         record_mode=mode.vcr_mode,
         match_on=["method", "scenario"],
-        before_record_request=_scrub_request,
+        before_record_request=_scrubber(source),
         before_record_response=_attach(source),
         decode_compressed_response=False,
     )
     recorder.register_serializer("harness", serializer)
     recorder.register_matcher("scenario", scenario_matcher(codec, scenarios))
     recorder.register_matcher("method", vcr_matchers.method)
-    prefix = f"{source.base_url}/{backend}" if source.kind == "reference" else source.base_url.rstrip("/")
     url = prefix + http.path
-    headers = {**http.headers, "accept-encoding": "identity"}
+    headers = {k: v for k, v in http.headers.items() if k != "host"} | {"accept-encoding": "identity"}
     with recorder.use_cassette(str(path), serializer="harness") as cassette:
         for key, value in _metadata(backend, scenario, stream, source, request.model).items():
             cassette.get_metadata(key, value)

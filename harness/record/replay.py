@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import yaml
 from starlette.applications import Starlette
 from vcr import matchers as vcr_matchers
 from vcr.cassette import Cassette
@@ -17,7 +18,7 @@ from vcr.record_mode import RecordMode as VcrMode
 from vcr.request import Request as VcrRequest
 
 from harness.backends import WireReply, wire_app
-from harness.protocols import HttpRequest, registry
+from harness.protocols import Codec, HttpRequest, registry
 from harness.record import serializer
 from harness.record.chunks import Rechunk, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
@@ -31,6 +32,11 @@ _DROP_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encod
 class ReplayMissError(httpx2.TransportError, LookupError):
     """No recording answers this request; the message names the nearest recordings. A transport error to the
     proxy's upstream client, a lookup error to the replay server (which answers it as a 400 with the text)."""
+
+
+class CassetteError(ValueError):
+    """A cassette that exists but cannot be read (broken YAML, not a cassette, no interaction); the message names
+    it and the command that records it again."""
 
 
 class Replayer:
@@ -64,6 +70,22 @@ class Replayer:
             )
         return self._cassettes[path]
 
+    def check(self, backend: str, scenario: str, stream: bool) -> None:
+        """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
+        one interaction (vcrpy would replay a broken one as empty, which reads as a backend failure)."""
+        path = cassette_path(self.root, backend, scenario, stream)
+        if path in self._cassettes:
+            return
+        record = f"re-record it with `conformance record --backend {backend} --scenario {scenario}`"
+        try:
+            data = serializer.deserialize(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, KeyError, TypeError) as exc:
+            detail = " ".join(str(exc).split())[:300]
+            raise CassetteError(f"unreadable cassette {path}: {type(exc).__name__}: {detail} ({record})") from None
+        if not data["interactions"]:
+            raise CassetteError(f"unreadable cassette {path}: it holds no interaction ({record})")
+        self._cassette(backend, path)
+
     def _miss(self, backend: str, scenario: str, stream: bool, path: Path) -> ReplayMissError:
         mine = [r for r in recorded(self.root, backend) if r.scenario == scenario]
         others = [r.backend for r in recorded(self.root) if r.scenario == scenario and r.stream == stream]
@@ -79,8 +101,12 @@ class Replayer:
         )
 
     def reply(self, backend: str, request: HttpRequest) -> WireReply:
-        """The recorded answer to a backend request (relative to the backend's base URL)."""
+        """The recorded answer to a backend request (relative to the backend's base URL); a request whose
+        credentials do not have the shape the provider checks gets the provider's own rejection instead."""
         codec = registry.get(backend)
+        rejected = rejection(codec, request)
+        if rejected is not None:
+            return rejected
         scenario, stream = scenario_key(codec, self.scenarios, request)
         path = cassette_path(self.root, backend, scenario, stream)
         if not path.is_file():
@@ -105,10 +131,21 @@ class Replayer:
         return WireReply(int(response["status"]["code"]), headers, chunks, scenario, stream)
 
 
+def rejection(codec: Codec, request: HttpRequest) -> WireReply | None:
+    """The provider's error answer to a request whose credentials have the wrong shape (the protocol's facts say
+    what to check, `Secrets.check`: Bedrock's SigV4 signature); None when there is nothing wrong with them."""
+    check = registry.facts(codec.name).secrets.check
+    error = check(request) if check is not None else None
+    if error is None:
+        return None
+    out = codec.encode_error(error)
+    return WireReply(out.status, dict(out.headers), [out.body], "", codec.is_stream_request(request))
+
+
 def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None) -> Starlette:
     """The cassettes served as provider endpoints, each backend under `/<backend>/...`, chunk boundaries kept."""
     names = list(backends) if backends is not None else sorted({r.backend for r in recorded(replayer.root)})
-    return wire_app(names, replayer.reply)
+    return wire_app(names, replayer.reply, replayer.scenarios)
 
 
 class _ChunkStream(httpx2.AsyncByteStream):

@@ -10,6 +10,10 @@ Mapping of verdicts (chosen so that the JUnit view agrees with the gate's exit c
 - backend_issue / baseline_issue: `<skipped type="<verdict>" message="<verdict>: <reason>">`: the case could
   not test the proxy, which is not the proxy's failure.
 - unsupported: `<skipped type="unsupported" message="unsupported: <reason>">`.
+- harness_error: `<error type="harness_error" message="harness_error: <reason>">`: nothing was judged (a missing
+  cassette, a system under test that cannot be reached, a harness bug); the gate exits 2.
+- wire deviations (any verdict): one `wire_deviation` property each (`<rule>: <what>`) and a warning line in
+  `<system-out>`; under `--strict` a case that would pass is a `<failure type="wire_deviation">`.
 
 Every non-passing case also carries the details in `<system-out>`, and every case has `<properties>` with its
 verdict, scenario, frontend, backend and stream flag.
@@ -53,12 +57,18 @@ def _details(case: CaseResult) -> str:
     more = len(case.request_divergences) + len(case.response_divergences) - (1 if first is not None else 0)
     if more > 0:
         lines.append(f"{more} more divergence(s): see the case view in index.html")
+    lines += [f"wire deviation (warning): {d.rule}: {d.message} [rule from: {d.source}]" for d in case.deviations]
     return "\n".join(lines) + "\n"
 
 
-def _outcome(case: CaseResult) -> tuple[str, str, str] | None:
+def _outcome(case: CaseResult, strict: bool) -> tuple[str, str, str] | None:
     """(element, type, message) for a non-passing case, None for a pass."""
+    if case.verdict.is_harness_error:
+        return ("error", case.verdict, f"{case.verdict}: {case.reason}")
     if case.verdict is Verdict.PASS:
+        if strict and case.deviations:
+            rules = ", ".join(dict.fromkeys(d.rule for d in case.deviations))
+            return ("failure", "wire_deviation", f"wire deviation (--strict): {rules}")
         return None
     if case.verdict.is_proxy_bug:
         if case.known:
@@ -67,7 +77,7 @@ def _outcome(case: CaseResult) -> tuple[str, str, str] | None:
     return ("skipped", case.verdict, f"{case.verdict}: {case.reason}")
 
 
-def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
+def _testcase(parent: ET.Element, case: CaseResult, strict: bool) -> str | None:
     element = ET.SubElement(
         parent,
         "testcase",
@@ -84,13 +94,19 @@ def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
         ("stream", "true" if case.stream else "false"),
     ):
         ET.SubElement(props, "property", name=name, value=xml_text(value))
-    outcome = _outcome(case)
+    for deviation in case.deviations:
+        ET.SubElement(
+            props, "property", name="wire_deviation", value=xml_text(f"{deviation.rule}: {deviation.message}")
+        )
+    outcome = _outcome(case, strict)
     if outcome is None:
+        if case.deviations:
+            ET.SubElement(element, "system-out").text = xml_text(_details(case))
         return None
     tag, kind, message = outcome
     details = xml_text(_details(case))
     child = ET.SubElement(element, tag, message=xml_text(message), type=kind)
-    if tag == "failure":
+    if tag in ("failure", "error"):
         child.text = details
     ET.SubElement(element, "system-out").text = details
     return tag
@@ -101,15 +117,15 @@ def render_junit(report: RunReport) -> str:
     root = ET.Element("testsuites", name="conformance")
     suite = ET.SubElement(root, "testsuite", name="conformance")
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="run_id", value=xml_text(report.run_id))
-    tally = {"failure": 0, "skipped": 0}
+    tally = {"failure": 0, "skipped": 0, "error": 0}
     for case in report.cases:
-        tag = _testcase(suite, case)
+        tag = _testcase(suite, case, report.strict)
         if tag is not None:
             tally[tag] += 1
     for element in (root, suite):
         element.set("tests", str(len(report.cases)))
         element.set("failures", str(tally["failure"]))
-        element.set("errors", "0")
+        element.set("errors", str(tally["error"]))
         element.set("skipped", str(tally["skipped"]))
         element.set("time", f"{report.duration_s:.3f}")
     ET.indent(root)

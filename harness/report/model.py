@@ -65,6 +65,12 @@ class RunReport:
     """Proxy-bug cases that are not known failures."""
     fixed: list[str] = field(default_factory=list)
     """Known failures that now pass."""
+    harness_errors: list[str] = field(default_factory=list)
+    """Cases that could not be judged (harness or setup failures): exit code 2."""
+    deviating: list[str] = field(default_factory=list)
+    """Cases with wire deviations (warnings; failing the gate only under `strict`)."""
+    strict: bool = False
+    """Whether wire deviations fail the gate."""
 
     def counts(self) -> dict[Verdict, int]:
         """Cases per verdict (every verdict present, zero when none)."""
@@ -83,6 +89,14 @@ class RunReport:
     def proxy_bugs(self) -> list[CaseResult]:
         """The proxy-bug cases, in run order."""
         return [c for c in self.cases if c.verdict.is_proxy_bug]
+
+    def errors(self) -> list[CaseResult]:
+        """The harness-error cases, in run order."""
+        return [c for c in self.cases if c.verdict.is_harness_error]
+
+    def with_deviations(self) -> list[CaseResult]:
+        """The cases with wire deviations, in run order."""
+        return [c for c in self.cases if c.deviations]
 
 
 class Collector:
@@ -121,6 +135,9 @@ class Collector:
             exit_code=event.exit_code,
             new_proxy_bugs=list(event.new_proxy_bugs),
             fixed=list(event.fixed),
+            harness_errors=list(event.harness_errors),
+            deviating=list(event.deviating),
+            strict=event.strict,
         )
         # The runner counts the same results the writers received: a mismatch is a bug on one side, and a
         # report that silently disagrees with the gate would be worse than none.

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.summary import validate_summary
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Writer, gate_code
 from harness.trace import CaseResult, TraceError, Verdict, read_case
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
@@ -78,13 +78,19 @@ def events_for_run(run_dir: Path) -> list[RunnerEvent]:
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.verdict] = counts.get(case.verdict, 0) + 1
+    errors = [c.case_id for c in cases if c.verdict.is_harness_error]
+    deviating = [c.case_id for c in cases if c.deviations]
+    strict = bool(previous.get("strict", False)) if previous else False
     finished = RunFinished(
         run_id=run_id,
         duration_s=previous["duration_s"] if previous else sum(c.duration_ms for c in cases) / 1000,
         counts=counts,
         new_proxy_bugs=new_bugs,
         fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
-        exit_code=1 if new_bugs else 0,
+        exit_code=gate_code(new_bugs, errors, deviating, strict=strict),
+        harness_errors=errors,
+        deviating=deviating,
+        strict=strict,
     )
     return [started, *(CaseFinished(c) for c in cases), finished]
 

@@ -15,7 +15,8 @@ import jsonschema
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
 from harness.trace.writer import case_file_name
 
-SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_SCHEMA_VERSION = 2
+"""2: the harness_error verdict, harness errors, wire deviations and the strict flag (1 is still read)."""
 
 
 @cache
@@ -56,6 +57,9 @@ def build_summary(report: RunReport) -> dict[str, Any]:
         ],
         "new_proxy_bugs": report.new_proxy_bugs,
         "fixed": report.fixed,
+        "harness_errors": report.harness_errors,
+        "deviating": report.deviating,
+        "strict": report.strict,
         "cases": [
             {
                 "case_id": c.case_id,
@@ -67,6 +71,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "reason": c.reason,
                 "first_divergence": first_path(c),
                 "known": c.known,
+                "deviations": [d.model_dump(mode="json") for d in c.deviations],
                 "duration_ms": round(c.duration_ms, 3),
                 "trace": f"cases/{case_file_name(c.case_id)}.json",
             }

@@ -22,6 +22,7 @@ STYLES: dict[Verdict, str] = {
     Verdict.BACKEND_ISSUE: "yellow",
     Verdict.BASELINE_ISSUE: "magenta",
     Verdict.UNSUPPORTED: "dim",
+    Verdict.HARNESS_ERROR: "bold white on red",
 }
 """Colour of each verdict."""
 
@@ -32,6 +33,7 @@ SHORT: dict[Verdict, str] = {
     Verdict.BACKEND_ISSUE: "backend",
     Verdict.BASELINE_ISSUE: "baseline",
     Verdict.UNSUPPORTED: "unsup",
+    Verdict.HARNESS_ERROR: "ERROR",
 }
 """Short verdict labels that keep matrix cells narrow."""
 
@@ -78,14 +80,43 @@ def _bug_line(case: CaseResult) -> Text:
     return line
 
 
+def _deviation_lines(case: CaseResult) -> Text:
+    line = Text("  ")
+    line.append(case.case_id, style="bold")
+    for deviation in case.deviations:
+        line.append(f"\n    {deviation.rule}: ", style="yellow")
+        line.append(deviation.message)
+    return line
+
+
+def gate_line(report: RunReport) -> str:
+    """The gate's outcome in one line (also what `conformance run` prints last on a harness error)."""
+    if report.harness_errors:
+        first = next((c for c in report.cases if c.verdict.is_harness_error), None)
+        why = f": {first.case_id}: {first.reason}" if first else ""
+        return f"gate: ERROR ({len(report.harness_errors)} case(s) could not be judged{why})"
+    deviations = f"; {len(report.deviating)} case(s) with wire deviations" if report.deviating else ""
+    if report.strict and report.deviating and not report.new_proxy_bugs:
+        return f"gate: FAIL (--strict{deviations})"
+    detail = f"{len(report.new_proxy_bugs)} new proxy bug(s)" if report.new_proxy_bugs else "no new proxy bugs"
+    return f"gate: {'FAIL' if report.exit_code else 'PASS'} ({detail}{deviations})"
+
+
 def print_summary(report: RunReport, console: Console) -> None:
-    """Print the matrix, the proxy bugs with their first divergence, the totals and the gate's outcome."""
+    """Print the matrix, the harness errors and proxy bugs with their first divergence, the wire deviations, the
+    totals and the gate's outcome."""
     console.print(matrix_table(report))
-    bugs = report.proxy_bugs()
-    if bugs:
-        console.print(Text(f"proxy bugs ({len(bugs)}):", style="bold"))
-        for case in bugs:
-            console.print(_bug_line(case), soft_wrap=True)
+    for title, cases in (("harness errors", report.errors()), ("proxy bugs", report.proxy_bugs())):
+        if cases:
+            console.print(Text(f"{title} ({len(cases)}):", style="bold"))
+            for case in cases:
+                console.print(_bug_line(case), soft_wrap=True)
+    deviating = report.with_deviations()
+    if deviating:
+        label = "fail the gate (--strict)" if report.strict else "warnings"
+        console.print(Text(f"wire deviations ({len(deviating)} cases; {label}):", style="bold"))
+        for case in deviating:
+            console.print(_deviation_lines(case), soft_wrap=True)
     totals = Text(f"{len(report.cases)} cases in {report.duration_s:.1f}s: ")
     parts = [(f"{n} {v}", STYLES[v]) for v, n in report.counts().items() if n]
     for i, (label, style) in enumerate(parts):
@@ -95,9 +126,7 @@ def print_summary(report: RunReport, console: Console) -> None:
     console.print(totals)
     if report.fixed:
         console.print(Text(f"fixed since the known-failures list: {', '.join(report.fixed)}", style="green"))
-    gate = "FAIL" if report.exit_code else "PASS"
-    detail = f"{len(report.new_proxy_bugs)} new proxy bug(s)" if report.new_proxy_bugs else "no new proxy bugs"
-    console.print(Text(f"gate: {gate} ({detail})", style="bold red" if report.exit_code else "bold green"))
+    console.print(Text(gate_line(report), style="bold red" if report.exit_code else "bold green"))
 
 
 class TerminalWriter:

@@ -13,11 +13,13 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from harness.diff import judge, unsupported
-from harness.plumbing import Environment
+from harness.plumbing import Environment, SetupError
+from harness.record import CassetteError
+from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, load_known
-from harness.runner.plan import Plan, RunOptions, capabilities, missing_capabilities, plan, runs_of
-from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer
+from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
+from harness.runner.run_events import CaseFinished, RunFinished, RunStarted, Writer, gate_code
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace
 from harness.trace.writer import write_case
@@ -39,31 +41,44 @@ class CaseRunner:
         """Finished runs (or why a run could not be expressed) by run."""
         self._by_id = {s.id: s for s in self.scenarios}
         self._env: Environment | None = None
+        self._setup_error: SetupError | None = None
         # Worker threads ask for the environment at once on the first runs: build it exactly once (two would
         # each start servers, and an external proxy's fixed replay port can only be bound once).
         self._env_lock = threading.Lock()
 
     @property
     def env(self) -> Environment:
-        """The proxy wired to the replayed backends, built on first use."""
+        """The proxy wired to the replayed backends, built on first use. Raises SetupError (every time, without
+        trying again) when it cannot be built: a replay port that cannot be bound, a system under test that does
+        not answer."""
         with self._env_lock:
+            if self._setup_error is not None:
+                raise self._setup_error
             if self._env is None:
-                self._env = Environment(
-                    self.scenarios,
-                    self.backends,
-                    self.options.cassettes,
-                    socket=self.options.socket,
-                    rechunk=self.options.rechunk,
-                    hooks=self.options.hooks,
-                    sut=self.options.sut,
-                    replay_host=self.options.replay_host,
-                    replay_port=self.options.replay_port,
-                )
+                try:
+                    self._env = self._build()
+                except SetupError as exc:
+                    self._setup_error = exc
+                    raise
         return self._env
+
+    def _build(self) -> Environment:
+        return Environment(
+            self.scenarios,
+            self.backends,
+            self.options.cassettes,
+            socket=self.options.socket,
+            rechunk=self.options.rechunk,
+            hooks=self.options.hooks,
+            sut=self.options.sut,
+            replay_host=self.options.replay_host,
+            replay_port=self.options.replay_port,
+            timeout=self.options.timeout,
+        )
 
     def gap(self, case: Case) -> str | None:
         """Which party lacks a capability the case's scenario requires, in words; None when it can run."""
-        return missing_capabilities(self._by_id[case.scenario], capabilities(case))
+        return case_gap(self._by_id[case.scenario], case)
 
     def _one(self, run: Run, case_id: str) -> RunTrace:
         scenario = self._by_id[run.scenario]
@@ -72,11 +87,18 @@ class CaseRunner:
             record = f"conformance record --backend {run.backend} --scenario {run.scenario}"
             return error_trace(run, case_id, f"missing cassette: {path} (run `{record}`)")
         try:
+            if scenario.kind != "models_list":
+                self.env.replayer.check(run.backend, run.scenario, run.stream)
             return run_once(self.env, run, scenario, case_id)
         except Unsupported:
             raise
+        except (SetupError, CassetteError) as exc:
+            return error_trace(run, case_id, str(exc))
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
-            return error_trace(run, case_id, f"{type(exc).__name__}: {exc}")
+            where = crash.where(exc)
+            return error_trace(
+                run, case_id, f"harness bug: {type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
+            )
 
     def run_all(self, wanted: Mapping[Run, str]) -> None:
         """Run every wanted run (run -> id of the first case that needs it) not run yet, `jobs` at a time."""
@@ -112,7 +134,20 @@ class CaseRunner:
         for result in runs.values():
             if isinstance(result, Unexpressed):
                 return unsupported(case, result.reason)
-        return judge(case, {role: t for role, t in runs.items() if isinstance(t, RunTrace)})
+        traces: dict[str, RunTrace] = {role: t for role, t in runs.items() if isinstance(t, RunTrace)}
+        return judge(case, traces, backend_reached=self.backend_reached(case.backend))
+
+    def backend_reached(self, backend: str) -> bool:
+        """Whether any translated run to `backend` so far reached it (through an external proxy: the replay server
+        received its request). The whole matrix is run before any case is judged, so `conformance run` asks this
+        of every run; the pytest plugin, case by case, of the runs so far."""
+        return any(
+            isinstance(t, RunTrace)
+            and t.role == "translated"
+            and t.upstream == backend
+            and t.upstream_status is not None
+            for t in self.traces.values()
+        )
 
     def close(self) -> None:
         """Stop the environment, if it was built."""
@@ -154,21 +189,24 @@ class Runner:
             writer.handle(event)
 
     def run(self) -> RunFinished:
-        """Run the matrix, emit events to the writers, and return the gate's summary."""
+        """Run the matrix, emit events to the writers, and return the gate's summary. Raises SetupError before
+        anything runs when the environment cannot be built (a replay port that cannot be bound, a system under
+        test that does not answer)."""
         started = time.perf_counter()
         known = load_known(self.options.known)
-        self._emit(
-            RunStarted(
-                self.run_id,
-                [c.case_id for c in self.plan.cases],
-                list(self.plan.frontends),
-                list(self.plan.backends),
-                [s.id for s in self.plan.scenarios],
-                sut=self.options.sut or "built-in proxy",
-            )
-        )
         runner = self.case_runner()
         try:
+            runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
+            self._emit(
+                RunStarted(
+                    self.run_id,
+                    [c.case_id for c in self.plan.cases],
+                    list(self.plan.frontends),
+                    list(self.plan.backends),
+                    [s.id for s in self.plan.scenarios],
+                    sut=self.options.sut or "built-in proxy",
+                )
+            )
             runner.run_all(self.plan.runs)
         finally:
             runner.close()
@@ -177,7 +215,7 @@ class Runner:
 
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
         counts: dict[str, int] = {}
-        new_bugs, fixed = [], []
+        new_bugs, fixed, errors, deviating = [], [], [], []
         for result in results:
             entry = known.get(result.case_id)
             if entry is not None:
@@ -186,14 +224,26 @@ class Runner:
             is_bug = result.verdict.is_proxy_bug
             if is_bug and not (entry and entry.verdict == result.verdict):
                 new_bugs.append(result.case_id)
-            if entry is not None and not is_bug:
+            if result.verdict.is_harness_error:
+                errors.append(result.case_id)
+            elif entry is not None and not is_bug:
                 fixed.append(result.case_id)
+            if result.deviations:
+                deviating.append(result.case_id)
             if self.options.write_traces:
                 write_case(result, self.folder / "cases")
             self.options.results.append(result)
             self._emit(CaseFinished(result))
         finished = RunFinished(
-            self.run_id, time.perf_counter() - started, counts, new_bugs, fixed, 1 if new_bugs else 0
+            self.run_id,
+            time.perf_counter() - started,
+            counts,
+            new_bugs,
+            fixed,
+            gate_code(new_bugs, errors, deviating, strict=self.options.strict),
+            harness_errors=errors,
+            deviating=deviating,
+            strict=self.options.strict,
         )
         self._emit(finished)
         return finished

@@ -5,21 +5,25 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
 from harness.drivers.base import SdkResult, UnsupportedRequest
 from harness.ir import Capability
-from harness.plumbing import Environment
+from harness.plumbing import Environment, Session
 from harness.protocols import registry
 from harness.proxy import Exchange
-from harness.runner import wire_checks
+from harness.runner import crash, wire_checks
+from harness.runner.deviations import deviations
 from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
-from harness.scenarios.model import Scenario
+from harness.scenarios.model import Scenario, SdkException
 from harness.trace import Run
 from harness.trace.model import Check, RunTrace, SdkView, Timings, Wire
 
 REDACTED_KEY = "[REDACTED: planted upstream key]"
+ANSWER_EXCERPT = 160
+"""Characters of a proxy's own answer quoted in a reason."""
 WIRE_EXCERPT = 16_384
 """Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
 
@@ -76,7 +80,9 @@ def _as_sent(exchange: Exchange) -> ir.Request:
     return ir.Request.model_validate(unfolded)
 
 
-def _sdk_view(result: SdkResult) -> SdkView:
+def _sdk_view(result: SdkResult, crashed: BaseException | None = None) -> SdkView:
+    if crashed is not None:
+        return SdkView(exception=type(crashed).__name__, crash=f"{type(crashed).__name__}: {crashed}")
     return SdkView(
         response=result.response,
         events=result.events,
@@ -102,23 +108,81 @@ def _checks(scenario: Scenario, result: SdkResult, exchange: Exchange | None, ru
     return checks
 
 
+@dataclass
+class _Outcome:
+    """What the SDK call came to: a result, or what it raised (the SDK's crash or the harness's)."""
+
+    result: SdkResult
+    crash: BaseException | None = None
+
+
+def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, http: Any) -> _Outcome:
+    try:
+        if scenario.kind == "models_list":
+            return _Outcome(driver.list_models(base_url=base_url, http_client=http))
+        request = scenario.request_for(run.route, stream=run.stream)
+        return _Outcome(driver.run(request, stream=run.stream, base_url=base_url, http_client=http))
+    except UnsupportedRequest as exc:
+        raise Unsupported(f"{run.client} SDK: {exc}") from exc
+    except Exception as exc:  # decided by the traceback below: the SDK crashed on the answer, or the harness did
+        return _Outcome(SdkResult(exception_class=type(exc).__name__), exc)
+
+
+def _frontend_chunks(exchange: Exchange | None) -> tuple[bytes, ...]:
+    return exchange.frontend_chunks if exchange is not None else ()
+
+
+def _no_answer(outcome: _Outcome, exchange: Exchange | None, session: Session) -> str | None:
+    """Why the run is a harness error because nothing answered (the SDK's own text), or None. A proxy that took
+    the request upstream and then never answered is judged, not excused."""
+    result = outcome.result
+    if result.exception not in (SdkException.CONNECTION, SdkException.TIMEOUT):
+        return None
+    if exchange is not None and (exchange.frontend_status is not None or exchange.upstream_status is not None):
+        return None
+    what = result.error.message if result.error else str(result.exception)
+    return f"no answer from {session.base_url} ({result.exception}: {what})"
+
+
+def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session: Session) -> tuple[str, bool] | None:
+    """For a translated run through an external proxy that should have reached the backend and left nothing at
+    the replay server: what the proxy answered instead, and whether it was a success (then another server
+    answered in the replay server's place: a harness error whatever the case)."""
+    if session.replay_url is None or run.role != "translated" or scenario.kind == "models_list":
+        return None
+    if exchange is None or exchange.upstream_status is not None or exchange.frontend_status is None:
+        return None
+    body = " ".join(b"".join(exchange.frontend_chunks)[:400].decode("utf-8", "replace").split())
+    excerpt = body if len(body) <= ANSWER_EXCERPT else body[: ANSWER_EXCERPT - 1] + "\u2026"
+    answer = f"HTTP {exchange.frontend_status} ({excerpt}), and nothing reached {session.replay_url}/{run.backend}"
+    return answer, 200 <= exchange.frontend_status < 300
+
+
 def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> RunTrace:
     """Run one of the three runs of a case (first needed by case `case_id`) and write down its trace. Raises
     Unsupported when the SDK cannot express the request."""
     driver = drivers.get(run.client)
     started = time.perf_counter()
     with env.session(run) as session:
-        try:
-            if scenario.kind == "models_list":
-                result = driver.list_models(base_url=session.base_url, http_client=session.http)
-            else:
-                request = scenario.request_for(run.route, stream=run.stream)
-                result = driver.run(request, stream=run.stream, base_url=session.base_url, http_client=session.http)
-        except UnsupportedRequest as exc:
-            raise Unsupported(f"{run.client} SDK: {exc}") from exc
+        outcome = _call(driver, run, scenario, session.base_url, session.http)
     total_ms = (time.perf_counter() - started) * 1000
     exchange = session.exchange
-    checks = _checks(scenario, result, exchange, run)
+    result = outcome.result
+    checks = _checks(scenario, result, exchange, run) if outcome.crash is None else []
+    error: str | None = None
+    if outcome.crash is not None:
+        exc = outcome.crash
+        if crash.raised_in_sdk(exc, run.client):
+            checks.append(crash.crash_check(exc, run.client, _frontend_chunks(exchange), run.stream))
+        else:
+            error = f"harness bug: {type(exc).__name__}: {exc} (at {crash.where(exc) or 'an unknown place'})"
+    error = error or _no_answer(outcome, exchange, session)
+    unreached = _unreached(run, scenario, exchange, session)
+    if unreached is not None and unreached[1]:
+        error = error or (
+            f"the system under test answered {unreached[0]}: another server answered in the replay server's "
+            f"place; point its {run.backend} upstream at {session.replay_url}/{run.backend}"
+        )
     grammar = [str(v) for v in exchange.violations] if exchange else []
     failed = [c for c in checks if not c.passed]
     # `Timings.first_byte` is already an offset from the request's arrival (`start` is wall-clock time).
@@ -132,12 +196,15 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
         upstream_status=exchange.upstream_status if exchange else None,
         upstream_events=list(exchange.upstream_events) if exchange and exchange.upstream_events else None,
         upstream_response=exchange.upstream_response if exchange else None,
-        sdk=_sdk_view(result),
+        sdk=_sdk_view(result, outcome.crash),
         checks=checks,
         grammar=grammar,
-        status="failed" if failed or grammar else "ok",
+        status="error" if error else ("failed" if failed or grammar else "ok"),
+        error=error,
         timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
         wire=_wire(exchange, run),
+        deviations=deviations(run, exchange),
+        unreached=unreached[0] if unreached is not None and not unreached[1] else None,
     )
     return without_secrets(trace, env.planted_key)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import drivers
 from harness.ir import Capability
+from harness.plumbing.clients import CLIENT_TIMEOUT_S
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
@@ -47,6 +48,10 @@ class RunOptions:
     """Interface of the replay server an external proxy's upstreams point at (`sut` only)."""
     replay_port: int = 8790
     """Port of that replay server (0: any free port, for tests that read it back)."""
+    timeout: float = CLIENT_TIMEOUT_S
+    """Seconds an SDK client waits for an answer (connect, and between bytes) before the run is a harness error."""
+    strict: bool = False
+    """Wire deviations fail the gate too (exit 1), not only warn."""
     write_traces: bool = True
     on_progress: Callable[[str], None] | None = None
     results: list[CaseResult] = field(default_factory=list)
@@ -87,6 +92,19 @@ def missing_capabilities(scenario: Scenario, parties: Mapping[str, frozenset[Cap
         if set(scenario.requires) - caps
     ]
     return "; ".join(gaps) or None
+
+
+def streaming_gap(case: Case) -> str | None:
+    """Which party has no form for a non-streamed case (its only answer is a stream), in words; None: no gap."""
+    if case.stream:
+        return None
+    only = [name for name in dict.fromkeys((case.frontend, case.backend)) if registry.facts(name).stream_only]
+    return "; ".join(f"{name} has no non-streamed form (its only answer is a stream)" for name in only) or None
+
+
+def case_gap(scenario: Scenario, case: Case) -> str | None:
+    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode); None: it can."""
+    return missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
 
 
 def runs_of(case: Case) -> dict[RunRole, Run]:
@@ -162,6 +180,6 @@ def plan(options: RunOptions) -> Plan:
     names.check(frontends, backends, default_frontends())
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
-    gaps = {case: missing_capabilities(by_id[case.scenario], capabilities(case)) for case in cases}
+    gaps = {case: case_gap(by_id[case.scenario], case) for case in cases}
     runs = wanted_runs(case for case in cases if gaps[case] is None)
     return Plan(tuple(scenarios), tuple(frontends), tuple(backends), tuple(cases), gaps, runs)

@@ -9,6 +9,9 @@ from typing import Protocol
 
 from harness.trace.model import CaseResult
 
+EXIT_HARNESS_ERROR = 2
+"""The gate's exit code when a case could not be judged (a harness or setup failure)."""
+
 
 @dataclass(frozen=True)
 class RunStarted:
@@ -51,10 +54,24 @@ class RunFinished:
     fixed: Sequence[str] = ()
     """Cases in the known-failures file that now pass."""
     exit_code: int = 0
-    """The gate's exit code: 0 pass, 1 new proxy bug."""
+    """The gate's exit code: 0 pass, 1 new proxy bug (or a wire deviation under `strict`), 2 a harness error."""
+    harness_errors: Sequence[str] = ()
+    """Cases that could not be judged (harness or setup failures): any one makes the exit code 2."""
+    deviating: Sequence[str] = ()
+    """Cases whose translated run shows wire deviations (warnings; they fail the gate only under `strict`)."""
+    strict: bool = False
+    """Whether wire deviations fail the gate."""
 
 
 RunnerEvent = RunStarted | CaseFinished | RunFinished
+
+
+def gate_code(new_bugs: Sequence[str], errors: Sequence[str], deviating: Sequence[str], *, strict: bool) -> int:
+    """The gate's exit code: 2 when any case is a harness error (nothing was judged there, so nothing may pass),
+    1 for a new proxy bug (or, under `strict`, a wire deviation), else 0."""
+    if errors:
+        return EXIT_HARNESS_ERROR
+    return 1 if new_bugs or (strict and deviating) else 0
 
 
 class Writer(Protocol):

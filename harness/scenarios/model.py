@@ -100,6 +100,10 @@ class ReplyOk(ScenarioModel):
     """Stream only: what the backend knows when the stream starts (Anthropic's message_start, Gemini's first
     chunk). None means what real providers know then: the input figures of `usage` (input tokens and cache
     counts); `{}` says the provider reports nothing at start."""
+    usage_updates: list[ir.Usage] = Field(default_factory=list)
+    """Stream only: usage reported while the answer streams, each the cumulative figures so far (Workers AI's
+    newer models send them on every chunk), spread evenly over the content deltas; `usage` stays the final
+    figures. A protocol with no mid-stream usage folds them into its final usage."""
     midstream_error: MidstreamError | None = None
     """Stream only: an error that cuts the stream after some events."""
     truncate_after: int | None = Field(default=None, ge=1)

@@ -59,8 +59,29 @@ def full_events(reply: ReplyOk, chunking: Chunking, *, model: str | None = None)
     events: list[ir.StreamEvent] = [ir.MessageStart(id=reply.id, model=model, usage=usage_at_start(reply))]
     for index, part in enumerate(reply.content):
         events += _part_events(index, part, chunking)
+    events = _with_usage_updates(events, reply.usage_updates)
     events.append(ir.Done(stop_reason=reply.stop_reason, usage=reply.usage))
     return events
+
+
+_DELTAS = (ir.TextDelta, ir.ThinkingDelta, ir.ToolCallDelta)
+
+
+def _with_usage_updates(events: list[ir.StreamEvent], updates: list[ir.Usage]) -> list[ir.StreamEvent]:
+    """`updates` as usage events spread evenly over the deltas (update j after delta (j+1)n/(m+1)); with no
+    delta to follow they come last."""
+    if not updates:
+        return events
+    deltas = [i for i, e in enumerate(events) if isinstance(e, _DELTAS)]
+    after: dict[int, list[ir.StreamEvent]] = {}
+    for j, usage in enumerate(updates):
+        nth = (j + 1) * len(deltas) // (len(updates) + 1)
+        position = deltas[nth - 1] if nth >= 1 else len(events) - 1
+        after.setdefault(position, []).append(ir.UsageEvent(usage=usage))
+    out: list[ir.StreamEvent] = []
+    for i, event in enumerate(events):
+        out += [event, *after.get(i, [])]
+    return out
 
 
 def _pieces(text: str, size: int | None) -> list[str]:

@@ -14,7 +14,18 @@ TRACE_SCHEMA_VERSION = 1
 
 RunStatus = Literal["ok", "failed", "error", "skipped"]
 
-__all__ = ["CaseResult", "Check", "DivergenceJSON", "Mode", "RunRole", "RunTrace", "SdkView", "Timings", "Verdict"]
+__all__ = [
+    "CaseResult",
+    "Check",
+    "Deviation",
+    "DivergenceJSON",
+    "Mode",
+    "RunRole",
+    "RunTrace",
+    "SdkView",
+    "Timings",
+    "Verdict",
+]
 
 
 class Verdict(StrEnum):
@@ -26,11 +37,18 @@ class Verdict(StrEnum):
     BACKEND_ISSUE = "backend_issue"
     BASELINE_ISSUE = "baseline_issue"
     UNSUPPORTED = "unsupported"
+    HARNESS_ERROR = "harness_error"
 
     @property
     def is_proxy_bug(self) -> bool:
-        """Whether this verdict fails the gate."""
+        """Whether this verdict blames the proxy (it fails the gate unless listed as a known failure)."""
         return self in (Verdict.PROXY_BUG_REQUEST, Verdict.PROXY_BUG_RESPONSE)
+
+    @property
+    def is_harness_error(self) -> bool:
+        """Whether the harness or its setup failed, so nothing was judged: it fails the gate with exit 2 always
+        (no known-failures entry can hold it)."""
+        return self is Verdict.HARNESS_ERROR
 
 
 class _Model(BaseModel):
@@ -50,6 +68,18 @@ class Check(_Model):
     """What the SDK saw."""
 
 
+class Deviation(_Model):
+    """Something on the wire that official SDKs tolerate but the real provider never sends: a warning with the
+    rule it breaks (fails the gate only under `--strict`)."""
+
+    rule: str
+    """Name of the broken rule (`<protocol>.<rule>`, declared in the protocol's facts)."""
+    message: str
+    """What was seen, and where (event or field)."""
+    source: str = ""
+    """The provider documentation or real recording the rule rests on."""
+
+
 class SdkView(_Model):
     """What the client SDK finally saw, normalized to IR."""
 
@@ -61,6 +91,9 @@ class SdkView(_Model):
     """The error the SDK raised, if any."""
     exception: str | None = None
     """Qualified class name of the SDK exception, if one was raised."""
+    crash: str | None = None
+    """The SDK raised something that is not its API error class on the bytes it received (`TypeError: ...`): the
+    client crashed on the answer; `checks` name the event it choked on."""
 
 
 class Wire(_Model):
@@ -136,6 +169,11 @@ class RunTrace(_Model):
     """How long it took."""
     wire: Wire = Field(default_factory=Wire)
     """Raw-wire references and excerpts."""
+    deviations: list[Deviation] = Field(default_factory=list)
+    """Wire deviations in what the client received (translated runs; rules from the frontend protocol's facts)."""
+    unreached: str | None = None
+    """A translated run through an external proxy that should have reached the backend but left nothing at the
+    replay server, while the proxy answered with an error of its own: that answer, in words."""
 
     @classmethod
     def of(cls, run: Run, case_id: str, **fields: Any) -> RunTrace:
@@ -195,6 +233,8 @@ class CaseResult(_Model):
     """Upstream request IR vs the client's request IR."""
     response_divergences: list[DivergenceJSON] = Field(default_factory=list)
     """Translated run vs frontend baseline, after normalization."""
+    deviations: list[Deviation] = Field(default_factory=list)
+    """Wire deviations of the translated run: warnings, failing the gate only under `--strict`."""
     runs: dict[str, RunTrace] = Field(default_factory=dict)
     """The three runs by role (absent for unsupported cases)."""
     known: str | None = None

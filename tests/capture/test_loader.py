@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.capture import CaptureError, Interaction, load_interactions
 from tests.conftest import CORPUS, corpus_dir, corpus_files
@@ -356,3 +357,19 @@ def test_a_body_mapping_without_a_known_form_is_refused(tmp_path: Path) -> None:
     path.write_text("interactions:\n- request: {method: POST, uri: 'https://x/v1', body: {yaml: 1}}\n  response: {}\n")
     with pytest.raises(CaptureError, match=r"body has none of string, json, base64 \(keys: yaml\)"):
         load_interactions(path)
+
+
+def test_the_harness_own_cassettes_load_with_their_json_and_base64_bodies() -> None:
+    from harness.protocols import decode_events, registry
+    from harness.record.serializer import decode_body
+    from tests.conftest import REPO
+
+    path = REPO / "cassettes" / "bedrock" / "text-basic.stream.yaml"
+    (item,) = load_interactions(path)
+    stored = yaml.safe_load(path.read_text())["interactions"][0]
+    assert item.response.body == decode_body(stored["response"]["body"])  # the event stream, from base64
+    assert item.request.path == "/bedrock/model/text-basic/converse-stream"
+    assert json.loads(item.request.body)["messages"][0]["content"][0]["text"] == "Say hello in one sentence."
+    events = decode_events(registry.get("bedrock"), [item.response.body])
+    assert events[-1].kind == "done"
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "Hello! How can I help you today?"

@@ -271,3 +271,54 @@ def test_a_whole_model_loss_matches_the_side_that_has_none() -> None:
         ["UrlImage"],
     )
     assert a != b  # a dropped inline image is still a divergence
+
+
+def _failed(events: list[ir.StreamEvent] | None, error: ir.IRError) -> n.View:
+    out = view(events or [])
+    out["events"] = ir.events_to_json(events) if events is not None else None
+    out["response"] = {"content": [], "usage": {"input_tokens": 0}} if events else None
+    out["error"] = ir.to_json(error)
+    return out
+
+
+def test_a_stream_that_failed_before_content_is_its_error_alone() -> None:
+    # Bedrock's lone exception frame reaches an Anthropic client as `event: error` with no message_start; the
+    # Anthropic backend's own stream opened the message first. Either way the client got the error and nothing.
+    throttled = ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down")
+    opened = _failed([ir.MessageStart(id="m"), ir.ErrorEvent(error=throttled)], throttled)
+    nothing = _failed(None, throttled)
+    assert compare(opened, nothing) == []
+    # Content before the error is not nothing: a client that saw text must still see it.
+    partial = _failed(
+        [ir.MessageStart(), ir.TextStart(index=0), ir.TextDelta(index=0, text="Hi"), ir.TextEnd(index=0),
+         ir.ErrorEvent(error=throttled)],
+        throttled,
+    )  # fmt: skip
+    assert compare(partial, nothing) != []
+    # Another error is another error.
+    assert compare(opened, _failed(None, ir.IRError.of(ir.ErrorKind.AUTH, "no"))) != []
+
+
+def test_an_empty_text_block_is_no_content_and_the_blocks_after_it_are_renumbered() -> None:
+    thinking = [ir.ThinkingStart(index=1), ir.ThinkingDelta(index=1, text="hm"), ir.ThinkingEnd(index=1, signature="s")]
+    answer = [ir.TextStart(index=2), ir.TextDelta(index=2, text="No."), ir.TextEnd(index=2)]
+    done = ir.Done(stop_reason=ir.StopReason(kind="end_turn"))
+    with_empty = [ir.MessageStart(), ir.TextStart(index=0), ir.TextEnd(index=0), *thinking, *answer, done]
+    parts = [ir.ThinkingPart(text="hm", signature="s"), ir.TextPart(text="No.")]
+    left = view(with_empty, ir.Response(content=[ir.TextPart(text=""), *parts]))
+    shifted = [
+        ir.MessageStart(),
+        *[e.model_copy(update={"index": e.index - 1}) for e in [*thinking, *answer] if hasattr(e, "index")],
+        done,
+    ]
+    right = view(shifted, ir.Response(content=parts))
+    assert compare(left, right) == []
+    # The signature moved to the answer, or the reasoning became text: still divergences.
+    wrong = [*shifted[:3], ir.ThinkingEnd(index=0), *shifted[4:]]
+    assert compare(left, view(wrong, ir.Response(content=parts))) != []
+    as_text = view(shifted, ir.Response(content=[ir.TextPart(text="hm"), ir.TextPart(text="No.")]))
+    assert compare(left, as_text) != []
+    # Without an empty block, indexes are compared as sent.
+    plain = view(shifted)
+    renumbered = view([e.model_copy(update={"index": e.index + 5}) if hasattr(e, "index") else e for e in shifted])
+    assert compare(plain, renumbered) != []

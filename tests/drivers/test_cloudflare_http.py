@@ -92,8 +92,8 @@ def test_an_error_inside_the_stream_and_a_cut_stream() -> None:
     failed = encode_events(CODEC, [*events, ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.OVERLOADED, "busy"))])
     result, _ = _run(Reply.stream(failed), stream=True)
     assert result.exception is SdkException.STREAM_ERROR and result.error is not None
-    # 3040 (out of capacity) is documented as a 429: a client without the status reads it as throttled.
-    assert (result.error.kind, result.error.code) == (ir.ErrorKind.THROTTLED, "3040")
+    # 3040 (out of capacity) is documented as a 429, but the code says what it is: overloaded.
+    assert (result.error.kind, result.error.code) == (ir.ErrorKind.OVERLOADED, "3040")
     cut = encode_events(CODEC, events)
     result, _ = _run(Reply.stream(cut), stream=True)
     assert result.events is not None and result.events[-1].kind == "error"
@@ -111,3 +111,21 @@ def test_list_models_reads_the_search_result() -> None:
     result = DRIVER.list_models(base_url="http://proxy", http_client=recorder.httpx2_client())
     assert result.models == ["@cf/meta/a", "@cf/qwen/b"]
     assert "task=Text+Generation" in recorder.url
+
+
+def test_a_workers_ai_code_names_the_kind_its_status_does_not() -> None:
+    # Cloudflare answers an unknown model with 400 and code 5007, and no capacity with 429 and code 3040.
+    for status, code, kind, neutral in [
+        (400, 5007, ir.ErrorKind.NOT_FOUND, SdkException.NOT_FOUND),
+        (429, 3040, ir.ErrorKind.OVERLOADED, SdkException.OVERLOADED),
+        (400, 5004, ir.ErrorKind.INVALID_REQUEST, SdkException.BAD_REQUEST),
+    ]:
+        body = json.dumps({"success": False, "errors": [{"code": code, "message": "m"}], "messages": []}).encode()
+        result, _ = _run(Reply(status, body, {"content-type": "application/json"}), stream=False)
+        assert result.error is not None
+        assert (result.error.kind, result.error.status, result.error.code, result.exception) == (
+            kind,
+            status,
+            str(code),
+            neutral,
+        )

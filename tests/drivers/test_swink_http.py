@@ -90,3 +90,31 @@ def test_done_sentinel_and_cut_streams_are_errors_and_error_events_keep_their_ki
     assert result.exception is SdkException.STREAM_ERROR
     assert result.error == ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down", code="throttled")
     assert json.dumps(ir.events_to_json(result.events or []))
+
+
+def test_a_block_out_of_its_place_is_refused_as_accumulate_message_does() -> None:
+    # swink's accumulate_message: a start's content_index must be the next place in the message, and deltas and
+    # ends must name a block of their own type.
+    def body(*events: dict[str, object]) -> bytes:
+        return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+    start = {"type": "start"}
+    thinking = [
+        {"type": "thinking_start", "content_index": 0},
+        {"type": "thinking_delta", "content_index": 0, "delta": "Hm."},
+        {"type": "thinking_end", "content_index": 0, "signature": "sig"},
+    ]
+    done = {"type": "done", "stop_reason": "stop", "usage": {"input": 1, "output": 2, "cache_read": 0,
+            "cache_write": 0, "total": 3}, "cost": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0,
+            "total": 0}}  # fmt: skip
+    again_zero = {"type": "text_start", "content_index": 0}
+    result, _ = _run(Reply.stream(body(start, *thinking, again_zero)), stream=True)
+    assert result.exception is SdkException.DECODE_ERROR
+    assert result.error is not None and result.error.kind is ir.ErrorKind.MALFORMED_STREAM
+    assert "text_start content_index 0 != content length 1" in result.error.message
+    wrong_type = {"type": "text_delta", "content_index": 0, "delta": "x"}
+    result, _ = _run(Reply.stream(body(start, *thinking, wrong_type)), stream=True)
+    assert result.error is not None and "block at index 0 is not text" in result.error.message
+    in_place = [{"type": "text_start", "content_index": 1}, {"type": "text_end", "content_index": 1}]
+    result, _ = _run(Reply.stream(body(start, *thinking, *in_place, done)), stream=True)
+    assert result.error is None and result.events is not None and isinstance(result.events[-1], ir.Done)

@@ -55,10 +55,26 @@ ISSUE_15 = {
 }
 
 
+ISSUE_16 = {
+    "bedrock-tool-input-dropped",
+    "bedrock-metadata-usage-lost",
+    "bedrock-errors-by-status",
+    "bedrock-exception-type-generic",
+    "cloudflare-usage-summed",
+    "cloudflare-final-usage-dropped",
+    "cloudflare-done-missing",
+    "cloudflare-tool-call-first-fragment-only",
+    "swink-done-dropped",
+    "swink-done-as-openai-done",
+    "swink-content-index-per-type",
+    "swink-thinking-signature-dropped",
+}
+
+
 def test_catalog_has_every_fault_of_issue_8_once() -> None:
     names = [f.name for f in FAULTS]
     assert len(names) == len(set(names))
-    assert set(names) >= ISSUE_8 | ISSUE_12 | ISSUE_15
+    assert set(names) >= ISSUE_8 | ISSUE_12 | ISSUE_15 | ISSUE_16
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names)
 
 
@@ -66,6 +82,16 @@ def test_catalog_has_the_responses_faults_of_issue_15_for_responses_clients_only
     responses = {f.name: f for f in FAULTS if f.name in ISSUE_15}
     assert set(responses) == ISSUE_15
     assert all(f.scope.frontends == ("responses",) for f in responses.values())
+
+
+def test_catalog_has_the_faults_of_issue_16_each_on_its_protocol() -> None:
+    by = {f.name: f for f in FAULTS}
+    assert set(by) >= ISSUE_16
+    for name in ISSUE_16:
+        protocol = name.split("-")[0]
+        scope = by[name].scope
+        # Each acts on its own protocol's wire: the side it lives on names it.
+        assert protocol in (scope.frontends or ()) or protocol in (scope.backends or ()), name
 
 
 @pytest.fixture(scope="module")

@@ -116,3 +116,23 @@ def test_zeroed_usage_leaves_only_output_tokens_in_message_delta() -> None:
     delta = b'event: message_delta\ndata: {"type":"message_delta","usage":{"input_tokens":14,"output_tokens":9}}\n\n'
     assert b'"usage":{"input_tokens":0,"output_tokens":0}' in bound.on_frontend_bytes(start)
     assert bound.on_frontend_bytes(delta).endswith(b'"usage":{"output_tokens":9}}\n\n')
+
+
+def test_edit_frames_rewrites_headers_and_payloads_with_fresh_crcs() -> None:
+    from harness.faults.wire_edits import edit_frames
+    from harness.protocols import registry
+    from harness.wire.eventstream import iter_messages
+
+    encoder = registry.get("bedrock").stream_encoder()
+    error = ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down")
+    body = encoder.encode(ir.MessageStart()) + encoder.encode(ir.ErrorEvent(error=error))
+    assert edit_frames(body, lambda headers, payload: (headers, payload)) == body  # unchanged, byte for byte
+
+    def retype(headers: dict[str, object], payload: object) -> tuple[dict[str, object], object]:
+        headers[":exception-type"] = "modelStreamErrorException"
+        return headers, {"message": "changed é"}
+
+    (message,) = iter_messages([edit_frames(body, retype)])  # CRCs checked by the decoder
+    assert message.headers[":exception-type"] == "modelStreamErrorException"
+    assert message.payload == '{"message":"changed é"}'.encode()
+    assert edit_frames(body, lambda h, p: DROP) == b""

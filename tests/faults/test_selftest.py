@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.faults import catalog
-from harness.faults.catalog import Fault, Scope
+from harness.faults.fault import Fault, Scope
 from harness.faults.selftest import spread
 from harness.proxy import TranslateHooks
 from harness.trace import Case
@@ -64,6 +64,36 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "responses-incomplete-as-completed": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "responses-reasoning-items-dropped": ("proxy_bug_request", 'request.messages[1].content[0]: {"kind": "thinking"'),
 }
+_CUT = 'events[4]: {"kind": "done", "stop_reason": {"kind": "end_turn"}, "usage -> {"kind": "error"'
+# The faults of Bedrock, Workers AI and swink (issue 16).
+EXPECTED.update(
+    {
+        "bedrock-tool-input-dropped": (
+            "proxy_bug_response",
+            'response.content[0].arguments: {"city": "Paris", "unit": "celsius"} -> {}',
+        ),
+        "bedrock-metadata-usage-lost": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
+        "bedrock-errors-by-status": ("proxy_bug_response", 'error.kind: "auth" -> "permission"'),
+        "bedrock-exception-type-generic": ("proxy_bug_response", 'error.kind: "throttled" -> "server"'),
+        "cloudflare-usage-summed": ("proxy_bug_response", "events[4].usage.input_tokens: 21 -> 84"),
+        "cloudflare-final-usage-dropped": (
+            "proxy_bug_response",
+            'events[4].usage: {"cache_read_tokens": 0} -> null',
+        ),
+        "cloudflare-done-missing": ("proxy_bug_response", _CUT),
+        "cloudflare-tool-call-first-fragment-only": (
+            "proxy_bug_response",
+            'response.content[0].arguments: {"city": "São Paulo", "unit": "fahrenheit"} -> null',
+        ),
+        "swink-done-dropped": ("proxy_bug_response", _CUT),
+        "swink-done-as-openai-done": ("proxy_bug_response", _CUT),
+        "swink-content-index-per-type": ("proxy_bug_response", 'events[4].error: "<missing>"'),
+        "swink-thinking-signature-dropped": (
+            "proxy_bug_response",
+            'events[3].signature: "c2lnbmF0dXJlLW9mLXRoZS10aG91Z2h0LTAwMQ==" -> null',
+        ),
+    }
+)
 
 
 def _selftest(tmp: Path, *args: str) -> tuple[int, dict[str, Any]]:

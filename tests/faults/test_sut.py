@@ -147,3 +147,15 @@ def test_sut_config_leaves_out_a_backend_the_gateway_cannot_name(tmp_path: Path,
     text = out.read_text(encoding="utf-8")
     assert "text-basic--openai--translate" in text and "text-basic--responses--translate" not in text
     assert "# responses: " in text and "its routes are left out" in text
+
+
+def test_sut_config_leaves_out_by_default_the_backends_a_gateway_does_not_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "litellm.yaml"
+    args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--cassettes", str(REPO / "cassettes")]
+    assert main([*args, "--format", "litellm", "--scenario", "text-basic", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "text-basic--openai--translate" in text and "text-basic--bedrock--translate" not in text
+    left_out = "bedrock, cloudflare, responses, swink, vertex-anthropic, vertex-gemini"
+    assert f"litellm serves no {left_out}: left out" in capsys.readouterr().err

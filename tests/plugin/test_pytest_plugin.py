@@ -185,16 +185,18 @@ def test_a_known_proxy_bug_is_an_expected_failure(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["XFAIL *tool-call-parallel[[]openai->anthropic,stream[]]*tracked in #7*"])
 
 
-def test_a_backend_issue_skips_with_the_reason(pytester: pytest.Pytester) -> None:
+def test_a_missing_cassette_fails_as_a_harness_error_never_a_skip(pytester: pytest.Pytester) -> None:
     cassettes = pytester.path / "cassettes"
     for backend in ("openai", "anthropic"):
         shutil.copytree(CASSETTES / backend, cassettes / backend)
     (cassettes / "anthropic" / "text-basic.stream.yaml").unlink()
     result = pytester.runpytest(
-        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-streaming=stream", "-rs"
+        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-streaming=stream", "-rf"
     )
-    result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines(["SKIPPED *backend_issue: the backend's own baseline fails the same way*"])
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*harness_error: the translated run could not complete: missing cassette*", "*nothing was judged*"]
+    )
 
 
 def test_ini_options_apply_and_the_command_line_overrides_them(pytester: pytest.Pytester) -> None:

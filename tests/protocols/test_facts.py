@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness import drivers
+from harness.ir import Capability
 from harness.protocols import HttpRequest, registry
 from harness.protocols.facts import GatewayName, ModelInBody, ProtocolFacts, RequestShapeError
 from tests.conftest import REPO
@@ -48,10 +50,21 @@ def test_every_protocol_declares_its_facts(name: str) -> None:
 
 def test_every_frontend_route_names_where_its_model_sits() -> None:
     frontends = {name: f.frontend for name in NAMES if (f := registry.facts(name)).frontend is not None}
-    assert sorted(frontends) == ["anthropic", "gemini", "ollama", "openai", "responses"]
+    assert sorted(frontends) == [
+        "anthropic",
+        "bedrock",
+        "cloudflare",
+        "gemini",
+        "ollama",
+        "openai",
+        "responses",
+        "swink",
+    ]
     for name, frontend in frontends.items():
         assert frontend.routes and all(route.path.startswith("/") for route in frontend.routes)
-        assert registry.facts(name).model_list is not None, f"{name}: a frontend's clients list models too"
+        # A frontend's clients list models too, where their SDK can (bedrock-runtime and swink's proxy cannot).
+        lists = Capability.MODELS_LIST in drivers.get(name).capabilities
+        assert (registry.facts(name).model_list is not None) == lists, name
 
 
 def test_a_shared_model_list_path_has_one_default_shape() -> None:
@@ -107,6 +120,44 @@ def test_model_in_path_reads_rewrites_and_labels_a_gemini_route() -> None:
         location.model_of(_request("/v1/models/m:embedContent"))
     with pytest.raises(RequestShapeError, match="is not /v1beta/models/MODEL:ACTION"):
         location.model_of(_request("/v1beta/models/m"))
+
+
+def test_model_in_path_reads_a_bedrock_id_and_writes_it_percent_encoded() -> None:
+    frontend = registry.facts("bedrock").frontend
+    assert frontend is not None
+    location = frontend.model
+    # The proxy sees the path percent-decoded: an inference-profile ARN's slashes span segments.
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3"
+    request = _request(f"/model/{arn}/converse-stream")
+    assert location.model_of(request) == arn
+    assert location.model_of(_request("/model/us.amazon.nova-micro-v1:0/converse")) == "us.amazon.nova-micro-v1:0"
+    rewritten = location.with_model(request, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    assert rewritten.path == "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
+    assert location.with_model(_request("/model/m/converse"), arn).path == (
+        "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3/converse"
+    )
+    assert location.label("/model/{target:path}", request.path) == "POST /model/{model}/converse-stream"
+    with pytest.raises(RequestShapeError, match="action 'invoke' is not one of"):
+        location.model_of(_request("/model/m/invoke"))
+
+
+def test_model_in_path_reads_a_workers_ai_model_with_its_slashes() -> None:
+    frontend = registry.facts("cloudflare").frontend
+    assert frontend is not None
+    location = frontend.model
+    request = _request("/client/v4/accounts/0123abc/ai/run/@cf/meta/llama-3.1-8b-instruct")
+    assert location.model_of(request) == "@cf/meta/llama-3.1-8b-instruct"
+    assert location.with_model(request, "@hf/nousresearch/hermes-2-pro").path == (
+        "/client/v4/accounts/0123abc/ai/run/@hf/nousresearch/hermes-2-pro"
+    )
+    label = location.label(frontend.routes[0].path, request.path)
+    assert label == "POST /client/v4/accounts/{account_id}/ai/run/{model}"
+    with pytest.raises(RequestShapeError, match="is not /client/v4/accounts/ACCOUNT_ID/ai/run/MODEL"):
+        location.model_of(_request("/client/v4/accounts/x/ai/v1/chat/completions"))
+
+
+def test_a_stream_only_protocol_says_so_and_the_others_do_not() -> None:
+    assert [name for name in NAMES if registry.facts(name).stream_only] == ["swink"]
 
 
 def test_model_in_body_reads_and_rewrites_the_model_field() -> None:

@@ -198,7 +198,7 @@ def test_filters_from_the_url(index: Path, profile: Path) -> None:
         "text-basic[anthropic->openai,stream]",
         "tools-stream[anthropic->openai,stream]",
     ]
-    assert len(body.find_all("input", name="verdict")) == 6  # one checkbox per verdict
+    assert len(body.find_all("input", name="verdict")) == 7  # one checkbox per verdict
 
 
 def test_matrix_cell_filter_from_the_url_is_highlighted(index: Path, profile: Path) -> None:

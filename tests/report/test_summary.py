@@ -39,6 +39,7 @@ def test_counts_by_verdict(summary: dict[str, Any]) -> None:
         "backend_issue": 1,
         "baseline_issue": 1,
         "unsupported": 1,
+        "harness_error": 0,
     }
 
 
@@ -57,6 +58,7 @@ def test_cells_cover_the_whole_matrix_with_counts(summary: dict[str, Any]) -> No
         "backend_issue": 1,
         "baseline_issue": 0,
         "unsupported": 0,
+        "harness_error": 0,
     }
 
 

@@ -44,3 +44,21 @@ def test_baselines_are_planned_once_for_every_case_that_needs_them() -> None:
     assert matrix.runs[baseline] == "text-basic[openai->ollama,stream]"  # the first case that needs it
     assert len(matrix.runs) == len(set(matrix.runs))
     assert matrix.run_backends == ["anthropic", "ollama", "openai"]
+
+
+def test_a_stream_only_party_makes_a_non_streamed_case_unsupported_with_the_reason() -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=["swink", "openai"],
+        backends=["openai", "swink"],
+        only=["text-basic"],
+    )
+    matrix = plan(options)
+    reason = "swink has no non-streamed form (its only answer is a stream)"
+    assert matrix.gaps[Case("text-basic", "swink", "openai", False)] == reason
+    assert matrix.gaps[Case("text-basic", "openai", "swink", False)] == reason
+    assert matrix.gaps[Case("text-basic", "swink", "swink", False)] == reason  # named once
+    assert matrix.gaps[Case("text-basic", "swink", "openai", True)] is None
+    assert matrix.gaps[Case("text-basic", "openai", "openai", False)] is None
+    assert all(run.stream for run in matrix.runs if "swink" in (run.client, run.backend))

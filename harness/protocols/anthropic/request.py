@@ -229,7 +229,9 @@ def decode_request(request: HttpRequest) -> ir.Request:
         tools = decode_tools(body["tools"])
         _keep_raw(extra, "tools", body["tools"], [_tool(t) for t in tools])
     choice, parallel = decode_tool_choice(body["tool_choice"]) if body.get("tool_choice") is not None else (None, None)
+    # `"system": ""` and `"system": []` (Portkey sends the latter) set no system prompt: the IR has none.
     system = decode_system(body["system"]) if body.get("system") is not None else None
+    system = system or None
     if system is not None and not isinstance(body["system"], str):
         extra["system"] = body["system"]
     thinking = decode_thinking(body["thinking"]) if body.get("thinking") is not None else None

@@ -21,6 +21,7 @@ from harness.protocols.bedrock import auth, errors, request, response
 from harness.protocols.bedrock.facts import FACTS
 from harness.protocols.bedrock.losses import LOSSES, RESHAPES
 from harness.protocols.bedrock.mapping import NAME
+from harness.protocols.bedrock.reference import REFERENCE, BedrockReference
 from harness.protocols.bedrock.stream_decode import BedrockStreamDecoder
 from harness.protocols.bedrock.stream_encode import BedrockStreamEncoder
 from harness.wire.eventstream import MEDIA_TYPE
@@ -55,6 +56,8 @@ class BedrockCodec:
     """Request headers a cassette must not keep (beyond the contract: for the scrubber, through the registry)."""
     key_patterns: ClassVar[tuple[re.Pattern[str], ...]] = auth.KEY_PATTERNS
     """Shapes of Bedrock credentials in text, for the scrubber's scanner."""
+    reference: ClassVar[BedrockReference] = REFERENCE
+    """What bedrock-runtime adds to what the encoders write (its request id header)."""
 
     def auth_problems(self, request_: HttpRequest) -> list[str]:
         """What is wrong with the shape of a request's SigV4 signature ([] when right), checked without keys: for
@@ -83,7 +86,7 @@ class BedrockCodec:
         return response.decode_response(body)
 
     def encode_response(self, response_: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
-        """IR -> a Converse response with `x-amzn-requestid` (the request is not needed)."""
+        """IR -> a Converse response (the request is not needed)."""
         return response.encode_response(response_)
 
     def stream_decoder(self) -> BedrockStreamDecoder:

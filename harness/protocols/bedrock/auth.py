@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from harness import ir
 from harness.wire.http import HttpRequest
 
 SERVICE = "bedrock"
@@ -38,6 +39,13 @@ KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bbedrock-api-key-[A-Za-z0-9+/=._-]{20,}"),  # short-term Bedrock API keys
 )
 """Shapes of Bedrock credentials in text (logs, traces, cassettes): a scrubber redacts, a scanner flags them."""
+
+PLANTED_ACCESS_KEY = "CONFORMANCEPLANTEDKEY"
+"""The access key id of the harness's planted test credentials (their secret is the planted key itself, which
+SigV4 never sends): not AWS's shape (`AKIA...`), so the scrubber's scanner never mistakes it for a real one."""
+REJECTION_TYPE = "InvalidSignatureException"
+"""The exception type a replayed Bedrock answers a badly signed request with (AWS sends 403 and this type, or
+IncompleteSignatureException / MissingAuthenticationTokenException, all three authentication errors)."""
 
 _HOST = re.compile(r"^bedrock-runtime(?:-fips)?\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com(?:\.cn)?$")
 _REGION = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
@@ -179,6 +187,16 @@ def signature_problems(headers: Mapping[str, str], *, allow_bearer: bool = True)
     problems += [f"signed headers lack {name}" for name in sorted(required - set(signed))]
     problems += [f"signed header {name} is not in the request" for name in signed if name not in lower]
     return problems
+
+
+def rejection(request: HttpRequest) -> ir.IRError | None:
+    """The 403 a replayed Bedrock answers when the request's signature is not SigV4's shape (or a bearer key);
+    None when it looks right. Only the shape is checked: the harness has no real keys."""
+    problems = signature_problems(request.headers)
+    if not problems:
+        return None
+    message = "The request signature does not have the shape AWS expects: " + "; ".join(problems)
+    return ir.IRError.of(ir.ErrorKind.AUTH, message, status=403, code=REJECTION_TYPE)
 
 
 def scrub_authorization(value: str) -> str:

@@ -19,7 +19,6 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.bedrock.mapping import dumps
-from harness.protocols.bedrock.response import REQUEST_ID_HEADER, request_id
 from harness.wire.eventstream import HeaderValue, encode_message
 from harness.wire.http import HttpResponse
 
@@ -159,14 +158,11 @@ def decode_error(status: int, headers: Mapping[str, str], body: bytes) -> ir.IRE
 
 
 def encode_error(error: ir.IRError) -> HttpResponse:
-    """IR error -> Bedrock's error response: the type's status, `x-amzn-errortype`, `{"message": ...}`."""
+    """IR error -> Bedrock's error response: the type's status, `x-amzn-errortype`, `{"message": ...}` (the
+    reference backend adds the request id header)."""
     name = wire_type(error)
     body = dumps({"message": wire_message(error)})
-    headers = {
-        "content-type": "application/json",
-        ERRORTYPE_HEADER: name + ERRORTYPE_SUFFIX,
-        REQUEST_ID_HEADER: request_id(body),
-    }
+    headers = {"content-type": "application/json", ERRORTYPE_HEADER: name + ERRORTYPE_SUFFIX}
     return HttpResponse(status=TYPES[name][1], headers=headers, body=body)
 
 

@@ -1,16 +1,33 @@
-"""The facts of AWS Bedrock Converse (see `harness.protocols.facts`).
-
-Not yet served as a proxy frontend (`frontend=None`): its routes (`ROUTES`) and matrix place land with the
-integration of issue 16.
-"""
+"""The facts of AWS Bedrock Converse (see `harness.protocols.facts`)."""
 
 from __future__ import annotations
 
-from harness.protocols import facts
-from harness.protocols.bedrock.auth import DEFAULT_REGION, endpoint_host
+import re
+from urllib.parse import quote
 
-ROUTES = ("POST /model/{modelId}/converse", "POST /model/{modelId}/converse-stream")
-"""Frontend routes; the model id is the path segment, percent-encoded (an ARN's `:` and `/` too)."""
+from harness.protocols import facts
+from harness.protocols.bedrock.auth import DEFAULT_REGION, PLANTED_ACCESS_KEY, endpoint_host, rejection
+
+OPERATIONS = ("converse", "converse-stream")
+"""The generation operations a frontend request may call (the last path segment)."""
+
+
+def quote_model(model: str) -> str:
+    """A model id as boto3 writes it into the path: percent-encoded, `:` and `/` too (an inference-profile ARN)."""
+    return quote(model, safe="")
+
+
+MODEL_IN_PATH = facts.ModelInPath(
+    pattern=re.compile(r"^/model/(?P<model>.+)/(?P<action>[A-Za-z-]+)$"),
+    rewrite="/model/{model}/{action}",
+    label_format="POST /model/{{model}}/{action}",
+    shape="/model/MODEL_ID/converse or /model/MODEL_ID/converse-stream",
+    actions=OPERATIONS,
+    quote=quote_model,
+)
+"""The model id is the path before the operation; an ARN's `/` arrives percent-decoded, so it may span segments."""
+ROUTES = (facts.Route("/model/{target:path}"),)
+"""One route for both operations: `/model/{modelId}/converse` and `/model/{modelId}/converse-stream`."""
 MODEL_LIST = None
 """No model listing: ListFoundationModels belongs to the `bedrock` control plane, not bedrock-runtime."""
 REAL_BASE_URL = f"https://{endpoint_host(DEFAULT_REGION)}"
@@ -26,16 +43,20 @@ fragments (one delta in 3 of the 4 recorded calls), so argument chunking stays w
 RESPONSE_HEADERS = {"x-amzn-requestid": "a UUID"}
 """Headers every Bedrock response carries beside content-type (errors add x-amzn-errortype)."""
 LITELLM_MODEL = "bedrock/converse/{model}"
-"""How LiteLLM names a Converse upstream (with aws_access_key_id, aws_secret_access_key, aws_region_name)."""
+"""How LiteLLM names a Converse upstream (with aws_access_key_id, aws_secret_access_key, aws_region_name); not a
+generated gateway config: LiteLLM takes AWS credentials and a region, not a key and an api_base."""
 
 FACTS = facts.ProtocolFacts(
-    frontend=None,
+    frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH),
     model_list=MODEL_LIST,
     sdk=facts.Sdk(driver="harness.drivers.bedrock_sdk", package="boto3", http_client="httpx2"),
     real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),
     secrets=facts.Secrets(
         headers=frozenset({"x-amz-security-token"}),
         key_patterns=(r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"Signature=[0-9a-f]{64}", r"ABSK[A-Za-z0-9+/=]{20,}"),
+        # An upstream key is a credential pair the proxy signs with (SigV4), as for real, never a bearer key.
+        key_shape=PLANTED_ACCESS_KEY + ":{key}",
+        check=rejection,
     ),
     chunking=facts.TypicalChunking(text_chunk_size=TEXT_CHUNK_SIZE),
     gateways={},

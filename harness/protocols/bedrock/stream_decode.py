@@ -9,7 +9,10 @@ tool calls and their results (`toolUse.type` server_tool_use, `toolResult` start
 skipped; messageStop names the stop reason and the final `metadata` event carries usage and latency, so
 `done` is emitted at `metadata` (or at the end of the body when it never came). An exception or error message
 ends the stream with an IR `error` event; a body that ends before messageStop, or inside a frame, ends with one
-of kind `malformed_stream`. Event types the IR does not know are skipped, as botocore skips them.
+of kind `malformed_stream`. An event type the IR does not know is kept as a `ProviderEvent` (botocore skips
+the types its model lacks, so the service may add some); the fields of messageStart, messageStop and metadata
+the IR has no place for (`additionalModelResponseFields`, `trace`, `performanceConfig`, unknown usage figures)
+are kept as extras of `MessageStart` and `Done`, shaped like a Converse body (see `response.decode_extras`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from harness.protocols.base import DecodeError
 from harness.protocols.bedrock.blocks import SERVER_TOOL_USE, redacted_from_wire
 from harness.protocols.bedrock.errors import stream_error
 from harness.protocols.bedrock.mapping import NAME, fail, field, load_object, stop_from_wire, usage_from_wire
+from harness.protocols.bedrock.response import BODY_KEYS, decode_extras
 from harness.wire.errors import FramingError
 from harness.wire.eventstream import EventMessage, EventStreamDecoder
 
@@ -47,6 +51,7 @@ class BedrockStreamDecoder:
         self._stop: ir.StopReason | None = None
         self._stopped = False
         self._usage: ir.Usage | None = None
+        self._extras: ir.ProviderExtras | None = None  # from messageStop and metadata, for the Done
         self._done = False
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
@@ -85,9 +90,12 @@ class BedrockStreamDecoder:
         event_type = str(message.headers.get(":event-type"))
         handler = _HANDLERS.get(event_type)
         if handler is None:
-            return []
+            return self._provider_event(event_type, message)
         data = load_object(message.payload, offset=message.offset, what=f"{event_type} payload")
-        out: list[ir.StreamEvent] = [] if self._started else [ir.MessageStart()]
+        out: list[ir.StreamEvent] = []
+        if not self._started:
+            extras = decode_extras(data, {"role": None}) if event_type == "messageStart" else None
+            out.append(ir.MessageStart(extras=extras))
         self._started = True
         try:
             return out + handler(self, data)
@@ -95,6 +103,16 @@ class BedrockStreamDecoder:
             if exc.offset is not None:
                 raise
             raise fail(exc.message.removeprefix(f"{NAME}: "), message.offset) from exc
+
+    def _provider_event(self, event_type: str, message: EventMessage) -> list[ir.StreamEvent]:
+        text = message.payload.decode("utf-8", errors="replace")
+        try:
+            payload: Any = load_object(message.payload, offset=message.offset, what=f"{event_type} payload")
+        except DecodeError:
+            payload = text  # kept as it came: its meaning is the service's
+        out: list[ir.StreamEvent] = [] if self._started else [ir.MessageStart()]
+        self._started = True
+        return [*out, ir.ProviderEvent(protocol=NAME, type=event_type, data=payload)]
 
     def _message_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         field(data, "role", str, "messageStart")
@@ -182,17 +200,19 @@ class BedrockStreamDecoder:
 
     def _message_stop(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         self._stop = stop_from_wire(data.get("stopReason"))
+        self._extras = ir.merge_extras(self._extras, decode_extras(data, {"stopReason": None}))
         self._stopped = True
         return self._finish() if self._usage is not None else []
 
     def _metadata(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         self._usage = usage_from_wire(field(data, "usage", dict, "metadata"))
+        self._extras = ir.merge_extras(self._extras, decode_extras(data, BODY_KEYS))
         return self._finish() if self._stopped else []
 
     def _finish(self) -> list[ir.StreamEvent]:
         out = self._close_blocks()
         self._done = True
-        return [*out, ir.Done(stop_reason=self._stop, usage=self._usage)]
+        return [*out, ir.Done(stop_reason=self._stop, usage=self._usage, extras=self._extras)]
 
     def _fail(self, error: ir.IRError) -> list[ir.StreamEvent]:
         # The IR wants message_start first; a stream that failed before any event gets an empty one.

@@ -8,7 +8,9 @@ it exists on the wire); toolUse blocks with contentBlockStart (name, toolUseId) 
 block's signature as its own delta before contentBlockStop; a redacted block as one redactedContent delta; then
 messageStop (stopReason) and metadata (usage, metrics.latencyMs). A failure is an exception (or error) frame
 (see errors.py); a failure before anything was sent is that frame alone, as Bedrock sends a validation error
-inside a 200 stream.
+inside a 200 stream. Bedrock extras fill in what the encoder's own frames lack: `MessageStart`'s in messageStart,
+`Done`'s `additionalModelResponseFields` in messageStop and the others in metadata. A Bedrock `ProviderEvent` is
+written back as it came; another protocol's is skipped.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ from typing import Any
 from harness import ir
 from harness.protocols.bedrock.blocks import redacted_to_wire
 from harness.protocols.bedrock.errors import stream_error_frame
-from harness.protocols.bedrock.mapping import dumps, stop_to_wire, usage_to_wire
-from harness.protocols.bedrock.response import LATENCY_MS
+from harness.protocols.bedrock.mapping import NAME, dumps, stop_to_wire, usage_to_wire
+from harness.protocols.bedrock.response import LATENCY_MS, with_extras
 from harness.wire.eventstream import encode_frame, encode_headers
+
+_STOP_EXTRAS = frozenset({"additionalModelResponseFields"})
+"""Body-level extras that belong in messageStop (the others go with metadata)."""
 
 PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 """The alphabet of Bedrock's `p` padding; a frame carries a prefix of it (1 to 57 characters in recordings, which
@@ -55,12 +60,16 @@ class BedrockStreamEncoder:
         self._empty: dict[int, dict[str, Any]] = {}  # open text / reasoning blocks without a delta -> empty delta
         self._held: ir.MessageStart | None = None
         self._usage = ir.Usage()  # UsageEvent figures, folded into metadata's usage
+        self._extras: ir.ProviderExtras | None = None  # MessageStart's, for messageStart
         self._frames = 0
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """Bytes for one IR event (possibly empty)."""
+        if isinstance(event, ir.ProviderEvent) and event.protocol != NAME:
+            return b""  # another provider's event has no meaning on this wire
         if isinstance(event, ir.MessageStart):
             self._held = event  # sent with the first event that follows, unless that is a failure
+            self._extras = event.extras
             self._usage = self._usage.merged(event.usage)  # messageStart has no usage: reported in metadata
             return b""
         out = b""
@@ -79,7 +88,12 @@ class BedrockStreamEncoder:
         return event_frame(event_type, payload, padding=padding_length(self._frames))
 
     def _message_start(self) -> bytes:
-        return self._frame("messageStart", {"role": "assistant"})
+        return self._frame("messageStart", with_extras({"role": "assistant"}, self._extras))
+
+    def _provider_event(self, event: ir.ProviderEvent) -> bytes:
+        headers = {":event-type": event.type, ":content-type": "application/json", ":message-type": "event"}
+        payload = event.data.encode("utf-8") if isinstance(event.data, str) else dumps(event.data)
+        return encode_frame(encode_headers(headers), payload)
 
     def _encode(self, event: ir.StreamEvent) -> bytes:
         match event:
@@ -116,6 +130,8 @@ class BedrockStreamEncoder:
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)  # no event of its own (see losses)
                 return b""
+            case ir.ProviderEvent():
+                return self._provider_event(event)
             case ir.Done():
                 return self._done(event)
             case ir.ErrorEvent():
@@ -147,6 +163,9 @@ class BedrockStreamEncoder:
     def _done(self, event: ir.Done) -> bytes:
         # A grammar-valid stream has closed every block already; close any left so clients stay consistent.
         out = b"".join(self._stop(i) for i in sorted(self._open))
-        out += self._frame("messageStop", {"stopReason": stop_to_wire(event.stop_reason)})
+        stop = {"stopReason": stop_to_wire(event.stop_reason)}
+        out += self._frame("messageStop", with_extras(stop, event.extras, _STOP_EXTRAS))
         usage = usage_to_wire(self._usage.merged(event.usage))
-        return out + self._frame("metadata", {"metrics": {"latencyMs": LATENCY_MS}, "usage": usage})
+        metadata = {"metrics": {"latencyMs": LATENCY_MS}, "usage": usage}
+        rest = {NAME: {k: v for k, v in (event.extras or {}).get(NAME, {}).items() if k not in _STOP_EXTRAS}}
+        return out + self._frame("metadata", with_extras(metadata, rest))

@@ -28,6 +28,7 @@ from harness.protocols.cloudflare import response as _response
 from harness.protocols.cloudflare._fields import PROTOCOL, fail
 from harness.protocols.cloudflare.facts import FACTS
 from harness.protocols.cloudflare.losses import LOSSES, RESHAPES
+from harness.protocols.cloudflare.reference import REFERENCE, CloudflareReference
 from harness.protocols.cloudflare.stream_decode import CloudflareStreamDecoder
 from harness.protocols.cloudflare.stream_encode import CloudflareStreamEncoder
 from harness.wire.http import HttpRequest, HttpResponse
@@ -51,10 +52,19 @@ class CloudflareCodec:
     stream_media_type = "text/event-stream"
     losses: ClassVar[Mapping[str, str]] = LOSSES
     capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.TOOLS, Capability.PARALLEL_TOOLS, Capability.VISION, Capability.JSON_OBJECT, Capability.JSON_SCHEMA}
+        {
+            Capability.TOOLS,
+            Capability.PARALLEL_TOOLS,
+            Capability.VISION,
+            Capability.JSON_OBJECT,
+            Capability.JSON_SCHEMA,
+            Capability.MODELS_LIST,
+        }
     )
-    """Function calling, images (llama vision models) and JSON mode; no tool_choice, stop sequences, thinking
-    switch or cache figures on the native wire."""
+    """Function calling, images (llama vision models), JSON mode and the model search; no tool_choice, stop
+    sequences, thinking switch or cache figures on the native wire."""
+    reference: ClassVar[CloudflareReference] = REFERENCE
+    """What Cloudflare's edge adds to what the encoders write (the `cf-ray` header)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's native request -> IR (the model from the path)."""

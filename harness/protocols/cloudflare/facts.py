@@ -1,19 +1,61 @@
-"""The facts of Cloudflare Workers AI's native route (see `harness.protocols.facts`).
-
-Not yet served as a proxy frontend (`frontend=None`): its route and matrix place land with the integration of
-issue 16.
-"""
+"""The facts of Cloudflare Workers AI's native route (see `harness.protocols.facts`)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from harness.protocols import facts
-from harness.protocols.cloudflare.paths import KEY_ENV
+from harness.protocols.cloudflare.paths import ACCOUNT_ENV, ACCOUNT_PLACEHOLDER, API_PREFIX, KEY_ENV
+
+MODEL_IN_PATH = facts.ModelInPath(
+    pattern=re.compile(r"^(?P<prefix>/client/v4/accounts/(?P<account>[^/]+)/ai/run/)(?P<model>.+)$"),
+    rewrite="{prefix}{model}",
+    label_format="POST /client/v4/accounts/{{account_id}}/ai/run/{{model}}",
+    shape="/client/v4/accounts/ACCOUNT_ID/ai/run/MODEL",
+)
+"""The model is everything after `/ai/run/`, slashes and all (`@cf/meta/llama-3.1-8b-instruct`), written as is."""
+ROUTES = (facts.Route(f"{API_PREFIX}/accounts/{{account_id}}/ai/run/{{model:path}}"),)
+"""The native run route; the account id is any segment (the proxy holds the upstream's own)."""
+MODELS_SEARCH = f"{API_PREFIX}/accounts/{{account_id}}/ai/models/search"
+"""Where Workers AI clients list models (`?task=Text Generation`; they read each result's `name`)."""
+TASK = {"id": "c329a1f9-323d-4e91-b2aa-582dd4188d34", "name": "Text Generation", "description": "Family of generative "
+        "text models, such as large language models (LLM), that can be adapted for a variety of natural language "
+        "tasks."}  # fmt: skip
+"""The task object of a text-generation model in the model search."""
+
+
+def model_entry(model: facts.ListedModel) -> dict[str, Any]:
+    """One model in the shape of Workers AI's model search (`name` is what clients read)."""
+    return {
+        "id": model.name,
+        "source": 1,
+        "name": model.name,
+        "description": f"{model.name} served by the conformance proxy ({model.mode})",
+        "task": TASK,
+        "tags": [],
+        "properties": [],
+    }
+
+
+def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Cloudflare's REST envelope around the search results, one page."""
+    info = {"count": len(entries), "page": 1, "per_page": max(len(entries), 1), "total_count": len(entries)}
+    return {"success": True, "errors": [], "messages": [], "result": entries, "result_info": info}
+
 
 FACTS = facts.ProtocolFacts(
-    frontend=None,
-    model_list=None,
+    frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH),
+    model_list=facts.ModelList(
+        paths=(MODELS_SEARCH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None
+    ),
     sdk=facts.Sdk(driver="harness.drivers.cloudflare_http", package="httpx2", http_client="httpx2"),
-    real=facts.RealEndpoint("https://api.cloudflare.com", KEY_ENV, "@cf/meta/llama-3.1-8b-instruct"),
+    real=facts.RealEndpoint(
+        "https://api.cloudflare.com",
+        KEY_ENV,
+        "@cf/meta/llama-3.1-8b-instruct",
+        placeholders=((ACCOUNT_PLACEHOLDER, ACCOUNT_ENV),),
+    ),
     secrets=facts.Secrets(headers=frozenset({"cf-aig-authorization"})),
     chunking=facts.TypicalChunking(text_chunk_size=4),  # about one token per event
     gateways={},

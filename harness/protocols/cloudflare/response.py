@@ -10,12 +10,12 @@ The REST API wraps every answer in Cloudflare's envelope: `{"result": R, "succes
   "usage"}`).
 `usage` is OpenAI's shape (`prompt_tokens`, `completion_tokens`, `total_tokens`, `prompt_tokens_details.
 cached_tokens`) plus `neurons`, Cloudflare's billing unit, which has no IR field. The native form has no finish
-reason: the stop reason is `tool_use` when the reply calls tools, else `end_turn`.
+reason: the stop reason is `tool_use` when the reply calls tools, else `end_turn`. Keys of a reply object neither
+form has, and unknown keys of its `usage` (`neurons`), are kept as extras and written back (`decode_extras`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +119,7 @@ def decode_response(body: bytes) -> ir.Response:
     """A non-streamed reply (envelope or bare result) -> IR."""
     result = unwrap(common.load_object(PROTOCOL, body, what="response body"))
     piece = read(result, "response.result", delta=False)
+    extras = decode_extras(result)
     content: list[ir.OutputPart] = [ir.ThinkingPart(text=piece.reasoning)] if piece.reasoning else []
     content += [ir.TextPart(text=piece.text)] if piece.text else []
     calls = [decode_call(c, i, f"response.result.tool_calls[{i}]") for i, c in enumerate(piece.calls)]
@@ -128,6 +129,7 @@ def decode_response(body: bytes) -> ir.Response:
         content=[*content, *calls],
         stop_reason=stop_reason(piece.finish, bool(calls)),
         usage=piece.usage or ir.Usage(),
+        extras=extras,
     )
 
 
@@ -141,11 +143,32 @@ def encode_response(response: ir.Response) -> HttpResponse:
     ]
     result: dict[str, Any] = {"response": text if text or not calls else None, "tool_calls": calls}
     result["usage"] = wire_usage(response.usage)
+    result = with_extras(result, response.extras)
     body = common.dump_json({"result": result, "success": True, "errors": [], "messages": []})
-    return HttpResponse(200, response_headers(body, "application/json"), body)
+    return HttpResponse(200, {"content-type": "application/json"}, body)  # the reference adds `cf-ray`
 
 
-def response_headers(body: bytes, media_type: str) -> dict[str, str]:
-    """Content-Type and the `cf-ray` id every Cloudflare answer carries (deterministic here: from the body)."""
-    ray = hashlib.sha256(body).hexdigest()[:16]
-    return {"content-type": media_type, "cf-ray": f"{ray}-SJC"}
+REPLY_KEYS = frozenset(
+    {"response", "tool_calls", "usage", "p", "id", "object", "created", "model", "choices", "finish_reason"}
+)
+"""Keys of a reply object (either form, whole or streamed) the codec reads or writes, or that mean nothing (`p`,
+the padding of stream events)."""
+USAGE_KEYS = frozenset({"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"})
+"""`usage` keys the codec reads or writes."""
+
+
+def decode_extras(obj: dict[str, Any]) -> ir.ProviderExtras | None:
+    """The keys of a reply object the codec does not know, and the unknown keys of its `usage`, as extras."""
+    found = {k: v for k, v in obj.items() if k not in REPLY_KEYS}
+    usage_ = obj.get("usage")
+    if isinstance(usage_, dict):
+        rest = {k: v for k, v in usage_.items() if k not in USAGE_KEYS and k != "completion_tokens_details"}
+        if rest:
+            found["usage"] = rest
+    return {PROTOCOL: found} if found else None
+
+
+def with_extras(obj: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[str, Any]:
+    """A reply object with the Workers AI extras filling in what it lacks (the encoder's own values win)."""
+    mine = (extras or {}).get(PROTOCOL)
+    return ir.fill_missing(obj, mine) if mine else obj

@@ -6,11 +6,14 @@ Two forms arrive on the native route, sometimes in one stream (see `response.rea
 - OpenAI chunks (`choices[0].delta` with `content`, `reasoning_content` or `reasoning`, `tool_calls`) from newer
   models, which carry per-chunk `usage` and end with the same native usage event.
 The last `usage` seen is the reply's (the final native event is cumulative; per-chunk figures before it are not
-summed). Tool calls stream as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument
-fragments by `index`; a fragment with null id, type and name closes the last call (Workers AI's finalization
-sentinel), and a whole call may come in one fragment; calls without an id get a deterministic one. A data event
-holding Cloudflare's error envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event;
-a body that ends without `[DONE]` ends with a `malformed_stream` error from `close()`.
+summed): each is passed on as a `UsageEvent` (figures so far) and the last goes into `Done`. Tool calls stream
+as in OpenAI: a first fragment with `id`, `index` and `function.name`, then argument fragments by `index`; a
+fragment with null id, type and name closes the last call (Workers AI's finalization sentinel), and a whole call
+may come in one fragment; calls without an id get a deterministic one. A data event holding Cloudflare's error
+envelope (`{"errors": [...]}`) or an `error` ends the stream with an error event; a body that ends without
+`[DONE]` ends with a `malformed_stream` error from `close()`. Keys the codec does not know (see
+`response.decode_extras`) are kept: the first event's as the start's extras, those of the events that carry
+`usage` as the end's. The native stream has no event types, so there is no unknown one to keep.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from harness.protocols.base import DecodeError
 from harness.protocols.cloudflare._fields import PROTOCOL, fail, get_int, get_obj, get_str
 from harness.protocols.cloudflare.errors import envelope_error
 from harness.protocols.cloudflare.request import call_id_for
-from harness.protocols.cloudflare.response import Piece, read, stop_reason
+from harness.protocols.cloudflare.response import Piece, decode_extras, read, stop_reason
 from harness.wire.errors import FramingError
 from harness.wire.sse import SSEDecoder, SSEEvent
 
@@ -44,6 +47,7 @@ class CloudflareStreamDecoder:
         self._next = 0
         self._finish: str | None = None
         self._usage: ir.Usage | None = None
+        self._extras: ir.ProviderExtras | None = None  # of the events with usage, for the Done
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
@@ -76,7 +80,8 @@ class CloudflareStreamDecoder:
             raise fail("data after the end of the stream", offset=event.offset)
         if event.data == "[DONE]":
             called = self._called > 0
-            return self._finish_with(ir.Done(stop_reason=stop_reason(self._finish, called), usage=self._usage))
+            done = ir.Done(stop_reason=stop_reason(self._finish, called), usage=self._usage, extras=self._extras)
+            return self._finish_with(done)
         data = common.load_object(PROTOCOL, event.data, offset=event.offset, what="event data")
         try:
             return self._chunk(data)
@@ -91,7 +96,7 @@ class CloudflareStreamDecoder:
         if "errors" in data or "error" in data:
             return self._finish_with(ir.ErrorEvent(error=envelope_error(data, status=None)))
         piece = read(data, "event", delta=True)
-        out = self._head(piece)
+        out = self._head(piece, data)
         if piece.reasoning:
             out += self._flow_delta("thinking", piece.reasoning)
         if piece.text:
@@ -99,14 +104,18 @@ class CloudflareStreamDecoder:
         for position, call in enumerate(piece.calls):
             out += self._call(call, position)
         self._finish = piece.finish or self._finish
-        self._usage = piece.usage or self._usage
+        if piece.usage is not None:
+            self._usage = piece.usage
+            self._extras = ir.merge_extras(self._extras, decode_extras(data))
+            out.append(ir.UsageEvent(usage=piece.usage))
         return out
 
-    def _head(self, piece: Piece) -> list[ir.StreamEvent]:
+    def _head(self, piece: Piece, data: dict[str, Any] | None = None) -> list[ir.StreamEvent]:
         if self._started:
             return []
         self._started = True
-        return [ir.MessageStart(id=piece.id, model=piece.model)]
+        extras = decode_extras(data) if data is not None else None
+        return [ir.MessageStart(id=piece.id, model=piece.model, extras=extras)]
 
     def _flow_delta(self, kind: str, text: str) -> list[ir.StreamEvent]:
         out: list[ir.StreamEvent] = []

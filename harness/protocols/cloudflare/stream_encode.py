@@ -4,8 +4,12 @@ Each text delta is `data: {"response": "...", "tool_calls": [], "p": "..."}` (th
 hides token sizes; here a deterministic prefix of the alphabet the llama models use); the stream opens with an
 empty such event; a tool call goes whole once its arguments are complete (`{"id", "type": "function", "index",
 "function": {"name", "arguments"}}`); the end is the cumulative `{"response": "", "usage": {...}}` event and
-`data: [DONE]`. The native form has no thinking, finish reason or id: thinking is not sent (see the losses). An
-`ErrorEvent` becomes a data event holding Cloudflare's error envelope, with no `[DONE]` after it.
+`data: [DONE]`; a mid-stream `UsageEvent` is an event of the same shape with the cumulative figures so far
+(newer models' OpenAI-form chunks carry them on every chunk). The native form has no thinking, finish reason or
+id: thinking is not sent (see the losses). An `ErrorEvent` becomes a data event holding Cloudflare's error
+envelope, with no `[DONE]` after it. Workers AI extras fill in what the first event (`MessageStart`'s) and the
+usage event (`Done`'s) lack. The native stream has no event types: a Workers AI `ProviderEvent` is written back
+as the data event it would have been; another protocol's is skipped.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
+from harness.protocols.cloudflare._fields import PROTOCOL
 from harness.protocols.cloudflare.errors import envelope
-from harness.protocols.cloudflare.response import wire_usage
+from harness.protocols.cloudflare.response import wire_usage, with_extras
 
 _PAD = "abdefghijklmnoprstuvxyz1234567890"
 DONE = b"data: [DONE]\n\n"
@@ -36,12 +41,14 @@ class CloudflareStreamEncoder:
         self._ordinal = 0
         self._count = 0
         self._done = False
+        self._start: ir.ProviderExtras | None = None  # MessageStart's extras, for the first event
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no native form)."""
         match event:
             case ir.MessageStart():
                 self._usage = self._usage.merged(event.usage)
+                self._start = event.extras
                 return self._text("")
             case ir.TextDelta() if event.text:
                 return self._text(event.text)
@@ -53,11 +60,15 @@ class CloudflareStreamEncoder:
                 return self._call(*self._calls.pop(event.index))
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)
+                return sse({"response": "", "usage": wire_usage(self._usage)})
             case ir.Done():
                 self._done = True
-                return sse({"response": "", "usage": wire_usage(self._usage.merged(event.usage))})
+                final = {"response": "", "usage": wire_usage(self._usage.merged(event.usage))}
+                return sse(with_extras(final, event.extras))
             case ir.ErrorEvent():
                 return sse(envelope(event.error))
+            case ir.ProviderEvent() if event.protocol == PROTOCOL and isinstance(event.data, dict):
+                return sse(event.data)
         return b""
 
     def close(self) -> bytes:
@@ -70,7 +81,10 @@ class CloudflareStreamEncoder:
         return (_PAD * 2)[:size]
 
     def _text(self, text: str) -> bytes:
-        return sse({"response": text, "tool_calls": [], "p": self._pad()})
+        data = {"response": text, "tool_calls": [], "p": self._pad()}
+        if self._start is not None:
+            data, self._start = with_extras(data, self._start), None  # the first event only
+        return sse(data)
 
     def _call(self, call_id: str, name: str, fragments: list[str]) -> bytes:
         function = {"name": name, "arguments": "".join(fragments)}

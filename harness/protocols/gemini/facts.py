@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.protocols import facts
+from harness.protocols.gemini import wire_rules
 from harness.wire.http import HttpRequest
 
 METHODS = ("generateContent", "streamGenerateContent")
@@ -55,6 +56,7 @@ FACTS = facts.ProtocolFacts(
         routes=(facts.Route("/v1beta/models/{target}"), facts.Route("/v1/models/{target}")),
         model=MODEL_IN_PATH,
         stream_media_type=stream_media_type,
+        wire_rules=wire_rules.RULES,
     ),
     model_list=facts.ModelList(
         paths=("/v1beta/models", "/v1/models"),
@@ -79,5 +81,6 @@ FACTS = facts.ProtocolFacts(
         ),
         "louter": facts.GatewayName("gemini"),
     },
+    tool_results_as_objects=True,
 )
 """Gemini (Generative Language API)."""

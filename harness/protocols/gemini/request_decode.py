@@ -6,7 +6,8 @@ What has no IR field is kept in `provider_fields["gemini"]` and re-emitted by th
 safetySettings), `generationConfig` / `thinkingConfig` (their unknown fields), `tools` (non-function tools
 such as googleSearch), `toolConfig` (verbatim when the IR tool choice cannot say it), `parameters_key` and
 `response_schema_key` (when the client used the OpenAPI-subset `parameters` / `responseSchema` fields
-rather than the JSON Schema ones).
+rather than the JSON Schema ones), and then `unsaid_schema_keywords` (`common.UNSAID_SCHEMA_KEYWORDS`): the
+OpenAPI-subset `responseSchema` cannot say `additionalProperties`.
 """
 
 from __future__ import annotations
@@ -273,6 +274,10 @@ def _generation_config(config: dict[str, Any] | None, provider: dict[str, Any]) 
     return out
 
 
+OPENAPI_UNSAID = ("additionalProperties",)
+"""JSON Schema keywords Gemini's OpenAPI-subset Schema object has no field for (ai.google.dev/api/caching#Schema)."""
+
+
 def _response_format(
     config: dict[str, Any], rest: dict[str, Any], provider: dict[str, Any]
 ) -> ir.ResponseFormat | None:
@@ -283,6 +288,7 @@ def _response_format(
     elif has(config, "responseSchema"):
         schema = json_schema_from_openapi(as_object(get(config, "responseSchema"), "generationConfig.responseSchema"))
         provider["response_schema_key"] = "responseSchema"
+        provider[common.UNSAID_SCHEMA_KEYWORDS] = list(OPENAPI_UNSAID)
     if schema is not None:
         if mime is not None and mime != "application/json":
             rest["responseMimeType"] = mime  # e.g. text/x.enum with an enum schema

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.protocols import facts
+from harness.protocols.openai import wire_rules
 from harness.protocols.openai.profile import Profile
 
 CREATED_UNIX = 0
@@ -38,7 +39,9 @@ SECRETS = facts.Secrets(
 )
 
 FAMILY = facts.ProtocolFacts(
-    frontend=facts.Frontend(routes=(facts.Route("/v1/chat/completions"),), model=facts.ModelInBody()),
+    frontend=facts.Frontend(
+        routes=(facts.Route("/v1/chat/completions"),), model=facts.ModelInBody(), wire_rules=wire_rules.RULES
+    ),
     model_list=facts.ModelList(
         paths=("/v1/models",),
         item_paths=("/v1/models/{model_id}",),
@@ -116,6 +119,8 @@ PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
                 "https://api.cloudflare.com",
                 ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY"),
                 "@cf/meta/llama-3.1-8b-instruct",
+                # The profile's base path holds a placeholder account id; recording sends the real one.
+                placeholders=(("0" * 32, "CLOUDFLARE_ACCOUNT_ID"),),
             ),
             chunking=facts.TypicalChunking(text_chunk_size=4),
         ),

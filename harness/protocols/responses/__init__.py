@@ -24,8 +24,10 @@ from harness.protocols.responses import response as response_body
 from harness.protocols.responses.facts import FACTS
 from harness.protocols.responses.losses import LOSSES, RESHAPES, STATEFUL, stateful_fields
 from harness.protocols.responses.reader import NAME, dumps, load_object
+from harness.protocols.responses.reference import REFERENCE, ResponsesReference, wire_events
 from harness.protocols.responses.stream_decode import ResponsesStreamDecoder
 from harness.protocols.responses.stream_encode import ResponsesStreamEncoder
+from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
 __all__ = [
@@ -70,6 +72,8 @@ class ResponsesCodec:
         }
     )
     """No stop_sequences: the Responses API has no `stop` parameter (see `losses`)."""
+    reference: ClassVar[ResponsesReference] = REFERENCE
+    """What api.openai.com adds to what the encoders write (ids, echoed fields, usage details, headers)."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A `POST /v1/responses` body -> IR."""
@@ -115,6 +119,10 @@ class ResponsesCodec:
     def encode_error(self, error: ir.IRError) -> HttpResponse:
         """IR error -> OpenAI's error response with retry-after."""
         return errors.encode_error(error)
+
+    def wire_events(self, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
+        """The typed wire events of a body, for the shape comparison."""
+        return wire_events(body, stream=stream, status=status)
 
 
 CODEC = registry.register(ResponsesCodec(), facts=FACTS)

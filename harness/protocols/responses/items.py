@@ -106,21 +106,27 @@ def decode_output(r: Reader, output: list[Any], path: str = "output") -> tuple[l
     content: list[ir.OutputPart] = []
     refused = False
     for i, value in enumerate(output):
-        where = f"{path}[{i}]"
-        item = r.obj(value, where)
-        kind = item.get("type")
-        if kind == "message":
-            texts, refusal = message_texts(r, r.opt_lst(item.get("content"), f"{where}.content"), f"{where}.content")
-            content += texts
-            refused = refused or refusal
-        elif kind == "reasoning":
-            parts, _ = reasoning_parts(r, item, where)
-            content += [p for p in parts if isinstance(p, ir.ThinkingPart | ir.RedactedThinkingPart)]
-        elif kind == "function_call":
-            content.append(function_call(r, item, where))
-        elif not isinstance(kind, str):
-            r.fail(f"{where}.type", "missing item type")
+        parts, refusal = decode_item(r, value, f"{path}[{i}]")
+        content += parts
+        refused = refused or refusal
     return content, refused
+
+
+def decode_item(r: Reader, value: Any, where: str) -> tuple[list[ir.OutputPart], bool]:
+    """IR parts of one output item (none for a hosted tool's item), and whether it is a refusal."""
+    item = r.obj(value, where)
+    kind = item.get("type")
+    if kind == "message":
+        texts, refusal = message_texts(r, r.opt_lst(item.get("content"), f"{where}.content"), f"{where}.content")
+        return list(texts), refusal
+    if kind == "reasoning":
+        parts, _ = reasoning_parts(r, item, where)
+        return [p for p in parts if isinstance(p, ir.ThinkingPart | ir.RedactedThinkingPart)], False
+    if kind == "function_call":
+        return [function_call(r, item, where)], False
+    if not isinstance(kind, str):
+        r.fail(f"{where}.type", "missing item type")
+    return [], False
 
 
 # --- IR -> wire -------------------------------------------------------------------------------------------
@@ -163,8 +169,14 @@ def function_call_item(item_id: str, call: ir.ToolCallPart, status: str = "compl
 
 
 def item_id(prefix: str, response_id: str, output_index: int) -> str:
-    """The id of output item `output_index` of a response (derived: the IR keeps no item ids)."""
-    return ids.derived(prefix, response_id, output_index)
+    """The id of output item `output_index` of a response (derived: the IR keeps no item ids). As the API's
+    do, it shares the response id's first 26 hex digits (a shard and the creation time) when that id has the
+    API's form."""
+    own = ids.derived(prefix, response_id, output_index)
+    digits = response_id.removeprefix(ids.RESPONSE)
+    if response_id.startswith(ids.RESPONSE) and len(digits) == 50 and all(c in "0123456789abcdef" for c in digits):
+        return prefix + digits[:26] + own[-24:]
+    return own
 
 
 def encode_output(content: Sequence[ir.OutputPart], response_id: str, *, incomplete: bool = False) -> list[JSONDict]:

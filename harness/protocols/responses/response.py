@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness import ir
+from harness.protocols.responses import extras as extras_
 from harness.protocols.responses import ids, items, request_encode
 from harness.protocols.responses.mapping import decode_usage, encode_usage, status_of, stop_reason
-from harness.protocols.responses.reader import NAME, JSONDict, Reader, hint_list, load_object
+from harness.protocols.responses.reader import NAME, JSONDict, Reader, hint_list, hint_table, load_object
 from harness.protocols.responses.request_decode import SHAPE
 
 
@@ -31,6 +32,7 @@ def decode_response(body: bytes) -> ir.Response:
         content=content,
         stop_reason=finished(r, data, calls=any(isinstance(p, ir.ToolCallPart) for p in content), refused=refused),
         usage=decode_usage(r, data.get("usage")) or ir.Usage(),
+        extras=extras_.decode(r, data),
     )
 
 
@@ -54,6 +56,7 @@ def encode_response_body(response: ir.Response, request: ir.Request | None = Non
         output=output,
         usage=encode_usage(response.usage),
         request=request,
+        extras=response.extras,
     )
 
 
@@ -66,9 +69,11 @@ def response_object(
     usage: JSONDict | None,
     reason: str | None = None,
     request: ir.Request | None = None,
+    extras: ir.ProviderExtras | None = None,
 ) -> JSONDict:
-    """A response object in the API's own field order, echoing the request's settings."""
-    return {
+    """A response object in the API's own field order, echoing the request's settings, with the Responses
+    extras of the IR (the provider's own fields, see `extras`) laid under it."""
+    obj = {
         "id": response_id,
         "object": "response",
         "created_at": 0,
@@ -81,10 +86,13 @@ def response_object(
         "output": list(output),
         "usage": usage,
     }
+    return extras_.apply(obj, extras)
 
 
 def _echo(request: ir.Request | None) -> dict[str, Any]:
-    """The request settings a response object repeats (the API's defaults when the request is unknown)."""
+    """The request settings a response object repeats, each the API's default when the request did not say
+    (or is unknown): a function tool without `strict` is strict, a requested reasoning summary `auto` is the
+    `detailed` one reasoning models give, an unrequested one null."""
     known = request is not None
     if request is None:
         request = ir.Request(model="")
@@ -92,22 +100,40 @@ def _echo(request: ir.Request | None) -> dict[str, Any]:
     shape = raw.get(SHAPE)
     # A stored response unless the client (or, for a translated request, the encoder's default) said otherwise.
     store = raw.get("store", not known or "store" in hint_list(shape, "omitted"))
-    thinking = request.thinking
     fmt = request.response_format or ir.ResponseFormatText()
     choice = request.tool_choice
+    text = hint_table(shape, "text")
     return {
+        "frequency_penalty": raw.get("frequency_penalty", 0.0),
         "instructions": request.system,
         "max_output_tokens": request.max_tokens,
+        "max_tool_calls": raw.get("max_tool_calls"),
         "metadata": raw.get("metadata") or {},
         "parallel_tool_calls": True if request.parallel_tool_calls is None else request.parallel_tool_calls,
+        "presence_penalty": raw.get("presence_penalty", 0.0),
         "previous_response_id": raw.get("previous_response_id"),
-        "reasoning": request_encode.reasoning(thinking) if thinking is not None else {"effort": None, "summary": None},
+        "prompt_cache_key": raw.get("prompt_cache_key"),
+        "reasoning": _reasoning(request.thinking, shape),
+        "safety_identifier": raw.get("safety_identifier"),
         "store": store,
         "temperature": 1.0 if request.temperature is None else request.temperature,
-        "text": {"format": request_encode.response_format(fmt)},
+        "text": {"format": request_encode.response_format(fmt), "verbosity": text.get("verbosity", "medium")},
         "tool_choice": "auto" if choice is None else request_encode.tool_choice(choice),
-        "tools": request_encode.tools(request, shape if isinstance(shape, dict) else None),
+        "tools": [_strict(t) for t in request_encode.tools(request, shape if isinstance(shape, dict) else None)],
+        "top_logprobs": raw.get("top_logprobs", 0),
         "top_p": 1.0 if request.top_p is None else request.top_p,
-        "truncation": "disabled",
-        "user": None,
+        "truncation": raw.get("truncation", "disabled"),
+        "user": raw.get("user"),
     }
+
+
+def _reasoning(thinking: ir.ThinkingConfig | None, shape: Any) -> JSONDict:
+    if thinking is None:
+        return {"effort": None, "summary": None}
+    asked = request_encode.reasoning(thinking, hint_table(shape, "reasoning"))
+    summary = asked.get("summary")
+    return {"effort": asked.get("effort"), "summary": "detailed" if summary == "auto" else summary}
+
+
+def _strict(tool: JSONDict) -> JSONDict:
+    return {**tool, "strict": True} if tool.get("type") == "function" and "strict" not in tool else tool

@@ -4,9 +4,10 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
 - every event has `type` and `sequence_number`, which starts at 0 and goes up by exactly one from event to event
   (a gap, a repeat or another start is a `DecodeError`: events were lost or sent twice, or a client resuming
   after event N would skip one); the `event:` name, when given, is the `type`;
-- `response.created` comes first (an `error` may come instead) and gives the id and model; `in_progress` and
-  `queued` carry nothing new; so do `output_text.annotation.added`, hosted-tool progress events and any type
-  added after this decoder was written, which are skipped;
+- `response.created` comes first (an `error` may come instead) and gives the id and model, and its response
+  object's fields beyond the codec's the start's extras (`extras`); `in_progress` and `queued` carry nothing
+  new; any other type (`output_text.annotation.added`, hosted-tool progress events, a type added after this
+  decoder was written) is kept as a `ProviderEvent`, as OpenAI adds event types that clients must skip;
 - output items and their parts are checked as `stream_state` says, and map to IR blocks: an `output_text` or
   `refusal` part is a text block, a reasoning item's summary part (or `reasoning_text` content part) a thinking
   block whose signature is the item's `encrypted_content`, a reasoning item with only encrypted content a
@@ -14,7 +15,8 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
   tools have no IR form;
 - `response.completed` / `response.incomplete` end the stream with `Done` (the response's `status`, when given,
   must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; stop reason from
-  the status, `incomplete_details.reason` and whether a function call was output; usage from the response); items the
+  the status, `incomplete_details.reason` and whether a function call was output; usage from the response; the
+  final response object's fields beyond the codec's as its extras); items the
   stream never opened but the final response lists are decoded from it; `response.failed` and `error` end it
   with an `ErrorEvent`. A stream that stops before any of them ends with a `malformed_stream` error from
   `close()`. Nothing may follow the terminal event but a `[DONE]`, which some gateways add and the SDK skips.
@@ -27,10 +29,11 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.base import DecodeError
+from harness.protocols.responses import extras
 from harness.protocols.responses import items as wire_items
 from harness.protocols.responses.errors import error_from_object, stream_error
 from harness.protocols.responses.mapping import decode_usage
-from harness.protocols.responses.reader import JSONDict, Reader, load_object
+from harness.protocols.responses.reader import NAME, JSONDict, Reader, load_object
 from harness.protocols.responses.response import finished
 from harness.protocols.responses.stream_state import Item, Items, Part, end_event, extend, text_event
 from harness.wire.sse import SSEDecoder, SSEEvent
@@ -98,6 +101,8 @@ class ResponsesStreamDecoder:
             r.fail("type", f"{kind} before response.created")
         elif kind in _HANDLERS:
             _HANDLERS[kind](self, data, kind)
+        else:
+            self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
     def _sequence(self, r: Reader, number: int) -> None:
         if self._seq is None and number != 0:
@@ -112,7 +117,9 @@ class ResponsesStreamDecoder:
         response = r.obj(data.get("response"), "response")
         self._started = True
         self._id = r.opt_str(response.get("id"), "response.id")
-        self._out.append(ir.MessageStart(id=self._id, model=r.opt_str(response.get("model"), "response.model")))
+        model = r.opt_str(response.get("model"), "response.model")
+        found = extras.decode(r, response, "response.output")
+        self._out.append(ir.MessageStart(id=self._id, model=model, extras=found))
 
     # --- items --------------------------------------------------------------------------------------------
     def _item_added(self, data: JSONDict, kind: str) -> None:
@@ -323,7 +330,8 @@ class ResponsesStreamDecoder:
             r.fail("response.status", f"{kind} carries a response whose status is {response.get('status')!r}")
         status = {**response, "status": said}
         stop = finished(r, status, calls=self._items.calls, refused=self._items.refused)
-        self._out.append(ir.Done(stop_reason=stop, usage=decode_usage(r, response.get("usage"), "response.usage")))
+        usage = decode_usage(r, response.get("usage"), "response.usage")
+        self._out.append(ir.Done(stop_reason=stop, usage=usage, extras=extras.decode(r, response, "response.output")))
         self._ended = True
 
     def _close_items(self) -> None:

@@ -14,6 +14,13 @@ an open reasoning item whose last part had no signature (the grouping of `items`
 ends with `response.completed` or `response.incomplete` (token limit, content filter) carrying the whole response;
 an `ErrorEvent` becomes one `error` event (see `errors`). `sequence_number` counts every event from 0; there is
 no `[DONE]`. Mid-stream `UsageEvent`s and the start's usage are merged into the final response's usage.
+
+Like the API, every event's keys but `type` are sorted, and each text or argument delta carries `obfuscation`
+(padding that hides the delta's length: up to 16 characters with it; none when the request said
+`stream_options.include_obfuscation: false`). The Responses extras of `MessageStart` go into every response
+object and their per-item `output` entries into the items as they are added; the final response object takes
+those of `Done` too (see `extras`). A Responses `ProviderEvent` is written back as it came (with this stream's
+`sequence_number`); another protocol's is skipped.
 """
 
 from __future__ import annotations
@@ -21,10 +28,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness import ir
-from harness.protocols.responses import ids, items
+from harness.protocols.reference import token
+from harness.protocols.responses import extras, ids, items
 from harness.protocols.responses.errors import stream_error_event
 from harness.protocols.responses.mapping import encode_usage, status_of
-from harness.protocols.responses.reader import JSONDict, dumps
+from harness.protocols.responses.reader import NAME, JSONDict, dumps
 from harness.protocols.responses.response import response_object
 from harness.wire.sse import encode_sse
 
@@ -51,6 +59,9 @@ class ResponsesStreamEncoder:
 
     def __init__(self, request: ir.Request | None = None) -> None:
         self.request = request
+        options = (request.provider_fields.get(NAME, {}) if request is not None else {}).get("stream_options")
+        self._obfuscate = not (isinstance(options, dict) and options.get("include_obfuscation") is False)
+        self._extras: ir.ProviderExtras | None = None
         self._seq = 0
         self._id = ids.PLACEHOLDER_RESPONSE_ID
         self._model: str | None = None
@@ -63,6 +74,8 @@ class ResponsesStreamEncoder:
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """Bytes for one IR event (possibly empty)."""
+        if isinstance(event, ir.ProviderEvent) and event.protocol != NAME:
+            return b""  # another provider's event has no meaning on this wire
         if isinstance(event, ir.MessageStart) and event == ir.MessageStart():
             # What a decoder synthesizes for a stream that failed before its own start: sent only if more follows.
             self._held = event
@@ -81,7 +94,16 @@ class ResponsesStreamEncoder:
     def _event(self, data: JSONDict) -> bytes:
         data["sequence_number"] = self._seq
         self._seq += 1
-        return encode_sse(dumps(data).decode("utf-8"), event=data["type"])
+        if self._obfuscate and isinstance(data.get("delta"), str):
+            data["obfuscation"] = obfuscation(data["delta"], f"{self._id}/{self._seq}")
+        return encode_sse(dumps(extras.api_order(data, ("type",))).decode("utf-8"), event=data["type"])
+
+    def _provider_event(self, event: ir.ProviderEvent) -> bytes:
+        if not isinstance(event.data, dict):
+            return encode_sse(str(event.data), event=event.type)
+        data = {**event.data, "type": event.data.get("type", event.type)}
+        data.pop("obfuscation", None)  # written anew with the delta, if it has one
+        return self._event(data)
 
     def _encode(self, event: ir.StreamEvent) -> bytes:
         match event:
@@ -113,6 +135,8 @@ class ResponsesStreamEncoder:
             case ir.UsageEvent():
                 self._merge(event.usage)
                 return b""
+            case ir.ProviderEvent():
+                return self._provider_event(event)
             case ir.Done():
                 return self._done(event)
             case ir.ErrorEvent():
@@ -123,12 +147,13 @@ class ResponsesStreamEncoder:
     def _start(self, event: ir.MessageStart) -> bytes:
         self._id = ids.response_id(event.id)
         self._model = event.model
+        self._extras = event.extras
         if event.usage is not None:
             self._merge(event.usage)
         out = b""
         for kind in ("response.created", "response.in_progress"):
             response = response_object(self._id, self._model, status="in_progress", output=[], usage=None,
-                                       request=self.request)  # fmt: skip
+                                       request=self.request, extras=self._extras)  # fmt: skip
             out += self._event({"type": kind, "response": response})
         return out
 
@@ -150,8 +175,9 @@ class ResponsesStreamEncoder:
             self._merge(event.usage)
         output = [i for i in self._output if i is not None]
         usage = encode_usage(self._usage) if self._usage is not None else None
+        final = ir.merge_extras(self._extras, event.extras)
         response = response_object(self._id, self._model, status=status, reason=reason, output=output,
-                                   usage=usage, request=self.request)  # fmt: skip
+                                   usage=usage, request=self.request, extras=final)  # fmt: skip
         return out + self._event({"type": f"response.{status}", "response": response})
 
     # --- items ----------------------------------------------------------------------------------------
@@ -182,13 +208,17 @@ class ResponsesStreamEncoder:
 
     def _item(self, item: _Item, status: str) -> JSONDict:
         finished = status != "in_progress"
+        per_item = (self._extras or {}).get(NAME, {}).get("output")
         if item.kind == "message":
-            return items.message_item(item.id, item.texts if finished else [], status)
-        if item.kind == "reasoning":
-            return items.reasoning_item(item.id, item.texts if finished else [], item.encrypted if finished else None)
-        assert item.call is not None
-        call = ir.ToolCallPart(id=item.call.id, name=item.call.name, arguments_raw=item.texts[0] if finished else "")
-        return items.function_call_item(item.id, call, status)
+            wire = items.message_item(item.id, item.texts if finished else [], status)
+        elif item.kind == "reasoning":
+            wire = items.reasoning_item(item.id, item.texts if finished else [], item.encrypted if finished else None)
+        else:
+            assert item.call is not None
+            arguments = item.texts[0] if finished else ""
+            call = ir.ToolCallPart(id=item.call.id, name=item.call.name, arguments_raw=arguments)
+            wire = items.function_call_item(item.id, call, status)
+        return extras.item_with(wire, per_item, item.output_index)
 
     def _where(self, item: _Item) -> JSONDict:
         return {"item_id": item.id, "output_index": item.output_index}
@@ -261,3 +291,9 @@ class ResponsesStreamEncoder:
         item.open_parts.clear()
         data = {"type": "response.function_call_arguments.done", "arguments": item.texts[0]}
         return self._event({**data, **self._where(item)})
+
+
+def obfuscation(delta: str, seed: str) -> str:
+    """The `obfuscation` of a delta event: random-looking characters that pad the delta to 16 (none when it is
+    longer), derived from `seed` so the same stream always pads the same."""
+    return token(seed, max(0, 16 - len(delta)))

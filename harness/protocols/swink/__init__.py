@@ -42,8 +42,11 @@ class SwinkCodec:
     family = PROTOCOL
     stream_media_type = MEDIA_TYPE
     losses: ClassVar[Mapping[str, str]] = LOSSES
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.VISION, Capability.THINKING})
-    """Images and thinking (with signatures) travel; tools, formats and stop sequences are the server's."""
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {Capability.VISION, Capability.THINKING, Capability.THINKING_SIGNATURE}
+    )
+    """Images and thinking (with signatures, on thinking_end) travel; tools, formats and stop sequences are the
+    server's."""
 
     def decode_request(self, request: HttpRequest) -> ir.Request:
         """A client's `/v1/stream` request -> IR."""

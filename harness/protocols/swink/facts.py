@@ -1,20 +1,22 @@
 """The facts of swink-agent's proxy stream, `POST /v1/stream` (see `harness.protocols.facts`).
 
-Not yet served as a proxy frontend (`frontend=None`): its route and matrix place land with the integration of
-issue 16. There is no public real endpoint: a swink proxy is a user's own deployment.
+There is no public real endpoint: a swink proxy is a user's own deployment. The only answer is a stream, so
+non-streamed cases are planned unsupported (`stream_only`).
 """
 
 from __future__ import annotations
 
 from harness.protocols import facts
+from harness.protocols.swink._fields import STREAM_PATH
 
 FACTS = facts.ProtocolFacts(
-    frontend=None,
-    model_list=None,
+    frontend=facts.Frontend(routes=(facts.Route(STREAM_PATH),), model=facts.ModelInBody()),
+    model_list=None,  # swink's proxy protocol has no model listing
     sdk=facts.Sdk(driver="harness.drivers.swink_http", package="httpx2", http_client="httpx2"),
     real=None,
     secrets=facts.Secrets(),
     chunking=facts.TypicalChunking(text_chunk_size=5),  # one event per delta, as swink's ProxyStreamFn emits
     gateways={},
+    stream_only=True,
 )
 """swink proxy stream."""

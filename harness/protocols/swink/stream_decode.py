@@ -8,8 +8,11 @@ then exactly one terminal `done` (`stop_reason`, `usage`, `cost`) or `error` (`s
 - a stream that ends without a terminal event, or whose transport says `data: [DONE]` first, ends with a
   terminal `malformed_stream` error (swink: "SSE stream ended unexpectedly" / "ended before protocol terminal
   event"); blocks still open are closed first, in content-index order, as swink drains them.
-- JSON that is not a known event is undecodable (swink: "malformed SSE event JSON"): `DecodeError`.
-- `cost` has no IR field and is dropped; `content_index` values are renumbered densely in the order blocks open.
+- JSON that is not a known event is undecodable (swink: "malformed SSE event JSON"): `DecodeError`; its serde
+  enum has no catch-all, so swink's wire has no room for new event types and none is kept as a `ProviderEvent`.
+- unknown fields, which serde ignores, are kept: those of `start` as the start's extras, those of `done` as the
+  end's (`cost` is swink's and not kept: the encoder writes its own); `content_index` values are renumbered
+  densely in the order blocks open.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ class SwinkStreamDecoder:
 
     def _dispatch(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         kind = need_str(data, "type", "event")
-        out = self._start()
+        out = self._start(data if kind == "start" else None)
         if kind == "start":
             return out
         if kind in ("done", "error"):
@@ -95,6 +98,7 @@ class SwinkStreamDecoder:
                     ir.Done(
                         stop_reason=stop_reason(data.get("stop_reason"), "done"),
                         usage=usage(data.get("usage"), "done.usage"),
+                        extras=_extras(data, _DONE_KEYS),
                     ),
                 ]
             stop_reason(data.get("stop_reason"), "error")  # required by swink, checked, not kept
@@ -109,11 +113,11 @@ class SwinkStreamDecoder:
         handler = {"start": self._begin, "delta": self._delta, "end": self._end}[step]
         return out + handler(block, wire, data, kind)
 
-    def _start(self) -> list[ir.StreamEvent]:
+    def _start(self, data: dict[str, Any] | None = None) -> list[ir.StreamEvent]:
         if self._started:
             return []
         self._started = True
-        return [ir.MessageStart()]
+        return [ir.MessageStart(extras=_extras(data, frozenset({"type"})) if data is not None else None)]
 
     def _begin(self, block: str, wire: int, data: dict[str, Any], kind: str) -> list[ir.StreamEvent]:
         if wire in self._open:
@@ -161,6 +165,15 @@ class SwinkStreamDecoder:
         out = self._start() + self._close_all()
         self._done = True
         return [*out, ir.ErrorEvent(error=ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, message))]
+
+
+_DONE_KEYS = frozenset({"type", "stop_reason", "usage", "cost"})
+"""Keys of `done` the codec reads or writes."""
+
+
+def _extras(data: dict[str, Any], known: frozenset[str]) -> ir.ProviderExtras | None:
+    found = {k: v for k, v in data.items() if k not in known}
+    return {PROTOCOL: found} if found else None
 
 
 def _is_json(data: str) -> bool:

@@ -1,10 +1,13 @@
 """IR events -> a swink proxy SSE body, one event at a time, and the whole-response form built on it.
 
 Every IR event has its swink twin with the same start / delta / end shape, so the encoder is nearly one to one:
-`MessageStart` -> `start`; blocks keep their IR index as `content_index`; mid-stream `UsageEvent`s fold into the
+`MessageStart` -> `start`; a block's `content_index` is its place among the blocks sent (its IR index, unless a
+block without a swink form came before it); mid-stream `UsageEvent`s fold into the
 terminal `done`, which always carries the full `usage` and a zero `cost` (the harness prices nothing);
 `ErrorEvent` -> `error` with `stop_reason: "error"`. Redacted thinking has no swink form and is not sent.
-Each event is `data: <json>` and a blank line; nothing follows the terminal event (no `[DONE]`).
+Each event is `data: <json>` and a blank line; nothing follows the terminal event (no `[DONE]`). swink extras
+fill in what `start` (`MessageStart`'s) and `done` (`Done`'s) lack. No `ProviderEvent` is sent, swink's own
+included: swink's client rejects an event type it does not know (see `stream_decode`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
+from harness.protocols.swink._fields import PROTOCOL
 from harness.protocols.swink.errors import error_fields
 from harness.protocols.swink.events import wire_stop, wire_usage
 from harness.protocols.swink.request import ZERO_COST
@@ -28,10 +32,17 @@ class SwinkStreamEncoder:
 
     def __init__(self) -> None:
         self._usage = ir.Usage()
+        # IR index -> content_index: the block's place among the blocks sent. A block with no swink form (redacted
+        # thinking) takes no place, or every later start would name a place accumulate_message refuses.
+        self._places: dict[int, int] = {}
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no swink form)."""
+        if isinstance(event, ir.TextStart | ir.ThinkingStart | ir.ToolCallStart):
+            self._places.setdefault(event.index, len(self._places))
         data = self._data(event)
+        if data is not None and "content_index" in data:
+            data["content_index"] = self._places.get(data["content_index"], data["content_index"])
         return b"" if data is None else sse(data)
 
     def close(self) -> bytes:
@@ -43,7 +54,7 @@ class SwinkStreamEncoder:
             case ir.MessageStart():
                 if event.usage is not None:
                     self._usage = self._usage.merged(event.usage)
-                return {"type": "start"}
+                return _with_extras({"type": "start"}, event.extras)
             case ir.TextStart() | ir.ThinkingStart() | ir.TextEnd() | ir.ToolCallEnd():
                 return {"type": event.kind, "content_index": event.index}
             case ir.TextDelta() | ir.ThinkingDelta():
@@ -58,19 +69,21 @@ class SwinkStreamEncoder:
                 self._usage = self._usage.merged(event.usage)
             case ir.Done():
                 usage = wire_usage(self._usage.merged(event.usage))
-                return {
-                    "type": "done",
-                    "stop_reason": wire_stop(event.stop_reason),
-                    "usage": usage,
-                    "cost": dict(ZERO_COST),
-                }
+                done = {"type": "done", "stop_reason": wire_stop(event.stop_reason), "usage": usage}
+                return _with_extras({**done, "cost": dict(ZERO_COST)}, event.extras)
             case ir.ErrorEvent():
                 return {"type": "error", "stop_reason": "error", **error_fields(event.error), "usage": None}
         return None
 
 
+def _with_extras(data: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[str, Any]:
+    mine = (extras or {}).get(PROTOCOL)
+    return ir.fill_missing(data, mine) if mine else data
+
+
 def response_events(response: ir.Response) -> list[ir.StreamEvent]:
-    """The stream that says `response`: swink answers every request with a stream, so a whole response is one."""
+    """The stream that says `response`: swink answers every request with a stream, so a whole response is one
+    (its swink extras, folded from both ends of a stream, go with `done`)."""
     events: list[ir.StreamEvent] = [ir.MessageStart(id=response.id, model=response.model)]
     for i, part in enumerate(response.content):
         if isinstance(part, ir.TextPart):
@@ -81,4 +94,4 @@ def response_events(response: ir.Response) -> list[ir.StreamEvent]:
         elif isinstance(part, ir.ToolCallPart):
             events.append(ir.ToolCallStart(index=i, id=part.id, name=part.name))
             events += [ir.ToolCallDelta(index=i, arguments=part.arguments_raw), ir.ToolCallEnd(index=i)]
-    return [*events, ir.Done(stop_reason=response.stop_reason, usage=response.usage)]
+    return [*events, ir.Done(stop_reason=response.stop_reason, usage=response.usage, extras=response.extras)]

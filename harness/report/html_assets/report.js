@@ -9,12 +9,13 @@
   var BY_ID = new Map(CASES.map(function (c) { return [c.case_id, c]; }));
   var LABEL = {
     pass: "pass", proxy_bug_request: "proxy bug (request)", proxy_bug_response: "proxy bug (response)",
-    backend_issue: "backend issue", baseline_issue: "baseline issue", unsupported: "unsupported"
+    backend_issue: "backend issue", baseline_issue: "baseline issue", unsupported: "unsupported",
+    harness_error: "harness error"
   };
   // Matrix cells use short labels so that a wide matrix (many backends) still fits; the title has the full one.
   var SHORT = {
     pass: "pass", proxy_bug_request: "request bug", proxy_bug_response: "response bug",
-    backend_issue: "backend", baseline_issue: "baseline", unsupported: "unsupported"
+    backend_issue: "backend", baseline_issue: "baseline", unsupported: "unsupported", harness_error: "ERROR"
   };
   var ROLE = { baseline_frontend: "baseline (frontend)", translated: "translated", baseline_backend: "baseline (backend)" };
   var FIELDS = ["scenario", "frontend", "backend", "stream", "q"];
@@ -72,16 +73,19 @@
   /* ---- header ---- */
   function renderHeader() {
     var facts = document.getElementById("run-facts");
-    var failed = RUN.exit_code !== 0;
+    var failed = RUN.exit_code !== 0, errored = RUN.exit_code === 2;
+    var gate = errored ? "ERROR" : (failed ? "FAIL" : "PASS");
     append(facts, [
-      el("span", { class: "gate " + (failed ? "fail" : "pass"), text: "gate " + (failed ? "FAIL" : "PASS") }),
+      el("span", { class: "gate " + (errored ? "error" : (failed ? "fail" : "pass")), text: "gate " + gate }),
       el("span", { text: CASES.length + " cases in " + RUN.duration_s.toFixed(1) + " s" }),
       el("span", { text: "system under test: " + RUN.sut }),
       el("span", {}, RUN.verdicts.filter(function (v) { return RUN.counts[v]; }).map(function (v) {
         return badge(v, RUN.counts[v] + " " + LABEL[v]);
       })),
       RUN.new_proxy_bugs.length ? el("span", { text: RUN.new_proxy_bugs.length + " new proxy bug(s)" }) : null,
-      RUN.fixed.length ? el("span", { text: "fixed: " + RUN.fixed.join(", ") }) : null
+      RUN.fixed.length ? el("span", { text: "fixed: " + RUN.fixed.join(", ") }) : null,
+      (RUN.deviating || []).length ? el("span", { text: RUN.deviating.length + " case(s) with wire deviations" +
+        (RUN.strict ? " (--strict: they fail the gate)" : " (warnings)") }) : null
     ]);
   }
 
@@ -295,6 +299,10 @@
         on: { click: function () { openCase(null); } } })),
       el("p", { class: "reason" }, badge(c.verdict), " ", el("span", { text: c.reason })),
       c.known ? el("p", { class: "known", text: "known failure: " + c.known }) : null,
+      (c.deviations || []).length ? el("div", { class: "deviations" }, el("h4", { text: "wire deviations (warnings)" }),
+        el("ul", {}, c.deviations.map(function (d) {
+          return el("li", { title: d.source, text: d.rule + ": " + d.message });
+        }))) : null,
       firstBox(c),
       divList("request divergence(s): upstream request vs client request", c.request_divergences),
       divList("response divergence(s): translated vs baseline (frontend)", c.response_divergences),

@@ -380,3 +380,26 @@ def test_exception_type_and_status_survive_a_pass_through(error_type: str, messa
     again = CODEC.encode_error(error)
     assert again.status == status and again.headers["x-amzn-errortype"].split(":")[0] == error_type
     assert json.loads(again.body) == {"message": message}
+
+
+def test_unknown_body_fields_are_kept_as_extras_and_written_back() -> None:
+    body = {
+        "output": {"message": {"role": "assistant", "content": [{"text": "Hi"}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4, "cacheDetails": []},
+        "metrics": {"latencyMs": 120},
+        "additionalModelResponseFields": {"stop_sequence": None},
+        "performanceConfig": {"latency": "optimized"},
+    }
+    response = CODEC.decode_response(json.dumps(body).encode())
+    assert response.extras == {
+        "bedrock": {
+            "usage": {"cacheDetails": []},
+            "additionalModelResponseFields": {"stop_sequence": None},
+            "performanceConfig": {"latency": "optimized"},
+        }
+    }
+    again = json.loads(CODEC.encode_response(response).body)
+    assert again["additionalModelResponseFields"] == {"stop_sequence": None}
+    assert again["performanceConfig"] == {"latency": "optimized"} and again["usage"]["cacheDetails"] == []
+    assert "x-amzn-requestid" not in CODEC.encode_response(response).headers  # the reference backend's header

@@ -24,6 +24,7 @@ from harness import ir
 from harness.protocols import encode_events
 from harness.protocols.bedrock.auth import signature_problems
 from harness.protocols.bedrock.errors import TYPES
+from harness.protocols.reference import body_reply, error_reply, stream_reply
 from harness.wire.http import HttpRequest, HttpResponse
 from tests import strategies
 from tests.protocols.bedrock.support import CODEC, assert_schema, assert_stream_schema, random_chunks
@@ -97,17 +98,19 @@ def client(server: Server) -> Any:
 
 
 def answer_with(response: ir.Response) -> Answer:
+    """Answer as the reference backend does: the encoders plus Bedrock's request id header."""
+
     def answer(request: ir.Request) -> HttpResponse:
         if not request.stream:
-            return CODEC.encode_response(response)
-        body = encode_events(CODEC, strategies.events_for(response))
-        return HttpResponse(200, {"content-type": CODEC.stream_media_type, "x-amzn-requestid": "r-1"}, body)
+            return body_reply(CODEC, request, response, seed="s")
+        reply = stream_reply(CODEC, request, strategies.events_for(response), seed="s")
+        return HttpResponse(200, reply.headers, b"".join(reply.chunks))
 
     return answer
 
 
 def fail_with(error: ir.IRError) -> Answer:
-    return lambda request: CODEC.encode_error(error)
+    return lambda request: error_reply(CODEC, error, seed="s")
 
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC")
@@ -184,7 +187,9 @@ def test_boto3_parses_a_converse_response() -> None:
 
 
 def test_boto3_parses_a_converse_stream_event_by_event() -> None:
-    events = list(client(Server(answer_with(RESPONSE))).converse_stream(**CALL)["stream"])
+    result = client(Server(answer_with(RESPONSE))).converse_stream(**CALL)
+    assert result["ResponseMetadata"]["HTTPHeaders"]["x-amzn-requestid"].count("-") == 4  # streams carry it too
+    events = list(result["stream"])
     kinds = [next(iter(e)) for e in events]
     assert kinds[0] == "messageStart" and kinds[-2:] == ["messageStop", "metadata"]
     assert events[1] == {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "Two"}}}}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.protocols.bedrock.stream_encode import event_frame
 from harness.stream import validate
 from harness.wire.eventstream import encode_message
@@ -138,16 +138,63 @@ def test_tool_use_start_fragments_and_server_tools() -> None:
         ev("contentBlockDelta", contentBlockIndex=1, delta={"toolUse": {"input": '{"a"'}}),
         ev("contentBlockDelta", contentBlockIndex=1, delta={"toolUse": {"input": ":1}"}}),
         ev("contentBlockStop", contentBlockIndex=1),
-        ev("futureEvent", something=1),  # an event type this codec does not know is skipped, as botocore skips it
+        ev("futureEvent", something=1),  # an event type this codec does not know: kept (see below)
         ev("messageStop", stopReason="tool_use"),
         META,
     )
-    assert events[1:5] == [
+    assert events[1:6] == [
         ir.ToolCallStart(index=0, id="t1", name="f"),
         ir.ToolCallDelta(index=0, arguments='{"a"'),
         ir.ToolCallDelta(index=0, arguments=":1}"),
         ir.ToolCallEnd(index=0),
+        ir.ProviderEvent(protocol="bedrock", type="futureEvent", data={"something": 1, "p": "a"}),
     ]
+
+
+def test_an_unknown_event_type_is_kept_and_written_back_as_it_came() -> None:
+    # botocore skips the event types its service model lacks, so Bedrock may add some: they are no error.
+    future = ev("futureEvent", something=1)
+    events = decode(START, future, STOP, META)
+    assert events[1] == ir.ProviderEvent(protocol="bedrock", type="futureEvent", data={"something": 1, "p": "a"})
+    assert validate(events) == []
+    again = encode_events(CODEC, events)
+    assert future in again and event_types(again) == ["messageStart", "futureEvent", "messageStop", "metadata"]
+    # Another protocol's event has no meaning here, and this one none on another wire.
+    foreign = [events[0], ir.ProviderEvent(protocol="openai", type="x", data={}), *events[2:]]
+    assert encode_events(CODEC, foreign) == encode_events(CODEC, [events[0], *events[2:]])
+    assert b"futureEvent" not in encode_events(registry.get("anthropic"), events)
+
+
+def test_fields_the_ir_has_no_place_for_are_kept_as_extras_and_written_back() -> None:
+    events = decode(
+        ev("messageStart", role="assistant", conversationId="c-1"),
+        ev("messageStop", stopReason="end_turn", additionalModelResponseFields={"stop_sequence": None}),
+        ev(
+            "metadata",
+            usage={"inputTokens": 5, "outputTokens": 2, "totalTokens": 7, "cacheDetails": []},
+            metrics={"latencyMs": 9, "timeToFirstByteMs": 3},
+            trace={"guardrail": {}},
+            performanceConfig={"latency": "standard"},
+        ),
+    )
+    start, done = events[0], events[-1]
+    assert start == ir.MessageStart(extras={"bedrock": {"conversationId": "c-1"}})
+    assert isinstance(done, ir.Done)
+    assert done.extras == {
+        "bedrock": {
+            "additionalModelResponseFields": {"stop_sequence": None},
+            "usage": {"cacheDetails": []},
+            "metrics": {"timeToFirstByteMs": 3},
+            "trace": {"guardrail": {}},
+            "performanceConfig": {"latency": "standard"},
+        }
+    }
+    payloads = {f["headers"][":event-type"]: f["payload"] for f in frames(encode_events(CODEC, events))}
+    assert payloads["messageStart"]["conversationId"] == "c-1"
+    assert payloads["messageStop"]["additionalModelResponseFields"] == {"stop_sequence": None}
+    assert "additionalModelResponseFields" not in payloads["metadata"]
+    assert payloads["metadata"]["trace"] == {"guardrail": {}} and payloads["metadata"]["usage"]["cacheDetails"] == []
+    assert payloads["metadata"]["metrics"] == {"latencyMs": 0, "timeToFirstByteMs": 3}
 
 
 @pytest.mark.parametrize(

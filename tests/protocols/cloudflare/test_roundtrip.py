@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from hypothesis import given
@@ -11,6 +13,7 @@ from harness import ir
 from harness.protocols import common, decode_events, encode_events
 from harness.protocols.cloudflare.errors import WIRE
 from harness.protocols.cloudflare.request import call_id_for
+from harness.protocols.reference import body_reply, error_reply, stream_reply
 from harness.stream import accumulate, validate
 from tests import strategies
 from tests.protocols.cloudflare import support
@@ -101,8 +104,25 @@ def test_request_round_trip(request: ir.Request) -> None:
 def test_response_round_trip(response: ir.Response) -> None:
     wire = CODEC.encode_response(response)
     support.check_response(wire)
-    assert wire.headers["cf-ray"].endswith("-SJC")
     assert CODEC.decode_response(wire.body) == project_response(response, streamed=False)
+
+
+def test_every_reference_answer_carries_cf_ray() -> None:
+    request = ir.Request(model="@cf/meta/llama-3.1-8b-instruct", stream=True)
+    body = body_reply(CODEC, request, ir.Response(content=[ir.TextPart(text="hi")]), seed="s")
+    stream = stream_reply(CODEC, request, [ir.MessageStart(), ir.Done()], seed="s")
+    error = error_reply(CODEC, ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down"), seed="s")
+    rays = [body.headers["cf-ray"], stream.headers["cf-ray"], error.headers["cf-ray"]]
+    assert all(re.fullmatch(r"[0-9a-f]{16}-SJC", ray) for ray in rays)
+    assert "cf-ray" not in CODEC.encode_response(ir.Response()).headers  # the edge's header, not the encoder's
+
+
+def test_unknown_result_keys_are_kept_as_extras_and_written_back() -> None:
+    body = b'{"result":{"response":"hi","usage":{"prompt_tokens":1,"neurons":0.5},"trace":"t"},"success":true}'
+    response = CODEC.decode_response(body)
+    assert response.extras == {"cloudflare": {"usage": {"neurons": 0.5}, "trace": "t"}}
+    result = json.loads(CODEC.encode_response(response).body)["result"]
+    assert result["trace"] == "t" and result["usage"]["neurons"] == 0.5
 
 
 @given(strategies.responses(), st.integers(1, 5))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.stream import accumulate, validate
 from tests.protocols.cloudflare.support import CODEC, check_stream, decode, payloads, provider_body
 
@@ -76,8 +76,36 @@ def test_reasoning_content_then_content_and_the_last_usage_wins() -> None:
         ir.ThinkingPart(text="Okay, the user is asking"),
         ir.TextPart(text="A **cow is cool"),
     ]
-    # Per-chunk usage here is cumulative; the last figures are the reply's.
+    # Per-chunk usage here is cumulative; the last figures are the reply's, never a sum.
     assert (response.usage.input_tokens, response.usage.output_tokens) == (13, 1022)
+    figures = [e.usage.output_tokens for e in events if isinstance(e, ir.UsageEvent)]
+    assert len(figures) > 1 and figures == sorted(figures) and figures[-1] == 1022
+    done = events[-1]
+    assert isinstance(done, ir.Done) and done.usage is not None and done.usage.output_tokens == 1022
+
+
+def test_cumulative_usage_events_are_written_as_they_come_and_read_back_last_wins() -> None:
+    running = [ir.Usage(input_tokens=30, output_tokens=n) for n in (4, 9)]
+    body = encode_events(
+        CODEC,
+        [
+            ir.MessageStart(),
+            ir.TextStart(index=0),
+            ir.TextDelta(index=0, text="Hello"),
+            ir.UsageEvent(usage=running[0]),
+            ir.TextDelta(index=0, text=" there"),
+            ir.UsageEvent(usage=running[1]),
+            ir.TextEnd(index=0),
+            ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=30, output_tokens=12)),
+        ],
+    )
+    usages = [p["usage"] for p in payloads(body) if "usage" in p]
+    assert [(u["prompt_tokens"], u["completion_tokens"]) for u in usages] == [(30, 4), (30, 9), (30, 12)]
+    events = decode(body)
+    assert [e.usage.output_tokens for e in events if isinstance(e, ir.UsageEvent)] == [4, 9, 12]
+    assert events[-1] == ir.Done(
+        stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=30, output_tokens=12)
+    )
 
 
 def test_reasoning_field_without_content_suffix() -> None:
@@ -111,12 +139,38 @@ def test_native_final_usage_event_and_finalization_sentinel() -> None:
     )
     events = decode(body)
     assert [e.kind for e in events] == [
-        "message_start", "tool_call_start", "tool_call_delta", "tool_call_delta", "tool_call_end", "done",
+        "message_start", "tool_call_start", "tool_call_delta", "tool_call_delta", "tool_call_end", "usage", "done",
     ]  # fmt: skip
     assert events[-1] == ir.Done(
         stop_reason=ir.StopReason(kind="tool_use"),
         usage=ir.Usage(input_tokens=147, output_tokens=16, cache_read_tokens=64),
+        extras={"cloudflare": {"usage": {"neurons": 1.77}}},  # Cloudflare's billing unit: no IR field, kept
     )
+    assert payloads(encode_events(CODEC, events))[-1]["usage"]["neurons"] == 1.77
+
+
+def test_unknown_keys_of_the_first_and_the_usage_event_are_kept_and_written_back() -> None:
+    body = (
+        b'data: {"response":"","tool_calls":[],"p":"ab","trace_id":"t-1"}\n\n'
+        b'data: {"response":"Hi","p":"abd"}\n\n'
+        b'data: {"response":"","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4},"gateway":"g"}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    events = decode(body)
+    assert events[0] == ir.MessageStart(extras={"cloudflare": {"trace_id": "t-1"}})
+    assert isinstance(events[-1], ir.Done) and events[-1].extras == {"cloudflare": {"gateway": "g"}}
+    again = payloads(encode_events(CODEC, events))
+    assert again[0]["trace_id"] == "t-1" and "trace_id" not in again[1]
+    assert again[-1]["gateway"] == "g"
+    assert b"trace_id" not in encode_events(registry.get("openai"), events)
+
+
+def test_a_workers_ai_provider_event_is_written_back_another_protocols_skipped() -> None:
+    start, done = ir.MessageStart(), ir.Done(stop_reason=ir.StopReason(kind="end_turn"))
+    own = ir.ProviderEvent(protocol="cloudflare", type="message", data={"note": 1})
+    assert payloads(encode_events(CODEC, [start, own, done]))[1] == {"note": 1}
+    foreign = ir.ProviderEvent(protocol="anthropic", type="ping", data={"type": "ping"})
+    assert encode_events(CODEC, [start, foreign, done]) == encode_events(CODEC, [start, done])
 
 
 def test_error_envelope_inside_a_stream_ends_it() -> None:

@@ -37,7 +37,8 @@ def test_table_command_prints_the_document() -> None:
 def test_one_row_per_registered_profile_with_its_quirks() -> None:
     text = table.render()
     assert {p.name for p in table.registered_profiles()} == NAMES == {c.name for c in PROFILE_CODECS}
-    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    profile_section = text.split("## Native protocols", 1)[0]
+    rows = [line for line in profile_section.splitlines() if line.startswith("| `")]
     assert [r.split("`")[1] for r in rows] == sorted(NAMES)
     mistral = next(r for r in rows if r.startswith("| `mistral`"))
     assert "`nine_alphanumerics`: Mistral: tool-call ids must be exactly 9 characters" in mistral
@@ -69,3 +70,16 @@ def test_chained_hooks_are_listed_one_by_one() -> None:
 def test_profile_capabilities_and_family_are_known(codec: OpenAICodec) -> None:
     assert codec.capabilities <= {c.value for c in Capability}
     assert codec.family == "openai" and codec.profile.family == "openai"
+
+
+def test_the_native_protocols_have_a_row_each_from_their_facts() -> None:
+    native = table.render().split("## Native protocols", 1)[1]
+    rows = {r.split("`")[1]: r for r in native.splitlines() if r.startswith("| `")}
+    assert {"anthropic", "bedrock", "cloudflare", "gemini", "ollama", "swink"} <= set(rows)
+    assert not set(rows) & NAMES  # OpenAI-compatible profiles are in the table above
+    assert "`POST /model/{target:path}`" in rows["bedrock"]
+    assert "`application/vnd.amazon.eventstream`" in rows["bedrock"]
+    assert "SigV4" in rows["bedrock"] and "replay checks the credentials' shape (`rejection`)" in rows["bedrock"]
+    assert "`GET /client/v4/accounts/{account_id}/ai/models/search`" in rows["cloudflare"]
+    assert "URL placeholder `00000000000000000000000000000000` ← `CLOUDFLARE_ACCOUNT_ID`" in rows["cloudflare"]
+    assert "stream only" in rows["swink"] and "none (a user's own deployment)" in rows["swink"]

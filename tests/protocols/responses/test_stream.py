@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, encode_events
+from harness.protocols import DecodeError, encode_events, registry
 from harness.stream import accumulate, validate
+from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.responses.support import (
     CODEC,
@@ -161,8 +162,32 @@ def test_the_response_object_echoes_the_request() -> None:
     created = payloads(request=request)[0]["response"]
     assert created["instructions"] == "Be brief." and created["tool_choice"] == "required"
     assert created["tools"][0]["name"] == "f" and created["temperature"] == 0.5
-    assert created["max_output_tokens"] == 64 and created["text"] == {"format": {"type": "json_object"}}
+    assert created["max_output_tokens"] == 64
+    assert created["text"] == {"format": {"type": "json_object"}, "verbosity": "medium"}
     assert created["store"] is False  # what the encoder sends a translated request with
+    assert created["tools"][0]["strict"] is False  # ditto
+    # Settings the request did not name are echoed with the API's defaults.
+    assert created["reasoning"] == {"effort": None, "summary": None}
+    assert (created["frequency_penalty"], created["presence_penalty"], created["top_logprobs"]) == (0.0, 0.0, 0)
+    assert created["max_tool_calls"] is None and created["truncation"] == "disabled"
+    # In the API's key order: four keys first, the others sorted, `metadata` last.
+    assert list(created)[:5] == ["id", "object", "created_at", "status", "background"]
+    assert list(created)[-1] == "metadata" and list(created)[4:-1] == sorted(list(created)[4:-1])
+
+
+def test_the_echo_follows_what_the_client_sent() -> None:
+    body = (
+        b'{"model":"gpt-5","input":"hi","stream":true,"reasoning":{"effort":"low","summary":"auto"},'
+        b'"text":{"verbosity":"low"},"truncation":"auto","top_logprobs":2,"presence_penalty":0.5,'
+        b'"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{}}}]}'
+    )
+    request = CODEC.decode_request(HttpRequest("POST", "/v1/responses", body=body))
+    created = payloads(request=request)[0]["response"]
+    # `auto` is the `detailed` summary reasoning models give; a tool without `strict` is strict by default.
+    assert created["reasoning"] == {"effort": "low", "summary": "detailed"}
+    assert created["text"]["verbosity"] == "low" and created["truncation"] == "auto"
+    assert created["top_logprobs"] == 2 and created["presence_penalty"] == 0.5
+    assert created["tools"][0]["strict"] is True
 
 
 def test_an_error_mid_stream_is_one_error_event_in_both_documented_and_observed_forms() -> None:
@@ -340,13 +365,38 @@ def test_an_event_name_that_is_not_the_type_is_a_decode_error() -> None:
         events_of(body)
 
 
-def test_unknown_event_types_are_skipped_but_counted() -> None:
+def test_unknown_event_types_are_kept_as_provider_events_and_counted() -> None:
+    # OpenAI adds event types (annotations, hosted tools' progress) that its SDK yields as they come.
     data = payloads()
     note = {"type": "response.output_text.annotation.added", "item_id": "x", "output_index": 1, "annotation": {}}
     data.insert(12, note)
     for i, d in enumerate(data):
         d["sequence_number"] = i
-    assert decode(data) == decode(payloads())
+    events = decode(data)
+    kept = ir.ProviderEvent(protocol="responses", type=note["type"], data={**note, "sequence_number": 12})
+    assert [e for e in events if not isinstance(e, ir.ProviderEvent)] == decode(payloads())
+    assert kept in events and validate(events) == []
+    # Written back as it came, numbered in the new stream's sequence.
+    again = payloads_of(events)
+    written = [(i, d) for i, d in enumerate(again) if d["type"] == note["type"]]
+    assert written == [(written[0][0], {**note, "sequence_number": written[0][0]})]
+    assert [d["sequence_number"] for d in again] == list(range(len(again)))
+
+
+def test_unknown_response_fields_are_kept_as_extras_and_written_back() -> None:
+    data = payloads()
+    data[0]["response"]["new_field"] = {"a": 1}
+    data[-1]["response"]["usage"]["input_tokens_details"]["new_detail"] = 3
+    events = decode(data)
+    start, done = events[0], events[-1]
+    assert isinstance(start, ir.MessageStart) and start.extras == {"responses": {"new_field": {"a": 1}}}
+    assert isinstance(done, ir.Done)
+    assert done.extras == {"responses": {"usage": {"input_tokens_details": {"new_detail": 3}}}}
+    again = payloads_of(events)
+    assert again[0]["response"]["new_field"] == {"a": 1} and again[-1]["response"]["new_field"] == {"a": 1}
+    assert again[-1]["response"]["usage"]["input_tokens_details"]["new_detail"] == 3
+    # Another protocol's encoder writes none of it.
+    assert b"new_field" not in encode_events(registry.get("anthropic"), events)
 
 
 # --- the decoder: other real shapes -----------------------------------------------------------------------

@@ -149,3 +149,48 @@ def test_whole_response_is_a_stream_body() -> None:
     assert CODEC.decode_response(wire.body).content == [ir.TextPart(text="hi")]
     with pytest.raises(DecodeError, match="ended with an error"):
         CODEC.decode_response(b'data: {"type":"error","stop_reason":"error","error_message":"no"}\n\n')
+
+
+def test_a_block_with_no_swink_form_takes_no_place_in_the_message() -> None:
+    # Redacted thinking is not sent; the text after it is the message's first block, as swink's
+    # accumulate_message requires (a start's content_index is the content length so far).
+    body = encode_events(
+        CODEC,
+        [
+            ir.MessageStart(),
+            ir.RedactedThinking(index=0, data="opaque"),
+            ir.TextStart(index=1),
+            ir.TextDelta(index=1, text="Hi"),
+            ir.TextEnd(index=1),
+            ir.Done(stop_reason=ir.StopReason(kind="end_turn")),
+        ],
+    )
+    assert [(p["type"], p.get("content_index")) for p in payloads(body)] == [
+        ("start", None),
+        ("text_start", 0),
+        ("text_delta", 0),
+        ("text_end", 0),
+        ("done", None),
+    ]
+
+
+def test_unknown_fields_of_start_and_done_are_kept_as_extras_and_written_back() -> None:
+    # swink's serde structs ignore fields they do not know, so a server may add some.
+    usage = '{"input":3,"output":1,"cache_read":0,"cache_write":0,"total":4}'
+    body = (
+        b'data: {"type":"start","session":"s-1"}\n\n'
+        b'data: {"type":"done","stop_reason":"stop","usage":' + usage.encode() + b',"cost":{},"trace":[1]}\n\n'
+    )
+    events = decode(body)
+    assert events[0] == ir.MessageStart(extras={"swink": {"session": "s-1"}})
+    assert isinstance(events[-1], ir.Done) and events[-1].extras == {"swink": {"trace": [1]}}
+    start, done = payloads(encode_events(CODEC, events))
+    assert start == {"type": "start", "session": "s-1"} and done["trace"] == [1]
+    assert done["cost"]["total"] == 0  # the encoder's own cost, not the upstream's
+
+
+def test_no_provider_event_is_sent_since_swinks_client_rejects_unknown_types() -> None:
+    start, end = ir.MessageStart(), ir.Done(stop_reason=ir.StopReason(kind="end_turn"))
+    for protocol in ("swink", "anthropic"):
+        event = ir.ProviderEvent(protocol=protocol, type="note", data={"type": "note"})
+        assert encode_events(CODEC, [start, event, end]) == encode_events(CODEC, [start, end])

@@ -1,0 +1,111 @@
+"""Wire rules (`facts.Frontend.wire_rules`): every real recording of a frontend protocol in the corpus keeps every
+rule of that protocol (the rule rests on it), and the deviations real gateways showed break them, each named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.capture.loader import load_interactions
+from harness.protocols import registry
+from harness.protocols.facts import WireRule
+from tests.conftest import corpus_files
+
+CORPUS_FOLDERS = {"openai": "openai_chat", "gemini": "gemini"}
+"""The corpus folder of each protocol that declares wire rules."""
+
+
+def rules(protocol: str) -> dict[str, WireRule]:
+    frontend = registry.facts(protocol).frontend
+    assert frontend is not None
+    return {rule.name: rule for rule in frontend.wire_rules}
+
+
+def findings(protocol: str, body: bytes, stream: bool) -> dict[str, list[str]]:
+    return {name: found for name, rule in rules(protocol).items() if (found := rule.check(body, stream))}
+
+
+def test_every_frontend_rule_names_its_evidence() -> None:
+    declared = {name for name in registry.names() if (f := registry.facts(name).frontend) and f.wire_rules}
+    assert declared == set(CORPUS_FOLDERS)
+    for protocol in declared:
+        for name, rule in rules(protocol).items():
+            assert name.startswith(f"{protocol}.") and ("corpus" in rule.source and "http" in rule.source)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for protocol, folder in CORPUS_FOLDERS.items() for p in corpus_files(folder)],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_real_recordings_keep_every_rule(path: Path) -> None:
+    protocol = next(p for p, folder in CORPUS_FOLDERS.items() if folder == path.parent.name)
+    for interaction in load_interactions(path):
+        if interaction.response.status != 200:
+            continue
+        body = interaction.response.body
+        stream = b"data:" in body[:200] or body.lstrip()[:1] == b"["
+        assert findings(protocol, body, stream) == {}, path
+
+
+# LiteLLM 1.106.2's usage chunk for an OpenAI client (truncated-stream, openai -> openai, the scout's capture).
+LITELLM_USAGE_CHUNK = (
+    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",'
+    b'"choices":[{"index":0,"delta":{}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,'
+    b'"completion_tokens_details":{"reasoning_tokens":0,"text_tokens":5},"cost":0.0001}}\n\ndata: [DONE]\n\n'
+)
+
+
+def test_openai_usage_chunk_with_choices_and_extra_fields_breaks_the_rules() -> None:
+    found = findings("openai", LITELLM_USAGE_CHUNK, True)
+    assert found == {
+        "openai.usage_chunk_choices_empty": ['chunk 0 carries usage with choices [{"index": 0, "delta": {}}]'],
+        "openai.documented_fields": [
+            "chunk 0 usage has cost",
+            "chunk 0 usage.completion_tokens_details has text_tokens",
+        ],
+    }
+
+
+def test_openai_midstream_error_object_is_not_a_chunk() -> None:
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]}  # fmt: skip
+    error = {"error": {"message": "Overloaded", "type": "server_error", "param": None, "code": None}}
+    body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n".encode()
+    assert findings("openai", body, True) == {}
+
+
+def test_openai_nonstream_tool_call_with_index_breaks_its_rule_only() -> None:
+    body = {
+        "id": "c", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None,
+            "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                            "function": {"name": "f", "arguments": "{}"}}]}}],
+    }  # fmt: skip
+    found = findings("openai", json.dumps(body).encode(), False)
+    assert found == {"openai.nonstream_tool_call_no_index": ["body choices[0] tool_calls[0] has index 0"]}
+    # In a stream, `index` is how deltas are numbered: no finding.
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [
+        {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                               "function": {"name": "f", "arguments": ""}}]}}]}  # fmt: skip
+    assert findings("openai", f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(), True) == {}
+
+
+def _gemini_chunk(text: str, finish: str | None = None) -> bytes:
+    candidate: dict[str, object] = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    return f"data: {json.dumps({'candidates': [candidate]})}\r\n\r\n".encode()
+
+
+def test_gemini_content_after_the_finish_chunk_breaks_its_rule() -> None:
+    clean = _gemini_chunk("Hel") + _gemini_chunk("lo", "STOP")
+    assert findings("gemini", clean, True) == {}
+    late = clean + _gemini_chunk(" again")
+    (message,) = findings("gemini", late, True)["gemini.nothing_after_finish"]
+    assert message.startswith("1 chunk(s) after the finishReason chunk 1:") and "again" in message
+    # The same as a JSON array stream (no `alt=sse`).
+    array = b"[" + b",".join(line.removeprefix(b"data: ").strip() for line in late.split(b"\r\n\r\n") if line) + b"]"
+    assert "gemini.nothing_after_finish" in findings("gemini", array, True)
