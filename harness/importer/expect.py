@@ -101,6 +101,14 @@ def _kinds(*kinds: ir.ErrorKind | None) -> ir.ErrorKind | list[ir.ErrorKind]:
     return found[0] if len(found) == 1 else found
 
 
+def _statuses_of(kind: ir.ErrorKind) -> list[int]:
+    """The statuses protocols answer `kind` with: the usual one, then each protocol's own (Bedrock says `auth`
+    with 403, for one)."""
+    probe = ir.IRError.of(kind, "probe")
+    own = sorted({registry.get(name).encode_error(probe).status for name in registry.names()} - {KIND_STATUS[kind]})
+    return [KIND_STATUS[kind], *own]
+
+
 def _error_expectation(seen: Seen, result: SdkResult, answer: Answer, status: int) -> ErrorExpectation:
     error = seen.error
     assert error is not None
@@ -112,10 +120,9 @@ def _error_expectation(seen: Seen, result: SdkResult, answer: Answer, status: in
             return ErrorExpectation(kind=[ir.ErrorKind.MALFORMED_STREAM, ir.ErrorKind.SERVER])
         return ErrorExpectation(kind=_kinds(error.kind, decoded), exception=result.exception)
     # Each protocol answers an error kind with its own status (a key Gemini rejects with 400 is a 401 for an
-    # OpenAI client), so the recorded status and the kind's usual one are both accepted, and the SDK's exception
-    # is checked only where the two agree on it.
-    usual = KIND_STATUS.get(decoded) if decoded else None
-    statuses = list(dict.fromkeys(s for s in (status, usual) if s is not None))
+    # OpenAI client, a 403 for a Bedrock one), so the recorded status and every protocol's own for the kind are
+    # accepted, and the SDK's exception is checked only where they all agree on it.
+    statuses = list(dict.fromkeys([status, *(_statuses_of(decoded) if decoded else [])]))
     same_exception = len({neutral_for_status(s) for s in statuses}) == 1
     return ErrorExpectation(
         kind=_kinds(error.kind, decoded),

