@@ -34,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "plumbing": {"ir", "protocols", "proxy", "record", "backends", "scenarios", "trace"},
     "runner": {"ir", "stream", "protocols", "proxy", "record", "scenarios", "drivers", "trace", "diff", "plumbing"},
     "gateways": {"ir", "protocols", "scenarios", "trace", "plumbing"},
+    "importer": {"ir", "stream", "protocols", "capture", "record", "backends", "scenarios", "drivers", "plumbing"},
     "report": {"ir", "trace", "diff", "runner"},
     "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
     "pytest_plugin": {"protocols", "proxy", "runner", "scenarios", "trace"},

@@ -84,7 +84,9 @@ def load_interactions(path: str | Path) -> list[Interaction]:
     for i, item in enumerate(doc["interactions"]):
         try:
             out.append(loader(item))
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
+            raise CaptureError(f"{p}: interaction {i}: {exc!r}: the interaction has no {exc.args[0]!r}") from exc
+        except (TypeError, ValueError) as exc:
             raise CaptureError(f"{p}: interaction {i}: {exc!r}") from exc
     return out
 

@@ -15,6 +15,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.decode",
     "harness.cli.diff",
     "harness.cli.gateway",
+    "harness.cli.import_cmd",
     "harness.cli.list_cmd",
     "harness.cli.mock_server",
     "harness.cli.record",

@@ -65,9 +65,16 @@ def _part(part: ir.ContentPart, names: dict[str, str]) -> types.Part:
         key = "error" if part.is_error else "result"
         return types.Part(function_response=types.FunctionResponse(name=name, response={key: text}))
     if isinstance(part, ir.ThinkingPart):
-        sig = base64.b64decode(part.signature) if part.signature else None
+        sig = signature_bytes(part.signature) if part.signature else None
         return types.Part(text=part.text, thought=True, thought_signature=sig)
     raise UnsupportedRequest("gemini: redacted thinking cannot be sent")
+
+
+def signature_bytes(signature: str) -> bytes:
+    """A thought signature's bytes from either base64 alphabet: the API answers in the standard one, and this SDK
+    sends signatures back in the URL-safe one, so a recorded follow-up request carries that form."""
+    standard = signature.replace("-", "+").replace("_", "/")
+    return base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
 
 
 def contents(request: ir.Request) -> list[types.Content]:

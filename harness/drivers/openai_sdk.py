@@ -352,8 +352,9 @@ class OpenAIDriver:
             if not stream:
                 return SdkResult(response=response_to_ir(client.chat.completions.create(**kwargs)))
             chunks = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-            for chunk in chunks:
-                state.add(chunk)
+            with chunks:  # closed also when a chunk it cannot read ends the loop early
+                for chunk in chunks:
+                    state.add(chunk)
         except (openai.APIError, *DECODE_ERRORS) as exc:
             error, neutral = _classify(exc)
             events = state.builder.fail(error) if stream and state.builder.started else None

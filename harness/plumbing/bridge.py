@@ -60,6 +60,13 @@ class InlineLoop:
         """Whether the loop is closed (what was pending on it was cancelled then)."""
         return self.loop.is_closed()
 
+    def on_loop(self) -> bool:
+        """Whether the caller runs inside a step of this loop (where running the loop again would deadlock)."""
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:  # no loop running in this thread
+            return False
+
     def close(self) -> None:
         """Cancel what is still pending (bounded) and close the loop."""
         with self._lock:
@@ -77,6 +84,17 @@ class InlineLoop:
 
 # Chunks a body pump may read ahead of the sync reader (a socket buffer's worth).
 WINDOW_CHUNKS = 32
+
+
+_TASKS: set[asyncio.Task[None]] = set()
+"""Pumps and their stops while they run. The loop keeps only weak references to tasks: a pump whose reader was
+dropped (an SDK stream abandoned mid-body) would otherwise be collected while pending, and its stop then fail."""
+
+
+def _keep(task: asyncio.Task[None]) -> asyncio.Task[None]:
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return task
 
 
 class _End:
@@ -103,8 +121,8 @@ class _Pump:
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> _Pump:
-        """Start reading (on the running loop)."""
-        self.task = asyncio.ensure_future(self._run())
+        """Start reading (on the loop)."""
+        self.task = _keep(asyncio.ensure_future(self._run()))
         return self
 
     async def _run(self) -> None:
@@ -165,10 +183,16 @@ class _SyncBody(httpx2.SyncByteStream):
             yield item
 
     def close(self) -> None:
-        # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
-        # with the loop, nothing is left to stop.
-        if not self._loop.closed:
-            self._loop.run(self._pump.stop(), self._timeout)
+        if self._loop.closed:
+            # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
+            # with the loop, nothing is left to stop.
+            return
+        if self._loop.on_loop():
+            # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs, also
+            # inside a step of the loop: running the loop again there would deadlock on it.
+            _keep(self._loop.loop.create_task(self._pump.stop()))
+            return
+        self._loop.run(self._pump.stop(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):

@@ -17,7 +17,7 @@ from harness.proxy.models import HookContext, TranslateHooks
 from harness.proxy.responses import TappedStream, send_error, send_whole
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER
-from harness.proxy.translate_stream import EventPipe
+from harness.proxy.translate_stream import EventPipe, stop_for_client
 from harness.proxy.upstream import api_key, authorized, error_for_exception
 
 # Seconds the proxy keeps reading an upstream stream after its terminal event, to record trailing bytes.
@@ -103,8 +103,10 @@ async def _whole(
         error = ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"upstream body: {exc}")
         return await send_error(call.state, call.recorder, call.frontend, error)
     call.recorder.set(upstream_response=response)
+    called = any(isinstance(p, ir.ToolCallPart) for p in response.content)
+    told = response.model_copy(update={"stop_reason": stop_for_client(response.stop_reason, tool_called=called)})
     try:
-        encoded = call.frontend.encode_response(hooks.on_upstream_response(response), request=frontend_ir)
+        encoded = call.frontend.encode_response(hooks.on_upstream_response(told), request=frontend_ir)
     except ValueError as exc:  # the frontend protocol cannot express this answer
         error = ir.IRError.of(ir.ErrorKind.SERVER, f"cannot translate the response: {exc}")
         return await send_error(call.state, call.recorder, call.frontend, error)

@@ -16,6 +16,16 @@ from harness.stream import GrammarChecker
 _END_EVENT = {"text": ir.TextEnd, "thinking": ir.ThinkingEnd, "tool_call": ir.ToolCallEnd}
 
 
+def stop_for_client(stop: ir.StopReason | None, *, tool_called: bool) -> ir.StopReason:
+    """The stop reason a translated answer tells its client. An upstream that ends its answer without one (an
+    OpenAI-compatible stream with no `finish_reason`) still means one, and the client's protocol needs it: an
+    agent acts on its tool calls only when the answer says `tool_use`, and Anthropic, Gemini and Ollama clients
+    never get an answer without a stop reason from their own provider."""
+    if stop is not None:
+        return stop
+    return ir.StopReason(kind="tool_use" if tool_called else "end_turn")
+
+
 class EventPipe:
     """One translated stream: feed upstream bytes, get frontend bytes to send now."""
 
@@ -32,6 +42,7 @@ class EventPipe:
         self._finished = False
         # Content index -> block type of the blocks open on the frontend side, to close them on a failure.
         self._open: dict[int, str] = {}
+        self._tool_called = False
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Decode a chunk of the upstream body; the frontend bytes it produces."""
@@ -93,7 +104,7 @@ class EventPipe:
             if self.terminated:
                 continue  # recorded (the checker flags it) but never sent after the terminal event
             try:
-                data = self.encoder.encode(event)
+                data = self.encoder.encode(self._for_client(event))
                 if event.kind in ir.TERMINAL_KINDS:
                     data += self.encoder.close() + self.hooks.on_frontend_end()
             except ValueError as exc:
@@ -112,7 +123,14 @@ class EventPipe:
                 out.append(data)
         return out
 
+    def _for_client(self, event: ir.StreamEvent) -> ir.StreamEvent:
+        if isinstance(event, ir.Done) and event.stop_reason is None:
+            return event.model_copy(update={"stop_reason": stop_for_client(None, tool_called=self._tool_called)})
+        return event
+
     def _track(self, event: ir.StreamEvent) -> None:
+        if isinstance(event, ir.ToolCallStart):
+            self._tool_called = True
         if isinstance(event, ir.TextStart):
             self._open[event.index] = "text"
         elif isinstance(event, ir.ThinkingStart):

@@ -49,10 +49,14 @@ class Source:
     transport: httpx2.BaseTransport | None = None
     """Transport to use; None builds the default for the kind."""
     replies: list[WireReply] = field(default_factory=list)
-    """Replies a reference backend produced, with their chunk boundaries (filled while recording)."""
+    """Replies the source produced, with their chunk boundaries (filled while recording by a reference backend,
+    or by an imported recording replayed into the recorder)."""
     placeholders: dict[str, str] = field(default_factory=dict, repr=False)
     """Placeholder -> the account's real value, for request paths (real only; `RealEndpoint.placeholders`): the
     request carries the real value, everything stored the placeholder."""
+    origin: dict[str, Any] | None = None
+    """Where a recording made elsewhere came from (`conformance import`: file, interaction, URL), kept in the
+    cassette's metadata as `origin`."""
 
 
 def reference_source(scenarios: Sequence[Scenario]) -> Source:
@@ -99,7 +103,8 @@ def _attach(source: Source) -> Any:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = scrub_headers(response["headers"])
         body = response["body"]["string"] or b""
-        if source.kind == "reference" and source.replies:
+        # The source's own boundaries (a reference backend's, an imported recording's), else its event ends.
+        if source.replies:
             lengths = [len(c) for c in source.replies[-1].chunks]
         else:
             lengths = event_boundaries(body, _content_type(response["headers"]))
@@ -161,6 +166,7 @@ def record_one(
 
 
 def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, model: str) -> dict[str, Any]:
+    origin = {"origin": source.origin} if source.origin else {}
     return {
         "source": source.kind,
         "backend": backend,
@@ -169,4 +175,5 @@ def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, mo
         "model": model,
         "recorded_at": dt.date.today().isoformat(),
         "harness_version": __version__,
+        **origin,
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from harness import ir
@@ -181,3 +182,23 @@ def test_models_list_drops_the_prefix() -> None:
     result = DRIVER.list_models(base_url="http://proxy", http_client=rec.httpx2_client())
     assert result.models == ["conformance-model", "conformance-model-mini"]
     assert all(c.passed for c in evaluate(SCENARIOS["models-list"], result))
+
+
+def test_thought_signature_in_url_safe_base64_is_sent_back() -> None:
+    # The API answers signatures in standard base64; this SDK sends them back URL-safe and unpadded, so a recorded
+    # follow-up request (tests import such captures) carries `-` and `_`, which the standard alphabet would drop.
+    raw = bytes(range(250, 256)) + b"\xfb\xff?>"
+    urlsafe = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    assert "-" in urlsafe and "_" in urlsafe
+    request = ir.Request(
+        model="gemini-test",
+        messages=[
+            ir.Message(role="user", content=[ir.TextPart(text="hi")]),
+            ir.Message(role="assistant", content=[ir.ThinkingPart(text="", signature=urlsafe), ir.TextPart(text="ok")]),
+            ir.Message(role="user", content=[ir.TextPart(text="again")]),
+        ],
+    )
+    recorder = Recorder(_text_reply())
+    DRIVER.run(request, stream=False, base_url="http://proxy", http_client=recorder.httpx2_client())
+    sent = recorder.body["contents"][1]["parts"][0]["thoughtSignature"]
+    assert base64.urlsafe_b64decode(sent + "=" * (-len(sent) % 4)) == raw

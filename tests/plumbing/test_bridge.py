@@ -122,3 +122,25 @@ def test_a_body_closed_after_its_loop_closed_is_left_alone() -> None:
     loop.close()
     response.close()  # no "event loop is closed" from a finalizer
     assert loop.closed
+
+
+def test_a_body_closed_on_the_loop_thread_does_not_wait_for_the_loop(loop: InlineLoop) -> None:
+    # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs, also on the
+    # loop's own thread; waiting there for the loop would stall it (and every run on it) for the whole timeout.
+    body = Body(3, hang=True)
+    http = client(loop, body, timeout=30.0)
+    response = http.send(http.build_request("GET", "/"), stream=True)
+    raw = response.iter_raw()  # kept: a dropped iterator would close the response here, on this thread
+    assert next(raw) == b"0;"
+
+    async def close_here() -> None:
+        response.close()
+
+    loop.run(close_here(), timeout=5.0)  # raises ReadTimeout if close waits for the loop it runs on
+
+    async def settled() -> bool:
+        await asyncio.sleep(0.05)
+        return body.closed
+
+    assert loop.run(settled(), timeout=5.0)
+    http.close()

@@ -228,3 +228,28 @@ async def test_a_responses_request_that_names_server_state_goes_to_a_responses_u
     (sent,) = up.requests
     body = json.loads(sent.content)
     assert body["previous_response_id"] == "resp_earlier" and body["model"] == UP_MODEL
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize("frontend", ["anthropic", "gemini", "ollama", "responses"])
+async def test_upstream_answer_without_stop_reason_tells_the_client_the_one_it_means(
+    frontend: str, stream: bool
+) -> None:
+    # OpenRouter (Novita) streams a tool call and [DONE] without any finish_reason (corpus: openai_compat/
+    # openrouter-kimi-stream-tool-args-single-chunk.yaml). An agent runs its tools only on `tool_use`: a client of
+    # another protocol must be told the stop reason the answer means, never a null one its provider never sends.
+    front, _ = codecs(frontend, "openai")
+    call = ir.ToolCallPart(
+        id="call_1", name="get_weather", arguments={"city": "Paris"}, arguments_raw='{"city":"Paris"}'
+    )
+    for content, meant in (([call], "tool_use"), ([ir.TextPart(text="Sunny.")], "end_turn")):
+        up = ScriptedUpstream("openai", ir.Response(content=content, stop_reason=None))
+        response, ex = await ask(front, up, user_request(stream=stream, tools=True))
+        assert isinstance(response, ir.Response)
+        assert response.stop_reason is not None and response.stop_reason.kind == meant
+        upstream_stop = (
+            next(e for e in ex.upstream_events if isinstance(e, ir.Done)).stop_reason
+            if stream
+            else ex.upstream_response.stop_reason
+        )
+        assert upstream_stop is None  # the trace keeps what the upstream said

@@ -20,6 +20,7 @@ from harness.wire.http import HttpResponse
 
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+_LOCALIZED = "type.googleapis.com/google.rpc.LocalizedMessage"
 _DURATION = re.compile(r"(\d{1,9}(?:\.\d{1,9})?)s")
 
 # google.rpc status string -> (error kind, the HTTP status Google sends it with).
@@ -144,9 +145,18 @@ def error_object(error: ir.IRError) -> tuple[int, dict[str, Any]]:
     if known is not None and known[0] is error.kind:
         # Keep the provider's own status string (e.g. FAILED_PRECONDITION) when it means the same kind.
         status, http = error.code or status, known[1]
-    body: dict[str, Any] = {"code": http, "message": error.message, "status": status}
+    details: list[dict[str, Any]] = []
+    if error.kind is ir.ErrorKind.AUTH and error.code == "INVALID_ARGUMENT":
+        # Google's answer to a wrong API key (decoded to `auth` from its reason) goes back as Google sends it.
+        http, status = 400, "INVALID_ARGUMENT"
+        service = {"service": "generativelanguage.googleapis.com"}
+        info = {"@type": _ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": service}
+        details += [info, {"@type": _LOCALIZED, "locale": "en-US", "message": error.message}]
     if error.retry_after is not None:
-        body["details"] = [{"@type": _RETRY_INFO, "retryDelay": _duration(error.retry_after)}]
+        details.append({"@type": _RETRY_INFO, "retryDelay": _duration(error.retry_after)})
+    body: dict[str, Any] = {"code": http, "message": error.message, "status": status}
+    if details:
+        body["details"] = details
     return http, {"error": body}
 
 

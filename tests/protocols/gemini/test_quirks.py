@@ -35,6 +35,22 @@ def test_plain_json_error_on_sse_endpoint() -> None:
         assert (terminal.error.kind, terminal.error.status, terminal.error.code) == ("auth", 400, "INVALID_ARGUMENT")
 
 
+def test_api_key_invalid_is_encoded_back_as_400_invalid_argument() -> None:
+    """A wrong key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID, which decodes to `auth`: encoded again
+    (a Gemini client behind a proxy that translates Gemini to Gemini) it stays Google's 400, not a 401."""
+    (item,) = corpus("error-400-api-key-invalid-stream-request.yaml")
+    error = CODEC.decode_error(item.response.status, item.response.headers, item.response.body)
+    assert (error.kind, error.status, error.code) == (ir.ErrorKind.AUTH, 400, "INVALID_ARGUMENT")
+    encoded = CODEC.encode_error(error)
+    assert encoded.status == 400
+    body = json.loads(encoded.body)["error"]
+    assert (body["code"], body["status"]) == (400, "INVALID_ARGUMENT")
+    assert body == json.loads(item.response.body)["error"]  # as Google sends it, details and all
+    assert CODEC.decode_error(encoded.status, encoded.headers, encoded.body).kind is ir.ErrorKind.AUTH
+    other = ir.IRError.of(ir.ErrorKind.AUTH, "bad key", code="invalid_api_key")  # another provider's auth error
+    assert CODEC.encode_error(other).status == 401
+
+
 def test_thought_signature_on_first_text_after_thoughts() -> None:
     """Gemini 2.5 Pro puts the thoughtSignature on the first answer part, not on the thought parts."""
     events = decode_stream(corpus("sse-stream-thoughts-crlf.yaml")[0].response.body)
