@@ -18,6 +18,7 @@ from harness.capture import Interaction, load_interactions
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.record.chunks import event_boundaries, split_by_lengths
 from harness.record.scrub import REDACTED, SECRET_QUERY_KEYS, rules, scrub_body, scrub_headers, scrub_url
+from harness.scenarios.resolve import split_scenario
 
 TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Response headers about how the recorded body travelled; once the body is stored decoded they no longer apply."""
@@ -140,7 +141,7 @@ def _host(url: str) -> tuple[str, int | None]:
 def own_layout(url: str) -> tuple[str, str] | None:
     """(protocol, path at the provider) of a URL in the harness's own layout, `<base>/<backend>/<provider path>`,
     as its reference recordings and its replay server have them; None for any other URL."""
-    path = urlsplit(url).path
+    _, path = split_scenario(urlsplit(url).path)  # `<backend>/_s/<scenario>/...`: the scenario is ours, not the wire's
     first, _, rest = path.lstrip("/").partition("/")
     if first in registry.names() and any(p.fullmatch(f"/{rest}") for p in _paths_of(first)):
         return first, f"/{rest}"
@@ -151,7 +152,7 @@ def detect_protocol(url: str) -> str:
     """The protocol or profile a recorded request URL speaks: the ones whose request path has this shape, then,
     of several, the one whose real endpoint has this host. ImportFailure names the candidates when that leaves
     more or fewer than one."""
-    path = urlsplit(url).path
+    _, path = split_scenario(urlsplit(url).path)
     by_path = [n for n in registry.names() if any(p.fullmatch(path) for p in _paths_of(n))]
     if len(by_path) == 1:
         return by_path[0]

@@ -100,7 +100,14 @@ def events_for_merge(
     for case in cases:
         counts[case.verdict] = counts.get(case.verdict, 0) + 1
     started = RunStarted(
-        run_id, [c.case_id for c in cases], first["frontends"], first["backends"], first["scenarios"], sut=first["sut"]
+        run_id,
+        [c.case_id for c in cases],
+        first["frontends"],
+        first["backends"],
+        first["scenarios"],
+        sut=first["sut"],
+        descriptions=first.get("scenario_descriptions", {}),
+        rerun=first.get("rerun_options", []),
     )
     errors = [c.case_id for c in cases if c.verdict.is_harness_error]
     deviating = [c.case_id for c in cases if c.deviations]

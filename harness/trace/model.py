@@ -234,9 +234,16 @@ class RunTrace(_Model):
         return Run(self.role, self.client, self.upstream, self.scenario, self.stream)
 
     def steady(self) -> RunTrace:
-        """The trace without what differs between two runs of the same matrix on the same bytes: its timings and
-        the proxy's trace id (random per exchange). Reports of steady traces compare byte for byte."""
-        return self.model_copy(update={"trace_id": None, "timings": Timings()})
+        """The trace without what differs between two runs of the same matrix on the same bytes: its timings (also
+        each wire chunk's) and the proxy's trace id (random per exchange). Reports of steady traces compare byte
+        for byte."""
+        wire = self.wire.model_copy(
+            update={
+                "upstream_times_ms": [0.0] * len(self.wire.upstream_times_ms),
+                "frontend_times_ms": [0.0] * len(self.wire.frontend_times_ms),
+            }
+        )
+        return self.model_copy(update={"trace_id": None, "timings": Timings(), "wire": wire})
 
 
 class DivergenceJSON(_Model):

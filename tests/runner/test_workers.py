@@ -5,6 +5,7 @@ shards cover the matrix once and join into the unsharded run's report."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,10 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> None:
-    serial = files(write_run(options(tmp_path / "serial", jobs=1)))
-    parallel = files(write_run(options(tmp_path / "parallel", jobs=2)))
+    # The same folder for both: the page names its own folder in the commands it offers (`conformance diff`).
+    serial = files(write_run(options(tmp_path, jobs=1)))
+    shutil.rmtree(tmp_path / "run")
+    parallel = files(write_run(options(tmp_path, jobs=2)))
     assert serial.keys() == parallel.keys()
     assert {"index.html", "junit.xml", "summary.json"} < serial.keys()
     assert len([name for name in serial if name.startswith("cases/")]) == 3 * 3 * 3 * 2
@@ -144,21 +147,23 @@ def test_parse_shard() -> None:
 def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: int) -> None:
     """The shards (the last one run in worker processes) joined by `report --merge`: the unsharded run's cases,
     reports byte for byte, and gate decision."""
-    whole_opts = options(tmp_path / "whole", jobs=1, run_id="joined")
+    whole_opts = options(tmp_path / "out", jobs=1, run_id="joined")
     runner = Runner(whole_opts)
     runner.writers = report_writers(runner.folder)
     gate = runner.run().exit_code
+    whole = files(runner.folder)
+    shutil.rmtree(runner.folder)  # the joined report goes to the same folder: the page names its own folder
     shards = []
     for k in range(1, count + 1):
         jobs = 2 if k == count else 1
         shards.append(write_run(options(tmp_path / "shards", jobs=jobs, run_id=f"s{k}", shard=(k, count))))
-    out = tmp_path / "merged" / "joined"
+    out = tmp_path / "out" / "joined"
     assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == gate == 1
     merged = files(out)
     cases = [CaseResult.model_validate_json(text) for name, text in merged.items() if name.startswith("cases/")]
     assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in whole_opts.results)
     assert len(cases) == 3 * 3 * 3 * 2
-    assert merged == files(runner.folder)
+    assert merged == whole
 
 
 def test_joining_refuses_a_missing_or_doubled_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
