@@ -123,3 +123,12 @@ def test_a_gateway_that_is_not_installed_is_exit_2_with_its_install_command(
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(_args(tmp_path)) == 2
     assert "'no-such-gateway-binary' not found; pip install x" in capsys.readouterr().err
+
+
+def test_the_help_names_every_gated_gateway(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.gateways.specs import GATEWAYS
+
+    with pytest.raises(SystemExit):
+        main(["gateway", "--help"])
+    joined = "".join(capsys.readouterr().out.split())  # argparse wraps long lines, also at hyphens
+    assert all(name in joined for name in GATEWAYS), joined
