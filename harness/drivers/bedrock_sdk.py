@@ -134,7 +134,9 @@ def _tool_config(request: ir.Request) -> dict[str, Any] | None:
     tools = []
     for tool in request.tools:
         spec: dict[str, Any] = {"name": tool.name, "inputSchema": {"json": tool.parameters}}
-        if tool.description is not None:
+        # Converse's description takes at least one character (boto3 refuses an empty one before sending): an
+        # empty description says nothing, and is sent as none.
+        if tool.description:
             spec["description"] = tool.description
         tools.append({"toolSpec": spec})
     config: dict[str, Any] = {"tools": tools}

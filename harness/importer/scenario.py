@@ -64,7 +64,29 @@ def requirements(request: ir.Request, reply: ReplyOk | ReplyError, expect: Expec
         needs.add(Capability.JSON_SCHEMA)
     if request.stop:
         needs.add(Capability.STOP_SEQUENCES)
+    if request.top_p is not None:
+        needs.add(Capability.TOP_P)
+    needs |= _answer_needs(reply)
     return sorted(needs)
+
+
+def _answer_needs(reply: ReplyOk | ReplyError) -> set[Capability]:
+    """What a party must be able to say to carry this answer, as the committed scenarios declare it: a length
+    stop, a stream that begins with an error, and the error kinds not every protocol names."""
+    needs: set[Capability] = set()
+    error = reply.error if isinstance(reply, ReplyError) else None
+    if isinstance(reply, ReplyOk):
+        if reply.stop_reason.kind == "max_tokens":
+            needs.add(Capability.STOP_MAX_TOKENS)
+        if reply.midstream_error is not None:
+            error = reply.midstream_error.error
+            if reply.midstream_error.after_events == 1:
+                needs.add(Capability.STREAM_ERROR_FIRST)
+    if error is not None and error.kind == ir.ErrorKind.NOT_FOUND:
+        needs.add(Capability.NOT_FOUND_ERROR)
+    if error is not None and error.kind == ir.ErrorKind.OVERLOADED:
+        needs.add(Capability.OVERLOADED_ERROR)
+    return needs
 
 
 def build(

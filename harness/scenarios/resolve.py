@@ -85,8 +85,13 @@ def _score(a: Any, b: Any) -> int:
     return 1 if a == b else 0
 
 
-def resolve(request: ir.Request, scenarios: Sequence[Scenario], *, named: str | None = None) -> Scenario:
-    """The scenario `request` was made from; `named` is the one its URL names (`split_scenario`), if any."""
+def resolve(
+    request: ir.Request, scenarios: Sequence[Scenario], *, named: str | None = None, prefer: str | None = None
+) -> Scenario:
+    """The scenario `request` was made from; `named` is the one its URL names (`split_scenario`), if any. When
+    several scenarios share the request's content and `prefer` is one of them, it is that one (a recording of a
+    real provider has no scenario in its URL, and imported captures may share a prompt; its cassette file names
+    the scenario it belongs to)."""
     by_id = {s.id: s for s in scenarios}
     if named is not None:
         if named not in by_id:
@@ -103,6 +108,8 @@ def resolve(request: ir.Request, scenarios: Sequence[Scenario], *, named: str | 
     exact = [s for s in scenarios if _content_key(s.request_for()) == key]
     if len(exact) == 1:
         return exact[0]
+    if prefer is not None and any(s.id == prefer for s in exact):
+        return by_id[prefer]
     ranked = sorted(scenarios, key=lambda s: -_score(_content_key(s.request_for()), key))[:3]
     hints = [f"{s.id} (differs at {_first_difference(_content_key(s.request_for()), key)})" for s in ranked]
     reason = "several scenarios share this content" if exact else "no scenario has this content"

@@ -315,3 +315,11 @@ def test_a_socket_url_through_httpx2_and_through_botocore_itself(stream: bool) -
         via_botocore = DRIVER.run(request, stream=stream, base_url=url, http_client=None)
     assert via_httpx == via_botocore
     assert all(c.passed for c in evaluate(SCENARIOS["tool-call-parallel"], via_httpx))
+
+
+def test_an_empty_tool_description_is_sent_as_none_as_converse_takes_no_empty_one() -> None:
+    tool = ir.Tool(name="lookup", description="", parameters={"type": "object", "properties": {}})
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])], tools=[tool])
+    config = bedrock_sdk._tool_config(request)
+    assert config is not None
+    assert config["tools"] == [{"toolSpec": {"name": "lookup", "inputSchema": {"json": tool.parameters}}}]

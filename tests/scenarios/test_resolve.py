@@ -53,3 +53,12 @@ def test_a_scenario_id_model_and_unique_content_still_resolve() -> None:
     basic = next(s for s in SCENARIOS if s.id == "text-basic")
     assert resolve(basic.request_for("error-auth-401"), SCENARIOS).id == "error-auth-401"
     assert resolve(basic.request_for("gpt-4o-mini"), SCENARIOS).id == "text-basic"
+
+
+def test_a_real_recording_with_shared_content_belongs_to_the_scenario_its_cassette_is_replayed_for() -> None:
+    # A real provider's recorded request names no scenario (its URL is the provider's) and carries a real model;
+    # imported captures often share a prompt. The incoming request's scenario settles it when it is among them.
+    request = next(s for s in SCENARIOS if s.id == "error-rate-limit-429").request_for("claude-sonnet-4-5")
+    assert resolve(request, SCENARIOS, prefer="error-overloaded").id == "error-overloaded"
+    with pytest.raises(NoScenarioError, match="several scenarios share this content"):
+        resolve(request, SCENARIOS, prefer="text-basic")  # not one of those sharing it: no guess
