@@ -84,12 +84,15 @@ def _order(d: Divergence) -> tuple[int, int, str]:
 
 def normalize_pair(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> tuple[View, View]:
     """Both views as they are compared: each normalized with `rules`, then the equivalences between the two
-    (absent usage details read as 0, an incomplete stream told two ways) taken out."""
+    (absent usage details read as 0, an error-first stream answered with its HTTP status, an incomplete stream
+    told two ways) taken out."""
     each = tuple(rule for rule in rules if rule is not normalize.empty_text_blocks)
     a, b = normalize.apply(left, each), normalize.apply(right, each)
     if len(each) < len(rules):  # empty text blocks are an equivalence between the two runs, not of each
         a, b = normalize.empty_text_pair(a, b)
     a, b = normalize.usage_details_zero(a, b)
+    if normalize.failed_before_content in rules:
+        a, b = normalize.error_first_answered_with_status(a, b)
     return normalize.incomplete_stream(a, b)
 
 

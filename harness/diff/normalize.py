@@ -385,6 +385,26 @@ def usage_details_zero(left: View, right: View) -> tuple[View, View]:
     return a, b
 
 
+def error_first_answered_with_status(left: View, right: View) -> tuple[View, View]:
+    """A stream whose only event is an error (the reference: an SDK stream error, no HTTP status) that the proxy
+    answers with that error's HTTP status before committing to a 200 gives the client the same error, and
+    earlier: the SDK raises its status error (`rate_limit` for a 429) instead of a stream error. That is what a
+    proxy should do (a 200 it cannot take back is the bug), so the status and the exception class are compared as
+    the reference's when the error's kind is the same. Not the other way round: a request-level HTTP error sent
+    as a 200 stream loses its status (LiteLLM A4). Run after `failed_before_content`, which emptied both answers."""
+    a, b = json_copy(left), json_copy(right)
+    ref, got = a.get("error"), b.get("error")
+    if not (isinstance(ref, dict) and isinstance(got, dict)) or a.get("exception") != "stream_error":
+        return a, b
+    answered = ref.get("status") is None and b.get("exception") != "stream_error"  # a status error, raised early
+    empty = all(view.get(key) is None for view in (a, b) for key in ("events", "response"))
+    if answered and empty and ref.get("kind") == got.get("kind"):
+        if "status" in got:  # a declared loss may have removed the status already
+            got["status"] = None
+        b["exception"] = a["exception"]
+    return a, b
+
+
 def _terminal_error(view: View) -> dict[str, Any] | None:
     events = view.get("events") or []
     if events and events[-1].get("kind") == "error":

@@ -178,7 +178,9 @@ def _error_checks(
         out.append(_check("error.retry_after", ok, want.retry_after, seen.retry_after))
     if want.exception is not None:
         actual = {"neutral": seen.exception, "class": seen.exception_class}
-        out.append(_check("error.exception", seen.exception == want.exception, want.exception.value, actual))
+        wanted = want.exception if isinstance(want.exception, list) else [want.exception]
+        shown = [e.value for e in wanted] if len(wanted) > 1 else wanted[0].value
+        out.append(_check("error.exception", seen.exception in wanted, shown, actual))
     return out
 
 

@@ -176,8 +176,9 @@ class ErrorExpectation(ScenarioModel):
     """HTTP status, or the statuses accepted (e.g. [529, 503] for overloaded); omit to not check."""
     retry_after: float | None = Field(default=None, ge=0)
     """Seconds of Retry-After the SDK must expose (checked on SDKs that surface it)."""
-    exception: SdkException | None = None
-    """Neutral name of the SDK exception class; omit when the SDK is not expected to raise."""
+    exception: SdkException | list[SdkException] | None = None
+    """Neutral name of the SDK exception class, or the classes accepted (an error-first stream raises a stream
+    error, or the status error of its kind when a proxy answers it with its HTTP status); omit to not check."""
 
 
 class Expectations(ScenarioModel):

@@ -299,6 +299,24 @@ def test_a_stream_that_failed_before_content_is_its_error_alone() -> None:
     assert compare(opened, _failed(None, ir.IRError.of(ir.ErrorKind.AUTH, "no"))) != []
 
 
+def test_litellm_answers_an_error_first_stream_with_its_http_status() -> None:
+    # LiteLLM reads a Gemini stream whose only chunk is a 429 error before sending anything, and answers 429: the
+    # client raises RateLimitError where the provider's client raised a stream error. Same error, and earlier.
+    throttled = ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down")
+    opened = [ir.MessageStart(id="m"), ir.ErrorEvent(error=throttled)]
+    stream = {**_failed(opened, throttled), "exception": "stream_error"}
+    answered = {**_failed(None, throttled.model_copy(update={"status": 429})), "exception": "rate_limit"}
+    assert compare(stream, answered) == []
+    # Another kind is another error, and the other way round (an HTTP 401 sent as a 200 stream) loses the status.
+    server = {**_failed(None, ir.IRError.of(ir.ErrorKind.SERVER, "x").model_copy(update={"status": 500})),
+              "exception": "server_error"}  # fmt: skip
+    assert compare(stream, server) != []
+    auth = ir.IRError.of(ir.ErrorKind.AUTH, "no")
+    http_401 = {**_failed(None, auth.model_copy(update={"status": 401})), "exception": "auth"}
+    as_stream = {**_failed([ir.MessageStart(id="m"), ir.ErrorEvent(error=auth)], auth), "exception": "stream_error"}
+    assert [d.path for d in compare(http_401, as_stream)] == ["error.status", "exception"]
+
+
 def test_an_empty_text_block_is_no_content_and_the_blocks_after_it_are_renumbered() -> None:
     thinking = [ir.ThinkingStart(index=1), ir.ThinkingDelta(index=1, text="hm"), ir.ThinkingEnd(index=1, signature="s")]
     answer = [ir.TextStart(index=2), ir.TextDelta(index=2, text="No."), ir.TextEnd(index=2)]

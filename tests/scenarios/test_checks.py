@@ -105,6 +105,21 @@ def test_rate_limit_checks_kind_status_retry_after_and_exception() -> None:
     assert checks["error.exception"].actual == {"neutral": "rate_limit", "class": "openai.RateLimitError"}
 
 
+def test_litellm_answers_an_error_first_stream_with_429_which_is_the_same_error() -> None:
+    # LiteLLM reads a Gemini stream whose only chunk is a 429 error and answers 429: google-genai raises its
+    # ClientError (rate_limit) where the provider's own stream raised a stream error. Both are admitted.
+    error = ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down")
+    for exception in (SdkException.STREAM_ERROR, SdkException.RATE_LIMIT):
+        seen = SdkResult(error=error, exception_class="x", exception=exception)
+        checks = _by_name(evaluate(SCENARIOS["stream-error-first"], seen))
+        assert checks["error.exception"].passed, exception
+    seen = SdkResult(error=error, exception_class="x", exception=SdkException.SERVER_ERROR)
+    checks = _by_name(evaluate(SCENARIOS["stream-error-first"], seen))
+    assert (checks["error.exception"].passed, checks["error.exception"].expected) == (
+        False, ["stream_error", "rate_limit"]
+    )  # fmt: skip
+
+
 def test_missing_retry_after_fails_unless_the_sdk_cannot_surface_it() -> None:
     error = ir.IRError.of(ir.ErrorKind.THROTTLED, "slow down", status=429)
     seen = SdkResult(error=error, exception=SdkException.RATE_LIMIT)
