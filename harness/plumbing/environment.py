@@ -74,22 +74,29 @@ def proxy_config(
     return ProxyConfig(models=tuple(routes), source="<conformance run>")
 
 
+EXCHANGE_WAIT_S = 5.0
+"""How long a socket-mode run waits for the proxy's server thread to file its exchange after the client is done
+(the tap files it once the response is sent, which can be just after the client read its last byte)."""
+
+
 @dataclass
 class ExchangeSink:
     """The proxy's trace tap: exchanges by run key."""
 
     exchanges: dict[str, Exchange] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    filed: threading.Condition = field(default_factory=threading.Condition)
 
     def __call__(self, exchange: Exchange) -> None:
         key = exchange.frontend_headers.get(RUN_HEADER)
         if key:
-            with self.lock:
+            with self.filed:
                 self.exchanges[key] = exchange
+                self.filed.notify_all()
 
-    def pop(self, key: str) -> Exchange | None:
-        """The exchange of one run, if the proxy saw it."""
-        with self.lock:
+    def pop(self, key: str, wait_s: float = 0.0) -> Exchange | None:
+        """The exchange of one run, if the proxy saw it, waiting up to `wait_s` seconds for it to be filed."""
+        with self.filed:
+            self.filed.wait_for(lambda: key in self.exchanges, timeout=wait_s)
             return self.exchanges.pop(key, None)
 
 
@@ -164,11 +171,16 @@ class Environment:
                 yield external
             return
         session = Session(self.base_url, self.client(run.key, run.client))
+        completed = False
         try:
             with session.http:
                 yield session
+            completed = True
         finally:
-            session.exchange = self.exchanges.pop(run.key)
+            # Over a socket the proxy files the exchange on its own thread: a run that completed waits for it
+            # (bounded); a run that raised (nothing sent, say) takes what is there.
+            wait = EXCHANGE_WAIT_S if self.server is not None and completed else 0.0
+            session.exchange = self.exchanges.pop(run.key, wait)
 
     def close(self) -> None:
         """Stop the servers and the loop; release upstream clients."""
