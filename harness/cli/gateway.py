@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "no proxy bug beyond gateways/NAME/conformance-known.toml; 1: a new one; 2: it could not be gated."
         ),
     )
-    p.add_argument("name", help="litellm, portkey, ccr, litellm-responses or codex-rosetta")
+    p.add_argument("name", help="a gateway gated here: its folder under gateways/ (docs/gateways.md lists them)")
     p.add_argument("--home", type=Path, help="the gateway's install folder (default: gateways/NAME)")
     p.add_argument("--port", type=int, default=0, help="gateway port on 127.0.0.1 (default: a free one)")
     p.add_argument("--replay-port", type=int, default=0, help="replay server port (default: a free one)")
