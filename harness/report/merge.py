@@ -10,13 +10,12 @@ longest shard's: the shards ran side by side).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from harness.report.model import ReportError
-from harness.report.summary import validate_summary
+from harness.report.rerender import read_summary
 from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code
 from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
 from harness.trace.writer import case_file_name
@@ -28,14 +27,7 @@ SAME_MATRIX = ("frontends", "backends", "scenarios", "sut")
 def shard_summary(run_dir: Path) -> dict[str, Any]:
     """A shard's summary.json, validated, with its `shard` entry (ReportError otherwise)."""
     path = run_dir / "summary.json"
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read the shard's summary: {exc}") from exc
-    try:
-        validate_summary(data)
-    except ReportError as exc:
-        raise ReportError(f"{path}: {exc}") from exc
+    data = read_summary(path, "the shard's summary")
     if "shard" not in data:
         raise ReportError(f"{path}: not a shard's report (run with --shard K/N)")
     return data

@@ -21,19 +21,22 @@ from harness.trace import CaseResult, TraceError, Verdict, read_case
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
 
 
-def _previous_summary(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / "summary.json"
-    if not path.is_file():
-        return None
+def read_summary(path: Path, what: str) -> dict[str, Any]:
+    """A summary.json, read and validated; ReportError naming the file and `what` it was read as otherwise."""
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read the previous summary: {exc}") from exc
+        raise ReportError(f"{path}: cannot read {what}: {exc}") from exc
     try:
         validate_summary(data)
     except ReportError as exc:
         raise ReportError(f"{path}: {exc}") from exc
     return data
+
+
+def _previous_summary(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / "summary.json"
+    return read_summary(path, "the previous summary") if path.is_file() else None
 
 
 def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
