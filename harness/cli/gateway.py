@@ -89,20 +89,21 @@ def _client_key() -> str:
 def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path, keys: dict[str, str]) -> int:
     from rich.console import Console
 
-    from harness.cli.run import harness_error_line
+    from harness.cli.run import gate_text, harness_error_line
     from harness.gateways import render
     from harness.gateways.launch import GatewayStartError, free_port, running
     from harness.plumbing import SetupError, SutClient
     from harness.plumbing.keys import CLIENT_KEY_ENV
     from harness.plumbing.sut_client import SutClientError, load_headers
     from harness.protocols.registry import UnknownProtocolError
-    from harness.report import ProgressWriter, report_writers
+    from harness.report import ProgressWriter, TerminalWriter, file_writers
     from harness.runner.engine import Runner
     from harness.runner.known import KnownFileError, load_known, write_known
     from harness.runner.plan import RunOptions
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
-    console = Console(quiet=args.quiet)
+    console = Console()
+    quiet = Console(quiet=args.quiet)  # what -q leaves out; the report path and the gate line always print
     known = args.known or home / "conformance-known.toml"
     replay_port = args.replay_port or free_port()
     port = args.port or free_port()
@@ -136,14 +137,15 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
     )
     kept = args.reports / str(options.run_id) / "gateway"
-    console.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
+    quiet.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
     try:
         runner = Runner(options)
-        runner.writers = report_writers(runner.folder, None if args.quiet else console)
+        terminal = TerminalWriter(console, summary=not args.quiet, gate=False)
+        runner.writers = [*file_writers(runner.folder), terminal]
         if not args.quiet:
             runner.writers.insert(0, ProgressWriter(Console(stderr=True)))
         with running(launch) as process:
-            console.print(f"{spec.name} ready on 127.0.0.1:{port} (pid {process.pid}); replay on {replay_url}")
+            quiet.print(f"{spec.name} ready on 127.0.0.1:{port} (pid {process.pid}); replay on {replay_url}")
             finished = runner.run()
         if args.update_known:
             update = write_known(known, options.results, load_known(known))
@@ -154,7 +156,9 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         return _fail(str(exc))
     finally:
         _keep(kept, [config, launch.log], keys)
-    console.print(f"report: {runner.folder / 'index.html'}")
+    console.print(f"report: {runner.folder / 'index.html'}", soft_wrap=True)
+    if terminal.report is not None and not args.update_known:
+        console.print(gate_text(terminal.report), soft_wrap=True)
     if finished.harness_errors:
         return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
