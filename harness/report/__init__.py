@@ -1,5 +1,6 @@
-"""Report writers, one per format, each consuming the runner's events (RunStarted, CaseFinished*, RunFinished):
-`index.html` (triage view), `junit.xml`, `summary.json`, the terminal summary, and the progress of a run.
+"""Report writers, one per format, each consuming the runner's events (RunStarted, CaseJudged* as units of runs
+finish, CaseFinished* in plan order, RunFinished): `index.html` (triage view), `junit.xml`, `summary.json`, the
+terminal summary, and the progress of a run (which counts CaseJudged).
 
 The runner uses `report_writers(reports/<run-id>, console)`; `conformance report` replays a finished run's
 case traces through the same writers (`events_for_run` + `emit`), so there is one code path.
