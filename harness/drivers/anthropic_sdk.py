@@ -15,6 +15,7 @@ from harness.drivers.base import (
     DECODE_ERRORS,
     DUMMY_API_KEY,
     SdkResult,
+    UnexpressibleAnswer,
     UnsupportedRequest,
     decode_failure,
     error_from_status,
@@ -172,7 +173,7 @@ def response_to_ir(message: Message) -> ir.Response:
             raw = json.dumps(block.input, ensure_ascii=False, separators=(",", ":"))
             content.append(ir.ToolCallPart(id=block.id, name=block.name, arguments=block.input, arguments_raw=raw))
         else:
-            raise UnsupportedRequest(f"anthropic: content block {block.type!r} has no IR form")
+            raise UnexpressibleAnswer(f"anthropic: content block {block.type!r} has no IR form")
     return ir.Response(
         id=message.id,
         model=message.model,
@@ -232,7 +233,7 @@ class _StreamState:
             if block.input:
                 b.delta(index, json.dumps(block.input, ensure_ascii=False, separators=(",", ":")))
         else:
-            raise UnsupportedRequest(f"anthropic: content block {block.type!r} has no IR form")
+            raise UnexpressibleAnswer(f"anthropic: content block {block.type!r} has no IR form")
 
     def end(self) -> list[ir.StreamEvent]:
         if not self.stopped:

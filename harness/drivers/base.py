@@ -56,6 +56,11 @@ class UnsupportedRequest(ValueError):
     """The IR request asks for something this SDK cannot express (a scenario that should not run here)."""
 
 
+class UnexpressibleAnswer(UnsupportedRequest):
+    """The answer the SDK returned holds something the IR has no form for (an Anthropic `server_tool_use` block):
+    a scenario that cannot run here when a backend sent it, a fault of the proxy when only its answer has it."""
+
+
 @runtime_checkable
 class Driver(Protocol):
     """One SDK client speaking one frontend protocol."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
-from harness.drivers.base import SdkResult, UnsupportedRequest
+from harness.drivers.base import SdkResult, UnexpressibleAnswer, UnsupportedRequest
 from harness.ir import Capability
 from harness.plumbing import Environment, Session
 from harness.protocols import registry
@@ -25,6 +25,8 @@ from harness.trace.model import Check, RunTrace, SdkView, Timings, Wire
 REDACTED_KEY = "[REDACTED: planted upstream key]"
 ANSWER_EXCERPT = 160
 """Characters of a proxy's own answer quoted in a reason."""
+UNEXPRESSIBLE_ANSWER = "answer_has_ir_form"
+"""Name of the check that fails when the proxy's answer holds something the IR has no form for."""
 WIRE_EXCERPT = 16_384
 """Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
 
@@ -140,6 +142,8 @@ class _Outcome:
 
     result: SdkResult
     crash: BaseException | None = None
+    unexpressible: str | None = None
+    """Why the proxy's answer has no IR form (translated runs only; see `UnexpressibleAnswer`)."""
 
 
 def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, http: Any) -> _Outcome:
@@ -148,10 +152,21 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
             return _Outcome(driver.list_models(base_url=base_url, http_client=http))
         request = scenario.request_for(run.route, stream=run.stream)
         return _Outcome(driver.run(request, stream=run.stream, base_url=base_url, http_client=http))
+    except UnexpressibleAnswer as exc:
+        # Only the proxy's answer: a backend that sends it makes a baseline run unexpressed, hence the case.
+        if run.role != "translated":
+            raise Unsupported(f"{run.client} SDK: {exc}") from exc
+        return _Outcome(SdkResult(), unexpressible=str(exc))
     except UnsupportedRequest as exc:
         raise Unsupported(f"{run.client} SDK: {exc}") from exc
     except Exception as exc:  # decided by the traceback below: the SDK crashed on the answer, or the harness did
         return _Outcome(SdkResult(exception_class=type(exc).__name__), exc)
+
+
+def _unexpressible_check(why: str, run: Run) -> Check:
+    """The failed `answer_has_ir_form` check of a translated run whose answer holds what its backend never sent."""
+    expected = f"an answer the {run.client} SDK can express from what the {run.backend} backend sent"
+    return Check(name=UNEXPRESSIBLE_ANSWER, passed=False, expected=expected, actual=why)
 
 
 def _frontend_chunks(exchange: Exchange | None) -> tuple[bytes, ...]:
@@ -195,6 +210,8 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     exchange = session.exchange
     result = outcome.result
     checks = _checks(scenario, result, exchange, run) if outcome.crash is None else []
+    if outcome.unexpressible is not None:
+        checks = [_unexpressible_check(outcome.unexpressible, run)]
     error: str | None = None
     if outcome.crash is not None:
         exc = outcome.crash
