@@ -68,6 +68,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
     p.add_argument(
+        "--hooks",
+        metavar="FAULT",
+        help="switch on a catalogued fault in the built-in proxy's translate path (`conformance selftest --list`), "
+        "e.g. to reproduce what `conformance fuzz --hooks FAULT` found",
+    )
+    p.add_argument(
         "--sut",
         metavar="URL",
         help="gate a proxy running elsewhere: translated runs go to URL (baselines stay on the built-in pass-through); "
@@ -198,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
     if args.update_known and not known.parent.is_dir():
         return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
     try:  # a bad known-failures file fails before any case runs
+        if args.hooks and args.sut:
+            raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
+        hooks = _hooks(args.hooks)
         previous = load_known(known)
         client = sut_client(args)
         models = parse_model_overrides(args.upstream_model)
@@ -216,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
         validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
+        hooks=hooks,
         known=known,
         run_id=args.run_id,
         sut=args.sut,
@@ -256,6 +266,18 @@ def run(args: argparse.Namespace) -> int:
     return finished.exit_code
 
 
+def _hooks(name: str | None) -> Any:
+    """The translate hooks of a catalogued fault; ValueError naming the known ones for an unknown name."""
+    if name is None:
+        return None
+    from harness.faults.catalog import by_name
+
+    try:
+        return by_name(name).hooks
+    except KeyError as exc:
+        raise ValueError(f"--hooks: {exc.args[0]}") from exc
+
+
 def rerun_options(args: argparse.Namespace) -> list[str]:
     """The options of this command line that shape every case, for the reports' per-case rerun commands."""
     out: list[str] = []
@@ -264,6 +286,7 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
         ("--cassettes", args.cassettes, Path("cassettes")),
         ("--known", args.known, None),
         ("--rechunk", args.rechunk, None),
+        ("--hooks", args.hooks, None),
         ("--sut", args.sut, None),
     ):
         if value is not None and value != default:
