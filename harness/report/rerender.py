@@ -15,7 +15,16 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.summary import validate_summary
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard, Writer, gate_code
+from harness.runner.run_events import (
+    CaseFinished,
+    RunFinished,
+    RunnerEvent,
+    RunStarted,
+    Shard,
+    Writer,
+    gate_code,
+    judged_count,
+)
 from harness.trace import CaseResult, TraceError, Verdict, read_case
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
@@ -97,7 +106,9 @@ def events_for_run(
         counts=counts,
         new_proxy_bugs=new_bugs,
         fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
-        exit_code=gate_code(new_bugs, errors, deviating, strict=strict),
+        exit_code=gate_code(
+            new_bugs, errors, deviating, strict=strict, judged=judged_count([c.verdict for c in cases])
+        ),
         harness_errors=errors,
         deviating=deviating,
         strict=strict,

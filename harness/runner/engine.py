@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +38,7 @@ from harness.runner.run_events import (
     Shard,
     Writer,
     gate_code,
+    judged_count,
 )
 from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
@@ -263,6 +265,25 @@ def _reached(outcome: RunResult | None) -> str | None:
     return None
 
 
+REPORT_FILES = ("index.html", "junit.xml", "summary.json")
+"""What a run writes beside its `cases/` folder."""
+
+
+def clear_previous(folder: Path) -> None:
+    """Remove what an earlier run under the same id left in `folder` (its case traces and report files), so a
+    reused `--run-id` (the nox sessions reuse theirs) never mixes old traces into the new run. Nothing else in the
+    folder is touched."""
+    cases = folder / "cases"
+    if cases.is_dir():
+        shutil.rmtree(cases)
+    for name in REPORT_FILES:
+        (folder / name).unlink(missing_ok=True)
+
+
+class NothingToJudge(ValueError):
+    """The plan holds no case: a gate that judged nothing must not pass (the message names the cause)."""
+
+
 def worker_main(conn: Connection, config: WorkerConfig) -> None:
     """A worker's life: build the runner once, then run each task it is sent until told to stop."""
     runner = CaseRunner(config.options, config.scenarios, config.backends)
@@ -375,12 +396,16 @@ class Runner:
         anything runs when the environment cannot be built (a replay port that cannot be bound, a system under
         test that does not answer)."""
         started = time.perf_counter()
+        if not self.cases:
+            raise NothingToJudge(self._why_no_case())
         known = load_known(self.options.known)
         options = dataclasses.replace(self.options, run_id=self.run_id)
         runner = CaseRunner(options, self.scenarios, self.plan.run_backends) if self.jobs <= 1 else None
         try:
             if runner is not None:
                 runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
+            if self.options.write_traces:
+                clear_previous(self.folder)
             self._emit(
                 RunStarted(
                     self.run_id,
@@ -400,6 +425,30 @@ class Runner:
                 runner.close()
         return self._finish(results, known, started)
 
+    def _why_no_case(self) -> str:
+        """Why the plan holds no case, in words the user can act on: no recordings, or filters that match nothing."""
+        options = self.options
+        if options.backends is None and not self.plan.backends:
+            folder = options.cassettes
+            state = "does not exist" if not folder.exists() else "holds no backend's recordings (cassettes/<backend>/)"
+            return f"nothing to judge: --cassettes {folder} {state}; no backend to run against"
+        filters = [
+            f"{flag} {','.join(value)}"
+            for flag, value in (
+                ("--frontend", options.frontends),
+                ("--backend", options.backends),
+                ("--scenario", options.only),
+            )
+            if value is not None
+        ]
+        modes = {(True, False): "", (True,): "--streaming stream", (False,): "--streaming nonstream"}
+        mode = modes.get(tuple(options.streams), "")
+        if mode:
+            filters.append(mode)
+        if options.shard:
+            filters.append(f"--shard {options.shard[0]}/{options.shard[1]}")
+        return f"nothing to judge: no case matches {' '.join(filters) or 'the matrix'}"
+
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
         counts: dict[str, int] = {}
         new_bugs, fixed, errors, deviating = [], [], [], []
@@ -417,13 +466,14 @@ class Runner:
                 deviating.append(result.case_id)
             self.options.results.append(result)
             self._emit(CaseFinished(result))
+        judged = judged_count([r.verdict for r in results])
         finished = RunFinished(
             self.run_id,
             0.0 if self.options.steady else time.perf_counter() - started,
             counts,
             new_bugs,
             fixed,
-            gate_code(new_bugs, errors, deviating, strict=self.options.strict),
+            gate_code(new_bugs, errors, deviating, strict=self.options.strict, judged=judged),
             harness_errors=errors,
             deviating=deviating,
             strict=self.options.strict,
