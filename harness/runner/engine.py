@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
 import shutil
 import time
@@ -44,7 +45,7 @@ from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
-from harness.trace.writer import write_case_text
+from harness.trace.writer import atomic_write_text, write_case_text
 
 STEADY_CLOCK = "SOURCE_DATE_EPOCH"
 """The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
@@ -265,7 +266,9 @@ def _reached(outcome: RunResult | None) -> str | None:
     return None
 
 
-REPORT_FILES = ("index.html", "junit.xml", "summary.json")
+PLAN_FILE = "plan.json"
+"""The cases a run set out to judge, written before the first one runs: a re-render checks the traces against it."""
+REPORT_FILES = ("index.html", "junit.xml", "summary.json", "summary.rerender.json", PLAN_FILE)
 """What a run writes beside its `cases/` folder."""
 
 
@@ -278,6 +281,12 @@ def clear_previous(folder: Path) -> None:
         shutil.rmtree(cases)
     for name in REPORT_FILES:
         (folder / name).unlink(missing_ok=True)
+
+
+def write_plan(folder: Path, run_id: str, case_ids: Sequence[str], rerun: Sequence[str]) -> None:
+    """Write `plan.json`: the run's id, its options and every case it will judge, in order."""
+    doc = {"run_id": run_id, "options": list(rerun), "case_ids": list(case_ids)}
+    atomic_write_text(folder / PLAN_FILE, json.dumps(doc, indent=1) + "\n")
 
 
 class NothingToJudge(ValueError):
@@ -406,6 +415,7 @@ class Runner:
                 runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
             if self.options.write_traces:
                 clear_previous(self.folder)
+                write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun)
             self._emit(
                 RunStarted(
                     self.run_id,
