@@ -5,6 +5,7 @@ not be judged ever passes)."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import traceback
@@ -187,8 +188,11 @@ def run(args: argparse.Namespace) -> int:
     jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         return _fail("--jobs must be at least 1")
-    if args.timeout <= 0:
-        return _fail("--timeout must be a positive number of seconds")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        return _fail(f"--timeout {args.timeout}: must be a positive, finite number of seconds")
+    for flag in ("frontend", "backend", "scenario"):
+        if getattr(args, flag) == []:  # given, but only commas or nothing: never read as "all"
+            return _fail(f"--{flag}: an empty list; name at least one (leave --{flag} out for all)")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
