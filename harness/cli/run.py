@@ -212,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
         hooks = _hooks(args.hooks)
         previous = load_known(known)
+        _note_unsigned(known, previous)
         client = sut_client(args)
         models = parse_model_overrides(args.upstream_model)
     except (KnownFileError, ValueError) as exc:
@@ -268,6 +269,19 @@ def run(args: argparse.Namespace) -> int:
     assert terminal.report is not None  # the runner always ends with RunFinished
     console.print(gate_text(terminal.report), soft_wrap=True)
     return finished.exit_code
+
+
+def _note_unsigned(path: Path, entries: dict[str, Any]) -> None:
+    """Say on stderr when known-failures entries have no signature: they hold a verdict, not a bug."""
+    from harness.runner.known import unsigned
+
+    bare = unsigned(entries)
+    if bare:
+        print(  # noqa: T201
+            f"conformance run: note: {path}: {len(bare)} of {len(entries)} entries have no signature (first: "
+            f"{bare[0]}): a second bug on those cases would hide behind them; `--update-known` adds signatures",
+            file=sys.stderr,
+        )
 
 
 def _hooks(name: str | None) -> Any:

@@ -16,7 +16,7 @@ from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
 from harness.pytest_plugin.rerun import rerun_lines
 from harness.runner.engine import CaseRunner, Runner
-from harness.runner.known import Known, KnownFileError, load_known
+from harness.runner.known import Known, KnownFileError, load_known, matches
 from harness.runner.plan import RunOptions, default_frontends
 from harness.scenarios.loader import ScenarioError
 from harness.trace import Case, CaseResult, DivergenceJSON, Verdict
@@ -315,7 +315,7 @@ class ConformanceItem(pytest.Item):
             # Not the proxy's fault, and not a gate failure in `conformance run` either.
             raise _skip(f"{verdict}: {result.reason}")
         entry = self.state.known.get(self.case.case_id)
-        if entry is not None and entry.verdict == verdict:
+        if entry is not None and matches(entry, result):
             pytest.xfail(f"known {verdict}: {entry.reason}")
         raise ProxyBug(result)
 

@@ -28,7 +28,7 @@ from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
 from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
-from harness.runner.known import Known, load_known
+from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
 from harness.runner.run_events import (
     CaseFinished,
@@ -223,7 +223,18 @@ class CaseRunner:
         if self._known is None:
             self._known = load_known(self.options.known)
         entry = self._known.get(result.case_id)
-        return result if entry is None else result.model_copy(update={"known": entry.reason})
+        # Known only while the entry still holds this bug: same verdict, no part of its signature beyond the entry's
+        # (a harness error or another verdict is never known; a second bug on the case is new).
+        if entry is None or not result.verdict.is_proxy_bug:
+            return result
+        if not matches(entry, result):
+            extra = grown(entry, result) if entry.verdict == result.verdict else []
+            if not extra:
+                return result
+            more = f" (+{len(extra) - 3} more)" if len(extra) > 3 else ""
+            why = f"{result.reason} [new beyond its known-failures entry: {', '.join(extra[:3])}{more}]"
+            return result.model_copy(update={"reason": why})
+        return result.model_copy(update={"known": entry.reason})
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
@@ -466,7 +477,7 @@ class Runner:
             entry = known.get(result.case_id)
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             is_bug = result.verdict.is_proxy_bug
-            if is_bug and not (entry and entry.verdict == result.verdict):
+            if is_bug and not (entry and matches(entry, result)):
                 new_bugs.append(result.case_id)
             if result.verdict.is_harness_error:
                 errors.append(result.case_id)
