@@ -452,3 +452,26 @@ def test_reasoning_with_only_encrypted_content_is_redacted_thinking() -> None:
     response = ir.Response(id="resp_1", model="m", content=[ir.RedactedThinkingPart(data="enc"), ir.TextPart(text="4")])
     events = decode(payloads(response))
     assert events[1] == ir.RedactedThinking(index=0, data="enc") and validate(events) == []
+
+
+@pytest.mark.corpus
+def test_responses_stream_without_sequence_number_decodes_like_the_numbered_one() -> None:
+    # OpenAI's Responses streams before `sequence_number` existed (the API's first weeks, March to April 2025)
+    # carried the same events without it (openai-python added the field to its event types in v1.76); the
+    # corpus's real stream with the field taken out of every event stands for one.
+    body = interactions("stream-text.yaml")[0].response.body
+    bare = [{k: v for k, v in d.items() if k != "sequence_number"} for _, d in sse_payloads(body)]
+    events = decode(bare)
+    assert events == events_of(body)
+    response = accumulate(events).response
+    assert response.content and isinstance(response.stop_reason, ir.StopReason)
+    assert response.stop_reason.kind == "end_turn" and response.usage.output_tokens > 0
+
+
+def test_responses_stream_numbering_some_events_only_is_a_decode_error() -> None:
+    data = payloads()
+    bare = [{k: v for k, v in d.items() if k != "sequence_number"} for d in data]
+    with pytest.raises(DecodeError, match="in a stream whose first event had none"):
+        decode([*bare[:3], data[3], *bare[4:]])
+    with pytest.raises(DecodeError, match="missing after 2: expected an integer, got NoneType"):
+        decode([*data[:3], bare[3], *data[4:]])
