@@ -27,7 +27,7 @@ from harness.protocols.base import DecodeError
 from harness.protocols.openai._json import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
-from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile
 from harness.protocols.openai.response import decode_extras
 from harness.wire.sse import SSEDecoder, SSEEvent
 
@@ -160,6 +160,9 @@ class ChatStreamDecoder:
         thinking = first_reasoning(self.profile, r, delta, path)
         if thinking:
             self._text("thinking", thinking)
+        signature = r.opt_str(delta.get(REASONING_SIGNATURE), f"{path}.{REASONING_SIGNATURE}")
+        if signature is not None:
+            self._sign(signature)
         text = content_text(r, delta.get("content"), f"{path}.content")
         refusal = r.opt_str(delta.get("refusal"), f"{path}.refusal")
         if refusal:
@@ -202,6 +205,16 @@ class ChatStreamDecoder:
         self._events.append(
             ir.TextDelta(index=index, text=text) if kind == "text" else ir.ThinkingDelta(index=index, text=text)
         )
+
+    def _sign(self, signature: str) -> None:
+        """A thinking signature (a profile hook found it): it ends the open thinking block, or an empty one."""
+        if self._open is None or self._open[0] != "thinking":
+            index = self._open_block("thinking")
+            self._events.append(ir.ThinkingStart(index=index))
+        else:
+            index = self._open[1]
+        self._open = None
+        self._events.append(ir.ThinkingEnd(index=index, signature=signature))
 
     def _on_tool_fragment(self, r: Reader, fragment: JSONDict, path: str) -> None:
         wire_index = r.opt_int(fragment.get("index"), f"{path}.index")
