@@ -169,7 +169,7 @@ class ChatStreamDecoder:
             self._refused = True
             text += refusal
         if text:
-            self._text("text", text)
+            self._text("text", text, refusal=bool(refusal) and text == refusal)
         for j, item in enumerate(r.opt_lst(delta.get("tool_calls"), f"{path}.tool_calls")):
             self._on_tool_fragment(r, r.obj(item, f"{path}.tool_calls[{j}]"), f"{path}.tool_calls[{j}]")
 
@@ -196,12 +196,14 @@ class ChatStreamDecoder:
                 if call.ir_index == index:
                     call.closed = True
 
-    def _text(self, kind: Literal["text", "thinking"], text: str) -> None:
+    def _text(self, kind: Literal["text", "thinking"], text: str, *, refusal: bool = False) -> None:
+        """More text or thinking; a text block that opens with `delta.refusal` is a refusal block."""
         if self._open is not None and self._open[0] == kind:
             index = self._open[1]
         else:
             index = self._open_block(kind)
-            self._events.append(ir.TextStart(index=index) if kind == "text" else ir.ThinkingStart(index=index))
+            start = ir.TextStart(index=index, refusal=refusal) if kind == "text" else ir.ThinkingStart(index=index)
+            self._events.append(start)
         self._events.append(
             ir.TextDelta(index=index, text=text) if kind == "text" else ir.ThinkingDelta(index=index, text=text)
         )

@@ -218,7 +218,7 @@ class ResponsesStreamDecoder:
         if item.kind == "message":
             self._items.refused = self._items.refused or part_type == "refusal"
             part = self._items.new_part(item, item.content, index, "text", dense=True)
-            self._out.append(ir.TextStart(index=part.ir_index))
+            self._out.append(ir.TextStart(index=part.ir_index, refusal=part_type == "refusal"))
         else:
             self._thinking_start(item, item.content, index, dense=True)
 
