@@ -193,6 +193,50 @@ def _empty_text_blocks(out: View) -> View:
     return out
 
 
+def text_runs_joined(view: View) -> View:
+    """Adjacent text blocks as one, for a comparison where a wire on the way has no text block boundaries
+    (`ProtocolFacts.text_runs_joined`): adjacent text parts joined, and a text block that opens right after another
+    one closed (usage and provider events between them aside) continued in it; the blocks after it numbered again
+    in order. A dropped or changed text still differs."""
+    return _text_runs_joined(json_copy(view))
+
+
+def _text_runs_joined(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        joined: list[Any] = []
+        for part in response["content"]:
+            last = joined[-1] if joined else None
+            if isinstance(last, dict) and isinstance(part, dict) and last.get("kind") == part.get("kind") == "text":
+                last["text"] = str(last.get("text", "")) + str(part.get("text", ""))
+                continue
+            joined.append(part)
+        response["content"] = joined
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    kept: list[dict[str, Any]] = []
+    alias: dict[Any, Any] = {}
+    for event in events:
+        kind = event.get("kind")
+        if kind == "text_start":
+            last = next((e for e in reversed(kept) if e.get("kind") not in ("usage", "provider_event")), None)
+            if last is not None and last.get("kind") == "text_end":
+                kept.remove(last)
+                alias[event.get("index")] = last.get("index")
+                continue
+        if kind in ("text_delta", "text_end") and event.get("index") in alias:
+            event["index"] = alias[event["index"]]
+        kept.append(event)
+    if alias:
+        order: dict[Any, int] = {}
+        for event in kept:
+            if "index" in event:
+                event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
 def has_empty_text(view: View) -> bool:
     """Whether the view holds an empty text part or a text block that says nothing."""
     return _empty_text_blocks(json_copy(view)) != view
