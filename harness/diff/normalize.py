@@ -193,6 +193,43 @@ def _empty_text_blocks(out: View) -> View:
     return out
 
 
+def _says_nothing(part: dict[str, Any]) -> bool:
+    return part.get("kind") == "thinking" and not part.get("text") and not part.get("signature")
+
+
+def _empty_thinking(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        response["content"] = [p for p in response["content"] if not (isinstance(p, dict) and _says_nothing(p))]
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    started = {e.get("index") for e in events if e.get("kind") == "thinking_start"}
+    said = {e.get("index") for e in events if e.get("kind") == "thinking_delta" and e.get("text")}
+    said |= {e.get("index") for e in events if e.get("kind") == "thinking_end" and e.get("signature")}
+    empty = started - said
+    if not empty:
+        return out
+    kept = [e for e in events if not (e.get("kind", "").startswith("thinking_") and e.get("index") in empty)]
+    order: dict[Any, int] = {}
+    for event in kept:
+        if "index" in event:
+            event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
+def empty_thinking_pair(reference: View, compared: View) -> tuple[View, View]:
+    """A thinking block with no text and no signature says nothing. It is what is left of a signature-only block
+    (Gemini's `thoughtSignature` on a functionCall, Anthropic's thinking with hidden text) once a wire on the way
+    that cannot carry signatures lost it (its losses declare `ThinkingPart.signature`): a translation through that
+    wire has no block at all, so both runs lose theirs when the reference has one (the blocks after it numbered
+    again); one only the proxy's answer has stays compared."""
+    if _empty_thinking(json_copy(reference)) == reference:
+        return reference, compared
+    return _empty_thinking(json_copy(reference)), _empty_thinking(json_copy(compared))
+
+
 def text_runs_joined(view: View) -> View:
     """Adjacent text blocks as one, for a comparison where a wire on the way has no text block boundaries
     (`ProtocolFacts.text_runs_joined`): adjacent text parts joined, and a text block that opens right after another

@@ -23,6 +23,7 @@ from harness.diff.normalize import (
     View,
     apply,
     blocks_in_order,
+    empty_thinking_pair,
     incomplete_stream,
     json_copy,
     opaque_signatures,
@@ -200,6 +201,7 @@ def compared_views(
         left, right = start_usage_reported(left), start_usage_reported(right)
         protocols = protocols_between(reference, compared)
         left, right = apply_losses(left, right, loss_keys(protocols), scope="response")
+        left, right = empty_thinking_pair(left, right)
         if _joins_text_runs(protocols):
             left, right = text_runs_joined(left), text_runs_joined(right)
     if rules:

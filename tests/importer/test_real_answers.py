@@ -1,6 +1,7 @@
 """Our proxy on real answers the corpus does not hold as such, each built from a real capture with one documented
 change: two text blocks of one Anthropic answer through chat-style backends (the backend protocol's loss, never a
-proxy bug, while a dropped block still is one)."""
+proxy bug, while a dropped block still is one); and a real Gemini 3 answer whose signature-only thinking block no
+chat-style or Ollama wire can carry."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 
 from harness import ir
 from harness.capture import load_interactions
-from harness.importer import Imported, from_raw, import_exchange
+from harness.importer import Imported, from_capture, from_raw, import_exchange
 from harness.proxy import HookContext, TranslateHooks
 from harness.runner.engine import Runner
 from harness.runner.plan import RunOptions
+from harness.scenarios.model import ReplyOk
 from harness.wire.sse import iter_sse
 from tests.conftest import corpus_dir
 
@@ -87,3 +89,41 @@ def test_two_anthropic_text_blocks_through_chat_style_backends_are_the_backends_
     Runner(options).run()
     assert len(options.results) == 6
     assert {r.case_id: r.verdict.value for r in options.results} == {r.case_id: verdict for r in options.results}
+
+
+def _signature_only_block_dropped(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
+    return () if isinstance(event, ir.ThinkingStart | ir.ThinkingEnd) else (event,)
+
+
+@pytest.mark.parametrize("hooks", [None, TranslateHooks(on_upstream_event=_signature_only_block_dropped)])
+def test_gemini_signature_only_thinking_block_through_a_backend_without_signatures(
+    tmp_path: Path, hooks: TranslateHooks | None
+) -> None:
+    # Gemini 3 signs its first functionCall (`thoughtSignature`, no thought text): the IR has an empty signed
+    # thinking block before the call. Ollama's and Chat Completions' wires carry no signature (their losses say
+    # `ThinkingPart.signature`), so through them the block is gone and the call comes first: their loss, not a
+    # proxy bug. Through Anthropic, which carries signatures, a proxy that drops the block is caught.
+    exchange = from_capture(corpus_dir("gemini") / "sse-stream-function-call-thought-signature-gemini3.yaml", 0)
+    backends = ["ollama", "openai", "anthropic"]
+    case = import_exchange(exchange, "sig-call", scenarios=tmp_path / "s", cassettes=tmp_path / "c", backends=backends)
+    reply = case.scenario.reply
+    assert isinstance(reply, ReplyOk)
+    thinking = reply.content[0]
+    assert isinstance(thinking, ir.ThinkingPart) and thinking.text == "" and thinking.signature
+    options = RunOptions(
+        scenarios=tmp_path / "s",
+        cassettes=tmp_path / "c",
+        reports=tmp_path / "reports",
+        frontends=["gemini", "anthropic"],
+        backends=backends,
+        only=["sig-call"],
+        streams=(True,),
+        known=tmp_path / "none.toml",
+        hooks=hooks,
+        write_traces=False,
+    )
+    Runner(options).run()
+    verdicts = {r.case_id: r.verdict.value for r in options.results}
+    caught = {c for c in verdicts if "->anthropic," in c} if hooks else set()
+    assert len(verdicts) == 6 and len(caught) == (2 if hooks else 0)
+    assert {c for c, v in verdicts.items() if v != "pass"} == caught
