@@ -94,7 +94,7 @@ class ResponsesStreamDecoder:
         kind = r.str_(data.get("type"), "type")
         if event.event not in ("message", kind):
             r.fail("event", f"SSE event name {event.event!r} is not the data's type {kind!r}")
-        self._sequence(r, r.opt_int(data.get("sequence_number"), f"{kind}.sequence_number"))
+        self._sequence(r, r.opt_int(data.get("sequence_number"), f"{kind}.sequence_number"), kind)
         self._items.r = r
         if kind == "error":
             self._fail(stream_error(data))
@@ -107,15 +107,15 @@ class ResponsesStreamDecoder:
         else:
             self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
-    def _sequence(self, r: Reader, number: int | None) -> None:
+    def _sequence(self, r: Reader, number: int | None, kind: str) -> None:
         if self._numbered is None:
             self._numbered = number is not None
         if not self._numbered:
             if number is not None:
-                r.fail("sequence_number", f"{number} in a stream whose first event had none")
+                r.fail(f"{kind}.sequence_number", f"{number} in a stream whose first event had none")
             return
         if number is None:
-            r.fail("sequence_number", f"missing after {self._seq}: expected an integer, got NoneType")
+            r.fail(f"{kind}.sequence_number", f"missing after {self._seq}: expected an integer, got NoneType")
         if self._seq is None and number != 0:
             r.fail("sequence_number", f"the first event is numbered {number}, not 0")
         if self._seq is not None and number != self._seq + 1:
