@@ -127,3 +127,34 @@ def test_gemini_signature_only_thinking_block_through_a_backend_without_signatur
     caught = {c for c in verdicts if "->anthropic," in c} if hooks else set()
     assert len(verdicts) == 6 and len(caught) == (2 if hooks else 0)
     assert {c for c, v in verdicts.items() if v != "pass"} == caught
+
+
+def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_path: Path) -> None:
+    # Gemini's code execution answer (text, executableCode, codeExecutionResult, text; documented format, see
+    # tests/protocols/gemini/test_code_execution.py) used to abort the decode, so it could not even be imported.
+    from tests.protocols.gemini.test_code_execution import _code_execution_answer
+
+    chunks = _code_execution_answer()
+    (tmp_path / "body.sse").write_bytes(b"".join(b"data: " + json.dumps(o).encode() + b"\r\n\r\n" for o in chunks))
+    prompt = {"role": "user", "parts": [{"text": "Sum the first 50 primes; run code."}]}
+    (tmp_path / "request.json").write_text(json.dumps({"contents": [prompt], "tools": [{"codeExecution": {}}]}))
+    url = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    exchange = from_raw(tmp_path / "body.sse", tmp_path / "request.json", protocol="gemini", url=url)
+    backends = ["anthropic", "openai"]
+    case = import_exchange(exchange, "code-exec", scenarios=tmp_path / "s", cassettes=tmp_path / "c", backends=backends)
+    expect = case.scenario.expect
+    assert (expect.stop_reason, expect.usage_present) == ("end_turn", True)
+    assert expect.text_equals == "I'll compute that with code.The sum of the first 50 prime numbers is 5117."
+    options = RunOptions(
+        scenarios=tmp_path / "s",
+        cassettes=tmp_path / "c",
+        reports=tmp_path / "reports",
+        frontends=["gemini", "anthropic", "openai"],
+        backends=["gemini"],
+        only=["code-exec"],
+        streams=(True,),
+        known=tmp_path / "none.toml",
+        write_traces=False,
+    )
+    Runner(options).run()
+    assert [r.verdict.value for r in options.results] == ["pass"] * 3
