@@ -14,6 +14,7 @@ from harness.proxy import Exchange
 from harness.runner.engine import Runner
 from harness.runner.plan import RunOptions
 from harness.runner.wire_checks import frontend_wire, leaks, text_buffering
+from harness.trace import read_trace_bytes
 from tests.conftest import REPO
 
 STREAM = [
@@ -111,7 +112,8 @@ def test_echoed_upstream_key_is_a_proxy_bug_and_never_reaches_the_trace(tmp_path
     assert [(c.passed, c.actual) for c in leak] == [(False, "upstream key found in sdk, wire")]
     assert planted not in result.model_dump_json()
     assert (
-        planted not in (tmp_path / "leak" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json").read_text()
+        planted.encode()
+        not in read_trace_bytes(tmp_path / "leak" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json.gz")
     )
     error = result.runs["translated"].sdk.error
     assert error is not None and "[REDACTED: planted upstream key]" in error.message
