@@ -53,7 +53,7 @@ async def run(call: Call, frontend: Frontend) -> Response:
         state.counters["untranslatable_requests"] += 1
         message = f"cannot translate the request to {route.upstream.protocol}: {exc}"
         return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
-    outgoing = authorized(codec, encoded, route.upstream)
+    outgoing = authorized(codec, hooks.on_upstream_http(encoded), route.upstream)
     record_outgoing(call, outgoing, route.upstream.protocol)
     opened = await open_upstream(call, outgoing)
     if isinstance(opened, Response):
