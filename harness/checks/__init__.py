@@ -2,7 +2,7 @@
 looks at (`Subject`), and the built-in checks (`builtin`, `scenario`, `wire`, `upstream`)."""
 
 from harness.checks.builtin import CLIENT_CRASH, GRAMMAR, HARNESS_ERROR, LEAK, START_USAGE, UNEXPRESSIBLE_ANSWER
-from harness.checks.lookup import all_specs, run_checks, spec_for, why
+from harness.checks.lookup import all_specs, explain, run_checks, spec_for, why
 from harness.checks.registry import CheckSpec, Scope, Severity, check, declare
 from harness.checks.subject import Subject
 
@@ -20,6 +20,7 @@ __all__ = [
     "all_specs",
     "check",
     "declare",
+    "explain",
     "run_checks",
     "spec_for",
     "why",

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from harness.checks import builtin
 from harness.checks.registry import REGISTRY, CheckSpec, Result, Scope
 from harness.checks.subject import Subject
+from harness.trace.model import CaseResult
 
 
 def spec_for(name: str) -> CheckSpec | None:
@@ -53,3 +54,24 @@ def run_checks(subject: Subject, scopes: Iterable[Scope] | None = None) -> list[
             continue
         out.extend(spec.fn(subject))
     return out
+
+
+def explain(case: CaseResult) -> list[tuple[str, str]]:
+    """(check, why) for what made a case fail: the translated run's failed checks (the other runs' when it has
+    none), and a comparison rule that marks the first divergence (`CheckSpec.divergence_key`)."""
+    builtin.load()
+    out: dict[str, str] = {}
+    runs = [case.runs[r] for r in ("translated", "baseline_frontend", "baseline_backend") if r in case.runs]
+    for run in runs:
+        for check in run.checks:
+            spec = spec_for(check.name)
+            if not check.passed and spec is not None:
+                out.setdefault(check.name, spec.why)
+        if out:
+            break
+    first = case.first_divergence
+    if first is not None:
+        for spec in REGISTRY:
+            if spec.divergence_key and spec.divergence_key in first.path:
+                out.setdefault(spec.name, spec.why)
+    return list(out.items())

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from harness import ir
 from harness.checks import Subject, run_checks, spec_for
 from harness.checks.upstream import EMPTY_FIELDS, HEADERS, TOOL_IDS, UNKNOWN_FIELDS, duplicate_ids
 from harness.faults.upstream_hooks import _ids_from_names
