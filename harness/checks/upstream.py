@@ -1,6 +1,8 @@
 """Checks on the request the proxy sent upstream beyond what the request diff compares in the IR: tool-call ids
 unique within a turn, the headers the provider needs, and the raw body's top-level fields (what the IR cannot
-carry). The tables are each protocol's (`facts.UpstreamRequest`, declared in its own package)."""
+carry). The tables are each protocol's (`facts.UpstreamRequest`, declared in its own package). Every run is
+checked, the baselines too: what the backend's own SDK sends through the pass-through must pass, and triage
+compares the runs (a failure the backend's baseline shares is no proxy bug)."""
 
 from __future__ import annotations
 
@@ -47,7 +49,6 @@ def duplicate_ids(request: ir.Request) -> list[str]:
     TOOL_IDS,
     scope=Scope.REQUEST,
     severity=Severity.PROXY_BUG,
-    translated_only=True,
     why="""Tool-call ids are unique within a turn in the request sent upstream. A proxy that makes ids from the
     function's name (`call_get_weather`) gives two calls of one function the same id: the Anthropic and OpenAI
     APIs reject duplicate or unmatched ids, or the second call and its result are lost and both results point
@@ -74,7 +75,9 @@ def header_findings(table: UpstreamRequest, sent: dict[str, str], client: dict[s
         if rule.client_only:
             if value is not None and client.get(rule.name) != value:
                 found.append(f"{rule.name} ({rule.role}) {value!r} added; the client sent {client.get(rule.name)!r}")
-        elif rule.value is not None and (value is None or not value.lower().startswith(rule.value)):
+        elif value is None and rule.required:
+            found.append(f"{rule.name} ({rule.role}) missing; the provider needs it on every request")
+        elif value is not None and rule.value is not None and not value.lower().startswith(rule.value):
             found.append(f"{rule.name} ({rule.role}) is {value!r}, the provider needs {rule.value!r}")
     return found
 
@@ -83,11 +86,12 @@ def header_findings(table: UpstreamRequest, sent: dict[str, str], client: dict[s
     HEADERS,
     scope=Scope.HEADERS,
     severity=Severity.PROXY_BUG,
-    translated_only=True,
     why="""The request headers the provider reads (version, beta flags, content type; the backend's table in its
     facts) are what its own clients send: a missing `anthropic-version` is answered 400, and a fixed
     `anthropic-beta` added to every request switches on behaviour no client asked for (issue 21, seen in a
-    gateway). A beta flag may only travel when the client sent it.""",
+    gateway). A beta flag may only travel when the client sent it. Checked on every run: the baseline through
+    the backend's own SDK is held to the same table, so a table the SDK itself breaks is a backend issue, not a
+    proxy bug.""",
 )
 def _headers(subject: Subject) -> Iterable[Result]:
     table = _table(subject)
@@ -123,7 +127,6 @@ def _client_fields(subject: Subject) -> set[str]:
     UNKNOWN_FIELDS,
     scope=Scope.REQUEST,
     severity=Severity.PROXY_BUG,
-    translated_only=True,
     why="""Every top-level field of the body sent upstream is one the backend's API documents (its table in its
     facts). An API that rejects unknown fields (Anthropic: `stream_options: Extra inputs are not permitted`)
     answers 400 to a client's `stream_options` forwarded to it: every streamed request fails against the real
@@ -146,7 +149,6 @@ def _unknown_fields(subject: Subject) -> Iterable[Result]:
     EMPTY_FIELDS,
     scope=Scope.REQUEST,
     severity=Severity.DEVIATION,
-    translated_only=True,
     why="""An optional field sent empty (`system: []`, `tools: []`, `stop_sequences: []`) where the provider's own
     clients leave it out. Most APIs read it as absent, some reject it (an empty tools list with a tool_choice),
     and it is never what a client of that API sends: a warning naming the field.""",

@@ -310,8 +310,11 @@ class HeaderRule:
     role: str
     """What it says: `version`, `beta`, `content type`, ..."""
     value: str | None = None
-    """The value every request carries (a prefix: `application/json` matches `application/json; charset=utf-8`);
-    None: any value. A proxy that sends it missing or different sends a request the provider reads differently."""
+    """The value it must have when sent (a prefix: `application/json` matches `application/json; charset=utf-8`);
+    None: any value (a version pinned by the client's SDK release, say)."""
+    required: bool = False
+    """Every request carries it (any value, or `value`): a proxy that leaves it out sends a request the provider
+    refuses or reads with another default."""
     client_only: bool = False
     """Sent only when the client asked for it (a beta flag): a proxy that adds it on its own changes what the
     provider does for every request."""

@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from harness.checks import all_specs
 from harness.report.commands import shown_dir
 from harness.report.groups import group_cases
 from harness.report.html_case import Pack
@@ -167,6 +168,7 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
         "groups": [[g.id, axes["verdict"](g.verdict), g.path, strings(g.reason), len(g.cases)] for g in groups],
         "cases": rows,
         "first_tokens": first_tokens(report),
+        "why": {spec.name: spec.why for spec in all_specs()},
     }
     return index, packs
 

@@ -63,7 +63,7 @@ def test_a_fixed_beta_header_and_a_missing_version_fail_the_header_check() -> No
     (check,) = _named(run_checks(_subject({"model": "m"}, headers)), HEADERS)
     assert isinstance(check, Check) and not check.passed
     assert check.actual == [
-        "anthropic-version (version) is None, the provider needs '2023-06-01'",
+        "anthropic-version (version) missing; the provider needs it on every request",
         "anthropic-beta (beta) 'x-2025' added; the client sent None",
     ]
     # The same beta flag sent by the client itself travels.

@@ -61,9 +61,9 @@ FACTS = facts.ProtocolFacts(
     },
     upstream_request=facts.UpstreamRequest(
         headers=(
-            facts.HeaderRule("anthropic-version", "version", value="2023-06-01"),
+            facts.HeaderRule("anthropic-version", "version", required=True),
             facts.HeaderRule("anthropic-beta", "beta", client_only=True),
-            facts.HeaderRule("content-type", "content type", value="application/json"),
+            facts.HeaderRule("content-type", "content type", value="application/json", required=True),
         ),
         fields=frozenset(
             {
