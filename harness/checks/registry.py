@@ -73,6 +73,8 @@ class CheckSpec:
     """The streaming modes it applies to."""
     divergence_key: str | None = None
     """For a check the comparison pipeline makes (a normalization rule): a key that marks its divergences."""
+    upstream: bool = False
+    """It judges what the proxy sent upstream: a failure is a request-side proxy bug."""
 
     def covers(self, name: str) -> bool:
         """Whether a result named `name` is this check's."""
@@ -106,11 +108,13 @@ def check(
     why: str,
     translated_only: bool = False,
     streams: tuple[bool, ...] = (True, False),
+    upstream: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check `name`."""
 
     def register(fn: CheckFn) -> CheckFn:
-        REGISTRY.add(CheckSpec(name, scope, severity, _one_paragraph(why), fn, translated_only, streams))
+        spec = CheckSpec(name, scope, severity, _one_paragraph(why), fn, translated_only, streams, upstream=upstream)
+        REGISTRY.add(spec)
         return fn
 
     return register

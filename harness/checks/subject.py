@@ -39,6 +39,8 @@ class Subject:
     """The headers sent upstream, credentials left out."""
     frontend_headers: Mapping[str, str] = field(default_factory=dict)
     """The client's request headers, credentials left out."""
+    frontend_response_headers: Mapping[str, str] = field(default_factory=dict)
+    """The headers of the answer the client received, credentials left out."""
     frontend_status: int | None = None
     frontend_chunks: tuple[bytes, ...] = ()
     """What the client received, with its chunk boundaries."""

@@ -49,6 +49,7 @@ def duplicate_ids(request: ir.Request) -> list[str]:
     TOOL_IDS,
     scope=Scope.REQUEST,
     severity=Severity.PROXY_BUG,
+    upstream=True,
     why="""Tool-call ids are unique within a turn in the request sent upstream. A proxy that makes ids from the
     function's name (`call_get_weather`) gives two calls of one function the same id: the Anthropic and OpenAI
     APIs reject duplicate or unmatched ids, or the second call and its result are lost and both results point
@@ -86,6 +87,7 @@ def header_findings(table: UpstreamRequest, sent: dict[str, str], client: dict[s
     HEADERS,
     scope=Scope.HEADERS,
     severity=Severity.PROXY_BUG,
+    upstream=True,
     why="""The request headers the provider reads (version, beta flags, content type; the backend's table in its
     facts) are what its own clients send: a missing `anthropic-version` is answered 400, and a fixed
     `anthropic-beta` added to every request switches on behaviour no client asked for (issue 21, seen in a
@@ -127,6 +129,7 @@ def _client_fields(subject: Subject) -> set[str]:
     UNKNOWN_FIELDS,
     scope=Scope.REQUEST,
     severity=Severity.PROXY_BUG,
+    upstream=True,
     why="""Every top-level field of the body sent upstream is one the backend's API documents (its table in its
     facts). An API that rejects unknown fields (Anthropic: `stream_options: Extra inputs are not permitted`)
     answers 400 to a client's `stream_options` forwarded to it: every streamed request fails against the real

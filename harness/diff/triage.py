@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.checks import Scope, Severity, spec_for
+from harness.checks import Severity, spec_for
 from harness.diff.compare import Divergence
 from harness.trace.model import Verdict
 
@@ -83,17 +83,13 @@ def triage(
     return _response_side(baseline_frontend, baseline_backend, translated, response_divergences)
 
 
-UPSTREAM_SCOPES = (Scope.REQUEST, Scope.HEADERS)
-"""Where a registered check's failure is a request-side proxy bug (`harness.checks`)."""
-
-
 def upstream_failures(run: RunOutcome) -> frozenset[str]:
-    """The run's failed checks that judge the request the proxy sent upstream (registered with a request or
-    headers scope and proxy-bug severity)."""
+    """The run's failed checks that judge the request the proxy sent upstream (registered as `upstream`, with
+    proxy-bug severity)."""
     out = set()
     for name in run.failures:
         spec = spec_for(name)
-        if spec is not None and spec.scope in UPSTREAM_SCOPES and spec.severity is Severity.PROXY_BUG:
+        if spec is not None and spec.upstream and spec.severity is Severity.PROXY_BUG:
             out.add(name)
     return frozenset(out)
 

@@ -52,6 +52,9 @@ class Exchange:
     """Headers the proxy sent upstream, credentials removed."""
     upstream_body: bytes = b""
     """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
+    frontend_response_headers: Mapping[str, str] = field(default_factory=dict)
+    """Headers of the answer the proxy sent the client, credentials removed."""
+    """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
     frontend_request: ir.Request | None = None
     """The client's request decoded with the frontend codec."""
     upstream_request: ir.Request | None = None

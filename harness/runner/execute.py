@@ -142,6 +142,7 @@ def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, ru
         upstream_body=exchange.upstream_body,
         upstream_headers=exchange.upstream_headers,
         frontend_headers=exchange.frontend_headers,
+        frontend_response_headers=exchange.frontend_response_headers,
         frontend_status=exchange.frontend_status,
         frontend_chunks=exchange.frontend_chunks,
         truncated=exchange.truncated,
