@@ -85,6 +85,7 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/faults/native.py": "the faults of Bedrock, Workers AI and swink: each names the protocol it breaks",
     "harness/checks/builtin.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/wire.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
+    "harness/checks/answer.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/upstream.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/faults/upstream_hooks.py": "each fault acts on the upstream where its bug was seen (the Anthropic "
     "API's beta header and unknown-field rule); the hook says which",

@@ -21,7 +21,7 @@ this table; the terminal summary and `junit.xml` show the why beside each failur
   missing required field, a wrong type, null where the spec does not allow it, an enum value outside the spec;
   an unknown field in an upstream request to an API that rejects unknown fields (declared per protocol,
   `facts.UpstreamRequest.rejects_unknown_fields`); a header the provider needs missing or changed upstream, or
-  one added that changes what it does (a fixed `anthropic-beta`). A failed check of the upstream request or its
+  one added that changes what it does (a fixed beta flag). A failed check of the upstream request or its
   headers is a request-side proxy bug.
 - **Wire deviation** (a warning; fails the gate only under `--strict`): an undocumented extra field in an answer,
   a frontend wire rule broken, an optional field sent empty where the provider's clients leave it out, an unknown
