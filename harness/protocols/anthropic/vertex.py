@@ -138,6 +138,7 @@ FACTS = ANTHROPIC_FACTS.derive(
         f"https://{DEFAULT_LOCATION}-aiplatform.googleapis.com", ("GOOGLE_CLOUD_ACCESS_TOKEN",), "claude-sonnet-4-5"
     ),
     gateways={},
+    wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "vertex"),),
 )
 """Vertex AI Anthropic: a backend of the Anthropic family, recorded with an OAuth access token."""
 
