@@ -8,19 +8,21 @@ registries (the network here reaches PyPI, npm and Debian only):
   (`openai/openai-openapi`): required fields are those without a default, nullable ones are `Optional`.
 - Anthropic Messages: the `anthropic` SDK's models, generated from Anthropic's OpenAPI the same way.
 - Open Responses: the `openresponses-types` wheel (mozilla.ai), models generated from the Open Responses OpenAPI.
-- Gemini: the REST discovery document `generativelanguage.v1beta.json` inside the `google-api-python-client` wheel.
+- Gemini: a REST discovery document inside the `google-api-python-client` wheel. The Gemini API's own
+  (`generativelanguage.v1beta.json`) is no longer shipped there, so Vertex AI's (`aiplatform.v1.json`), which
+  describes the same `generateContent` shapes, stands in, and only warns (docs/specs.md).
 - Bedrock Converse: the `bedrock-runtime` service model that `botocore` ships.
 
 The envelopes none of those types describe (the error bodies of OpenAI and Gemini, Anthropic's `ping` event) are
 written here from the API reference, each naming its page. Run: `python scripts/refresh_specs.py` (downloads the two
-wheels with `pip download` into a temporary folder; nothing else is installed).
+wheels with `pip download` into a temporary folder; nothing is installed), then the tests
+(`tests/protocols/test_wire_schema.py`) and commit the changed documents with their PROVENANCE.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import gzip
 import importlib
 import importlib.metadata
 import json
@@ -29,7 +31,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOLS = ROOT / "harness" / "protocols"
@@ -236,7 +238,12 @@ def openai_docs(version: str) -> dict[str, dict[str, Any]]:
         ),
         "responses/spec/openai.json": document(
             doc_id="openai-responses.json",
-            entries={"body": "Response", "event": "ResponseStreamEvent", "error": "ErrorBody", "request": "CreateParams"},
+            entries={
+                "body": "Response",
+                "event": "ResponseStreamEvent",
+                "error": "ErrorBody",
+                "request": "CreateParams",
+            },
             defs=responses,
             **common,  # type: ignore[arg-type]
         ),
@@ -266,7 +273,12 @@ def openresponses_doc(wheel_dir: Path) -> dict[str, Any]:
         label=label,
         governs=False,
         rejects_unknown=False,
-        entries={"body": "ResponseResource", "event": "StreamingEvent", "error": "ErrorBody", "request": "CreateResponseBody"},
+        entries={
+            "body": "ResponseResource",
+            "event": "StreamingEvent",
+            "error": "ErrorBody",
+            "request": "CreateResponseBody",
+        },
         defs=defs,
     )
 
@@ -287,7 +299,9 @@ def anthropic_doc(version: str) -> dict[str, Any]:
     number = {"type": "number"}
     # temperature, top_k and top_p: https://docs.anthropic.com/en/api/messages (request body); the SDK's
     # MessageCreateParams of this version no longer lists them, the API still takes them.
-    _object_with(defs, "CreateParams", stream={"type": "boolean"}, temperature=number, top_p=number, top_k={"type": "integer"})
+    _object_with(
+        defs, "CreateParams", stream={"type": "boolean"}, temperature=number, top_p=number, top_k={"type": "integer"}
+    )
     # https://docs.anthropic.com/en/docs/build-with-claude/streaming#ping-events ("Event streams may also include
     # any number of ping events") and #error-events (an `error` event carries the error body).
     defs["Ping"] = {"type": "object", "required": ["type"], "properties": {"type": {"const": "ping"}}}
@@ -325,7 +339,9 @@ def _discovery_schema(node: dict[str, Any], *, required_from_docs: bool) -> dict
         out: dict[str, Any] = {"type": "object"}
         if "properties" in node:
             props = node["properties"]
-            out["properties"] = {k: _discovery_schema(v, required_from_docs=required_from_docs) for k, v in props.items()}
+            out["properties"] = {
+                k: _discovery_schema(v, required_from_docs=required_from_docs) for k, v in props.items()
+            }
             if required_from_docs:
                 # The discovery format has no `required`; Google's descriptions start with "Required." where it is.
                 req = [k for k, v in props.items() if str(v.get("description", "")).startswith("Required.")]
@@ -335,7 +351,10 @@ def _discovery_schema(node: dict[str, Any], *, required_from_docs: bool) -> dict
             out["additionalProperties"] = _discovery_schema(node["additionalProperties"], required_from_docs=False)
         return out
     if kind == "array":
-        return {"type": "array", "items": _discovery_schema(node.get("items", {}), required_from_docs=required_from_docs)}
+        return {
+            "type": "array",
+            "items": _discovery_schema(node.get("items", {}), required_from_docs=required_from_docs),
+        }
     if kind == "string":
         if node.get("format") in ("int64", "uint64"):  # proto3 JSON writes 64-bit integers as strings, reads both
             return {"anyOf": [{"type": "string"}, {"type": "integer"}]}
@@ -485,7 +504,7 @@ def _write(rel: str, doc: dict[str, Any], source: dict[str, str]) -> None:
     init = path.parent / "__init__.py"
     if not init.exists():
         init.write_text('"""The provider\'s own wire spec, vendored (see PROVENANCE.json and docs/specs.md)."""\n')
-    print(f"{rel}: {len(doc['$defs'])} definitions, {path.stat().st_size} bytes")
+    sys.stdout.write(f"{rel}: {len(doc['$defs'])} definitions, {path.stat().st_size} bytes\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -493,30 +512,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.parse_args(argv)
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     openai_v, anthropic_v = importlib.metadata.version("openai"), importlib.metadata.version("anthropic")
-    sdk = "generated models of the official SDK (Stainless, from the provider's OpenAPI); envelopes from the API reference"
+    sdk = "generated models of the official SDK (Stainless, from the provider's OpenAPI); envelopes: API reference"
     for rel, doc in openai_docs(openai_v).items():
         _write(rel, doc, {"source": f"PyPI openai=={openai_v}", "how": sdk, "date": today})
     anthropic = anthropic_doc(anthropic_v)
-    _write("anthropic/spec/anthropic.json", anthropic, {"source": f"PyPI anthropic=={anthropic_v}", "how": sdk, "date": today})
+    _write(
+        "anthropic/spec/anthropic.json",
+        anthropic,
+        {"source": f"PyPI anthropic=={anthropic_v}", "how": sdk, "date": today},
+    )
     how = sdk + "; the request's envelope from Vertex AI's Claude page"
-    _write("anthropic/spec/vertex.json", vertex_anthropic_doc(anthropic), {"source": f"PyPI anthropic=={anthropic_v}", "how": how, "date": today})
+    _write(
+        "anthropic/spec/vertex.json",
+        vertex_anthropic_doc(anthropic),
+        {"source": f"PyPI anthropic=={anthropic_v}", "how": how, "date": today},
+    )
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _download(OPENRESPONSES, Path(tmp))
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(Path(tmp) / "ort")
         how = "pydantic models generated from the Open Responses OpenAPI (openresponses/openresponses)"
-        _write("responses/spec/openresponses.json", openresponses_doc(Path(tmp) / "ort"), {"source": f"PyPI {OPENRESPONSES}", "how": how, "date": today})
+        _write(
+            "responses/spec/openresponses.json",
+            openresponses_doc(Path(tmp) / "ort"),
+            {"source": f"PyPI {OPENRESPONSES}", "how": how, "date": today},
+        )
         gwheel = _download(GOOGLE_CLIENT, Path(tmp))
         how = f"REST discovery document {DISCOVERY}; `Required.` in a field's description marks it required"
-        _write("gemini/spec/gemini.json", gemini_doc(gwheel), {"source": f"PyPI {GOOGLE_CLIENT}", "how": how, "date": today})
+        _write(
+            "gemini/spec/gemini.json",
+            gemini_doc(gwheel),
+            {"source": f"PyPI {GOOGLE_CLIENT}", "how": how, "date": today},
+        )
     botocore_v = importlib.metadata.version("botocore")
     how = "service model botocore/data/bedrock-runtime/2023-09-30/service-2.json.gz, shapes as JSON Schema"
-    _write("bedrock/spec/bedrock.json", bedrock_doc(), {"source": f"PyPI botocore=={botocore_v}", "how": how, "date": today})
+    _write(
+        "bedrock/spec/bedrock.json",
+        bedrock_doc(),
+        {"source": f"PyPI botocore=={botocore_v}", "how": how, "date": today},
+    )
     return 0
 
-
-Kind = Literal["body", "event", "error", "request"]
-_ = gzip  # botocore reads its own gzip files
 
 if __name__ == "__main__":
     sys.exit(main())

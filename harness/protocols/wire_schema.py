@@ -54,7 +54,7 @@ _Raw = tuple[str, str, str, bool]
 
 
 class _Ctx:
-    __slots__ = ("out", "extras_violate", "event")
+    __slots__ = ("event", "extras_violate", "out")
 
     def __init__(self, *, extras_violate: bool, event: bool) -> None:
         self.out: list[_Raw] = []

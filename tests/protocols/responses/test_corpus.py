@@ -126,9 +126,7 @@ def test_stream_text() -> None:
         ir.Done(
             stop_reason=ir.StopReason(kind="end_turn", raw="completed"),
             usage=ir.Usage(input_tokens=11, output_tokens=5, cache_read_tokens=0, reasoning_tokens=0),
-            extras={
-                "responses": {**start, "output": [{"phase": "final_answer"}]}
-            },
+            extras={"responses": {**start, "output": [{"phase": "final_answer"}]}},
         ),
     ]
 
