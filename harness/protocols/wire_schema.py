@@ -78,6 +78,12 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _json_type_of(kind: type) -> str:
+    return {str: "string", dict: "object", list: "array", bool: "boolean", int: "integer", float: "number"}.get(
+        kind, "null"
+    )
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -92,14 +98,28 @@ def _json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _is(kind: str, value: Any) -> bool:
-    if kind == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer()
-        )
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return _json_type(value) == kind
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "object": (dict,),
+    "array": (list,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "integer": (int,),
+    "number": (int, float),
+}
+_ALL_TYPES = (str, dict, list, bool, type(None), int, float)
+
+
+def _accepted(kinds: list[str]) -> frozenset[type]:
+    """The exact Python types of parsed JSON a `type` keyword accepts (an integral float is an `integer` too)."""
+    return frozenset(t for kind in kinds for t in _PY_TYPES.get(kind, ())) | (
+        frozenset({float}) if "integer" in kinds else frozenset()
+    )
+
+
+def _type_ok(value: Any, types: frozenset[type], integral_only: bool) -> bool:
+    kind = type(value)
+    return kind in types and not (integral_only and kind is float and not value.is_integer())
 
 
 class _Compiler:
@@ -122,6 +142,28 @@ class _Compiler:
 
         return check
 
+    def kinds(self, node: Any, depth: int = 0) -> frozenset[type] | None:
+        """The Python types a schema can accept at its root (None: any), to pick a union's branches fast."""
+        if not isinstance(node, dict) or depth > 30:
+            return None
+        if "$ref" in node:
+            return self.kinds(self.defs.get(node["$ref"].rsplit("/", 1)[-1]), depth + 1)
+        if "anyOf" in node:
+            found: set[type] = set()
+            for branch in node["anyOf"]:
+                sub = self.kinds(branch, depth + 1)
+                if sub is None:
+                    return None
+                found |= sub
+            return frozenset(found)
+        if "type" in node:
+            kinds = node["type"]
+            return _accepted(kinds if isinstance(kinds, list) else [kinds])
+        values = [node["const"]] if "const" in node else node.get("enum")
+        if isinstance(values, list):
+            return frozenset(float if type(v) is int else type(v) for v in values) | {type(v) for v in values}
+        return None
+
     def compile(self, node: Any) -> _Check:
         if not isinstance(node, dict) or not node:
             return _noop
@@ -129,43 +171,35 @@ class _Compiler:
             return self.definition(node["$ref"].rsplit("/", 1)[-1])
         if "anyOf" in node:
             return self._any_of(node)
-        parts: list[_Check] = []
         kinds = node.get("type")
-        if kinds is not None:
-            parts.append(self._type(kinds if isinstance(kinds, list) else [kinds]))
-        if "const" in node:
-            parts.append(self._const(node["const"]))
-        elif "enum" in node:
-            parts.append(self._enum(node["enum"]))
-        if "properties" in node or "additionalProperties" in node or "required" in node:
-            parts.append(self._object(node))
-        if "items" in node:
-            parts.append(self._items(self.compile(node["items"])))
-        if not parts:
+        names = (kinds if isinstance(kinds, list) else [kinds]) if kinds is not None else []
+        types = _accepted(names) if names else None
+        integral_only = "integer" in names and "number" not in names
+        want = " or ".join(names)
+        value_check = (
+            self._const(node["const"]) if "const" in node else self._enum(node["enum"]) if "enum" in node else None
+        )
+        shaped = "properties" in node or "additionalProperties" in node or "required" in node
+        obj = self._object(node) if shaped else None
+        item = self.compile(node["items"]) if "items" in node else None
+        if types is None and value_check is None and obj is None and item is None:
             return _noop
-        if len(parts) == 1:
-            return parts[0]
 
-        def every(value: Any, path: str, where: str, ctx: _Ctx) -> None:
-            before = len(ctx.out)
-            parts[0](value, path, where, ctx)
-            if len(ctx.out) > before:
-                return  # the wrong type: the rest would only repeat it
-            for part in parts[1:]:
-                part(value, path, where, ctx)
-
-        return every
-
-    @staticmethod
-    def _type(kinds: list[str]) -> _Check:
         def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
-            if any(_is(kind, value) for kind in kinds):
+            if types is not None and not _type_ok(value, types, integral_only):
+                if value is None:
+                    ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
+                else:
+                    ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
                 return
-            if value is None:
-                ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
-            else:
-                want = " or ".join(kinds)
-                ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+            if value_check is not None:
+                value_check(value, path, where, ctx)
+            kind = type(value)
+            if obj is not None and kind is dict:
+                obj(value, path, where, ctx)
+            elif item is not None and kind is list:
+                for i, element in enumerate(value):
+                    item(element, f"{path}[{i}]", where, ctx)
 
         return check
 
@@ -214,15 +248,6 @@ class _Compiler:
 
         return check
 
-    @staticmethod
-    def _items(item: _Check) -> _Check:
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
-            if isinstance(value, list):
-                for i, element in enumerate(value):
-                    item(element, f"{path}[{i}]", where, ctx)
-
-        return check
-
     def _any_of(self, node: dict[str, Any]) -> _Check:
         branches = [b for b in node["anyOf"] if b != {"type": "null"}]
         nullable = len(branches) < len(node["anyOf"])
@@ -231,6 +256,10 @@ class _Compiler:
         prop = tagged["propertyName"] if tagged else ""
         by_tag = {tag: self.compile(b) for tag, b in tagged["mapping"].items()} if tagged else {}
         tags = ", ".join(sorted(by_tag)[:6]) + (", ..." if len(by_tag) > 6 else "")
+        roots = [self.kinds(b) for b in branches]
+        # The branches that can take a value of each Python type: most unions have one per type.
+        by_type = {t: [c for c, r in zip(checks, roots, strict=True) if r is None or t in r] for t in _ALL_TYPES}
+        want = " or ".join(sorted({_json_type_of(t) for r in roots if r is not None for t in r}))
 
         def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
             if value is None:
@@ -247,7 +276,13 @@ class _Compiler:
                     msg = f"{prop} {_show(value[prop])} is not one of the spec's ({tags})"
                     ctx.out.append((_key(path, prop), msg, where, _BUG))
                 return
-            _best_branch(checks, value, path, where, ctx)
+            candidates = by_type.get(type(value), checks)
+            if len(candidates) == 1:
+                candidates[0](value, path, where, ctx)
+            elif not candidates:
+                ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+            else:
+                _best_branch(candidates, value, path, where, ctx)
 
         return check
 
@@ -288,6 +323,7 @@ def _document(package: str, name: str) -> _Document:
     return _Document(doc["x-spec"], bool(doc["x-governs"]), bool(doc["x-rejects-unknown-request-fields"]), entries)
 
 
+@functools.cache
 def _documents(protocol: str) -> list[tuple[_Document, bool]]:
     return [(_document(ref.package, ref.document), ref.strict_requests) for ref in registry.facts(protocol).wire_specs]
 
