@@ -54,12 +54,18 @@ _Raw = tuple[str, str, str, bool]
 
 
 class _Ctx:
-    __slots__ = ("event", "extras_violate", "out")
+    __slots__ = ("event", "extras_violate", "out", "request", "top_only")
 
-    def __init__(self, *, extras_violate: bool, event: bool) -> None:
+    def __init__(self, *, extras_violate: bool, top_only: bool, event: bool, request: bool) -> None:
         self.out: list[_Raw] = []
         self.extras_violate = extras_violate
+        """An unknown field is a violation (a request to an API that rejects them)..."""
+        self.top_only = top_only
+        """...at the top level of the body only (OpenAI rejects unknown parameters, not unknown nested keys)."""
         self.event = event
+        """The payload is a stream event (an unknown event type only warns)."""
+        self.request = request
+        """The payload is a request (a missing required field that may be null only warns)."""
 
 
 _Check = Callable[[Any, str, str, _Ctx], None]
@@ -225,6 +231,9 @@ class _Compiler:
     def _object(self, node: dict[str, Any]) -> _Check:
         props = {name: self.compile(sub) for name, sub in node.get("properties", {}).items()}
         required = tuple(node.get("required", ()))
+        # A required field that may be null: in a request the SDKs type it so (`Required[Optional[X]]`) where the
+        # API takes its absence as null (a function tool's `strict`), so its absence there only warns.
+        nullable = {n for n in required if type(None) in (self.kinds(node.get("properties", {}).get(n)) or ())}
         extra = node.get("additionalProperties")
         more = self.compile(extra) if isinstance(extra, dict) else None
         closed = extra is False
@@ -234,7 +243,8 @@ class _Compiler:
                 return
             for name in required:
                 if name not in value:
-                    ctx.out.append((_key(path, name), f"required field {name!r} is missing", where, _BUG))
+                    lenient = ctx.request and name in nullable
+                    ctx.out.append((_key(path, name), f"required field {name!r} is missing", where, not lenient))
             for name, item in value.items():
                 sub = props.get(name)
                 if sub is not None:
@@ -242,7 +252,7 @@ class _Compiler:
                 elif more is not None:
                     more(item, _key(path, str(name)), where, ctx)
                 else:
-                    violation = closed or ctx.extras_violate
+                    violation = closed or (ctx.extras_violate and not (ctx.top_only and path))
                     what = "unknown field" if violation else "undocumented field"
                     ctx.out.append((_key(path, str(name)), f"{what} {name!r}", where, violation))
 
@@ -291,15 +301,15 @@ def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _
     """The first branch the value satisfies (its warnings kept), else the nearest one's violations (a branch
     rejecting the value's type at this very path is the farthest)."""
     best: list[_Raw] | None = None
-    best_score = 0
+    best_score = 0.0
     for branch in checks:
-        trial = _Ctx(extras_violate=ctx.extras_violate, event=ctx.event)
+        trial = _Ctx(extras_violate=ctx.extras_violate, top_only=ctx.top_only, event=ctx.event, request=ctx.request)
         branch(value, path, where, trial)
         bugs = [f for f in trial.out if f[3]]
         if not bugs:
             ctx.out.extend(trial.out)
             return
-        score = sum(1000 if f[0] == (path or "$") else 1 for f in bugs)
+        score = sum(1000 if f[0] == (path or "$") else 1 for f in bugs) + (len(trial.out) - len(bugs)) / 1000
         if best is None or score < best_score:
             best, best_score = trial.out, score
     if best is not None:
@@ -310,7 +320,7 @@ def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _
 class _Document:
     label: str
     governs: bool
-    rejects_unknown: bool
+    rejects_unknown: bool | Literal["top"]
     entries: dict[str, _Check]
 
 
@@ -320,7 +330,8 @@ def _document(package: str, name: str) -> _Document:
     doc = json.loads(text)
     compiler = _Compiler(doc["$defs"])
     entries = {kind: compiler.definition(target) for kind, target in doc["x-entries"].items()}
-    return _Document(doc["x-spec"], bool(doc["x-governs"]), bool(doc["x-rejects-unknown-request-fields"]), entries)
+    rejects = doc["x-rejects-unknown-request-fields"]
+    return _Document(doc["x-spec"], bool(doc["x-governs"]), "top" if rejects == "top" else bool(rejects), entries)
 
 
 @functools.cache
@@ -336,7 +347,10 @@ def has_spec(protocol: str) -> bool:
 def _run(protocol: str, kind: str, payload: object, *, request: bool) -> list[SchemaFinding]:
     out: list[SchemaFinding] = []
     for doc, strict in _documents(protocol):
-        ctx = _Ctx(extras_violate=request and strict and doc.rejects_unknown, event=kind == "event")
+        violate = request and strict and bool(doc.rejects_unknown)
+        ctx = _Ctx(
+            extras_violate=violate, top_only=doc.rejects_unknown == "top", event=kind == "event", request=request
+        )
         doc.entries[kind](payload, "", "", ctx)
         for path, message, where, violation in ctx.out:
             out.append(SchemaFinding(path, message, f"{doc.label} #/{where}", doc.governs and violation))

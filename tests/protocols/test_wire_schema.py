@@ -16,7 +16,9 @@ import pytest
 from harness.capture.loader import Interaction, load_interactions
 from harness.protocols import registry
 from harness.protocols.base import decode_events, encode_events
+from harness.protocols.corpus import protocol_of
 from harness.protocols.wire_schema import SchemaFinding, answer_findings, answer_payloads, has_spec, request_findings
+from tests.conftest import CORPUS
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
 FAMILIES = ("openai", "responses", "anthropic", "gemini", "bedrock")
@@ -224,6 +226,29 @@ def test_each_real_wire_deviation_is_still_there() -> None:
     assert seen == set(REAL_WIRE_DEVIATIONS)
 
 
+def test_the_real_providers_own_answers_and_accepted_requests_pass() -> None:
+    """No false alarm: every real recording (../shared/corpus) of a protocol with a spec, answers and requests,
+    has no governing finding but the profiles' known real-wire deviations. This is what the specs' relaxations
+    (`x-relaxed`, from `RELAXED` in scripts/refresh_specs.py) and the weights of nullable request fields and nested
+    unknown OpenAI keys rest on."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"real-traffic corpus not found at {CORPUS} (set CONFORMANCE_CORPUS)")
+    bugs, checked = [], 0
+    for path in sorted(CORPUS.rglob("*.yaml")):
+        protocol = protocol_of(str(path.relative_to(CORPUS)))
+        if protocol is None or not has_spec(protocol):
+            continue
+        for item in load_interactions(path):
+            for kind, payload in _answer(item):
+                checked += 1
+                found = _bugs(answer_findings(protocol, kind, payload))  # type: ignore[arg-type]
+                bugs += [(path.name, f) for f in found if not _excused(protocol, f)]
+            if item.response.status < 400 and item.request.body:
+                bugs += [(path.name, f) for f in _bugs(request_findings(protocol, json.loads(item.request.body)))]
+    assert checked > 500
+    assert bugs == []
+
+
 def _translated(frontend: str, item: Interaction, backend: str, stream: bool) -> list[tuple[str, Any]]:
     """The answer the built-in proxy's encoders give `frontend`'s client for one recorded upstream answer."""
     upstream, codec = registry.get(backend), registry.get(frontend)
@@ -259,3 +284,45 @@ def _responses_body() -> dict[str, Any]:
     assert payloads[0][0] == "body"
     body: dict[str, Any] = payloads[0][1]
     return {k: v for k, v in body.items() if k not in ("billing", "moderation", "prompt_cache_retention", "user")}
+
+
+def test_answer_payloads_by_media_type() -> None:
+    assert answer_payloads(b'{"error": {"code": 400}}', media_type="application/json", status=400) == [
+        ("error", {"error": {"code": 400}})
+    ]
+    sse = b'data: {"a": 1}\n\ndata: [DONE]\n\n'
+    assert answer_payloads(sse, media_type="text/event-stream; charset=utf-8", status=200) == [("event", {"a": 1})]
+    assert answer_payloads(b'[{"a": 1}, {"b": 2}]', media_type="application/json", status=200) == [
+        ("event", {"a": 1}),
+        ("event", {"b": 2}),
+    ]
+    assert answer_payloads(b'{"a": 1}\n{"b": 2}\n', media_type="application/x-ndjson", status=200) == [
+        ("event", {"a": 1}),
+        ("event", {"b": 2}),
+    ]
+    assert answer_payloads(b'{"a": 1}', media_type="application/json", status=200) == [("body", {"a": 1})]
+    with pytest.raises(ValueError):
+        answer_payloads(b"not json", media_type="application/json", status=200)
+
+
+def test_a_kind_outside_the_three_is_refused() -> None:
+    with pytest.raises(ValueError, match="kind must be body, event or error"):
+        answer_findings("openai", "request", {})  # type: ignore[arg-type]
+
+
+def test_openai_rejects_unknown_parameters_not_unknown_nested_keys() -> None:
+    """A real api.openai.com request sent an assistant message's `annotations` back and was answered 200."""
+    message = {"role": "assistant", "content": "hi", "annotations": []}
+    request = {"model": "gpt-4o-mini", "messages": [message], "stream_options": None, "foo": 1}
+    found = {f.path: f.governs for f in request_findings("openai", request)}
+    assert found == {"messages[0].annotations": False, "foo": True}
+
+
+def test_a_missing_nullable_required_request_field_only_warns() -> None:
+    """The SDK types a function tool's `strict` `Required[Optional[bool]]`; the API takes its absence."""
+    tool = {"type": "function", "name": "f", "parameters": {"type": "object"}}
+    request = {"model": "m", "input": "hi", "tools": [tool]}
+    found = _only([f for f in request_findings("responses", request) if f.path.startswith("tools")])
+    assert found.path == "tools[0].strict" and not found.governs
+    body = {k: v for k, v in CHAT_BODY.items() if k != "choices"}
+    assert _only(answer_findings("openai", "body", body)).governs  # in an answer, a missing field governs
