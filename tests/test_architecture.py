@@ -65,6 +65,7 @@ PROTOCOLS_PUBLIC = {
     "harness.protocols.shape",
     "harness.protocols.fidelity",
     "harness.protocols.corpus",
+    "harness.protocols.wire_schema",
 }
 
 # Where a protocol or provider name may be written: the protocols themselves and the SDK drivers (one per SDK).
