@@ -298,6 +298,8 @@ def _hooks(name: str | None) -> Any:
 
 def rerun_options(args: argparse.Namespace) -> list[str]:
     """The options of this command line that shape every case, for the reports' per-case rerun commands."""
+    from harness.record.scrub import without_userinfo
+
     out: list[str] = []
     for flag, value, default in (
         ("--scenarios", args.scenarios, Path("scenarios")),
@@ -305,7 +307,7 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
         ("--known", args.known, None),
         ("--rechunk", args.rechunk, None),
         ("--hooks", args.hooks, None),
-        ("--sut", args.sut, None),
+        ("--sut", without_userinfo(args.sut) if args.sut else None, None),  # never its user:password@
     ):
         if value is not None and value != default:
             out += [flag, str(value)]

@@ -26,6 +26,7 @@ from harness.drivers.base import DUMMY_API_KEY
 from harness.plumbing import Environment, SetupError
 from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
+from harness.record.scrub import without_userinfo
 from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, grown, load_known, matches
@@ -434,7 +435,7 @@ class Runner:
                     list(self.plan.frontends),
                     list(self.plan.backends),
                     [s.id for s in self.plan.scenarios],
-                    sut=self.options.sut or "built-in proxy",
+                    sut=without_userinfo(self.options.sut) if self.options.sut else "built-in proxy",
                     shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
                     descriptions={s.id: s.description for s in self.plan.scenarios},
                     rerun=list(self.options.rerun),
