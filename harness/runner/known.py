@@ -181,6 +181,25 @@ class KnownUpdate:
         )
 
 
+DEFAULT_HEADER = "# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file."
+
+
+def _header(path: Path) -> list[str]:
+    """The file's leading comment block (a person's notes about the list), kept on rewrite; a default one else."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    head: list[str] = []
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        head.append(line)
+    while head and not head[-1].strip():
+        head.pop()
+    return [*(head or [DEFAULT_HEADER]), ""]
+
+
 def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, Known]) -> KnownUpdate:
     """Rewrite the file with every current proxy bug (keeping earlier reasons); returns what changed."""
     update = KnownUpdate()
@@ -205,7 +224,7 @@ def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, K
     # Entries for cases this run did not include (a narrower matrix) stay as they are.
     outside = [known for case_id, known in previous.items() if case_id not in ran]
     update.kept += [known.id for known in outside]
-    lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
+    lines = _header(path)
     for known in sorted([*entries, *outside], key=lambda k: k.id):
         lines += [
             "[[case]]",

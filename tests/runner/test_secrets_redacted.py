@@ -36,7 +36,7 @@ def leaking(upstream: str) -> Iterator[int]:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
             request = urllib.request.Request(upstream + self.path, body, headers, method=self.command)
             try:
-                with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 (a local test server)
+                with urllib.request.urlopen(request, timeout=30) as answer:
                     status, kind, data = answer.status, answer.headers.get("content-type", ""), answer.read()
             except urllib.error.HTTPError as exc:
                 status, kind, data = exc.code, exc.headers.get("content-type", ""), exc.read()
@@ -51,7 +51,7 @@ def leaking(upstream: str) -> Iterator[int]:
 
         do_GET = do_POST = _forward
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Leak)
