@@ -135,6 +135,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         sut=f"http://127.0.0.1:{port}",
         replay_port=replay_port,
         sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
+        rerun=gateway_rerun(args),
     )
     kept = args.reports / str(options.run_id) / "gateway"
     quiet.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
@@ -162,6 +163,21 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     if finished.harness_errors:
         return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
+
+
+def gateway_rerun(args: argparse.Namespace) -> list[str]:
+    """What a report's rerun command starts with for a case of this gate: `gateway NAME` and the options that shape
+    every case (the gateway starts again on its own ports; its keys are made anew, never written)."""
+    out = ["gateway", args.name]
+    for flag, value, default in (
+        ("--home", args.home, None),
+        ("--scenarios", args.scenarios, Path("scenarios")),
+        ("--cassettes", args.cassettes, Path("cassettes")),
+        ("--known", args.known, None),
+    ):
+        if value is not None and value != default:
+            out += [flag, str(value)]
+    return out
 
 
 def _subset(kind: str, wanted: list[str] | None, served: list[str]) -> list[str]:
