@@ -28,6 +28,7 @@ from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
 from harness.record.scrub import without_userinfo
 from harness.runner import crash
+from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
@@ -253,7 +254,8 @@ class CaseRunner:
             if isinstance(result, Unexpressed):
                 return unsupported(case, result.reason)
         traces: dict[str, RunTrace] = {role: t for role, t in runs.items() if isinstance(t, RunTrace)}
-        return judge(case, traces, backend_reached=self.backend_reached(case.backend))
+        # A baseline failing its own scenario on a reference recording: a scenario error (exit 2), not a backend issue.
+        return checked(judge(case, traces, backend_reached=self.backend_reached(case.backend)), self.options.cassettes)
 
     def backend_reached(self, backend: str) -> bool:
         """Whether any translated run to `backend` so far reached it (through an external proxy: the replay server
