@@ -98,7 +98,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     from harness.protocols.registry import UnknownProtocolError
     from harness.report import ProgressWriter, TerminalWriter, file_writers
     from harness.runner.engine import Runner
-    from harness.runner.known import KnownFileError, load_known, write_known
+    from harness.runner.known import KnownFileError, load_known, unsigned_notice, write_known
     from harness.runner.plan import RunOptions
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
@@ -118,7 +118,8 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         config.write_text(render(spec.naming, replay_url, scenarios, backends), encoding="utf-8")
         headers: tuple[SutHeader, ...] = () if spec.config_file else load_headers(config)
         launch = spec.launch(home, run_dir, port, keys, ready_seconds=args.ready_seconds)
-    except (ScenarioError, UnknownProtocolError, SutClientError, ValueError) as exc:
+        note = unsigned_notice("gateway", known, load_known(known, required=args.known is not None))
+    except (ScenarioError, UnknownProtocolError, SutClientError, KnownFileError, ValueError) as exc:
         return _fail(str(exc))
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     options = RunOptions(
@@ -138,6 +139,8 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         rerun=gateway_rerun(args),
     )
     kept = args.reports / str(options.run_id) / "gateway"
+    if note:
+        print(note, file=sys.stderr)  # noqa: T201
     quiet.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
     try:
         runner = Runner(options)

@@ -144,6 +144,17 @@ def unsigned(entries: dict[str, Known]) -> list[str]:
     return [case_id for case_id, known in entries.items() if known.signature is None]
 
 
+def unsigned_notice(command: str, path: Path, entries: dict[str, Known]) -> str | None:
+    """The stderr note for entries without a signature (they hold a verdict, not a bug), or None."""
+    bare = unsigned(entries)
+    if not bare:
+        return None
+    return (
+        f"conformance {command}: note: {path}: {len(bare)} of {len(entries)} entries have no signature (first: "
+        f"{bare[0]}): a second bug on those cases would hide behind them; `--update-known` adds signatures"
+    )
+
+
 def _signature_lines(sig: tuple[str, ...] | None) -> list[str]:
     """The signature as a TOML array, one part a line, so a review diff shows what grew."""
     if sig is None:

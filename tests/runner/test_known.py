@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.runner.known import Known, grown, load_known, matches, signature, write_known
+from harness.runner.known import Known, grown, load_known, matches, signature, unsigned_notice, write_known
 from harness.trace import Verdict
 from tests.report.factory import case, text_bug, tools_bug
 
@@ -102,3 +102,31 @@ def test_a_harness_error_is_never_known(tmp_path: Path) -> None:
     bug = tools_bug()
     error = bug.model_copy(update={"verdict": Verdict.HARNESS_ERROR})
     assert not matches(Known(bug.case_id, Verdict.PROXY_BUG_RESPONSE, "accepted"), error)
+
+
+def test_a_shrunk_signature_stays_known() -> None:
+    """Part of an accepted bug fixed: what is left is still the accepted bug (docs/ci.md says why)."""
+    bug = tools_bug()
+    sig = signature(bug)
+    assert sig
+    wider = Known(bug.case_id, bug.verdict, "accepted", (*sig, "check:text_equals"))
+    assert matches(wider, bug) and not grown(wider, bug)
+
+
+def test_an_old_file_without_signatures_loads_with_a_notice_and_update_adds_them(tmp_path: Path) -> None:
+    bug = tools_bug()
+    path = tmp_path / "known.toml"
+    header = "# Known bugs of gateway X, verified by hand.\n# Evidence: docs/gateways.md.\n"
+    body = f'[[case]]\nid = "{bug.case_id}"\nverdict = "{bug.verdict}"\nreason = "G7: drops a call"\n'
+    path.write_text(f"{header}\n{body}", encoding="utf-8")
+    old = load_known(path)
+    assert old[bug.case_id].signature is None
+    note = unsigned_notice("run", path, old)
+    assert note is not None and "1 of 1 entries have no signature" in note and bug.case_id in note
+    update = write_known(path, [bug], old)
+    assert update.kept == [bug.case_id]
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(header)  # the person's notes stay
+    new = load_known(path)[bug.case_id]
+    assert (new.verdict, new.reason, new.signature) == (bug.verdict, "G7: drops a call", signature(bug))
+    assert unsigned_notice("run", path, load_known(path)) is None
