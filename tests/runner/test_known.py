@@ -130,3 +130,35 @@ def test_an_old_file_without_signatures_loads_with_a_notice_and_update_adds_them
     new = load_known(path)[bug.case_id]
     assert (new.verdict, new.reason, new.signature) == (bug.verdict, "G7: drops a call", signature(bug))
     assert unsigned_notice("run", path, load_known(path)) is None
+
+
+def test_an_accepted_message_start_usage_bug_does_not_hide_a_lost_tool_call_on_the_same_case(tmp_path: Path) -> None:
+    """Both faults at once on one case: the entry accepted only the zero `input_tokens` at message_start."""
+    import dataclasses
+
+    from harness.faults import hooks as h
+    from harness.proxy.models import HookContext, TranslateHooks
+    from harness.runner.engine import Runner
+    from harness.runner.plan import RunOptions
+
+    def both(context: HookContext) -> TranslateHooks:
+        zero, second = h.ZERO_INPUT_AT_MESSAGE_START.per_request, h.SECOND_PARALLEL_CALL_DROPPED.per_request
+        assert zero is not None and second is not None
+        return dataclasses.replace(second(context), on_frontend_bytes=zero(context).on_frontend_bytes)
+
+    known = tmp_path / "known.toml"
+    case_id = "tool-call-parallel[anthropic->openai,stream]"
+    matrix = ["-q", "-j", "1", "--frontend", "anthropic", "--backend", "openai", "--scenario", "tool-call-parallel"]
+    accept = ["run", *matrix, "--streaming", "stream", "--reports", str(tmp_path), "--known", str(known)]
+    assert main([*accept, "--hooks", "zero-input-at-message-start", "--update-known"]) == 0
+    entry = load_known(known)[case_id]
+    assert entry.signature and not any("tool_calls" in part for part in entry.signature)
+    options = RunOptions(
+        frontends=["anthropic"], backends=["openai"], only=["tool-call-parallel"], streams=(True,), known=known,
+        reports=tmp_path, run_id="both", hooks=TranslateHooks(per_request=both),
+    )  # fmt: skip
+    finished = Runner(options).run()
+    assert finished.exit_code == 1 and list(finished.new_proxy_bugs) == [case_id]
+    (result,) = options.results
+    assert result.verdict == entry.verdict and result.known is None  # same verdict as the entry: before, a pass
+    assert "new beyond its known-failures entry" in result.reason and "check:tool_calls" in result.reason
