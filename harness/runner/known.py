@@ -236,7 +236,9 @@ def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, K
     outside = [known for case_id, known in previous.items() if case_id not in ran]
     update.kept += [known.id for known in outside]
     lines = _header(path)
-    for known in sorted([*entries, *outside], key=lambda k: k.id):
+    # Entries stay where the file had them (a review diff shows only what changed); new ones follow, sorted.
+    rank = {case_id: i for i, case_id in enumerate(previous)}
+    for known in sorted([*entries, *outside], key=lambda k: (rank.get(k.id, len(rank)), k.id)):
         lines += [
             "[[case]]",
             f"id = {_quote(known.id)}",

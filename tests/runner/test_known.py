@@ -162,3 +162,13 @@ def test_an_accepted_message_start_usage_bug_does_not_hide_a_lost_tool_call_on_t
     (result,) = options.results
     assert result.verdict == entry.verdict and result.known is None  # same verdict as the entry: before, a pass
     assert "new beyond its known-failures entry" in result.reason and "check:tool_calls" in result.reason
+
+
+def test_update_keeps_the_files_order_so_a_review_diff_shows_only_what_changed(tmp_path: Path) -> None:
+    text, tools = text_bug(), tools_bug()
+    path = tmp_path / "known.toml"
+    later = sorted([text.case_id, tools.case_id])[::-1]  # not sorted: the order a person wrote
+    previous = {i: Known(i, Verdict.PROXY_BUG_RESPONSE if i == text.case_id else tools.verdict, "r") for i in later}
+    fresh = case("long-output", "openai", "anthropic", "proxy_bug_response", "translated run fails (text_equals)")
+    write_known(path, [fresh, text, tools], previous)
+    assert list(load_known(path)) == [*later, fresh.case_id]
