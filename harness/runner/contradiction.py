@@ -1,11 +1,13 @@
 """A scenario that contradicts itself is an error, not a backend issue (issue 22).
 
-A baseline run is a client's own SDK against its own protocol's recording. When that recording is the reference
-backend's (cassette `metadata.source: reference`, the scenario's scripted reply rendered by the harness), a failed
-check there means the scenario's expectations contradict its own reply: every case of it would end as
-`backend_issue` or `baseline_issue` and the gate would pass with the scenario silently off. Such a case becomes a
-harness error (exit 2) naming the scenario and the check. A recording of a real provider (`source: real`, from
-`conformance record --source real` or `conformance import`) keeps its verdict: there the backend really answered so.
+A baseline run is a client's SDK against a recording. When that recording is the reference backend's (cassette
+`metadata.source: reference`, the scenario's scripted reply rendered by the harness) and the client is that
+protocol's own SDK, a failed check means the scenario's expectations contradict its own reply: every case of it
+would end as `backend_issue` or `baseline_issue` and the gate would pass with the scenario silently off. Such a
+case becomes a harness error (exit 2) naming the scenario and the check. A recording of a real provider
+(`source: real`, from `conformance record --source real` or `conformance import`) keeps its verdict: there the
+backend really answered so. So does a profile read through another protocol's SDK (its reference backend emulates
+a real provider's deviation on purpose: qwen's XML tool calls, llama.cpp's missing cache counts).
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def contradiction(result: CaseResult, cassettes: Path) -> str | None:
         return None
     for role in BASELINES:
         trace = result.runs.get(role)
-        if trace is None or trace.status == "error" or not trace.wire.cassette:
+        # Only a protocol read by its own SDK: a profile read through another's (qwen's XML tool calls, llama.cpp's
+        # missing cache counts, through the OpenAI SDK) emulates a real provider's deviation, a backend issue.
+        if trace is None or trace.status == "error" or not trace.wire.cassette or trace.client != trace.upstream:
             continue
         failed = _failures(trace)
         if failed and cassette_source(cassettes / trace.wire.cassette) == REFERENCE:

@@ -63,3 +63,16 @@ def test_a_real_recording_failing_the_same_check_keeps_its_verdict(
     assert _verdicts(tmp_path) == {"backend_issue"}
     assert "scenario error" not in capsys.readouterr().err
 
+
+
+def test_a_profile_whose_reference_backend_emulates_a_real_deviation_keeps_its_verdict(tmp_path: Path) -> None:
+    """qwen answers tool calls as XML text, on purpose: the OpenAI SDK's baseline on it fails `tool_calls`, a
+    backend issue of that provider, not a contradiction of the scenario (the committed recordings)."""
+    args = ["run", "-q", "-j", "1", "--scenario", "tool-call-single", "--frontend", "anthropic", "--backend", "qwen"]
+    assert main([*args, "--streaming", "nonstream", "--reports", str(tmp_path / "reports"), "--run-id", "r"]) == 0
+    summary = json.loads((tmp_path / "reports" / "r" / "summary.json").read_text(encoding="utf-8"))
+    (case,) = summary["cases"]
+    assert case["verdict"] != "harness_error"
+    trace = json.loads((tmp_path / "reports" / "r" / case["trace"]).read_text(encoding="utf-8"))
+    baseline = trace["runs"]["baseline_backend"]
+    assert baseline["client"] != baseline["upstream"] and any(not c["passed"] for c in baseline["checks"])
