@@ -98,7 +98,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     from harness.protocols.registry import UnknownProtocolError
     from harness.report import ProgressWriter, TerminalWriter, file_writers
     from harness.runner.engine import Runner
-    from harness.runner.known import KnownFileError, load_known, write_known
+    from harness.runner.known import KnownFileError, load_known, unsigned_notice, write_known
     from harness.runner.plan import RunOptions
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
@@ -118,7 +118,8 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         config.write_text(render(spec.naming, replay_url, scenarios, backends), encoding="utf-8")
         headers: tuple[SutHeader, ...] = () if spec.config_file else load_headers(config)
         launch = spec.launch(home, run_dir, port, keys, ready_seconds=args.ready_seconds)
-    except (ScenarioError, UnknownProtocolError, SutClientError, ValueError) as exc:
+        note = unsigned_notice("gateway", known, load_known(known, required=args.known is not None))
+    except (ScenarioError, UnknownProtocolError, SutClientError, KnownFileError, ValueError) as exc:
         return _fail(str(exc))
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     options = RunOptions(
@@ -135,8 +136,11 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         sut=f"http://127.0.0.1:{port}",
         replay_port=replay_port,
         sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
+        rerun=gateway_rerun(args),
     )
     kept = args.reports / str(options.run_id) / "gateway"
+    if note:
+        print(note, file=sys.stderr)  # noqa: T201
     quiet.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
     try:
         runner = Runner(options)
@@ -162,6 +166,21 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     if finished.harness_errors:
         return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
+
+
+def gateway_rerun(args: argparse.Namespace) -> list[str]:
+    """What a report's rerun command starts with for a case of this gate: `gateway NAME` and the options that shape
+    every case (the gateway starts again on its own ports; its keys are made anew, never written)."""
+    out = ["gateway", args.name]
+    for flag, value, default in (
+        ("--home", args.home, None),
+        ("--scenarios", args.scenarios, Path("scenarios")),
+        ("--cassettes", args.cassettes, Path("cassettes")),
+        ("--known", args.known, None),
+    ):
+        if value is not None and value != default:
+            out += [flag, str(value)]
+    return out
 
 
 def _subset(kind: str, wanted: list[str] | None, served: list[str]) -> list[str]:

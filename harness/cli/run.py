@@ -307,6 +307,8 @@ def _hooks(name: str | None) -> Any:
 
 def rerun_options(args: argparse.Namespace) -> list[str]:
     """The options of this command line that shape every case, for the reports' per-case rerun commands."""
+    from harness.record.scrub import without_userinfo
+
     out: list[str] = []
     for flag, value, default in (
         ("--scenarios", args.scenarios, Path("scenarios")),
@@ -315,7 +317,7 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
         ("--rechunk", args.rechunk, None),
         ("--hooks", args.hooks, None),
         ("--keep-traces", args.keep_traces, "failing"),
-        ("--sut", args.sut, None),
+        ("--sut", without_userinfo(args.sut) if args.sut else None, None),  # never its user:password@
     ):
         if value is not None and value != default:
             out += [flag, str(value)]

@@ -32,6 +32,7 @@ from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClien
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
 from harness.record import Rechunk, Replayer
+from harness.record.scrub import without_userinfo
 from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import ROUTE_SEPARATOR, split_scenario
 from harness.trace import Run
@@ -69,7 +70,8 @@ def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
     except httpx2.TransportError as exc:
         detail = str(exc) or type(exc).__name__
         raise SetupError(
-            f"cannot reach the system under test at {url}: {detail} (is it running, and is --sut its root URL?)"
+            f"cannot reach the system under test at {without_userinfo(url)}: {detail} "
+            "(is it running, and is --sut its root URL?)"
         ) from None
 
 

@@ -114,3 +114,34 @@ def find_secrets(text: str, planted: Iterable[str] = ()) -> list[str]:
     ]
     found += [p for p in planted if p and p in text]
     return found
+
+
+USERINFO = re.compile(r"(?i)(?<![A-Za-z0-9+.\-])([a-z][a-z0-9+.\-]*://)([^\s/?#@\"'<>]+)@")
+"""The `user:password@` of a URL (`http://user:pw@host`)."""
+MIN_VALUE = 8
+"""Shortest literal value (a `--sut-header` value) redacted wherever it appears: shorter ones are routing words such
+as a provider name, and replacing every occurrence of those would garble the evidence."""
+
+
+def mask(secret: str) -> str:
+    """A same-length stand-in for `secret` (`REDACTED****`), so that byte offsets into a redacted text still hold."""
+    return (REDACTED + "*" * len(secret))[: len(secret)] if len(secret) >= len(REDACTED) else "*" * len(secret)
+
+
+def redact_text(text: str, values: Iterable[str] = ()) -> str:
+    """`text` with every key-shaped string (`find_secrets`), every given literal value of at least `MIN_VALUE`
+    characters and every URL's credentials (`user:pw@`) masked. Run on everything the harness writes from what the
+    system under test sent: traces, and through them the summary, JUnit, HTML and terminal."""
+    for value in sorted({v for v in values if len(v) >= MIN_VALUE}, key=len, reverse=True):
+        text = text.replace(value, mask(value))
+    for found in sorted(set(find_secrets(text)), key=len, reverse=True):
+        text = text.replace(found, mask(found))
+    return USERINFO.sub(lambda m: m.group(1) + mask(m.group(2)) + "@", text)
+
+
+def without_userinfo(url: str) -> str:
+    """A URL as reports show it: without `user:password@` (`http://user:pw@host/v1` -> `http://host/v1`)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

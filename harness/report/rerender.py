@@ -89,6 +89,15 @@ def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:
         )
 
 
+def _planned_options(run_dir: Path) -> list[str]:
+    """The rerun options the run wrote in its plan (a run without its summary still reruns on the same system)."""
+    try:
+        options = json.loads((run_dir / PLAN_FILE).read_text(encoding="utf-8")).get("options", [])
+    except (OSError, json.JSONDecodeError, AttributeError):
+        return []
+    return [str(o) for o in options] if isinstance(options, list) else []
+
+
 def _ordered(cases: list[CaseResult], previous: dict[str, Any] | None) -> list[CaseResult]:
     rank = {c["case_id"]: i for i, c in enumerate(previous["cases"])} if previous else {}
     return sorted(cases, key=lambda c: (rank.get(c.case_id, len(rank)), c.case_id))
@@ -122,7 +131,7 @@ def events_for_run(
         sut=previous["sut"] if previous else UNKNOWN_SUT,
         shard=Shard(**previous["shard"]) if previous and "shard" in previous else None,
         descriptions=(previous or {}).get("scenario_descriptions", descriptions or {}),
-        rerun=(previous or {}).get("rerun_options", []),
+        rerun=previous["rerun_options"] if previous and "rerun_options" in previous else _planned_options(run_dir),
     )
     counts: dict[str, int] = {}
     for case in cases:

@@ -27,7 +27,9 @@ from harness.drivers.base import DUMMY_API_KEY
 from harness.plumbing import Environment, SetupError
 from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
+from harness.record.scrub import without_userinfo
 from harness.runner import crash
+from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
@@ -256,7 +258,8 @@ class CaseRunner:
             if isinstance(result, Unexpressed):
                 return unsupported(case, result.reason)
         traces: dict[str, RunTrace] = {role: t for role, t in runs.items() if isinstance(t, RunTrace)}
-        return judge(case, traces, backend_reached=self.backend_reached(case.backend))
+        # A baseline failing its own scenario on a reference recording: a scenario error (exit 2), not a backend issue.
+        return checked(judge(case, traces, backend_reached=self.backend_reached(case.backend)), self.options.cassettes)
 
     def backend_reached(self, backend: str) -> bool:
         """Whether any translated run to `backend` so far reached it (through an external proxy: the replay server
@@ -453,7 +456,7 @@ class Runner:
                     list(self.plan.frontends),
                     list(self.plan.backends),
                     [s.id for s in self.plan.scenarios],
-                    sut=self.options.sut or "built-in proxy",
+                    sut=without_userinfo(self.options.sut) if self.options.sut else "built-in proxy",
                     shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
                     descriptions={s.id: s.description for s in self.plan.scenarios},
                     rerun=list(self.options.rerun),

@@ -6,6 +6,7 @@ import codecs
 import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from harness.ir import Capability
 from harness.plumbing import Environment, Session
 from harness.protocols import registry
 from harness.proxy import Exchange
+from harness.record.scrub import redact_text
 from harness.runner import crash, wire_checks
 from harness.runner.deviations import split
 from harness.scenarios.model import Scenario, SdkException
@@ -289,21 +291,25 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
         text = trace.model_dump_json()
         if env.sut.client.key in text:
             trace = RunTrace.model_validate_json(env.sut.client.redact(text))
-    return without_secrets(trace, env.planted_key)
+    # The literal --sut-header values (a placeholder one is filled per run with harness URLs, no secret) are masked.
+    values = [h.value for h in env.sut.client.headers if "{" not in h.value] if env.sut is not None else []
+    return without_secrets(trace, env.planted_key, values)
 
 
-def without_secrets(trace: RunTrace, planted: str) -> RunTrace:
+def without_secrets(trace: RunTrace, planted: str, values: Sequence[str] = ()) -> RunTrace:
     """The trace with a failed `secret_leak` check naming where the planted upstream key (or any real-looking
-    key) showed up, and the planted key itself replaced, so that no trace or report ever carries it."""
+    key) showed up, and the planted key, every real-looking key, every literal `values` (--sut-header values) and
+    every URL's credentials masked (`redact_text`), so that no trace or report ever carries them."""
     text = trace.model_dump_json()
     if not wire_checks.leaks({"trace": text}, planted):
-        return trace  # the common case: one scan of the whole trace
+        clean = redact_text(text, values)  # no key, but maybe an echoed header value or a URL's password
+        return trace if clean == text else RunTrace.model_validate_json(clean)
     data = json.loads(text)
     parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}
     where = wire_checks.leaks(parts, planted)
-    if not where:
-        return trace  # a key-shaped value only in a check's expectation is not a leak
-    text = text.replace(planted, REDACTED_KEY)
+    text = redact_text(text.replace(planted, REDACTED_KEY), values)
+    if not where:  # a key-shaped value only in a check's expectation is not a leak (and is masked all the same)
+        return RunTrace.model_validate_json(text)
     redacted = RunTrace.model_validate_json(text)
     checks = [*redacted.checks, wire_checks.leak_check(where)]
     return redacted.model_copy(update={"checks": checks, "status": "failed"})

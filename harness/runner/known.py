@@ -144,6 +144,17 @@ def unsigned(entries: dict[str, Known]) -> list[str]:
     return [case_id for case_id, known in entries.items() if known.signature is None]
 
 
+def unsigned_notice(command: str, path: Path, entries: dict[str, Known]) -> str | None:
+    """The stderr note for entries without a signature (they hold a verdict, not a bug), or None."""
+    bare = unsigned(entries)
+    if not bare:
+        return None
+    return (
+        f"conformance {command}: note: {path}: {len(bare)} of {len(entries)} entries have no signature (first: "
+        f"{bare[0]}): a second bug on those cases would hide behind them; `--update-known` adds signatures"
+    )
+
+
 def _signature_lines(sig: tuple[str, ...] | None) -> list[str]:
     """The signature as a TOML array, one part a line, so a review diff shows what grew."""
     if sig is None:
@@ -181,6 +192,25 @@ class KnownUpdate:
         )
 
 
+DEFAULT_HEADER = "# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file."
+
+
+def _header(path: Path) -> list[str]:
+    """The file's leading comment block (a person's notes about the list), kept on rewrite; a default one else."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    head: list[str] = []
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        head.append(line)
+    while head and not head[-1].strip():
+        head.pop()
+    return [*(head or [DEFAULT_HEADER]), ""]
+
+
 def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, Known]) -> KnownUpdate:
     """Rewrite the file with every current proxy bug (keeping earlier reasons); returns what changed."""
     update = KnownUpdate()
@@ -205,8 +235,10 @@ def write_known(path: Path, results: Iterable[CaseResult], previous: dict[str, K
     # Entries for cases this run did not include (a narrower matrix) stay as they are.
     outside = [known for case_id, known in previous.items() if case_id not in ran]
     update.kept += [known.id for known in outside]
-    lines = ["# Proxy bugs accepted for now. `conformance run --update-known` rewrites this file.", ""]
-    for known in sorted([*entries, *outside], key=lambda k: k.id):
+    lines = _header(path)
+    # Entries stay where the file had them (a review diff shows only what changed); new ones follow, sorted.
+    rank = {case_id: i for i, case_id in enumerate(previous)}
+    for known in sorted([*entries, *outside], key=lambda k: (rank.get(k.id, len(rank)), k.id)):
         lines += [
             "[[case]]",
             f"id = {_quote(known.id)}",
