@@ -42,7 +42,7 @@ def test_a_long_stream_is_kept_whole_not_cut_at_16_kib() -> None:
 
 def _trace(**wire: object) -> RunTrace:
     run = Run("translated", "anthropic", "openai", "text-basic", True)
-    return RunTrace.of(run, "c", wire=Wire(**wire))  # type: ignore[arg-type]
+    return RunTrace.of(run, "c", wire=Wire(**wire))
 
 
 def test_a_trace_written_before_chunk_times_still_reads_and_validates() -> None:
