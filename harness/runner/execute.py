@@ -30,8 +30,10 @@ ANSWER_EXCERPT = 160
 """Characters of a proxy's own answer quoted in a reason."""
 UNEXPRESSIBLE_ANSWER = registered.UNEXPRESSIBLE_ANSWER
 """Name of the check that fails when the proxy's answer holds something the IR has no form for."""
-WIRE_EXCERPT = 16_384
-"""Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
+WIRE_EXCERPT = 8 * 1024 * 1024
+"""Bytes of raw wire kept per side in a trace: the whole wire of any real exchange (traces are gzip-compressed,
+and a clean pass keeps none by default), so a long stream can be re-checked from the report; only an answer past
+8 MiB is cut, and `truncated` says so."""
 
 
 class Unsupported(Exception):
@@ -50,24 +52,24 @@ RunResult = RunTrace | Unexpressed
 """What a planned run comes to."""
 
 
-def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, list[int], bool]:
-    """The first WIRE_EXCERPT bytes as text, where each chunk begins in it, and whether it was cut. Decoded
+def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str, list[int], bool]:
+    """The first `limit` bytes as text, where each chunk begins in it, and whether it was cut. Decoded
     incrementally, so a character split between chunks belongs to the chunk that completes it."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     parts: list[str] = []
     offsets: list[int] = []
     size = length = 0
     for chunk in chunks:
-        if size >= WIRE_EXCERPT:
+        if size >= limit:
             break
-        piece = chunk[: WIRE_EXCERPT - size]
+        piece = chunk[: limit - size]
         size += len(piece)
         offsets.append(length)
-        text = decoder.decode(piece, final=size >= WIRE_EXCERPT)
+        text = decoder.decode(piece, final=size >= limit)
         parts.append(text)
         length += len(text)
     parts.append(decoder.decode(b"", final=True))
-    return "".join(parts), offsets, sum(len(c) for c in chunks) > WIRE_EXCERPT
+    return "".join(parts), offsets, sum(len(c) for c in chunks) > limit
 
 
 def _ms(seconds: tuple[float, ...]) -> list[float]:

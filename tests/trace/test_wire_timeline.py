@@ -28,14 +28,21 @@ def test_a_character_split_between_chunks_belongs_to_the_chunk_that_completes_it
 
 def test_the_excerpt_stops_at_its_limit_and_says_so() -> None:
     chunks = tuple(b"z" * 1000 for _ in range(40))
-    text, offsets, cut = _excerpt(chunks)
-    assert len(text) == WIRE_EXCERPT and cut
+    text, offsets, cut = _excerpt(chunks, limit=16_384)
+    assert len(text) == 16_384 and cut
     assert offsets == [i * 1000 for i in range(17)]  # chunks that begin inside the excerpt
+
+
+def test_a_long_stream_is_kept_whole_not_cut_at_16_kib() -> None:
+    chunks = tuple(b"data: " + b"z" * 994 + b"\n\n" for _ in range(200))  # 200 kB, past the old 16 KiB cut
+    text, offsets, cut = _excerpt(chunks)
+    assert not cut and text.encode() == b"".join(chunks) and len(offsets) == 200
+    assert WIRE_EXCERPT >= 8 * 1024 * 1024
 
 
 def _trace(**wire: object) -> RunTrace:
     run = Run("translated", "anthropic", "openai", "text-basic", True)
-    return RunTrace.of(run, "c", wire=Wire(**wire))  # type: ignore[arg-type]
+    return RunTrace.of(run, "c", wire=Wire(**wire))
 
 
 def test_a_trace_written_before_chunk_times_still_reads_and_validates() -> None:
