@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.scenarios.layers import Layers, cassette_notices, cassette_view, notices, scenario_sources
+from harness.scenarios.layers import Layers, capped, cassette_notices, cassette_view, notices, scenario_sources
 
 
 def add_layer_options(p: argparse.ArgumentParser, *, scenarios: bool = True, cassettes: bool = True) -> None:
@@ -42,7 +42,7 @@ def scenario_layers(args: argparse.Namespace, command: str, *, quiet: bool = Fal
     """The scenario layers of the command line; prints a notice per replaced scenario unless `quiet`."""
     layers = Layers.of("scenarios", args.scenarios, with_packaged=not args.no_packaged)
     if not quiet and not args.no_packaged:
-        for line in notices(scenario_sources(layers), layers):
+        for line in capped(notices(scenario_sources(layers), layers)):
             print(f"conformance {command}: notice: {line}", file=sys.stderr)  # noqa: T201
     return layers
 
@@ -56,14 +56,17 @@ def cassette_folder(args: argparse.Namespace, command: str, *, quiet: bool = Fal
     """One folder to read cassettes from: the only layer, or a merged view of them; a notice per replaced file."""
     layers = cassette_layers(args)
     if not quiet and not args.no_packaged:
-        for line in cassette_notices(layers):
+        for line in capped(cassette_notices(layers)):
             print(f"conformance {command}: notice: {line}", file=sys.stderr)  # noqa: T201
     return cassette_view(layers)
 
 
 def layer_problem(args: argparse.Namespace) -> str | None:
     """One line when a folder option cannot be used: a given folder that does not exist, or nothing to read."""
-    for flag, folders in (("--scenarios", getattr(args, "scenarios", [])), ("--cassettes", getattr(args, "cassettes", []))):
+    for flag, folders in (
+        ("--scenarios", getattr(args, "scenarios", [])),
+        ("--cassettes", getattr(args, "cassettes", [])),
+    ):
         for folder in folders:
             if not folder.is_dir():
                 return f"{flag} {folder}: the folder does not exist"
@@ -72,10 +75,21 @@ def layer_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def record_problem(args: argparse.Namespace) -> str | None:
+    """A record mode needs one cassette folder to write to (a merged view of several has no single place)."""
+    if args.record_mode != "none" and len(cassette_layers(args).folders) > 1:
+        return (
+            "--record-mode records into one cassette folder: add --no-packaged, or record first "
+            "(`conformance record --cassettes DIR`)"
+        )
+    return None
+
+
 def layer_rerun(args: argparse.Namespace) -> list[str]:
     """The folder options as a rerun command carries them."""
     out: list[str] = []
-    for flag in ("--scenarios", "--cassettes"):
-        for folder in getattr(args, flag[2:], []):
-            out += [flag, str(folder)]
+    for kind in ("scenarios", "cassettes"):
+        layers = Layers.of(kind, getattr(args, kind, []), with_packaged=not args.no_packaged)
+        for folder in layers.added() if layers.with_packaged else layers.given:
+            out += [f"--{kind}", str(folder)]
     return [*out, "--no-packaged"] if args.no_packaged else out

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.cli._sources import add_layer_options, cassette_folder, layer_problem, layer_rerun, scenario_layers
+from harness.cli._sources import (
+    add_layer_options,
+    cassette_folder,
+    layer_problem,
+    layer_rerun,
+    record_problem,
+    scenario_layers,
+)
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
@@ -199,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
             # Nothing to run is a usage error, never a pass: a green gate must mean the cases ran.
             missing = "does not exist" if not folder.exists() else "holds no scenario (*.yaml)"
             return _fail(f"--scenarios {folder}: the folder {missing}")
-    problem = layer_problem(args)
+    problem = layer_problem(args) or record_problem(args)
     if problem:
         return _fail(problem)
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]

@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli._sources import add_layer_options, cassette_folder, layer_problem, scenario_layers
+
 
 def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
@@ -38,10 +40,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="the model sent upstream for BACKEND (repeatable; default: a realistic one per backend); give "
         "`conformance run` the same",
     )
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
-    p.add_argument(
-        "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (backends recorded there)"
-    )
+    add_layer_options(p)  # the backends recorded in the cassette folders are the default --backend
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument(
@@ -66,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         hooks = _hooks(args.hooks, args.format)
-        scenarios = select(load_scenarios(args.scenarios), args.scenario, folder=args.scenarios)
-        backends = list(args.backend or default_backends(args.cassettes))
+        problem = layer_problem(args)
+        if problem:
+            raise ValueError(problem)
+        layers = scenario_layers(args, "sut-config")
+        scenarios = select(load_scenarios(layers), args.scenario, folder=layers)
+        backends = list(args.backend or default_backends(cassette_folder(args, "sut-config", quiet=True)))
         names.check((), backends, ())
         if not args.backend and args.format in GATEWAYS:
             # By default, the recorded backends the gateway serves (its name for each is a protocol fact).

@@ -38,6 +38,7 @@ class Layers:
     folders: tuple[Path, ...]
     given: tuple[Path, ...]
     """The folders named on the command line (or in an ini file), in their order."""
+    with_packaged: bool = True
 
     @classmethod
     def of(cls, kind: str, given: Sequence[Path | str] = (), *, with_packaged: bool = True) -> Layers:
@@ -49,16 +50,31 @@ class Layers:
             if key not in seen:
                 seen.add(key)
                 folders.append(folder)
-        return cls(kind, tuple(folders), tuple(Path(g) for g in given))
+        return cls(kind, tuple(folders), tuple(Path(g) for g in given), with_packaged)
 
     @property
     def top(self) -> Path:
         """Where writes go: the first folder given, else the packaged one."""
         return self.folders[0] if self.folders else packaged(self.kind)
 
+    def write_folder(self) -> Path:
+        """Where a command writes: the first folder given; with none, the packaged folder, but only in a checkout
+        (where it is the repository's own). ValueError otherwise: an installed harness's data is not a team's."""
+        if self.given:
+            return self.given[0]
+        if (DATA / self.kind).is_symlink():
+            return packaged(self.kind)
+        raise ValueError(
+            f"--{self.kind} DIR: name the folder to write to (the packaged {self.kind} belong to the installed harness)"
+        )
+
     def origin(self, folder: Path) -> str:
         """`packaged` or the folder as given."""
         return PACKAGED if folder.resolve() == packaged(self.kind) else str(folder)
+
+    def added(self) -> list[Path]:
+        """The given folders but the packaged one (a command line that names it says nothing more)."""
+        return [f for f in self.given if f.resolve() != packaged(self.kind)]
 
     def missing(self) -> list[Path]:
         """The given folders that are not folders."""
@@ -95,10 +111,25 @@ def notices(sources: Sequence[Source], layers: Layers) -> list[str]:
     lines = []
     for source in sources:
         for path in source.replaced:
+            if _same(source.path, path):
+                continue
             other = layers.origin(path.parent)
             theirs = "the packaged one" if other == PACKAGED else str(path)
             lines.append(f"scenario {source.id}: {source.path} replaces {theirs}")
     return lines
+
+
+def _same(one: Path, other: Path) -> bool:
+    """Whether two files hold the same bytes (a copy of ours replaces nothing worth a notice)."""
+    try:
+        return one.read_bytes() == other.read_bytes()
+    except OSError:
+        return False
+
+
+def capped(lines: Sequence[str], most: int = 10) -> list[str]:
+    """At most `most` lines, the rest counted in a last one."""
+    return [*lines[:most], f"... and {len(lines) - most} more"] if len(lines) > most else list(lines)
 
 
 def _entries(layers: Layers) -> Iterator[tuple[str, list[Path]]]:
@@ -138,10 +169,10 @@ def cassette_notices(layers: Layers) -> list[str]:
         seen: dict[str, Path] = {}
         for sub in subs:
             for path in sorted(sub.iterdir()):
-                if path.name in seen:
+                if path.name in seen and not _same(seen[path.name], path):
                     other = layers.origin(sub.parent)
                     theirs = "the packaged one" if other == PACKAGED else str(path)
                     lines.append(f"cassette {name}/{path.name}: {seen[path.name]} replaces {theirs}")
-                else:
+                elif path.name not in seen:
                     seen[path.name] = path
     return lines
