@@ -30,7 +30,7 @@ def test_a_run_started_before_its_proxy_waits_for_it(tmp_path: Path) -> None:
         time.sleep(1.5)  # the run is polling by now; the proxy starts after it
         assert run.poll() is None
         with serve(config, sut_port):
-            out, err = run.communicate(timeout=120)
+            _out, err = run.communicate(timeout=120)
     assert run.returncode == 0, err.decode()[-2000:]
     summary = json.loads((tmp_path / "r" / "w" / "summary.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in summary["counts"].items() if v} == {"pass": 2} and summary["sut"] == url

@@ -63,7 +63,7 @@ def test_pytest_gates_a_running_proxy_and_the_rerun_lines_reproduce_it(
         assert command[command.index("--sut") + 1] == url
         argv = [sys.executable, "-m", "harness", *command[1:], "--reports", "out", "--run-id", "r", "-q"]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        done = subprocess.run(argv, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(argv, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr[-2000:]
     summary = json.loads((pytester.path / "out" / "r" / "summary.json").read_text(encoding="utf-8"))
     assert {c["case_id"]: c["verdict"] for c in summary["cases"]} == {CASE: "proxy_bug_request"}
