@@ -61,13 +61,14 @@ def cassette_folder(args: argparse.Namespace, command: str, *, quiet: bool = Fal
     return cassette_view(layers)
 
 
-def layer_problem(args: argparse.Namespace) -> str | None:
-    """One line when a folder option cannot be used: a given folder that does not exist, or nothing to read."""
+def layer_problem(args: argparse.Namespace, writes: str | None = None) -> str | None:
+    """One line when a folder option cannot be used: a given folder that does not exist (but the first of the kind
+    a command `writes` to: it is made), or nothing to read."""
     for flag, folders in (
         ("--scenarios", getattr(args, "scenarios", [])),
         ("--cassettes", getattr(args, "cassettes", [])),
     ):
-        for folder in folders:
+        for folder in folders[1:] if flag == f"--{writes}" else folders:
             if not folder.is_dir():
                 return f"{flag} {folder}: the folder does not exist"
     if args.no_packaged and not getattr(args, "scenarios", [True]):

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        problem = layer_problem(args)
+        problem = layer_problem(args, writes="cassettes")
         if problem:
             raise ValueError(problem)
         layers = scenario_layers(args, "record")
