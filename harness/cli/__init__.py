@@ -16,6 +16,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.diff",
     "harness.cli.gateway",
     "harness.cli.import_cmd",
+    "harness.cli.init",
     "harness.cli.list_cmd",
     "harness.cli.mock_server",
     "harness.cli.record",
