@@ -26,11 +26,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
             "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
             "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
-            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend)."
+            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), json "
+            "(each backend's single upstream and request paths, each route's upstream URL and model: for a gateway "
+            "set up by hand or by script, one that routes by path or header, or one gateway per upstream)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta")
+    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "json")
     p.add_argument("--format", choices=formats, default="conformance")
     p.add_argument(
         "--upstream-model",
@@ -81,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
                 print(note, file=sys.stderr)  # noqa: T201
         if args.scenario_table:
             text = scenario_table(scenarios)
+        elif args.format == "json":
+            from harness.gateways.endpoints import endpoints_json
+
+            text = endpoints_json(args.replay_url, scenarios, backends, parse_model_overrides(args.upstream_model))
         else:
             models = parse_model_overrides(args.upstream_model)
             text = render(args.format, args.replay_url, scenarios, backends, hooks=hooks, models=models)
