@@ -52,6 +52,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--scenario-table", action="store_true", help="print the scenario/capability table (Markdown) instead"
     )
+    p.add_argument(
+        "--endpoint-table",
+        action="store_true",
+        help="print each backend's request paths and upstream model (Markdown) instead",
+    )
     p.set_defaults(func=run)
 
 
@@ -83,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
                 print(note, file=sys.stderr)  # noqa: T201
         if args.scenario_table:
             text = scenario_table(scenarios)
+        elif args.endpoint_table:
+            from harness.gateways.endpoints import endpoint_table
+
+            text = endpoint_table(backends)
         elif args.format == "json":
             from harness.gateways.endpoints import endpoints_json
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from harness import ir
 from harness.plumbing import PLANTED_KEY_ENV, route_table
@@ -25,16 +25,21 @@ MODEL = "{model}"
 """Where a path carries the model (Gemini, Bedrock, Workers AI): filled with the route's upstream model."""
 
 
+def request_path(backend: str, model: str, stream: bool) -> str:
+    """The path (and query) the backend's codec posts a request for `model` to."""
+    sample = ir.Request(
+        model=model, stream=stream, messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])]
+    )
+    request = registry.get(backend).encode_request(sample)
+    return request.path + (f"?{urlencode(request.query)}" if request.query else "")
+
+
 def endpoint_paths(backend: str) -> dict[str, str]:
     """The path the backend's codec posts a request to, per streaming mode (`{model}` where the model goes)."""
-    out = {}
-    for mode, stream in (("nonstream", False), ("stream", True)):
-        sample = ir.Request(
-            model=MODEL, stream=stream, messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])]
-        )
-        request = registry.get(backend).encode_request(sample)
-        out[mode] = request.path + (f"?{urlencode(request.query)}" if request.query else "")
-    return out
+    return {
+        mode: request_path(backend, MODEL, stream).replace(quote(MODEL, safe=""), MODEL)
+        for mode, stream in (("nonstream", False), ("stream", True))
+    }
 
 
 def endpoints_json(
@@ -65,8 +70,8 @@ def endpoints_json(
                 "upstream_base": r.upstream_base(replay_url),
                 "upstream_model": r.upstream_model,
                 "urls": {
-                    m: r.upstream_base(replay_url) + p.replace(MODEL, r.upstream_model)
-                    for m, p in paths[r.backend].items()
+                    mode: r.upstream_base(replay_url) + request_path(r.backend, r.upstream_model, stream)
+                    for mode, stream in (("nonstream", False), ("stream", True))
                 },
             }
             for r in route_table(scenarios, backends, modes=("translate",), models=models)
@@ -74,3 +79,15 @@ def endpoints_json(
         ],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def endpoint_table(backends: Sequence[str]) -> str:
+    """A Markdown table: each backend's request paths and realistic upstream model (docs/external-gateway.md
+    carries it; a test keeps it current)."""
+    chosen = upstream_models(backends)
+    lines = ["| backend | family | request path | stream path (if other) | upstream model |", "|---|---|---|---|---|"]
+    for b in backends:
+        paths = endpoint_paths(b)
+        stream = f"`{paths['stream']}`" if paths["stream"] != paths["nonstream"] else ""
+        lines.append(f"| `{b}` | {registry.get(b).family} | `{paths['nonstream']}` | {stream} | `{chosen[b]}` |")
+    return "\n".join(lines) + "\n"

@@ -5,12 +5,16 @@ from the JSON alone (one upstream, model names passed on unchanged) passes the g
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
+from harness.gateways.endpoints import endpoint_table
 from harness.plumbing import PLANTED_KEY_ENV
+from harness.runner.plan import default_backends
+from tests.conftest import REPO
 from tests.faults.test_sut import PLANTED, _free_port, serve
 
 SCENARIOS = "text-basic,tool-call-single,system-prompt"
@@ -61,3 +65,12 @@ def test_one_gateway_per_upstream_configured_from_the_json_passes_the_gate(
     summary = json.loads((tmp_path / "x" / "summary.json").read_text(encoding="utf-8"))
     assert code == 0 and summary["total"] == 3 * 2 * 2
     assert {k: v for k, v in summary["counts"].items() if v} == {"pass": 12}
+
+
+def test_the_docs_endpoint_table_is_current() -> None:
+    text = (REPO / "docs" / "external-gateway.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- endpoint-table:begin[^>]*-->\n(.*?)\n<!-- endpoint-table:end -->", text, re.S)
+    assert match is not None
+    backends = default_backends(REPO / "cassettes")
+    hint = "regenerate: conformance sut-config --endpoint-table"
+    assert match.group(1) == endpoint_table(backends).rstrip("\n"), hint
