@@ -85,6 +85,7 @@ jobs:
         with:
           python-version: "3.11"
       - name: Install the conformance harness
+        # From the package index; a wheel file or a `git+https://...` URL of the harness installs the same way.
         run: python -m pip install "llm-conformance-harness=={__version__}"
       - name: Write the proxy's routes
         # One route per (scenario, backend) to the replay server. `--format json` lists each route with its

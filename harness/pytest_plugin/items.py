@@ -4,6 +4,7 @@ shared CaseRunner, the `conformance` collector and one item per case. Imported o
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -176,7 +177,11 @@ class Settings:
 
     def scenario_file(self, scenario_id: str) -> Path | None:
         """The file a scenario id comes from (the first layer holding it)."""
-        return next((s.path for s in scenario_sources(self.scenarios) if s.id == scenario_id), None)
+        return self._scenario_files.get(scenario_id)
+
+    @functools.cached_property
+    def _scenario_files(self) -> dict[str, Path]:
+        return {s.id: s.path for s in scenario_sources(self.scenarios)}  # once: every item asks for its location
 
 
 def _layers(config: pytest.Config, kind: str) -> Layers:
