@@ -50,7 +50,7 @@ KNOWN = """\
 # the same; one that passes again is reported as fixed. Format:
 #
 # [[case]]
-# id = "text-basic[anthropic->openai,stream]"
+# id = "text-basic[<frontend>-><backend>,stream]"
 # verdict = "proxy_bug_response"          # or proxy_bug_request
 # reason = "our proxy drops ...; tracked in #123"
 #
@@ -76,8 +76,10 @@ jobs:
     env:
       SUT_PORT: "8787"          # where our proxy listens
       REPLAY_PORT: "8790"       # where the harness serves the recorded backends (our proxy's upstreams)
-      FRONTENDS: anthropic      # the APIs our proxy serves (comma list; `conformance list providers`)
-      BACKENDS: openai          # the upstream APIs it translates to (comma list)
+      # EDIT: the APIs our proxy serves and the upstream APIs it translates to (comma lists; as generated, every
+      # one the harness has: `conformance list providers`).
+      FRONTENDS: "{{frontends}}"
+      BACKENDS: "{{backends}}"
       CONFORMANCE_PLANTED_KEY: {PLANTED}   # a fake upstream key, not a secret
     steps:
       - uses: actions/checkout@v4
@@ -155,9 +157,11 @@ def run(args: argparse.Namespace) -> int:
         shown = ", ".join(str(p) for p in existing[:3]) + more
         say_error("init", f"{shown}: exists (--force overwrites); nothing written")
         return EXIT_USAGE
+    frontends, backends = _names()
     try:
         for rel, text in FILES.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            text = text.replace("{frontends}", frontends).replace("{backends}", backends)
             (root / rel).write_text(text, encoding="utf-8")
     except OSError as exc:
         say_error("init", f"cannot write in {root}: {exc.strerror}")
@@ -170,6 +174,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {recorded} reference cassettes of {EXAMPLE} under {cassettes}")  # noqa: T201
     print("next: edit the 'Start the proxy under test' step of the workflow (marked EDIT), then commit")  # noqa: T201
     return EXIT_OK
+
+
+def _names() -> tuple[str, str]:
+    """Every frontend with an SDK and every backend with packaged recordings, as comma lists."""
+    from harness.runner.plan import default_backends, default_frontends
+    from harness.scenarios.layers import packaged
+
+    return ",".join(default_frontends()), ",".join(default_backends(packaged("cassettes")))
 
 
 def _record(root: Path) -> int | None:

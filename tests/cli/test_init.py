@@ -17,6 +17,7 @@ import yaml
 
 from harness import __version__
 from harness.cli import main
+from harness.runner.plan import default_backends, default_frontends
 from tests.conftest import REPO
 from tests.faults.test_sut import _free_port
 
@@ -68,7 +69,10 @@ def test_the_workflow_installs_starts_waits_gates_and_uploads(tmp_path: Path) ->
 def test_the_workflow_steps_run_here_and_the_gate_passes(tmp_path: Path) -> None:
     assert main(["init", str(tmp_path)]) == 0
     env_vars, steps = _steps(tmp_path)
-    env_vars.update(SUT_PORT=str(_free_port()), REPLAY_PORT=str(_free_port()))
+    # As generated, every frontend and backend (the team narrows them: the step's marked EDIT); here one of each.
+    assert env_vars["FRONTENDS"] == ",".join(default_frontends())
+    assert env_vars["BACKENDS"] == ",".join(default_backends(REPO / "cassettes"))
+    env_vars.update(SUT_PORT=str(_free_port()), REPLAY_PORT=str(_free_port()), FRONTENDS="anthropic", BACKENDS="openai")
     bin_dir = str(Path(sys.executable).parent)  # where this environment's `conformance` script is
     env = {**os.environ, **env_vars, "PYTHONPATH": str(REPO), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     done: list[str] = []
