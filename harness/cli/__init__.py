@@ -14,6 +14,7 @@ from harness import __version__
 SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.decode",
     "harness.cli.diff",
+    "harness.cli.fuzz",
     "harness.cli.gateway",
     "harness.cli.import_cmd",
     "harness.cli.init",

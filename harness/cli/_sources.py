@@ -71,8 +71,10 @@ def layer_problem(args: argparse.Namespace, writes: str | None = None) -> str | 
         for folder in folders[1:] if flag == f"--{writes}" else folders:
             if not folder.is_dir():
                 return f"{flag} {folder}: the folder does not exist"
-    if args.no_packaged and not getattr(args, "scenarios", [True]):
-        return "--no-packaged needs --scenarios"
+    if args.no_packaged:
+        unnamed = [f"--{k}" for k in ("scenarios", "cassettes") if hasattr(args, k) and not getattr(args, k)]
+        if unnamed:
+            return f"--no-packaged needs {' and '.join(unnamed)}: the folders to read instead"
     return None
 
 

@@ -17,10 +17,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="re-render a run's reports from its case traces",
         description=(
             "Read every case trace in RUN/cases/ and write RUN/index.html, RUN/junit.xml and RUN/summary.json "
-            "again through the same writers the runner uses, then print the terminal summary. With --merge DIR..., "
-            "join the report folders of the N shards of one matrix into RUN instead (all N must be there). Exit 0 "
-            "when the reports were written (--gate: the run's gate exit code instead), 1 when the traces cannot be "
-            "read or the shards do not make one matrix."
+            "again through the same writers the runner uses (the run's own summary.json is kept: the re-render's "
+            "goes to RUN/summary.rerender.json), then print the terminal summary. The traces must be the cases the "
+            "run planned (RUN/plan.json): a run that did not finish is refused. With --merge DIR..., join the report "
+            "folders of the N shards of one matrix into RUN instead (all N must be there). Exit 0 when the reports "
+            "were written (--gate: the run's gate exit code instead), 2 when the traces cannot be read, do not match "
+            "the plan, or the shards do not make one matrix."
         ),
     )
     p.add_argument(
@@ -56,18 +58,25 @@ def run(args: argparse.Namespace) -> int:
 
     from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
     from harness.report.merge import copy_traces, events_for_merge
-    from harness.runner.run_events import RunFinished, Writer
+    from harness.report.summary import RerenderSummaryWriter, SummaryWriter
+    from harness.runner.engine import write_plan
+    from harness.runner.run_events import RunFinished, RunStarted, Writer
 
     try:
         if args.merge:
             events, traces = events_for_merge(args.merge, args.run.resolve().name, full_check=args.validate_traces)
             copy_traces(traces, args.run)
+            started = events[0]
+            assert isinstance(started, RunStarted)  # events_for_merge always starts with it
+            write_plan(args.run, started.run_id, started.case_ids, started.rerun)  # the joined run's plan
         else:
             events = events_for_run(args.run, _descriptions(args.scenarios), full_check=args.validate_traces)
     except ReportError as exc:
         print(f"conformance report: {exc}", file=sys.stderr)  # noqa: T201
-        return 1
+        return 2  # nothing could be judged from this folder: never a pass, never read as a proxy bug
     files = file_writers(args.run)
+    if not args.merge and (args.run / "summary.json").is_file():
+        files = [RerenderSummaryWriter(args.run) if isinstance(w, SummaryWriter) else w for w in files]
     writers: list[Writer] = [*files]
     if not args.quiet:
         writers.append(TerminalWriter(Console()))

@@ -5,6 +5,7 @@ not be judged ever passes)."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import traceback
@@ -75,6 +76,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
+    p.add_argument(
+        "--hooks",
+        metavar="FAULT",
+        help="switch on a catalogued fault in the built-in proxy's translate path (`conformance selftest --list`), "
+        "e.g. to reproduce what `conformance fuzz --hooks FAULT` found",
+    )
     p.add_argument(
         "--sut",
         metavar="URL",
@@ -195,8 +202,11 @@ def run(args: argparse.Namespace) -> int:
     jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         return _fail("--jobs must be at least 1")
-    if args.timeout <= 0:
-        return _fail("--timeout must be a positive number of seconds")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        return _fail(f"--timeout {args.timeout}: must be a positive, finite number of seconds")
+    for flag in ("frontend", "backend", "scenario"):
+        if getattr(args, flag) == []:  # given, but only commas or nothing: never read as "all"
+            return _fail(f"--{flag}: an empty list; name at least one (leave --{flag} out for all)")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -216,7 +226,11 @@ def run(args: argparse.Namespace) -> int:
     if args.update_known and not known.parent.is_dir():
         return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
     try:  # a bad known-failures file fails before any case runs
+        if args.hooks and args.sut:
+            raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
+        hooks = _hooks(args.hooks)
         previous = load_known(known)
+        _note_unsigned(known, previous)
         client = sut_client(args)
         models = parse_model_overrides(args.upstream_model)
     except (KnownFileError, ValueError) as exc:
@@ -237,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
+        hooks=hooks,
         known=known,
         run_id=args.run_id,
         sut=args.sut,
@@ -277,12 +292,38 @@ def run(args: argparse.Namespace) -> int:
     return finished.exit_code
 
 
+def _note_unsigned(path: Path, entries: dict[str, Any]) -> None:
+    """Say on stderr when known-failures entries have no signature: they hold a verdict, not a bug."""
+    from harness.runner.known import unsigned
+
+    bare = unsigned(entries)
+    if bare:
+        print(  # noqa: T201
+            f"conformance run: note: {path}: {len(bare)} of {len(entries)} entries have no signature (first: "
+            f"{bare[0]}): a second bug on those cases would hide behind them; `--update-known` adds signatures",
+            file=sys.stderr,
+        )
+
+
+def _hooks(name: str | None) -> Any:
+    """The translate hooks of a catalogued fault; ValueError naming the known ones for an unknown name."""
+    if name is None:
+        return None
+    from harness.faults.catalog import by_name
+
+    try:
+        return by_name(name).hooks
+    except KeyError as exc:
+        raise ValueError(f"--hooks: {exc.args[0]}") from exc
+
+
 def rerun_options(args: argparse.Namespace) -> list[str]:
     """The options of this command line that shape every case, for the reports' per-case rerun commands."""
     out: list[str] = layer_rerun(args)
     for flag, value, default in (
         ("--known", args.known, None),
         ("--rechunk", args.rechunk, None),
+        ("--hooks", args.hooks, None),
         ("--sut", args.sut, None),
     ):
         if value is not None and value != default:

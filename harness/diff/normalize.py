@@ -193,6 +193,87 @@ def _empty_text_blocks(out: View) -> View:
     return out
 
 
+def _says_nothing(part: dict[str, Any]) -> bool:
+    return part.get("kind") == "thinking" and not part.get("text") and not part.get("signature")
+
+
+def _empty_thinking(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        response["content"] = [p for p in response["content"] if not (isinstance(p, dict) and _says_nothing(p))]
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    started = {e.get("index") for e in events if e.get("kind") == "thinking_start"}
+    said = {e.get("index") for e in events if e.get("kind") == "thinking_delta" and e.get("text")}
+    said |= {e.get("index") for e in events if e.get("kind") == "thinking_end" and e.get("signature")}
+    empty = started - said
+    if not empty:
+        return out
+    kept = [e for e in events if not (e.get("kind", "").startswith("thinking_") and e.get("index") in empty)]
+    order: dict[Any, int] = {}
+    for event in kept:
+        if "index" in event:
+            event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
+def empty_thinking_pair(reference: View, compared: View) -> tuple[View, View]:
+    """A thinking block with no text and no signature says nothing. It is what is left of a signature-only block
+    (Gemini's `thoughtSignature` on a functionCall, Anthropic's thinking with hidden text) once a wire on the way
+    that cannot carry signatures lost it (its losses declare `ThinkingPart.signature`): a translation through that
+    wire has no block at all, so both runs lose theirs when the reference has one (the blocks after it numbered
+    again); one only the proxy's answer has stays compared."""
+    if _empty_thinking(json_copy(reference)) == reference:
+        return reference, compared
+    return _empty_thinking(json_copy(reference)), _empty_thinking(json_copy(compared))
+
+
+def text_runs_joined(view: View) -> View:
+    """Adjacent text blocks as one, for a comparison where a wire on the way has no text block boundaries
+    (`ProtocolFacts.text_runs_joined`): adjacent text parts joined, and a text block that opens right after another
+    one closed (usage and provider events between them aside) continued in it; the blocks after it numbered again
+    in order. A dropped or changed text still differs."""
+    return _text_runs_joined(json_copy(view))
+
+
+def _text_runs_joined(out: View) -> View:
+    response = out.get("response")
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        joined: list[Any] = []
+        for part in response["content"]:
+            last = joined[-1] if joined else None
+            if isinstance(last, dict) and isinstance(part, dict) and last.get("kind") == part.get("kind") == "text":
+                last["text"] = str(last.get("text", "")) + str(part.get("text", ""))
+                continue
+            joined.append(part)
+        response["content"] = joined
+    events = out.get("events")
+    if not isinstance(events, list):
+        return out
+    kept: list[dict[str, Any]] = []
+    alias: dict[Any, Any] = {}
+    for event in events:
+        kind = event.get("kind")
+        if kind == "text_start":
+            last = next((e for e in reversed(kept) if e.get("kind") not in ("usage", "provider_event")), None)
+            if last is not None and last.get("kind") == "text_end":
+                kept.remove(last)
+                alias[event.get("index")] = last.get("index")
+                continue
+        if kind in ("text_delta", "text_end") and event.get("index") in alias:
+            event["index"] = alias[event["index"]]
+        kept.append(event)
+    if alias:
+        order: dict[Any, int] = {}
+        for event in kept:
+            if "index" in event:
+                event["index"] = order.setdefault(event["index"], len(order))
+    out["events"] = kept
+    return out
+
+
 def has_empty_text(view: View) -> bool:
     """Whether the view holds an empty text part or a text block that says nothing."""
     return _empty_text_blocks(json_copy(view)) != view

@@ -23,10 +23,12 @@ from harness.diff.normalize import (
     View,
     apply,
     blocks_in_order,
+    empty_thinking_pair,
     incomplete_stream,
     json_copy,
     opaque_signatures,
     start_usage_reported,
+    text_runs_joined,
 )
 from harness.diff.request_side import request_divergences
 from harness.protocols import registry
@@ -127,6 +129,17 @@ def admitted_values(left: View, right: View, compared: RunTrace) -> tuple[View, 
     return left, right
 
 
+def _joins_text_runs(protocols: Iterable[str]) -> bool:
+    """Whether a wire on the way has no text block boundaries (`ProtocolFacts.text_runs_joined`)."""
+    for name in protocols:
+        try:
+            if registry.facts(name).text_runs_joined:
+                return True
+        except registry.UnknownProtocolError:
+            continue  # `loss_keys` reports the unknown protocol
+    return False
+
+
 def frontend_rules(reference: RunTrace, compared: RunTrace) -> tuple[Rule, ...]:
     """The normalization rules the clients' protocols declare for what they receive (`facts.Frontend`): opaque
     signatures compared by presence, concurrent blocks compared block by block. A rule applies to both sides
@@ -186,8 +199,11 @@ def compared_views(
         # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
         # that cannot carry start usage loses its value, not the frontend's duty to report one).
         left, right = start_usage_reported(left), start_usage_reported(right)
-        keys = loss_keys(protocols_between(reference, compared))
-        left, right = apply_losses(left, right, keys, scope="response")
+        protocols = protocols_between(reference, compared)
+        left, right = apply_losses(left, right, loss_keys(protocols), scope="response")
+        left, right = empty_thinking_pair(left, right)
+        if _joins_text_runs(protocols):
+            left, right = text_runs_joined(left), text_runs_joined(right)
     if rules:
         extra = frontend_rules(reference, compared)
         left, right = apply(left, extra), apply(right, extra)

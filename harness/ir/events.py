@@ -34,6 +34,9 @@ class TextStart(IRModel):
     """Tag."""
     index: int
     """Content index of the block."""
+    refusal: bool = False
+    """The block is the model's refusal, typed as one from its start (OpenAI's `refusal` content part): an
+    encoder that has a refusal form writes it there; the answer's stop reason is `refusal`."""
 
 
 class TextDelta(IRModel):

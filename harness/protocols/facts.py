@@ -7,8 +7,8 @@ profile derives its facts from its family's and overrides what differs (`FAMILY.
 
 Every field is required, so a declaration says each fact, or says `None` (or empty) where one does not apply:
 a backend-only profile serves no frontend routes; a local server has no key patterns. The exceptions are the
-few facts nearly every protocol shares, which have a default: `stream_only`, a key's shape and its check, and
-path placeholders of a real endpoint.
+few facts nearly every protocol shares, which have a default: `stream_only`, `tool_results_as_objects`,
+`text_runs_joined`, a key's shape and its check, and path placeholders of a real endpoint.
 """
 
 from __future__ import annotations
@@ -330,6 +330,10 @@ class ProtocolFacts:
     """Its wire carries a tool result only as a JSON object (Gemini's `functionResponse.response`), which the codec
     reads as that object's compact JSON text: a gateway must wrap a text result in one (the request diff accepts a
     one-key wrapper of the exact text, and the same object re-serialized). False for text-carrying wires."""
+    text_runs_joined: bool = False
+    """Its answers have no text block boundaries (Chat Completions' one content string, a Gemini, Ollama or Workers
+    AI run of text): adjacent text blocks come back as one, so the diff compares both runs with adjacent text
+    blocks joined wherever it is on the way (`diff.normalize.text_runs_joined`). False for block wires."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from harness import ir
 from harness.protocols.base import Codec
-from harness.wire.http import HttpResponse
+from harness.wire.http import HttpRequest, HttpResponse
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 """Alphabet of the random parts of provider ids (Anthropic's and OpenAI's ids use these characters)."""
@@ -96,6 +96,17 @@ def reference_of(codec: Codec) -> Reference:
     if isinstance(found, Reference):
         return found
     return PlainReference()
+
+
+def as_requested(codec: Codec, recorded: HttpRequest, request: HttpRequest, chunks: list[bytes]) -> list[bytes]:
+    """A recorded streamed answer as the real provider would send it for `request`, which may ask for less than
+    the `recorded` request did (OpenAI sends the usage chunk only to a request that asks for it); the chunks
+    unchanged where the codec's reference has no `as_requested` (the provider answers every request alike)."""
+    hook = getattr(reference_of(codec), "as_requested", None)
+    if hook is None:
+        return chunks
+    out: list[bytes] = hook(recorded, request, chunks)
+    return out
 
 
 def strip_extras(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:

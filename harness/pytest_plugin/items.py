@@ -22,7 +22,7 @@ from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
 from harness.pytest_plugin.rerun import rerun_lines
 from harness.runner.engine import CaseRunner, Runner
-from harness.runner.known import Known, KnownFileError, load_known
+from harness.runner.known import Known, KnownFileError, load_known, matches
 from harness.runner.plan import RunOptions, default_frontends
 from harness.scenarios.layers import Layers, cassette_view, scenario_sources
 from harness.scenarios.loader import ScenarioError
@@ -186,7 +186,10 @@ class Settings:
 
 def _layers(config: pytest.Config, kind: str) -> Layers:
     packaged, _ = _layered(config, "no-packaged")
-    return Layers.of(kind, _paths(config, kind), with_packaged=not packaged)
+    given = _paths(config, kind)
+    if packaged and not given:
+        raise pytest.UsageError(f"conformance_no_packaged needs conformance_{kind}: the folders to read instead")
+    return Layers.of(kind, given, with_packaged=not packaged)
 
 
 @dataclass(frozen=True)
@@ -449,7 +452,7 @@ class ConformanceItem(pytest.Item):
             # Not the proxy's fault, and not a gate failure in `conformance run` either.
             raise _skip(f"{verdict}: {result.reason}")
         entry = self.state.known.get(self.case.case_id)
-        if entry is not None and entry.verdict == verdict:
+        if entry is not None and matches(entry, result):
             pytest.xfail(f"known {verdict}: {entry.reason}")
         raise ProxyBug(result)
 

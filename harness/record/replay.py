@@ -19,6 +19,7 @@ from vcr.request import Request as VcrRequest
 
 from harness.backends import WireReply, wire_app
 from harness.protocols import Codec, HttpRequest, registry
+from harness.protocols.reference import as_requested
 from harness.record import serializer
 from harness.record.chunks import Rechunk, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
@@ -122,13 +123,24 @@ class Replayer:
             detail = "; ".join(f"{'; '.join(str(f[1]) for f in fails)}" for _, _, fails in closest) or str(exc)
             raise ReplayMissError(f"{path}: recorded request does not match: {detail}") from exc
         body = response["body"]["string"] or b""
-        chunks = rechunk(split_by_lengths(body, response["body"].get("chunks")), self.rechunk_mode, seed=self.seed)
+        chunks = split_by_lengths(body, response["body"].get("chunks"))
+        status = int(response["status"]["code"])
+        if stream and status < 400:
+            chunks = as_requested(codec, _recorded_request(cassette, response), request, chunks)
+        chunks = rechunk(chunks, self.rechunk_mode, seed=self.seed)
         headers = {}
         for name, value in response["headers"].items():
             if name.lower() not in _DROP_HEADERS:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
-        return WireReply(int(response["status"]["code"]), headers, chunks, scenario, stream)
+        return WireReply(status, headers, chunks, scenario, stream)
+
+
+def _recorded_request(cassette: Cassette, response: dict[str, Any]) -> HttpRequest:
+    """The request recorded with `response`: what the recorded answer was the answer to."""
+    stored = next(request for request, played in cassette.data if played is response)
+    body = stored.body if isinstance(stored.body, bytes) else (stored.body or "").encode("utf-8")
+    return HttpRequest.from_url(stored.method, stored.uri, dict(stored.headers), body)
 
 
 def rejection(codec: Codec, request: HttpRequest) -> WireReply | None:

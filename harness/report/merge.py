@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.rerender import read_summary
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code
+from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code, judged_count
 from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
 from harness.trace.writer import case_file_name
 
@@ -110,7 +110,9 @@ def events_for_merge(
         counts=counts,
         new_proxy_bugs=new_bugs,
         fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
-        exit_code=gate_code(new_bugs, errors, deviating, strict=strict),
+        exit_code=gate_code(
+            new_bugs, errors, deviating, strict=strict, judged=judged_count([c.verdict for c in cases])
+        ),
         harness_errors=errors,
         deviating=deviating,
         strict=strict,

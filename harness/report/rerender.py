@@ -15,7 +15,16 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.summary import validate_summary
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, Shard, Writer, gate_code
+from harness.runner.run_events import (
+    CaseFinished,
+    RunFinished,
+    RunnerEvent,
+    RunStarted,
+    Shard,
+    Writer,
+    gate_code,
+    judged_count,
+)
 from harness.trace import CaseResult, TraceError, Verdict, read_case
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
@@ -52,6 +61,34 @@ def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
         raise ReportError(str(exc)) from exc
 
 
+PLAN_FILE = "plan.json"
+"""What the run set out to judge (`harness.runner.engine.write_plan`)."""
+
+
+def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:
+    """ReportError when the traces are not the run's planned cases: a run killed before it finished, or traces
+    deleted or added since, must never re-render as a gate (a missing case would read as one that passed)."""
+    path = run_dir / PLAN_FILE
+    if not path.is_file():
+        return  # a report folder older than plan files, or written by the pytest plugin: nothing to hold it to
+    try:
+        planned = json.loads(path.read_text(encoding="utf-8"))["case_ids"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ReportError(f"{path}: cannot read the run's plan: {exc}") from exc
+    have = {c.case_id for c in cases}
+    missing = [c for c in planned if c not in have]
+    extra = sorted(have - set(planned))
+    if missing:
+        raise ReportError(
+            f"{len(missing)} of the {len(planned)} planned cases have no trace in {run_dir / 'cases'} (first: "
+            f"{missing[0]}): the run did not finish or traces were deleted; rerun it"
+        )
+    if extra:
+        raise ReportError(
+            f"{len(extra)} case trace(s) in {run_dir / 'cases'} were not planned by {path} (first: {extra[0]})"
+        )
+
+
 def _ordered(cases: list[CaseResult], previous: dict[str, Any] | None) -> list[CaseResult]:
     rank = {c["case_id"]: i for i, c in enumerate(previous["cases"])} if previous else {}
     return sorted(cases, key=lambda c: (rank.get(c.case_id, len(rank)), c.case_id))
@@ -71,7 +108,9 @@ def events_for_run(
     """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports (scenario
     `descriptions` stand in when the previous summary has none, as summaries written before they were kept)."""
     previous = _previous_summary(run_dir)
-    cases = _ordered(load_cases(run_dir, full_check=full_check), previous)
+    cases = load_cases(run_dir, full_check=full_check)
+    check_plan(run_dir, cases)
+    cases = _ordered(cases, previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
     new_bugs = [c.case_id for c in cases if c.verdict.is_proxy_bug and not c.known]
     started = RunStarted(
@@ -97,7 +136,9 @@ def events_for_run(
         counts=counts,
         new_proxy_bugs=new_bugs,
         fixed=[c.case_id for c in cases if c.known and c.verdict is Verdict.PASS],
-        exit_code=gate_code(new_bugs, errors, deviating, strict=strict),
+        exit_code=gate_code(
+            new_bugs, errors, deviating, strict=strict, judged=judged_count([c.verdict for c in cases])
+        ),
         harness_errors=errors,
         deviating=deviating,
         strict=strict,

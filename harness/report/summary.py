@@ -122,3 +122,9 @@ class SummaryWriter(FileWriter):
         data = build_summary(report)
         validate_summary(data)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+class RerenderSummaryWriter(SummaryWriter):
+    """A re-render's summary, written beside the run's own `summary.json`, which stays as the run left it."""
+
+    file_name = "summary.rerender.json"

@@ -193,6 +193,11 @@ def gate_line(report: RunReport) -> str:
         why = f": {first.case_id}: {first.reason}" if first else ""
         count = _plural(len(report.harness_errors), "case")
         return f"gate: ERROR (exit {report.exit_code}): {count} could not be judged{why}"
+    if report.exit_code == 2 and report.cases and all(c.verdict == "unsupported" for c in report.cases):
+        return (
+            f"gate: ERROR (exit {report.exit_code}): nothing was judged: all {_plural(len(report.cases), 'case')} "
+            "are unsupported"
+        )
     if report.exit_code == 0:
         known = sum(1 for c in report.proxy_bugs() if c.known)
         tail = f"; {known} known proxy bug(s) accepted by the known-failures file" if known else ""

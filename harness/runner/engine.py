@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +28,7 @@ from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
 from harness.runner import crash
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
-from harness.runner.known import Known, load_known
+from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
 from harness.runner.run_events import (
     CaseFinished,
@@ -37,12 +39,13 @@ from harness.runner.run_events import (
     Shard,
     Writer,
     gate_code,
+    judged_count,
 )
 from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
-from harness.trace.writer import write_case_text
+from harness.trace.writer import atomic_write_text, write_case_text
 
 STEADY_CLOCK = "SOURCE_DATE_EPOCH"
 """The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
@@ -220,7 +223,18 @@ class CaseRunner:
         if self._known is None:
             self._known = load_known(self.options.known)
         entry = self._known.get(result.case_id)
-        return result if entry is None else result.model_copy(update={"known": entry.reason})
+        # Known only while the entry still holds this bug: same verdict, no part of its signature beyond the entry's
+        # (a harness error or another verdict is never known; a second bug on the case is new).
+        if entry is None or not result.verdict.is_proxy_bug:
+            return result
+        if not matches(entry, result):
+            extra = grown(entry, result) if entry.verdict == result.verdict else []
+            if not extra:
+                return result
+            more = f" (+{len(extra) - 3} more)" if len(extra) > 3 else ""
+            why = f"{result.reason} [new beyond its known-failures entry: {', '.join(extra[:3])}{more}]"
+            return result.model_copy(update={"reason": why})
+        return result.model_copy(update={"known": entry.reason})
 
     def run_case(self, case: Case) -> CaseResult:
         """Run what one case still needs (its baselines may be cached) and judge it."""
@@ -261,6 +275,33 @@ def _reached(outcome: RunResult | None) -> str | None:
     if isinstance(outcome, RunTrace) and outcome.role == "translated" and outcome.upstream_status is not None:
         return outcome.upstream
     return None
+
+
+PLAN_FILE = "plan.json"
+"""The cases a run set out to judge, written before the first one runs: a re-render checks the traces against it."""
+REPORT_FILES = ("index.html", "junit.xml", "summary.json", "summary.rerender.json", PLAN_FILE)
+"""What a run writes beside its `cases/` folder."""
+
+
+def clear_previous(folder: Path) -> None:
+    """Remove what an earlier run under the same id left in `folder` (its case traces and report files), so a
+    reused `--run-id` (the nox sessions reuse theirs) never mixes old traces into the new run. Nothing else in the
+    folder is touched."""
+    cases = folder / "cases"
+    if cases.is_dir():
+        shutil.rmtree(cases)
+    for name in REPORT_FILES:
+        (folder / name).unlink(missing_ok=True)
+
+
+def write_plan(folder: Path, run_id: str, case_ids: Sequence[str], rerun: Sequence[str]) -> None:
+    """Write `plan.json`: the run's id, its options and every case it will judge, in order."""
+    doc = {"run_id": run_id, "options": list(rerun), "case_ids": list(case_ids)}
+    atomic_write_text(folder / PLAN_FILE, json.dumps(doc, indent=1) + "\n")
+
+
+class NothingToJudge(ValueError):
+    """The plan holds no case: a gate that judged nothing must not pass (the message names the cause)."""
 
 
 def worker_main(conn: Connection, config: WorkerConfig) -> None:
@@ -375,12 +416,17 @@ class Runner:
         anything runs when the environment cannot be built (a replay port that cannot be bound, a system under
         test that does not answer)."""
         started = time.perf_counter()
+        if not self.cases:
+            raise NothingToJudge(self._why_no_case())
         known = load_known(self.options.known)
         options = dataclasses.replace(self.options, run_id=self.run_id)
         runner = CaseRunner(options, self.scenarios, self.plan.run_backends) if self.jobs <= 1 else None
         try:
             if runner is not None:
                 runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
+            if self.options.write_traces:
+                clear_previous(self.folder)
+                write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun)
             self._emit(
                 RunStarted(
                     self.run_id,
@@ -400,6 +446,30 @@ class Runner:
                 runner.close()
         return self._finish(results, known, started)
 
+    def _why_no_case(self) -> str:
+        """Why the plan holds no case, in words the user can act on: no recordings, or filters that match nothing."""
+        options = self.options
+        if options.backends is None and not self.plan.backends:
+            folder = options.cassettes
+            state = "does not exist" if not folder.exists() else "holds no backend's recordings (cassettes/<backend>/)"
+            return f"nothing to judge: --cassettes {folder} {state}; no backend to run against"
+        filters = [
+            f"{flag} {','.join(value)}"
+            for flag, value in (
+                ("--frontend", options.frontends),
+                ("--backend", options.backends),
+                ("--scenario", options.only),
+            )
+            if value is not None
+        ]
+        modes = {(True, False): "", (True,): "--streaming stream", (False,): "--streaming nonstream"}
+        mode = modes.get(tuple(options.streams), "")
+        if mode:
+            filters.append(mode)
+        if options.shard:
+            filters.append(f"--shard {options.shard[0]}/{options.shard[1]}")
+        return f"nothing to judge: no case matches {' '.join(filters) or 'the matrix'}"
+
     def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
         counts: dict[str, int] = {}
         new_bugs, fixed, errors, deviating = [], [], [], []
@@ -407,7 +477,7 @@ class Runner:
             entry = known.get(result.case_id)
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             is_bug = result.verdict.is_proxy_bug
-            if is_bug and not (entry and entry.verdict == result.verdict):
+            if is_bug and not (entry and matches(entry, result)):
                 new_bugs.append(result.case_id)
             if result.verdict.is_harness_error:
                 errors.append(result.case_id)
@@ -417,13 +487,14 @@ class Runner:
                 deviating.append(result.case_id)
             self.options.results.append(result)
             self._emit(CaseFinished(result))
+        judged = judged_count([r.verdict for r in results])
         finished = RunFinished(
             self.run_id,
             0.0 if self.options.steady else time.perf_counter() - started,
             counts,
             new_bugs,
             fixed,
-            gate_code(new_bugs, errors, deviating, strict=self.options.strict),
+            gate_code(new_bugs, errors, deviating, strict=self.options.strict, judged=judged),
             harness_errors=errors,
             deviating=deviating,
             strict=self.options.strict,

@@ -91,13 +91,21 @@ class CaseJudged:
     """The judged case."""
 
 
+def judged_count(verdicts: Sequence[str]) -> int:
+    """How many of these verdicts judged something: every verdict but `unsupported` (a case that did not run)."""
+    return sum(1 for v in verdicts if v != "unsupported")
+
+
 RunnerEvent = RunStarted | CaseJudged | CaseFinished | RunFinished
 
 
-def gate_code(new_bugs: Sequence[str], errors: Sequence[str], deviating: Sequence[str], *, strict: bool) -> int:
-    """The gate's exit code: 2 when any case is a harness error (nothing was judged there, so nothing may pass),
-    1 for a new proxy bug (or, under `strict`, a wire deviation), else 0."""
-    if errors:
+def gate_code(
+    new_bugs: Sequence[str], errors: Sequence[str], deviating: Sequence[str], *, strict: bool, judged: int | None = None
+) -> int:
+    """The gate's exit code: 2 when any case is a harness error (nothing was judged there, so nothing may pass) or
+    when no case at all was judged (`judged` 0: every case unsupported, or none planned), 1 for a new proxy bug (or,
+    under `strict`, a wire deviation), else 0."""
+    if errors or judged == 0:
         return EXIT_HARNESS_ERROR
     return 1 if new_bugs or (strict and deviating) else 0
 

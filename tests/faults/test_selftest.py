@@ -112,7 +112,7 @@ EXPECTED.update(
         ),
         "swink-done-dropped": ("proxy_bug_response", _CUT),
         "swink-done-as-openai-done": ("proxy_bug_response", _CUT),
-        "swink-content-index-per-type": ("proxy_bug_response", 'events[4].error: "<missing>"'),
+        "swink-content-index-per-type": ("proxy_bug_response", 'events[4]: {"kind": "text_start", "index": 1'),
         "swink-thinking-signature-dropped": (
             "proxy_bug_response",
             'events[3].signature: "c2lnbmF0dXJlLW9mLXRoZS10aG91Z2h0LTAwMQ==" -> null',

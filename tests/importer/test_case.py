@@ -4,6 +4,7 @@ boundaries, and every other backend's reference cassette."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import yaml
 from harness import ir
 from harness.capture import load_interactions
 from harness.faults.catalog import by_name
-from harness.importer import Imported, ImportUsageError, from_capture, import_exchange
+from harness.importer import Imported, ImportUsageError, from_capture, from_raw, import_exchange
 from harness.protocols import HttpRequest, decode_events, registry
 from harness.record import Replayer
 from harness.runner.engine import Runner
@@ -20,6 +21,7 @@ from harness.runner.plan import RunOptions
 from harness.scenarios import load_scenario
 from harness.scenarios.model import ReplyError, ReplyOk
 from harness.stream import accumulate
+from harness.wire.sse import iter_sse
 from tests.conftest import corpus_dir
 
 pytestmark = pytest.mark.corpus
@@ -206,3 +208,26 @@ def test_a_proxy_zeroing_message_start_usage_is_caught_on_a_real_answer(
     if fault:
         divergence = result.first_divergence
         assert divergence is not None and divergence.path == "events[0].start_input_tokens"
+
+
+def test_responses_stream_without_sequence_number_imports(tmp_path: Path) -> None:
+    # OpenAI's Responses streams before `sequence_number` existed (March to April 2025) number no event: the
+    # corpus's real stream with the field taken out stands for one (`import` said "expected an integer, got
+    # NoneType").
+    item = load_interactions(corpus_dir("openai_responses") / "stream-text.yaml")[0]
+    events = [json.loads(e.data) for e in iter_sse([item.response.body])]
+    bare = b"".join(
+        f"event: {d['type']}\ndata: {json.dumps({k: v for k, v in d.items() if k != 'sequence_number'})}\n\n".encode()
+        for d in events
+    )
+    (tmp_path / "body.sse").write_bytes(bare)
+    (tmp_path / "request.json").write_bytes(item.request.body)
+    exchange = from_raw(tmp_path / "body.sse", tmp_path / "request.json", protocol="responses")
+    case = import_exchange(
+        exchange, "unnumbered", scenarios=tmp_path / "scenarios", cassettes=tmp_path / "cassettes", backends=[]
+    )
+    expect = case.scenario.expect
+    assert expect.stop_reason == "end_turn" and expect.usage_present
+    assert expect.text_equals and expect.text_equals == "".join(
+        d["delta"] for d in events if d["type"] == "response.output_text.delta"
+    )

@@ -112,7 +112,8 @@ def test_gemini_content_after_the_finish_chunk_breaks_its_rule() -> None:
 
 
 def _responses_event(kind: str, index: int, **fields: object) -> str:
-    return f"event: {kind}\ndata: {json.dumps({'type': kind, 'output_index': index, **fields})}\n\n"
+    data = {"type": kind, "output_index": index, "sequence_number": 0, **fields}
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
 
 
 def test_responses_items_streamed_concurrently_break_their_rule() -> None:
@@ -128,3 +129,16 @@ def test_responses_items_streamed_concurrently_break_their_rule() -> None:
         "responses.items_one_at_a_time": ["event 1 adds output item 1 while item(s) [0] are open"]
     }
     assert findings("responses", b'{"object": "response", "output": []}', False) == {}
+
+
+def test_responses_stream_without_sequence_number_breaks_its_rule() -> None:
+    """A stream numbering no event decodes (OpenAI's before about April 2025); the API numbers every event today
+    (open-responses-server 0.4.1 numbers none): a warning."""
+    call = {"type": "function_call", "name": "f", "arguments": ""}
+    kinds = ("response.output_item.added", "response.output_item.done")
+    events = [_responses_event(kind, 0, item={**call, "id": "fc_0"}) for kind in kinds]
+    assert findings("responses", "".join(events).encode(), True) == {}
+    bare = "".join(e.replace('"sequence_number": 0, ', "") for e in events).encode()
+    assert findings("responses", bare, True) == {
+        "responses.events_numbered": ["2 of 2 events have no sequence_number (the first: event 0)"]
+    }

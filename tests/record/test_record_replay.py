@@ -4,6 +4,8 @@ re-chunking, misses that name the nearest recordings, and no socket in replay.""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import socket
 from pathlib import Path
 
@@ -11,11 +13,14 @@ import httpx2
 import pytest
 import yaml
 
-from harness.protocols import registry
+from harness import ir
+from harness.protocols import decode_events, registry
+from harness.protocols.openai.reference import usage_chunks_dropped
 from harness.record import Rechunk, RecordMode, Replayer, ReplayMissError, ReplayTransport, record_one, reference_source
 from harness.record.chunks import event_boundaries, rechunk, split_by_lengths
 from harness.record.layout import recorded
 from harness.scenarios.model import Scenario
+from harness.stream import accumulate
 
 TEXT = "Hello there, héllo 🌍 and 日本語!"
 SCENARIO = Scenario.model_validate(
@@ -205,3 +210,35 @@ def test_chunk_helpers() -> None:
     text = "é🌍".encode()
     pieces = rechunk([text], Rechunk.UTF8)
     assert pieces == [b"\xc3", b"\xa9\xf0", b"\x9f\x8c\x8d"]  # a cut inside each multi-byte character
+
+
+def test_replay_sends_the_openai_usage_chunk_only_when_the_request_asks_for_it(root: Path) -> None:
+    # OpenAI streams the usage chunk (`choices: []`) only for `stream_options.include_usage`; the cassette was
+    # recorded asking. A gateway that forgets to ask must get what OpenAI would send it: no usage.
+    replayer = Replayer(root, SCENARIOS)
+    codec = registry.get("openai")
+    asked = codec.encode_request(SCENARIO.request_for("text-basic", stream=True))
+    assert json.loads(asked.body)["stream_options"] == {"include_usage": True}
+    body = json.loads(asked.body)
+    del body["stream_options"]
+    unasked = dataclasses.replace(asked, body=json.dumps(body).encode())
+    full = replayer.reply("openai", asked).chunks
+    bare = replayer.reply("openai", unasked).chunks
+    (usage_event,) = [e for e in b"".join(full).split(b"\n\n") if b'"choices":[]' in e]
+    assert b'"usage":{' in usage_event
+    assert b"".join(bare) == b"".join(full).replace(usage_event + b"\n\n", b"")
+    assert len(bare) == len(full)  # the finish chunk and the usage chunk were sent together: one piece less long
+    response = accumulate(decode_events(codec, bare))
+    assert response.response.usage == ir.Usage() and response.terminated
+    assert "".join(p.text for p in response.response.content if isinstance(p, ir.TextPart)) == TEXT
+    with_usage = accumulate(decode_events(codec, full)).response.usage
+    assert (with_usage.input_tokens, with_usage.output_tokens) == (5, 7)
+
+
+def test_replay_drops_a_usage_chunk_cut_across_recorded_chunks() -> None:
+    events = [b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n', b'data: {"choices":[],"usage":{"a":1}}\n\n']
+    body = b"".join([*events, b"data: [DONE]\n\n"])
+    chunks = [body[:10], body[10 : len(events[0]) + 7], body[len(events[0]) + 7 : -3], body[-3:]]
+    out = usage_chunks_dropped(chunks)
+    assert b"".join(out) == events[0] + b"data: [DONE]\n\n"
+    assert [len(c) for c in out] == [10, len(events[0]) - 10, len(b"data: [DONE]\n\n") - 3, 3]

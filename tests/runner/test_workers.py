@@ -169,10 +169,10 @@ def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: i
 def test_joining_refuses_a_missing_or_doubled_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one = write_run(options(tmp_path, only=["text-basic"], run_id="s1", shard=(1, 2)))
     out = str(tmp_path / "out")
-    assert main(["report", "--merge", str(one), "--run", out, "--quiet"]) == 1
+    assert main(["report", "--merge", str(one), "--run", out, "--quiet"]) == 2
     assert "missing [2]" in capsys.readouterr().err
-    assert main(["report", "--merge", str(one), str(one), "--run", out, "--quiet"]) == 1
+    assert main(["report", "--merge", str(one), str(one), "--run", out, "--quiet"]) == 2
     assert "given twice [1]" in capsys.readouterr().err
     whole = write_run(options(tmp_path, only=["text-basic"], run_id="whole"))
-    assert main(["report", "--merge", str(whole), "--run", out, "--quiet"]) == 1
+    assert main(["report", "--merge", str(whole), "--run", out, "--quiet"]) == 2
     assert "not a shard" in capsys.readouterr().err

@@ -60,5 +60,6 @@ FACTS = facts.ProtocolFacts(
     secrets=facts.Secrets(headers=frozenset({"cf-aig-authorization"})),
     chunking=facts.TypicalChunking(text_chunk_size=4),  # about one token per event
     gateways={},
+    text_runs_joined=True,  # one `response` string
 )
 """Cloudflare Workers AI (native)."""

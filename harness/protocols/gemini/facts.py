@@ -86,5 +86,6 @@ FACTS = facts.ProtocolFacts(
         "ccr": facts.GatewayName("gemini", appends="/models/", endpoint=True),
     },
     tool_results_as_objects=True,
+    text_runs_joined=True,  # a candidate is a run of parts; adjacent text parts are one answer
 )
 """Gemini (Generative Language API)."""

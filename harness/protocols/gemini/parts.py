@@ -11,6 +11,11 @@ when no thoughts were returned, or on a trailing empty text part):
 - otherwise: an empty `ThinkingPart(text="", signature=...)` is synthesized right before the part.
 The encoder mirrors this: a ThinkingPart's signature rides on the next text / functionCall / image part, or on
 a trailing `{"text": ""}` part when nothing (or another thinking block) follows, so every signature round-trips.
+
+The parts of Gemini's own code execution (`executableCode`: the code the model ran; `codeExecutionResult`: its
+outcome and output) have no IR form: each ends the open block and becomes a `ProviderEvent` holding a chunk of
+that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out (see
+`losses`). The text, calls, stop reason and usage around them decode as usual.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 from harness import ir
 from harness.protocols.common import parse_arguments
 from harness.protocols.gemini.fields import (
+    PROTOCOL,
     EncodeError,
     as_object,
     as_str,
@@ -38,6 +44,9 @@ from harness.protocols.gemini.mapping import standard_base64
 
 # Part fields that describe a part rather than carry its data.
 _PART_META = spellings(["thought", "thoughtSignature", "partMetadata", "mediaResolution", "videoMetadata"])
+CODE_EXECUTION_PARTS = ("executableCode", "codeExecutionResult")
+"""Parts of Gemini's server-side code execution (tool `codeExecution`), which the IR has no form for."""
+_CODE_EXECUTION = {spelling: name for name in CODE_EXECUTION_PARTS for spelling in spellings([name])}
 
 
 class ContentMachine:
@@ -65,6 +74,8 @@ class ContentMachine:
             out = self.signature(sig)
             return out + self._text(text) if text else out
         data = [key for key in part if key not in _PART_META]
+        if data and data[0] in _CODE_EXECUTION:
+            return self._code_execution(part, data[0], sig, where)
         if data:
             raise fail(f"{where}: unsupported part {data[0]!r} (the IR has no equivalent in model output)")
         return self.signature(sig)
@@ -109,6 +120,13 @@ class ContentMachine:
             out.append(ir.ThinkingEnd(index=self._index, signature=sig))
             self._open = None
         return out
+
+    def _code_execution(self, part: dict[str, Any], key: str, sig: str | None, where: str) -> list[ir.StreamEvent]:
+        """A code-execution part: it ends the open block and is kept as a provider event (a chunk of that part)."""
+        as_object(get(part, key), f"{where}.{key}")
+        out = self.signature(sig) + self.close()
+        chunk = {"candidates": [{"content": {"parts": [part], "role": "model"}, "index": 0}]}
+        return [*out, ir.ProviderEvent(protocol=PROTOCOL, type=_CODE_EXECUTION[key], data=chunk)]
 
     def _text(self, text: str) -> list[ir.StreamEvent]:
         out: list[ir.StreamEvent] = []

@@ -35,5 +35,6 @@ FACTS = facts.ProtocolFacts(
     # One token per line; whole tool calls.
     chunking=facts.TypicalChunking(text_chunk_size=3),
     gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
+    text_runs_joined=True,  # one `message.content`
 )
 """Ollama native `/api/chat`."""

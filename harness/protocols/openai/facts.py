@@ -71,6 +71,7 @@ FAMILY = facts.ProtocolFacts(
         # Its UPSTREAM_PROVIDER; it appends the path to UPSTREAM_BASE_URL (anthropic and google are the same wire).
         "codex-rosetta": facts.GatewayName("openai", appends="/chat/completions"),
     },
+    text_runs_joined=True,  # a message has one content string
 )
 """OpenAI Chat Completions."""
 

@@ -262,6 +262,12 @@ class Profile:
         return f"{self.base_path}/chat/completions"
 
 
+REASONING_SIGNATURE = "reasoning_signature"
+"""The delta / message key a profile's decode hook puts a thinking signature under, for the common decoder: it
+ends the thinking block with it (Chat Completions has no such field; OpenRouter carries Anthropic's signature
+in `reasoning_details`). Never written by an encoder."""
+
+
 @dataclass(frozen=True)
 class Chain:
     """Several JSON hooks applied in order, for a profile with more than one quirk in one place; the generated

@@ -113,6 +113,8 @@ OPENROUTER = Profile(
         "IRError.kind:malformed_stream": _STATUS_ONLY + ": 502 decodes as server",
     },
     encode_chunk=quirks.native_finish_reason,
+    decode_chunk=quirks.reasoning_details_signature,
+    decode_body=quirks.reasoning_details_signature_in_body,
     wire=WireStyle(
         role_chunk="every", logprobs=True, whole_tool_calls=True, error_chunk="in_chunk", error_object="openrouter"
     ),

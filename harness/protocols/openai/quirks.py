@@ -13,7 +13,7 @@ import string
 from typing import Any
 
 from harness import ir
-from harness.protocols.openai.profile import JSONDict
+from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict
 
 
 def _count(value: Any) -> int | None:
@@ -472,3 +472,25 @@ def system_in_first_user_turn(body: JSONDict, request: ir.Request) -> JSONDict:
     else:
         rest.insert(0, {"role": "user", "content": system})
     return {**body, "messages": rest}
+
+
+def reasoning_details_signature(chunk: JSONDict) -> JSONDict:
+    """OpenRouter: Anthropic's thinking signature arrives only in `delta.reasoning_details` (a `reasoning.text`
+    entry with a `signature` and no text, after the thinking text); hand it to the decoder."""
+    return _map_choices(chunk, "delta", _with_signature)
+
+
+def reasoning_details_signature_in_body(body: JSONDict) -> JSONDict:
+    """OpenRouter: a non-streamed `message.reasoning_details` entry carries the signature beside its text."""
+    return _map_choices(body, "message", _with_signature)
+
+
+def _with_signature(message: Any) -> Any:
+    if not isinstance(message, dict) or not isinstance(message.get("reasoning_details"), list):
+        return message
+    signatures = [
+        d["signature"]
+        for d in message["reasoning_details"]
+        if isinstance(d, dict) and d.get("type") == "reasoning.text" and isinstance(d.get("signature"), str)
+    ]
+    return {**message, REASONING_SIGNATURE: signatures[-1]} if signatures else message

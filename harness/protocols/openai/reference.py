@@ -4,6 +4,8 @@ Chat Completions body splits into wire events for the shape comparison (`harness
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,7 +13,7 @@ from harness import ir
 from harness.protocols import common
 from harness.protocols.openai.profile import JSONDict, Profile, same_error_body
 from harness.protocols.shape import WireEvent
-from harness.wire.http import HttpResponse
+from harness.wire.http import HttpRequest, HttpResponse
 from harness.wire.sse import SSEDecoder
 
 
@@ -67,6 +69,16 @@ class OpenAIReference:
         """The provider's response headers."""
         return self.facts.headers(stream, status, seed)
 
+    def as_requested(self, recorded: HttpRequest, request: HttpRequest, chunks: list[bytes]) -> list[bytes]:
+        """A recorded stream as the provider answers `request`: the usage-only chunk (`choices: []`) that the
+        recorded request asked for with `stream_options.include_usage` is left out when `request` does not ask
+        (OpenAI: "an additional chunk will be streamed before the data: [DONE] message" only when set; usage on
+        a finish chunk, Mistral's and DeepSeek's place, comes unasked: corpus mistral-stream-thinking-content-
+        array.yaml asks nothing and gets it)."""
+        if not _asks_usage(self.profile, recorded) or _asks_usage(self.profile, request):
+            return chunks
+        return usage_chunks_dropped(chunks)
+
 
 def wire_events(profile: Profile, body: bytes, *, stream: bool, status: int) -> list[WireEvent]:
     """The typed events of a Chat Completions body: each SSE chunk typed by what it carries (`chunk:role`,
@@ -116,3 +128,54 @@ def chunk_type(profile: Profile, chunk: Any) -> str:
     if chunk.get("error"):
         features.append("error")
     return "chunk:" + "+".join(features or ["empty"])
+
+
+def _asks_usage(profile: Profile, request: HttpRequest) -> bool:
+    body = common.load_object(profile.name, request.body, what="request body")
+    options = body.get("stream_options")
+    return isinstance(options, dict) and options.get("include_usage") is True
+
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+def _usage_only(event: bytes) -> bool:
+    lines = [line[5:].strip() for line in event.splitlines() if line.startswith(b"data:")]
+    if not lines:
+        return False
+    try:
+        data = json.loads(b"\n".join(lines))
+    except ValueError:
+        return False  # [DONE] and the like: not a chunk
+    return isinstance(data, dict) and data.get("choices") == [] and isinstance(data.get("usage"), dict)
+
+
+def usage_chunks_dropped(chunks: list[bytes]) -> list[bytes]:
+    """The SSE body without its usage-only chunks, the other bytes at their recorded chunk boundaries."""
+    body = b"".join(chunks)
+    removed: list[tuple[int, int]] = []
+    start = 0
+    for match in _EVENT_END.finditer(body):
+        if _usage_only(body[start : match.end()]):
+            removed.append((start, match.end()))
+        start = match.end()
+    if not removed:
+        return chunks
+
+    out: list[bytes] = []
+    begin = 0
+    for chunk in chunks:
+        end = begin + len(chunk)
+        kept = b"".join(body[a:b] for a, b in _kept_spans(begin, end, removed))
+        if kept:
+            out.append(kept)
+        begin = end
+    return out
+
+
+def _kept_spans(begin: int, end: int, removed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of [begin, end) outside every removed span."""
+    spans = [(begin, end)]
+    for a, b in removed:
+        spans = [part for s, e in spans for part in ((s, min(e, a)), (max(s, b), e)) if part[0] < part[1]]
+    return spans

@@ -21,7 +21,7 @@ from harness.protocols.openai.mapping import (
     first_reasoning,
     stop_reason,
 )
-from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile
 
 PLACEHOLDER_ID = "chatcmpl-harness"
 """Response id sent when the IR response has none (OpenAI's schema requires one)."""
@@ -57,8 +57,9 @@ def decode_response(profile: Profile, body: bytes) -> ir.Response:
         if message.get("function_call") is not None:
             r.fail("choices[0].message.function_call", "the legacy functions API is not supported")
         thinking = first_reasoning(profile, r, message, "choices[0].message")
-        if thinking:
-            content.append(ir.ThinkingPart(text=thinking))
+        signature = r.opt_str(message.get(REASONING_SIGNATURE), f"choices[0].message.{REASONING_SIGNATURE}")
+        if thinking or signature is not None:
+            content.append(ir.ThinkingPart(text=thinking or "", signature=signature))
         text = content_text(r, message.get("content"), "choices[0].message.content")
         refusal = r.opt_str(message.get("refusal"), "choices[0].message.refusal")
         if text or refusal:

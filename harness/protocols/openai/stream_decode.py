@@ -27,7 +27,7 @@ from harness.protocols.base import DecodeError
 from harness.protocols.openai._json import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
-from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile
 from harness.protocols.openai.response import decode_extras
 from harness.wire.sse import SSEDecoder, SSEEvent
 
@@ -160,13 +160,16 @@ class ChatStreamDecoder:
         thinking = first_reasoning(self.profile, r, delta, path)
         if thinking:
             self._text("thinking", thinking)
+        signature = r.opt_str(delta.get(REASONING_SIGNATURE), f"{path}.{REASONING_SIGNATURE}")
+        if signature is not None:
+            self._sign(signature)
         text = content_text(r, delta.get("content"), f"{path}.content")
         refusal = r.opt_str(delta.get("refusal"), f"{path}.refusal")
         if refusal:
             self._refused = True
             text += refusal
         if text:
-            self._text("text", text)
+            self._text("text", text, refusal=bool(refusal) and text == refusal)
         for j, item in enumerate(r.opt_lst(delta.get("tool_calls"), f"{path}.tool_calls")):
             self._on_tool_fragment(r, r.obj(item, f"{path}.tool_calls[{j}]"), f"{path}.tool_calls[{j}]")
 
@@ -193,15 +196,27 @@ class ChatStreamDecoder:
                 if call.ir_index == index:
                     call.closed = True
 
-    def _text(self, kind: Literal["text", "thinking"], text: str) -> None:
+    def _text(self, kind: Literal["text", "thinking"], text: str, *, refusal: bool = False) -> None:
+        """More text or thinking; a text block that opens with `delta.refusal` is a refusal block."""
         if self._open is not None and self._open[0] == kind:
             index = self._open[1]
         else:
             index = self._open_block(kind)
-            self._events.append(ir.TextStart(index=index) if kind == "text" else ir.ThinkingStart(index=index))
+            start = ir.TextStart(index=index, refusal=refusal) if kind == "text" else ir.ThinkingStart(index=index)
+            self._events.append(start)
         self._events.append(
             ir.TextDelta(index=index, text=text) if kind == "text" else ir.ThinkingDelta(index=index, text=text)
         )
+
+    def _sign(self, signature: str) -> None:
+        """A thinking signature (a profile hook found it): it ends the open thinking block, or an empty one."""
+        if self._open is None or self._open[0] != "thinking":
+            index = self._open_block("thinking")
+            self._events.append(ir.ThinkingStart(index=index))
+        else:
+            index = self._open[1]
+        self._open = None
+        self._events.append(ir.ThinkingEnd(index=index, signature=signature))
 
     def _on_tool_fragment(self, r: Reader, fragment: JSONDict, path: str) -> None:
         wire_index = r.opt_int(fragment.get("index"), f"{path}.index")

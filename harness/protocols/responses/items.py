@@ -11,7 +11,7 @@ Responses servers) is read as thinking when the item has no summary.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from harness import ir
@@ -137,9 +137,16 @@ def output_text(text: str) -> JSONDict:
     return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
 
 
-def message_item(item_id: str, texts: Sequence[str], status: str = "completed") -> JSONDict:
-    """An assistant `message` output item."""
-    content = [output_text(t) for t in texts]
+def refusal(text: str) -> JSONDict:
+    """A `refusal` content part."""
+    return {"type": "refusal", "refusal": text}
+
+
+def message_item(
+    item_id: str, texts: Sequence[str], status: str = "completed", refusals: Collection[int] = ()
+) -> JSONDict:
+    """An assistant `message` output item; the parts at `refusals` are refusal parts."""
+    content = [refusal(t) if i in refusals else output_text(t) for i, t in enumerate(texts)]
     return {"id": item_id, "type": "message", "status": status, "content": content, "role": "assistant"}
 
 
@@ -179,14 +186,18 @@ def item_id(prefix: str, response_id: str, output_index: int) -> str:
     return own
 
 
-def encode_output(content: Sequence[ir.OutputPart], response_id: str, *, incomplete: bool = False) -> list[JSONDict]:
-    """A response's `output` array; the last message item of an incomplete response is `incomplete` too."""
+def encode_output(
+    content: Sequence[ir.OutputPart], response_id: str, *, incomplete: bool = False, refused: bool = False
+) -> list[JSONDict]:
+    """A response's `output` array; the last message item of an incomplete response is `incomplete` too, and the
+    text of a `refused` answer is its refusal (a refusal part, as OpenAI sends it)."""
     out: list[JSONDict] = []
     for group in group_parts(content):
         first, at = group[0], len(out)
         if isinstance(first, ir.TextPart):
             texts = [p.text for p in group if isinstance(p, ir.TextPart)]
-            out.append(message_item(item_id(ids.MESSAGE, response_id, at), texts))
+            refusals = range(len(texts)) if refused else ()
+            out.append(message_item(item_id(ids.MESSAGE, response_id, at), texts, refusals=refusals))
         elif isinstance(first, ir.ThinkingPart):
             summaries = [p.text for p in group if isinstance(p, ir.ThinkingPart)]
             signature = group[-1].signature if isinstance(group[-1], ir.ThinkingPart) else None

@@ -37,7 +37,8 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         ),
         "ToolResultPart.is_error": "function_call_output has no error flag",
         "StopReason.kind:stop_sequence": _COMPLETED,
-        "StopReason.kind:refusal": _COMPLETED + " (a `refusal` content part decodes as refusal)",
+        "StopReason.kind:refusal": _COMPLETED + " (a `refusal` content part decodes as refusal: a non-streamed "
+        "answer's text, and a streamed text block that began as a refusal, `TextStart.refusal`, are sent as one)",
         "StopReason.kind:error": _COMPLETED + " (a non-streamed `failed` response decodes as error)",
         "StopReason.kind:other": _COMPLETED,
         "StopReason.raw": "re-derived from the wire status (or incomplete_details.reason)",

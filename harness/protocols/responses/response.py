@@ -47,7 +47,8 @@ def encode_response_body(response: ir.Response, request: ir.Request | None = Non
     """An IR response as a finished response object."""
     response_id = ids.response_id(response.id)
     status, reason = status_of(response.stop_reason)
-    output = items.encode_output(response.content, response_id, incomplete=status == "incomplete")
+    refused = response.stop_reason is not None and response.stop_reason.kind == "refusal"
+    output = items.encode_output(response.content, response_id, incomplete=status == "incomplete", refused=refused)
     return response_object(
         response_id,
         response.model,

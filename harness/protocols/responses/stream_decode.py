@@ -3,7 +3,9 @@
 Wire facts this follows (the corpus has them all but `error` and `response.failed`):
 - every event has `type` and `sequence_number`, which starts at 0 and goes up by exactly one from event to event
   (a gap, a repeat or another start is a `DecodeError`: events were lost or sent twice, or a client resuming
-  after event N would skip one); the `event:` name, when given, is the `type`;
+  after event N would skip one); the `event:` name, when given, is the `type`. OpenAI's streams before the field
+  existed (before about April 2025) number no event: the first event says which kind of stream this is, and a
+  stream that numbers some events and not others is a `DecodeError`;
 - `response.created` comes first (an `error` may come instead) and gives the id and model, and its response
   object's fields beyond the codec's the start's extras (`extras`); `in_progress` and `queued` carry nothing
   new; any other type (`output_text.annotation.added`, hosted-tool progress events, a type added after this
@@ -49,6 +51,7 @@ class ResponsesStreamDecoder:
         self._out: list[ir.StreamEvent] = []
         self._items = Items()
         self._seq: int | None = None
+        self._numbered: bool | None = None  # set by the first event: whether this stream numbers its events
         self._id: str | None = None
         self._started = False
         self._ended = False
@@ -91,7 +94,7 @@ class ResponsesStreamDecoder:
         kind = r.str_(data.get("type"), "type")
         if event.event not in ("message", kind):
             r.fail("event", f"SSE event name {event.event!r} is not the data's type {kind!r}")
-        self._sequence(r, r.int_(data.get("sequence_number"), f"{kind}.sequence_number"))
+        self._sequence(r, r.opt_int(data.get("sequence_number"), f"{kind}.sequence_number"), kind)
         self._items.r = r
         if kind == "error":
             self._fail(stream_error(data))
@@ -104,7 +107,15 @@ class ResponsesStreamDecoder:
         else:
             self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
-    def _sequence(self, r: Reader, number: int) -> None:
+    def _sequence(self, r: Reader, number: int | None, kind: str) -> None:
+        if self._numbered is None:
+            self._numbered = number is not None
+        if not self._numbered:
+            if number is not None:
+                r.fail(f"{kind}.sequence_number", f"{number} in a stream whose first event had none")
+            return
+        if number is None:
+            r.fail(f"{kind}.sequence_number", f"missing after {self._seq}: expected an integer, got NoneType")
         if self._seq is None and number != 0:
             r.fail("sequence_number", f"the first event is numbered {number}, not 0")
         if self._seq is not None and number != self._seq + 1:
@@ -207,7 +218,7 @@ class ResponsesStreamDecoder:
         if item.kind == "message":
             self._items.refused = self._items.refused or part_type == "refusal"
             part = self._items.new_part(item, item.content, index, "text", dense=True)
-            self._out.append(ir.TextStart(index=part.ir_index))
+            self._out.append(ir.TextStart(index=part.ir_index, refusal=part_type == "refusal"))
         else:
             self._thinking_start(item, item.content, index, dense=True)
 

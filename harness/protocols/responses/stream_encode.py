@@ -4,7 +4,8 @@
 `response.output_item.added` and closes with `response.output_item.done` carrying the whole item; every event
 in between names its item by `output_index` and `item_id`:
 - text: `response.content_part.added`, `response.output_text.delta`*, `response.output_text.done`,
-  `response.content_part.done` (by `content_index` in its message item);
+  `response.content_part.done` (by `content_index` in its message item); a refusal block (`TextStart.refusal`)
+  the same with a `refusal` part and `response.refusal.delta` / `.done`;
 - thinking: `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`*,
   `response.reasoning_summary_text.done`, `response.reasoning_summary_part.done` (by `summary_index`); the
   signature is the item's `encrypted_content`, on `output_item.done` only;
@@ -49,6 +50,8 @@ class _Item:
     texts: list[str] = field(default_factory=list)
     """Text of each content (or summary) part; a function call's arguments as its one entry."""
     open_parts: set[int] = field(default_factory=set)
+    refusals: set[int] = field(default_factory=set)
+    """Content parts that are refusal parts (`TextStart.refusal`)."""
     continuable: bool = True
     encrypted: str | None = None
     call: ir.ToolCallStart | None = None
@@ -110,7 +113,7 @@ class ResponsesStreamEncoder:
             case ir.MessageStart():
                 return self._start(event)
             case ir.TextStart():
-                return self._part_start(event.index, "message")
+                return self._part_start(event.index, "message", refusal=event.refusal)
             case ir.ThinkingStart():
                 return self._part_start(event.index, "reasoning")
             case ir.TextDelta() | ir.ThinkingDelta():
@@ -210,7 +213,7 @@ class ResponsesStreamEncoder:
         finished = status != "in_progress"
         per_item = (self._extras or {}).get(NAME, {}).get("output")
         if item.kind == "message":
-            wire = items.message_item(item.id, item.texts if finished else [], status)
+            wire = items.message_item(item.id, item.texts if finished else [], status, item.refusals)
         elif item.kind == "reasoning":
             wire = items.reasoning_item(item.id, item.texts if finished else [], item.encrypted if finished else None)
         else:
@@ -229,7 +232,7 @@ class ResponsesStreamEncoder:
         return self._blocks[index]
 
     # --- parts ----------------------------------------------------------------------------------------
-    def _part_start(self, index: int, kind: str) -> bytes:
+    def _part_start(self, index: int, kind: str, *, refusal: bool = False) -> bytes:
         out = b""
         item = self._current
         if item is None or item.kind != kind or not item.continuable:
@@ -239,7 +242,10 @@ class ResponsesStreamEncoder:
         item.texts.append("")
         item.open_parts.add(part)
         self._blocks[index] = (item, part)
-        if kind == "message":
+        if kind == "message" and refusal:
+            item.refusals.add(part)
+            data = {"type": "response.content_part.added", "content_index": part, "part": items.refusal("")}
+        elif kind == "message":
             data = {"type": "response.content_part.added", "content_index": part, "part": items.output_text("")}
         else:
             data = {"type": "response.reasoning_summary_part.added", "summary_index": part,
@@ -251,7 +257,9 @@ class ResponsesStreamEncoder:
             return b""
         item, part = self._block(index)
         item.texts[part] += text
-        if item.kind == "message":
+        if part in item.refusals:
+            data = {"type": "response.refusal.delta", "content_index": part, "delta": text}
+        elif item.kind == "message":
             data = {"type": "response.output_text.delta", "content_index": part, "delta": text, "logprobs": []}
         else:
             data = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": text}
@@ -271,7 +279,10 @@ class ResponsesStreamEncoder:
     def _part_done(self, item: _Item, part: int) -> bytes:
         item.open_parts.discard(part)
         text, where = item.texts[part], self._where(item)
-        if item.kind == "message":
+        if part in item.refusals:
+            done = {"type": "response.refusal.done", "content_index": part, "refusal": text}
+            closed = {"type": "response.content_part.done", "content_index": part, "part": items.refusal(text)}
+        elif item.kind == "message":
             done = {"type": "response.output_text.done", "content_index": part, "text": text, "logprobs": []}
             closed = {"type": "response.content_part.done", "content_index": part, "part": items.output_text(text)}
         else:

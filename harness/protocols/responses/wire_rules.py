@@ -59,5 +59,21 @@ def items_one_at_a_time(body: bytes, stream: bool) -> list[str]:
     return found
 
 
-RULES = (WireRule("responses.items_one_at_a_time", f"{REFERENCE}; {CORPUS}", items_one_at_a_time),)
+def events_numbered(body: bytes, stream: bool) -> list[str]:
+    """Every event carries `sequence_number`. api.openai.com has numbered every event since about April 2025;
+    its streams before that numbered none, which the decoder still reads (so a stream that numbers none decodes,
+    and only this rule says the API does not send one like it today)."""
+    if not stream:
+        return []
+    events = _events(body)
+    bare = [n for n, event in enumerate(events) if "sequence_number" not in event]
+    return [f"{len(bare)} of {len(events)} events have no sequence_number (the first: event {bare[0]})"] if bare else []
+
+
+NUMBERED = "https://platform.openai.com/docs/api-reference/responses-streaming (every event: sequence_number)"
+
+RULES = (
+    WireRule("responses.items_one_at_a_time", f"{REFERENCE}; {CORPUS}", items_one_at_a_time),
+    WireRule("responses.events_numbered", f"{NUMBERED}; {CORPUS}", events_numbered),
+)
 """The wire rules of the Responses API as a frontend."""

@@ -86,6 +86,60 @@ def test_openrouter_finish_reason_error_path_and_reasoning_field() -> None:
 # --- Together ---------------------------------------------------------------------------------------------
 
 
+# OpenRouter in front of Anthropic (anthropic/claude-*): the thinking text arrives as `delta.reasoning` and as
+# `reasoning.text` entries of `delta.reasoning_details`; the block's signature arrives only in a later
+# `reasoning_details` entry with no text. Wire shape from OpenRouter's docs ("Reasoning Tokens": "Preserving
+# reasoning blocks", format `anthropic-claude-v1`); no corpus capture has it.
+_SIGNED = "EqoBCkgIBxABGAIiQL2rXQ"  # signature-like opaque text
+
+
+def _detail(**fields: object) -> list[dict[str, object]]:
+    return [{"type": "reasoning.text", "format": "anthropic-claude-v1", "index": 0, **fields}]
+
+
+def test_openrouter_anthropic_thinking_signature_in_reasoning_details_is_kept() -> None:
+    body = chunk_bytes(
+        choice(
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning": "Add them.",
+                "reasoning_details": _detail(text="Add them."),
+            }
+        ),
+        choice({"role": "assistant", "content": "", "reasoning": " 2+2.", "reasoning_details": _detail(text=" 2+2.")}),
+        choice({"role": "assistant", "content": "", "reasoning_details": _detail(signature=_SIGNED)}),
+        choice({"role": "assistant", "content": "4"}, "stop"),
+    )
+    events = decode_events(OPENROUTER, [body])
+    ends = [e for e in events if isinstance(e, ir.ThinkingEnd)]
+    assert ends == [ir.ThinkingEnd(index=0, signature=_SIGNED)]
+    response = accumulate(events).response
+    assert response.content == [ir.ThinkingPart(text="Add them. 2+2.", signature=_SIGNED), ir.TextPart(text="4")]
+    assert decode_events(registry.get("openai"), [body]) != events  # OpenAI's own decoder knows no such field
+
+
+def test_openrouter_anthropic_signature_only_thinking_block_is_kept() -> None:
+    # Hidden thinking (no text) still signs: the signature alone is an empty signed thinking block.
+    body = chunk_bytes(
+        choice({"role": "assistant", "content": "", "reasoning_details": _detail(signature=_SIGNED)}),
+        choice({"role": "assistant", "content": "4"}, "stop"),
+    )
+    response = accumulate(decode_events(OPENROUTER, [body])).response
+    assert response.content == [ir.ThinkingPart(text="", signature=_SIGNED), ir.TextPart(text="4")]
+
+
+def test_openrouter_anthropic_thinking_signature_in_a_message_is_kept() -> None:
+    message = {"role": "assistant", "content": "4", "reasoning": "Add them.",
+               "reasoning_details": _detail(text="Add them.", signature=_SIGNED)}  # fmt: skip
+    body = {"id": "gen-1", "object": "chat.completion", "created": 0, "model": "anthropic/claude-sonnet-4",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}}  # fmt: skip
+    response = OPENROUTER.decode_response(json.dumps(body).encode())
+    assert response.content == [ir.ThinkingPart(text="Add them.", signature=_SIGNED), ir.TextPart(text="4")]
+    assert quirks.reasoning_details_signature_in_body({"choices": "x"}) == {"choices": "x"}  # untrusted JSON
+
+
 def test_together_nonstream_extra_fields_are_ignored() -> None:
     item = interactions(FOLDER, "together-nonstream-gzip.yaml")[0]
     body = json.loads(item.response.body)

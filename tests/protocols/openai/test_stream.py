@@ -122,6 +122,7 @@ def test_unknown_finish_reason_is_other_and_refusal_is_refusal() -> None:
     assert isinstance(done, ir.Done) and done.stop_reason == ir.StopReason(kind="other", raw="eos")
     refused = _events(_chunk({"refusal": "I can't help with that."}), _chunk({}, "stop"), DONE)
     assert ir.TextDelta(index=0, text="I can't help with that.") in refused
+    assert ir.TextStart(index=0, refusal=True) in refused  # `delta.refusal` types the block from its start
     last = refused[-1]
     assert isinstance(last, ir.Done) and last.stop_reason == ir.StopReason(kind="refusal", raw="stop")
 

@@ -5,6 +5,7 @@ Responses stream is judged by)."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -452,3 +453,72 @@ def test_reasoning_with_only_encrypted_content_is_redacted_thinking() -> None:
     response = ir.Response(id="resp_1", model="m", content=[ir.RedactedThinkingPart(data="enc"), ir.TextPart(text="4")])
     events = decode(payloads(response))
     assert events[1] == ir.RedactedThinking(index=0, data="enc") and validate(events) == []
+
+
+@pytest.mark.corpus
+def test_responses_stream_without_sequence_number_decodes_like_the_numbered_one() -> None:
+    # OpenAI's Responses streams before `sequence_number` existed (the API's first weeks, March to April 2025)
+    # carried the same events without it (openai-python added the field to its event types in v1.76); the
+    # corpus's real stream with the field taken out of every event stands for one.
+    body = interactions("stream-text.yaml")[0].response.body
+    bare = [{k: v for k, v in d.items() if k != "sequence_number"} for _, d in sse_payloads(body)]
+    events = decode(bare)
+    assert events == events_of(body)
+    response = accumulate(events).response
+    assert response.content and isinstance(response.stop_reason, ir.StopReason)
+    assert response.stop_reason.kind == "end_turn" and response.usage.output_tokens > 0
+
+
+def test_responses_stream_numbering_some_events_only_is_a_decode_error() -> None:
+    data = payloads()
+    bare = [{k: v for k, v in d.items() if k != "sequence_number"} for d in data]
+    with pytest.raises(DecodeError, match="in a stream whose first event had none"):
+        decode([*bare[:3], data[3], *bare[4:]])
+    with pytest.raises(DecodeError, match="missing after 2: expected an integer, got NoneType"):
+        decode([*data[:3], bare[3], *data[4:]])
+
+
+def _refusal_stream(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Text parts retyped as OpenAI's refusal parts (`refusal` part, `response.refusal.delta` / `.done`)."""
+    out = []
+    for d in copy.deepcopy(events):
+        for key in ("part", "item", "response"):
+            value = d.get(key)
+            if isinstance(value, dict) and value.get("type") == "output_text":
+                d[key] = {"type": "refusal", "refusal": value["text"]}
+        for obj in [d.get("item"), *(d.get("response", {}).get("output") or [])]:
+            if isinstance(obj, dict) and obj.get("type") == "message":
+                obj["content"] = [{"type": "refusal", "refusal": c["text"]} for c in obj["content"]]
+        if d["type"].startswith("response.output_text."):
+            d["type"] = d["type"].replace("output_text", "refusal")
+            d.pop("logprobs", None)
+            if "text" in d:
+                d["refusal"] = d.pop("text")
+        out.append(d)
+    return out
+
+
+def test_responses_refusal_is_re_encoded_as_a_refusal_not_plain_text() -> None:
+    # Responses to Responses through the proxy: the upstream's refusal part reached the client as `output_text`
+    # and `completed`, which the SDK reads as end_turn. The refusal part types its block from the start
+    # (`TextStart.refusal`), so the encoder sends a refusal part again.
+    text = ir.Response(id="resp_1", model="m", content=[ir.TextPart(text="I can't help with that.")])
+    refused = _refusal_stream(payloads(text))
+    events = decode(refused)
+    assert ir.TextStart(index=0, refusal=True) in events
+    assert events[-1].kind == "done" and events[-1].stop_reason == ir.StopReason(kind="refusal", raw="completed")
+    again = payloads_of(events)
+    assert [d["type"] for d in again] == [d["type"] for d in refused]
+    assert again[-1]["response"]["output"][0]["content"] == [{"type": "refusal", "refusal": "I can't help with that."}]
+    assert decode(again)[-1] == events[-1]
+
+
+def test_responses_refusal_body_is_re_encoded_as_a_refusal() -> None:
+    response = ir.Response(
+        id="resp_1", model="m", content=[ir.TextPart(text="No.")], stop_reason=ir.StopReason(kind="refusal")
+    )
+    body = json.loads(CODEC.encode_response(response).body)
+    assert body["output"][0]["content"] == [{"type": "refusal", "refusal": "No."}]
+    assert CODEC.decode_response(json.dumps(body).encode()).stop_reason == ir.StopReason(
+        kind="refusal", raw="completed"
+    )

@@ -1,0 +1,182 @@
+"""The fuzz loop: hypothesis draws scenarios for one (frontend, backend) pair, each example gets the matrix's three
+runs against the reference backends (recorded on the fly, no committed cassette needed) and the same judge, and a
+failure is shrunk to its smallest form.
+
+An example fails when its case is a proxy bug or a harness error; backend and baseline issues are the reference
+backends' business and are only counted. The last failing example hypothesis replays is the shrunk one.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, given, reject, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import HypothesisException
+
+from harness.proxy import TranslateHooks
+from harness.record import RecordMode, record_one, reference_source
+from harness.runner.engine import CaseRunner
+from harness.runner.plan import RunOptions, capabilities, runs_of, streaming_gap
+from harness.scenarios.model import Scenario
+from harness.trace import Case, CaseResult, Verdict
+
+from .strategies import FUZZ_ID, Space, scenarios
+
+FAILING = frozenset({Verdict.PROXY_BUG_REQUEST, Verdict.PROXY_BUG_RESPONSE, Verdict.HARNESS_ERROR})
+"""Verdicts that make an example fail: what the gate would fail on."""
+
+
+class ExampleFailed(AssertionError):
+    """Raised inside the property so that hypothesis shrinks the example."""
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """One fuzz session: the pair, the streaming mode, the budget and the proxy it judges."""
+
+    frontend: str
+    backend: str
+    stream: bool
+    max_examples: int = 100
+    seed: int | None = None
+    database: Path | None = None
+    """Hypothesis's example database: earlier failures are replayed first (None: no database)."""
+    hooks: TranslateHooks | None = None
+    """Faults switched on in the built-in proxy's translate path."""
+    timeout: float = 30.0
+    """Seconds an SDK client waits between bytes."""
+    stop_at: float | None = None
+    """`time.monotonic()` after which no further example is run (the session's wall-clock budget)."""
+
+    @property
+    def case(self) -> Case:
+        """The case every example of the session runs as."""
+        return Case(FUZZ_ID, self.frontend, self.backend, self.stream)
+
+
+@dataclass
+class Finding:
+    """The shrunk failing example and its verdict."""
+
+    scenario: Scenario
+    result: CaseResult
+
+
+@dataclass
+class FuzzResult:
+    """What a session saw: verdict counts over every example run, and the shrunk failure, if any."""
+
+    verdicts: Counter[str] = field(default_factory=Counter)
+    examples: int = 0
+    finding: Finding | None = None
+
+
+def space_of(frontend: str, backend: str, stream: bool) -> Space:
+    """The capabilities every party of the pair has (the SDKs, the frontend and the backend protocols)."""
+    parties = capabilities(Case(FUZZ_ID, frontend, backend, stream)).values()
+    common = frozenset.intersection(*parties)
+    return Space(capabilities=common, stream=stream)
+
+
+def check_pair(frontend: str, backend: str, stream: bool) -> str | None:
+    """Why the pair cannot be fuzzed in this mode (a party has no form for it), None when it can."""
+    return streaming_gap(Case(FUZZ_ID, frontend, backend, stream))
+
+
+def backends_of(case: Case) -> list[str]:
+    """Every backend the case's three runs talk to (the frontend's own, for its baseline, and the backend)."""
+    return sorted({run.backend for run in runs_of(case).values()})
+
+
+def record(scenario: Scenario, case: Case, root: Path) -> None:
+    """The reference backends' answers to `scenario` for every backend of the case, in its streaming mode."""
+    source = reference_source([scenario])
+    for backend in backends_of(case):
+        record_one(
+            backend, scenario, case.stream, scenarios=[scenario], root=root, source=source, mode=RecordMode.REWRITE
+        )
+
+
+def judge_example(scenario: Scenario, case: Case, work: Path, options: FuzzOptions) -> CaseResult:
+    """The case's verdict for one example: its cassettes recorded into `work`, its three runs, the judge."""
+    record(scenario, case, work)
+    run_options = RunOptions(
+        scenarios=work, cassettes=work, hooks=options.hooks, write_traces=False, timeout=options.timeout
+    )
+    runner = CaseRunner(run_options, [scenario], backends_of(case))
+    try:
+        return runner.run_case(case)
+    finally:
+        runner.close()
+
+
+@contextmanager
+def _workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="conformance-fuzz-") as tmp:
+        yield Path(tmp)
+
+
+def fuzz(options: FuzzOptions, on_example: Callable[[CaseResult], None] | None = None) -> FuzzResult:
+    """Run the session; the result holds the shrunk failure, if one was found."""
+    case = options.case
+    space = space_of(options.frontend, options.backend, options.stream)
+    outcome = FuzzResult()
+    failing: list[tuple[Scenario, CaseResult]] = []
+    with _workdir() as work:
+
+        def prop(scenario: Scenario) -> None:
+            if options.stop_at is not None and time.monotonic() > options.stop_at and not failing:
+                reject()  # out of time: hypothesis winds down without running more examples
+            result = judge_example(scenario, case, work, options)
+            outcome.examples += 1
+            outcome.verdicts[str(result.verdict)] += 1
+            if on_example is not None:
+                on_example(result)
+            if result.verdict in FAILING:
+                failing.append((scenario, result))
+                raise ExampleFailed(f"{result.verdict}: {result.reason}")
+
+        database = DirectoryBasedExampleDatabase(str(options.database)) if options.database else None
+        test = given(scenarios(space))(prop)
+        test = settings(
+            max_examples=options.max_examples,
+            database=database,
+            deadline=None,
+            derandomize=False,
+            phases=tuple(Phase),
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+            report_multiple_bugs=False,
+        )(test)
+        if options.seed is not None:
+            # What `hypothesis.seed` sets, without the `database=None` it also sets: CI wants both a fixed draw
+            # and its earlier failures replayed first (tests/fuzz/test_engine.py holds this to hypothesis's
+            # behaviour).
+            test._hypothesis_internal_use_seed = options.seed  # type: ignore[attr-defined]
+        # One database key per pair and mode, so each session replays its own earlier failures first.
+        # (hypothesis's own key would be the digest of `prop`, the same for every pair).
+        key = f"conformance-fuzz:{case.frontend}->{case.backend}:{'stream' if case.stream else 'nonstream'}"
+        test._hypothesis_internal_database_key = key.encode()  # type: ignore[attr-defined]
+        try:
+            test()
+        except ExampleFailed:
+            pass
+        except HypothesisException as exc:
+            raise RuntimeError(f"hypothesis could not run the session: {exc}") from exc
+    if failing:
+        # Hypothesis replays the shrunk example last, right before it re-raises.
+        scenario, result = failing[-1]
+        outcome.finding = Finding(scenario, result)
+    return outcome
+
+
+def stream_modes(frontend: str, backend: str, wanted: Sequence[bool]) -> list[bool]:
+    """The modes of `wanted` the pair has a form for."""
+    return [s for s in wanted if check_pair(frontend, backend, s) is None]
