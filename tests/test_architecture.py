@@ -50,7 +50,7 @@ ALLOWED: dict[str, set[str]] = {
     "importer": {"ir", "stream", "protocols", "capture", "record", "backends", "scenarios", "drivers", "plumbing"},
     "report": {"ir", "trace", "diff", "runner", "checks"},
     "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
-    "pytest_plugin": {"protocols", "proxy", "runner", "scenarios", "trace"},
+    "pytest_plugin": {"plumbing", "protocols", "proxy", "runner", "scenarios", "trace"},
     "fuzz": {"ir", "proxy", "record", "runner", "scenarios", "trace", "importer"},
 }
 # Modules of harness/protocols that the rest of the harness may use: the contract, the registry, the facts types,

@@ -17,6 +17,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "harness.cli.fuzz",
     "harness.cli.gateway",
     "harness.cli.import_cmd",
+    "harness.cli.init",
     "harness.cli.list_cmd",
     "harness.cli.mock_server",
     "harness.cli.record",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli import EXIT_OK, EXIT_USAGE, say_error
+from harness.cli._sources import add_layer_options, cassette_layers, scenario_layers
 
 if TYPE_CHECKING:
     from harness.importer import Exchange, Imported
@@ -41,8 +42,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--request", type=Path, help="raw request body file, when FILE is a raw response body")
     p.add_argument("--url", help="the raw request's URL (absolute, or path and query); where the model may sit")
     p.add_argument("--status", type=int, default=200, help="the raw response's HTTP status (default 200)")
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
-    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)")
+    add_layer_options(p)  # written to the first folder given (in a checkout, by default: scenarios/, cassettes/)
     p.add_argument(
         "--backends",
         type=_names,
@@ -119,19 +119,20 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         backends = _backends(args.backends)
+        scenarios, cassettes = scenario_layers(args, "import").write_folder(), cassette_layers(args).write_folder()
         exchanges = _exchanges(args)
         for scenario_id, exchange in exchanges:
             done = import_exchange(
                 exchange,
                 scenario_id,
-                scenarios=args.scenarios,
-                cassettes=args.cassettes,
+                scenarios=scenarios,
+                cassettes=cassettes,
                 backends=backends,
                 force=args.force,
                 truncated=args.truncated,
             )
             _say(exchange, done)
-    except (ImportFailure, CaptureError, UnknownProtocolError) as exc:
+    except (ImportFailure, CaptureError, UnknownProtocolError, ValueError) as exc:
         say_error("import", exc)
         return EXIT_USAGE
     return EXIT_OK

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from harness.cli import say_error
+from harness.cli._sources import add_layer_options, layer_problem, scenario_layers
 
 WHAT = ("scenarios", "providers", "capabilities", "checks")
 
@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register the subcommand."""
     p = sub.add_parser("list", help="list scenarios, providers or capabilities")
     p.add_argument("what", choices=WHAT, help="what to list")
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    add_layer_options(p, cassettes=False)
     p.set_defaults(func=run)
 
 
@@ -29,17 +29,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"{spec.name:40} {spec.scope:9} {spec.severity:13} {spec.why}\n")
         return 0
     if args.what == "scenarios":
-        from harness.scenarios.loader import ScenarioError, load_scenarios
-
-        try:
-            scenarios = load_scenarios(args.scenarios)
-        except ScenarioError as exc:
-            say_error("list", exc)
-            return 2
-        for s in scenarios:
-            needs = ",".join(sorted(s.requires)) or "-"
-            out.write(f"{s.id:32} {'/'.join(s.streaming):18} requires={needs:28} {s.description.splitlines()[0]}\n")
-        return 0
+        return _scenarios(args)
     if args.what == "providers":
         from harness import drivers
         from harness.protocols import registry
@@ -59,4 +49,29 @@ def run(args: argparse.Namespace) -> int:
     for cap in Capability:
         marks = " ".join(f"{'yes' if cap.value in registry.get(n).capabilities else '-':9}" for n in names)
         out.write(f"{cap.value:20} {marks}\n")
+    return 0
+
+
+def _scenarios(args: argparse.Namespace) -> int:
+    """One line per scenario, with where it comes from (`packaged` or the folder given) and what it replaces."""
+    from harness.scenarios.layers import scenario_sources
+    from harness.scenarios.loader import ScenarioError, load_scenarios
+
+    problem = layer_problem(args)
+    if problem:
+        say_error("list", problem)
+        return 2
+    layers = scenario_layers(args, "list", quiet=True)
+    try:
+        scenarios = load_scenarios(layers)
+    except ScenarioError as exc:
+        say_error("list", exc)
+        return 2
+    sources = {source.id: source for source in scenario_sources(layers)}
+    for s in scenarios:
+        needs = ",".join(sorted(s.requires)) or "-"
+        source = sources[s.id]
+        origin = source.origin + (" (replaces packaged)" if source.replaced else "")
+        line = f"{s.id:32} {'/'.join(s.streaming):18} requires={needs:28} from={origin:12} "
+        sys.stdout.write(line + s.description.splitlines()[0] + "\n")
     return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harness.cli import say_error
+from harness.cli._sources import add_layer_options, cassette_layers, layer_problem, scenario_layers
 
 
 def _names(text: str) -> list[str]:
@@ -36,8 +36,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
     p.add_argument("--model", help="real model to record (default: the provider's, see `conformance list providers`)")
     p.add_argument("--base-url", help="real provider base URL override")
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
-    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
+    add_layer_options(p)  # cassettes are written to the first --cassettes folder (in a checkout: cassettes/)
     p.set_defaults(func=run)
 
 
@@ -50,11 +49,16 @@ def run(args: argparse.Namespace) -> int:
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     try:
-        scenarios = load_scenarios(args.scenarios)
+        problem = layer_problem(args, writes="cassettes")
+        if problem:
+            raise ValueError(problem)
+        layers = scenario_layers(args, "record")
+        scenarios = load_scenarios(layers)
+        root = cassette_layers(args).write_folder()
         backends = registry.names() if args.backend == ["all"] else args.backend
         for name in backends:
             registry.get(name)
-        chosen = select(scenarios, args.scenario, folder=args.scenarios)
+        chosen = select(scenarios, args.scenario, folder=layers)
         sources: dict[str, Source] = {}
         for name in backends:
             if args.source == "reference":
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                     scenario,
                     stream,
                     scenarios=scenarios,
-                    root=args.cassettes,
+                    root=root,
                     source=sources[name],
                     mode=RecordMode(args.mode),
                 )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from harness.cli import say_error
 from harness.cli._serving import add_bind_options, serve
+from harness.cli._sources import add_layer_options, cassette_folder, cassette_layers, layer_problem, scenario_layers
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,8 +24,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ),
     )
     add_bind_options(p, 8790)
-    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
+    add_layer_options(p)
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut streams adversarially")
     p.set_defaults(func=run)
 
@@ -35,15 +34,21 @@ def run(args: argparse.Namespace) -> int:
     from harness.record import Rechunk, Replayer, create_replay_app, recorded
     from harness.scenarios.loader import ScenarioError, load_scenarios
 
+    problem = layer_problem(args)
+    if problem:
+        say_error("replay-server", problem)
+        return 2
     try:
-        scenarios = load_scenarios(args.scenarios)
+        scenarios = load_scenarios(scenario_layers(args, "replay-server"))
     except ScenarioError as exc:
         say_error("replay-server", exc)
         return 2
-    replayer = Replayer(args.cassettes, scenarios, rechunk_mode=Rechunk(args.rechunk) if args.rechunk else None)
-    backends = sorted({r.backend for r in recorded(args.cassettes)})
+    cassettes = cassette_folder(args, "replay-server")
+    replayer = Replayer(cassettes, scenarios, rechunk_mode=Rechunk(args.rechunk) if args.rechunk else None)
+    backends = sorted({r.backend for r in recorded(cassettes)})
     if not backends:
-        print(f"conformance replay-server: no cassettes under {args.cassettes}", file=sys.stderr)  # noqa: T201
+        shown = ", ".join(str(f) for f in cassette_layers(args).folders)
+        print(f"conformance replay-server: no cassettes under {shown}", file=sys.stderr)  # noqa: T201
         return 2
     banner = [f"replaying {b}: {{base}}/{b}" for b in backends]
     return serve(create_replay_app(replayer, backends), args, banner)

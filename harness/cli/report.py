@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.scenarios.layers import packaged
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the subcommand."""
@@ -41,8 +43,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--scenarios",
         type=Path,
-        default=Path("scenarios"),
-        help="scenario folder whose descriptions the report shows when the run's summary.json lacks them",
+        default=packaged("scenarios"),
+        help="scenario folder (default: packaged) whose descriptions the report shows when summary.json lacks them",
     )
     p.add_argument("--quiet", action="store_true", help="do not print the terminal summary")
     p.add_argument("--gate", action="store_true", help="exit with the run's gate code (1 on a new proxy bug)")

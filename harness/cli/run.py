@@ -13,6 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.cli._sources import (
+    add_layer_options,
+    cassette_folder,
+    layer_problem,
+    layer_rerun,
+    record_problem,
+    scenario_layers,
+)
+
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
     from harness.trace import CaseResult
@@ -41,8 +50,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "cannot be reached, a port that cannot be bound)."
         ),
     )
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
-    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)")
+    add_layer_options(p)
     p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--frontend", type=_names, action="extend", help="frontend protocols (comma list; default all)")
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
@@ -86,6 +94,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="URL",
         help="gate a proxy running elsewhere: translated runs go to URL (baselines stay on the built-in pass-through); "
         "its upstreams must point at the replay server this run starts (config: `conformance sut-config`)",
+    )
+    p.add_argument(
+        "--wait-for-sut",
+        type=float,
+        metavar="SECONDS",
+        help="--sut: poll the URL until it answers (a proxy still starting), at most SECONDS; then exit 2",
     )
     p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
     p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
@@ -205,10 +219,14 @@ def run(args: argparse.Namespace) -> int:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         return _fail(str(exc))
-    if not args.scenarios.is_dir() or not any(args.scenarios.glob("*.yaml")):
-        # Nothing to run is a usage error, never a pass: a green gate must mean the cases ran.
-        missing = "does not exist" if not args.scenarios.exists() else "holds no scenario (*.yaml)"
-        return _fail(f"--scenarios {args.scenarios}: the folder {missing}")
+    for folder in args.scenarios:
+        if not folder.is_dir() or not any(folder.glob("*.yaml")):
+            # Nothing to run is a usage error, never a pass: a green gate must mean the cases ran.
+            missing = "does not exist" if not folder.exists() else "holds no scenario (*.yaml)"
+            return _fail(f"--scenarios {folder}: the folder {missing}")
+    problem = layer_problem(args) or record_problem(args)
+    if problem:
+        return _fail(problem)
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     known = args.known or DEFAULT_KNOWN
     if args.known is not None and not known.is_file() and not args.update_known:
@@ -225,9 +243,12 @@ def run(args: argparse.Namespace) -> int:
         models = parse_model_overrides(args.upstream_model)
     except (KnownFileError, ValueError) as exc:
         return _fail(str(exc))
+    waited = wait_for_sut(args)  # last: every other option is checked before the wait
+    if waited:
+        return _fail(waited)
     options = RunOptions(
-        scenarios=args.scenarios,
-        cassettes=args.cassettes,
+        scenarios=scenario_layers(args, "run"),
+        cassettes=cassette_folder(args, "run"),
         reports=args.reports,
         frontends=args.frontend,
         backends=args.backend,
@@ -309,10 +330,8 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
     """The options of this command line that shape every case, for the reports' per-case rerun commands."""
     from harness.record.scrub import without_userinfo
 
-    out: list[str] = []
+    out: list[str] = layer_rerun(args)
     for flag, value, default in (
-        ("--scenarios", args.scenarios, Path("scenarios")),
-        ("--cassettes", args.cassettes, Path("cassettes")),
         ("--known", args.known, None),
         ("--rechunk", args.rechunk, None),
         ("--hooks", args.hooks, None),
@@ -335,6 +354,20 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
     if args.strict:
         out.append("--strict")
     return [*out, "--socket"] if args.socket else out
+
+
+def wait_for_sut(args: argparse.Namespace) -> str | None:
+    """Poll `--sut` until something answers HTTP, for at most `--wait-for-sut` seconds; the line to fail with
+    when nothing did (or the option is misused), else None."""
+    if args.wait_for_sut is None:
+        return None
+    if not args.sut:
+        return "--wait-for-sut needs --sut"
+    if args.wait_for_sut <= 0:
+        return "--wait-for-sut must be a positive number of seconds"
+    from harness.plumbing.sut import wait_until_up
+
+    return wait_until_up(args.sut, args.wait_for_sut)
 
 
 def gate_text(report: Any) -> Any:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.scenarios.layers import packaged
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
@@ -28,8 +30,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "2: usage error."
         ),
     )
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
-    p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)")
+    p.add_argument("--scenarios", type=Path, default=packaged("scenarios"), help="scenario folder (default: packaged)")
+    p.add_argument("--cassettes", type=Path, default=packaged("cassettes"), help="cassette folder (default: packaged)")
     p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--quick", action="store_true", help="only each fault's witness cases (the bounded CI form)")
     p.add_argument("--fault", type=_names, action="extend", help="only these faults (comma list; default all)")

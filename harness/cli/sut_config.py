@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli._sources import add_layer_options, cassette_folder, layer_problem, scenario_layers
+
 
 def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
@@ -24,11 +26,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
             "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
             "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
-            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend)."
+            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), json "
+            "(each backend's single upstream and request paths, each route's upstream URL and model: for a gateway "
+            "set up by hand or by script, one that routes by path or header, or one gateway per upstream)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta")
+    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "json")
     p.add_argument("--format", choices=formats, default="conformance")
     p.add_argument(
         "--upstream-model",
@@ -38,10 +42,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="the model sent upstream for BACKEND (repeatable; default: a realistic one per backend); give "
         "`conformance run` the same",
     )
-    p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
-    p.add_argument(
-        "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (backends recorded there)"
-    )
+    add_layer_options(p)  # the backends recorded in the cassette folders are the default --backend
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument(
@@ -50,6 +51,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
     p.add_argument(
         "--scenario-table", action="store_true", help="print the scenario/capability table (Markdown) instead"
+    )
+    p.add_argument(
+        "--endpoint-table",
+        action="store_true",
+        help="print each backend's request paths and upstream model (Markdown) instead",
     )
     p.set_defaults(func=run)
 
@@ -66,8 +72,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         hooks = _hooks(args.hooks, args.format)
-        scenarios = select(load_scenarios(args.scenarios), args.scenario, folder=args.scenarios)
-        backends = list(args.backend or default_backends(args.cassettes))
+        problem = layer_problem(args)
+        if problem:
+            raise ValueError(problem)
+        layers = scenario_layers(args, "sut-config")
+        scenarios = select(load_scenarios(layers), args.scenario, folder=layers)
+        backends = list(args.backend or default_backends(cassette_folder(args, "sut-config", quiet=True)))
         names.check((), backends, ())
         if not args.backend and args.format in GATEWAYS:
             # By default, the recorded backends the gateway serves (its name for each is a protocol fact).
@@ -78,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
                 print(note, file=sys.stderr)  # noqa: T201
         if args.scenario_table:
             text = scenario_table(scenarios)
+        elif args.endpoint_table:
+            from harness.gateways.endpoints import endpoint_table
+
+            text = endpoint_table(backends)
+        elif args.format == "json":
+            from harness.gateways.endpoints import endpoints_json
+
+            text = endpoints_json(args.replay_url, scenarios, backends, parse_model_overrides(args.upstream_model))
         else:
             models = parse_model_overrides(args.upstream_model)
             text = render(args.format, args.replay_url, scenarios, backends, hooks=hooks, models=models)

@@ -324,3 +324,18 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
         # An encoding the harness cannot undo leaves the client's bytes unreadable: checks on them are skipped.
         truncated=chunks is None,
     )
+
+
+def wait_until_up(url: str, seconds: float, poll: float = 0.25) -> str | None:
+    """Poll `url` until something answers HTTP (a proxy still starting), for at most `seconds`; None once it
+    answers, else one line saying what the last attempt got."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            preflight(url, max(0.1, min(left, PREFLIGHT_S)))
+            return None
+        except SetupError as exc:
+            if time.monotonic() + poll >= deadline:
+                return f"--wait-for-sut {seconds:g}: nothing answered within {seconds:g} s; {exc}"
+        time.sleep(poll)

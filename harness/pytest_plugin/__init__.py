@@ -40,7 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         name = option_name(suffix)
         flag = "--" + name.replace("_", "-")
         group.addoption(flag, dest=name, default=None, help=help_text, **extras)
-        parser.addini(name, f"{help_text} ({flag})", type=ini_type, default=False if ini_type == "bool" else "")  # type: ignore[arg-type]
+        default: Any = {"bool": False, "args": [], "linelist": []}.get(ini_type, "")
+        parser.addini(name, f"{help_text} ({flag})", type=ini_type, default=default)  # type: ignore[arg-type]
 
 
 def enabled(config: pytest.Config) -> bool:

@@ -4,13 +4,19 @@ shared CaseRunner, the `conformance` collector and one item per case. Imported o
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.plumbing.clients import CLIENT_TIMEOUT_S
+from harness.plumbing.routes import parse_model_overrides
+from harness.plumbing.sut import wait_until_up
+from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header
 from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
@@ -18,12 +24,23 @@ from harness.pytest_plugin.rerun import rerun_lines
 from harness.runner.engine import CaseRunner, Runner
 from harness.runner.known import Known, KnownFileError, load_known, matches
 from harness.runner.plan import RunOptions, default_frontends
+from harness.scenarios.layers import Layers, cassette_view, scenario_sources
 from harness.scenarios.loader import ScenarioError
 from harness.trace import Case, CaseResult, DivergenceJSON, Verdict
 
 STREAMS = {"both": (True, False), "stream": (True,), "nonstream": (False,)}
 CONFIG_ERRORS = (ScenarioError, KnownFileError, UnknownProtocolError, ValueError, pytest.UsageError)
 """What a wrong setting raises; reported as a collection error in one line, without a traceback."""
+SUT_OPTIONS = (
+    "wait-for-sut",
+    "client-key-env",
+    "client-key",
+    "sut-header",
+    "sut-headers",
+    "replay-host",
+    "replay-port",
+)
+"""Options that only mean something with `sut` (as `conformance run` refuses them without --sut)."""
 VALUE_LIMIT = 300
 """Characters of a diverging value shown in a failure message (the trace holds the whole value)."""
 
@@ -65,6 +82,33 @@ def _names(config: pytest.Config, suffix: str) -> list[str] | None:
     return names or None
 
 
+def _paths(config: pytest.Config, suffix: str) -> list[Path]:
+    """A repeatable folder option: the command line's folders, else the ini file's (whitespace-separated)."""
+    value, base = _layered(config, suffix)
+    items = value.split() if isinstance(value, str) else list(value or ())
+    return [base / str(item) for item in items]
+
+
+def _strings(config: pytest.Config, suffix: str) -> list[str]:
+    value, _ = _layered(config, suffix)
+    return [str(v).strip() for v in (value if isinstance(value, list) else str(value or "").splitlines()) if v]
+
+
+def _number(config: pytest.Config, suffix: str, default: float | None) -> float | None:
+    value, _ = _layered(config, suffix)
+    if value in (None, ""):
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise pytest.UsageError(f"{option_name(suffix)} = {value!r}: not a number") from None
+
+
+def _text(config: pytest.Config, suffix: str) -> str | None:
+    value, _ = _layered(config, suffix)
+    return str(value) if value else None
+
+
 def _path(config: pytest.Config, suffix: str, default: str) -> Path:
     value, base = _layered(config, suffix)
     return base / str(value) if value else config.rootpath / default
@@ -97,10 +141,10 @@ class Settings:
     """both, stream or nonstream."""
     record_mode: str
     """none (replay only) or the mode to record missing or stale cassettes in before the first case."""
-    scenarios: Path
-    """Scenario folder."""
-    cassettes: Path
-    """Cassette folder."""
+    scenarios: Layers
+    """Scenario folders (a team's over the packaged ones)."""
+    cassettes: Layers
+    """Cassette folders."""
     known: Path
     """Known-failures file (absent: none, unless it was named)."""
     known_named: bool
@@ -109,6 +153,8 @@ class Settings:
     """Folder to write case traces to, if any."""
     socket: bool
     """Serve the proxy on a loopback socket instead of in-process."""
+    sut: SutSettings | None = None
+    """A proxy running elsewhere to gate instead of the built-in one."""
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
@@ -120,13 +166,93 @@ class Settings:
             only=_names(config, "scenario"),
             streaming=_choice(config, "streaming", STREAMING, "both"),
             record_mode=_choice(config, "record-mode", RECORD_MODES, "none"),
-            scenarios=_path(config, "scenarios", "scenarios"),
-            cassettes=_path(config, "cassettes", "cassettes"),
+            scenarios=_layers(config, "scenarios"),
+            cassettes=_layers(config, "cassettes"),
             known=_path(config, "known", "conformance-known.toml"),
             known_named=_optional_path(config, "known") is not None,
             report=_optional_path(config, "report"),
             socket=bool(socket),
+            sut=SutSettings.from_config(config),
         )
+
+    def scenario_file(self, scenario_id: str) -> Path | None:
+        """The file a scenario id comes from (the first layer holding it)."""
+        return self._scenario_files.get(scenario_id)
+
+    @functools.cached_property
+    def _scenario_files(self) -> dict[str, Path]:
+        return {s.id: s.path for s in scenario_sources(self.scenarios)}  # once: every item asks for its location
+
+
+def _layers(config: pytest.Config, kind: str) -> Layers:
+    packaged, _ = _layered(config, "no-packaged")
+    given = _paths(config, kind)
+    if packaged and not given:
+        raise pytest.UsageError(f"conformance_no_packaged needs conformance_{kind}: the folders to read instead")
+    return Layers.of(kind, given, with_packaged=not packaged)
+
+
+@dataclass(frozen=True)
+class SutSettings:
+    """`--conformance-sut URL` and the options that mirror `conformance run --sut`'s."""
+
+    url: str
+    wait: float | None
+    client: SutClient
+    replay_host: str
+    replay_port: int
+    models: dict[str, str]
+    timeout: float
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> SutSettings | None:
+        """None without `--conformance-sut` (then none of its options may be given)."""
+        url = _text(config, "sut")
+        given = [s for s in SUT_OPTIONS if _layered(config, s)[0]]
+        if url is None:
+            if given:
+                raise pytest.UsageError(f"{option_name(given[0])} needs conformance_sut (--conformance-sut URL)")
+            return None
+        key = _text(config, "client-key")
+        env = _text(config, "client-key-env")
+        if env is not None:
+            if key is not None:
+                raise pytest.UsageError("conformance_client_key and conformance_client_key_env exclude each other")
+            key = os.environ.get(env)
+            if not key:
+                raise pytest.UsageError(f"conformance_client_key_env {env}: the variable is not set")
+        file = _optional_path(config, "sut-headers")
+        try:
+            headers = load_headers(file) if file is not None else ()
+            headers += tuple(parse_header(h) for h in _strings(config, "sut-header"))
+            models = parse_model_overrides(_strings(config, "upstream-model"))
+        except (SutClientError, ValueError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        port = _number(config, "replay-port", 8790)
+        timeout = _number(config, "timeout", CLIENT_TIMEOUT_S)
+        wait = _number(config, "wait-for-sut", None)
+        if timeout is None or timeout <= 0 or (wait is not None and wait <= 0):
+            raise pytest.UsageError("conformance_timeout and conformance_wait_for_sut are positive seconds")
+        return cls(
+            url=url,
+            wait=wait,
+            client=SutClient(key=key, headers=headers),
+            replay_host=_text(config, "replay-host") or "127.0.0.1",
+            replay_port=int(port or 0),
+            models=dict(models),
+            timeout=timeout,
+        )
+
+    def run_options(self) -> dict[str, Any]:
+        """The RunOptions fields of the external proxy."""
+        return {
+            "sut": self.url,
+            "sut_client": self.client,
+            "replay_host": self.replay_host,
+            "replay_port": self.replay_port,
+            "upstream_models": self.models or None,
+            "timeout": self.timeout,
+        }
 
 
 class ConformanceState:
@@ -152,9 +278,19 @@ class ConformanceState:
             s = self.settings
             hooks = self.config.hook.pytest_conformance_translate_hooks(config=self.config)
             self.hooked = hooks is not None
+            sut = s.sut
+            if s.record_mode != "none" and len(s.cassettes.folders) > 1:
+                raise pytest.UsageError(
+                    "conformance_record_mode records into one cassette folder: set conformance_no_packaged, or "
+                    "record first (`conformance record --cassettes DIR`)"
+                )
+            if sut is not None and sut.wait is not None:
+                problem = wait_until_up(sut.url, sut.wait)
+                if problem:
+                    raise pytest.UsageError(problem)
             options = RunOptions(
                 scenarios=s.scenarios,
-                cassettes=s.cassettes,
+                cassettes=cassette_view(s.cassettes),
                 frontends=s.frontends,
                 backends=s.backends,
                 only=s.only,
@@ -164,6 +300,7 @@ class ConformanceState:
                 known=s.known,
                 hooks=hooks,
                 write_traces=False,
+                **(sut.run_options() if sut is not None else {}),
             )
             self._runner = Runner(options)
         return self._runner
@@ -328,8 +465,8 @@ class ConformanceItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point at the scenario file (when it is named after the scenario id)."""
-        scenario = self.state.settings.scenarios / f"{self.case.scenario}.yaml"
-        return (scenario if scenario.is_file() else self.state.settings.scenarios), 0, self.name
+        scenario = self.state.settings.scenario_file(self.case.scenario)
+        return (scenario or self.state.settings.scenarios.top), 0, self.name
 
 
 class ConformanceCollector(pytest.Collector):

@@ -25,8 +25,19 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
     ("scenario", "only these scenario ids (comma list)", {"action": "append"}, "string"),
     ("streaming", "streaming modes (default both)", {"choices": STREAMING}, "string"),
     ("record-mode", "none (default): replay only; others record first", {"choices": RECORD_MODES}, "string"),
-    ("scenarios", "scenario folder (default: <rootdir>/scenarios)", {"metavar": "DIR"}, "string"),
-    ("cassettes", "cassette folder (default: <rootdir>/cassettes)", {"metavar": "DIR"}, "string"),
+    (
+        "scenarios",
+        "a scenario folder over the packaged ones (repeatable)",
+        {"metavar": "DIR", "action": "append"},
+        "args",
+    ),
+    (
+        "cassettes",
+        "a cassette folder over the packaged ones (repeatable)",
+        {"metavar": "DIR", "action": "append"},
+        "args",
+    ),
+    ("no-packaged", "read only the folders given, not the packaged ones", {"action": "store_true"}, "bool"),
     ("known", "known-failures file (default: <rootdir>/conformance-known.toml)", {"metavar": "FILE"}, "string"),
     (
         "report",
@@ -35,6 +46,37 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
         "string",
     ),
     ("socket", "serve the proxy on a loopback socket (default in-process)", {"action": "store_true"}, "bool"),
+    # Gating a proxy that runs elsewhere, as `conformance run --sut` does (the same option names after the prefix).
+    (
+        "sut",
+        "gate the proxy running at URL (its upstreams at the replay server: `conformance sut-config`)",
+        {"metavar": "URL"},
+        "string",
+    ),
+    (
+        "wait-for-sut",
+        "poll the --conformance-sut URL until it answers, at most SECONDS",
+        {"metavar": "SECONDS"},
+        "string",
+    ),
+    ("client-key-env", "send the key in environment variable VAR to the proxy", {"metavar": "VAR"}, "string"),
+    ("client-key", "the same, given inline", {"metavar": "KEY"}, "string"),
+    (
+        "sut-header",
+        "an extra request header (repeatable)",
+        {"metavar": "[BACKEND:]NAME=VALUE", "action": "append"},
+        "linelist",
+    ),
+    ("sut-headers", "extra headers from a TOML file ([headers], [headers.<backend>])", {"metavar": "FILE"}, "string"),
+    ("replay-host", "the replay server's interface (default 127.0.0.1)", {"metavar": "HOST"}, "string"),
+    ("replay-port", "the replay server's port (default 8790; 0: any free one)", {"metavar": "PORT"}, "string"),
+    (
+        "upstream-model",
+        "the model routes send upstream for BACKEND (repeatable)",
+        {"metavar": "BACKEND=MODEL", "action": "append"},
+        "linelist",
+    ),
+    ("timeout", "per-request timeout of the SDK clients in seconds (default 60)", {"metavar": "SECONDS"}, "string"),
 )
 
 

@@ -4,7 +4,6 @@ proxy, the `conformance run` command that reruns it for the HTML report."""
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +16,8 @@ from harness.trace import Case, stream_mode
 if TYPE_CHECKING:
     from harness.pytest_plugin.items import Settings
 
-CARRIED = ("scenarios", "cassettes", "known", "socket")
+CARRIED: tuple[str, ...] = ("scenarios", "cassettes", "no-packaged", "known", "socket")
+CARRIED += ("sut", "client-key-env", "sut-headers", "replay-host", "replay-port", "upstream-model", "timeout")
 """Options of the session that change a case's outcome, carried over when they were given on the command line
 (the ini file applies to the rerun by itself)."""
 PLUGIN_MODULE = "harness.pytest_plugin"
@@ -40,6 +40,8 @@ def pytest_command(config: pytest.Config, case: Case) -> str:
         value = config.getoption(option_name(suffix))
         if value is True:
             args.append(_flag(suffix))
+        elif isinstance(value, list):  # a repeatable option, once per value
+            args += [f"{_flag(suffix)}={v}" for v in value]
         elif value:
             args.append(f"{_flag(suffix)}={value}")
     args += [
@@ -65,12 +67,15 @@ def run_command(settings: Settings, case: Case, cwd: Path) -> str:
     mode and known-failures file: the same case through the same proxy, with the HTML report."""
     args = ["conformance", "run", "--scenario", case.scenario, "--frontend", case.frontend]
     args += ["--backend", case.backend, "--streaming", stream_mode(case.stream)]
-    for flag, path, default in (
-        ("--scenarios", settings.scenarios, "scenarios"),
-        ("--cassettes", settings.cassettes, "cassettes"),
-    ):
-        if os.path.normpath(_shown(path, cwd)) != default:
+    for flag, layers in (("--scenarios", settings.scenarios), ("--cassettes", settings.cassettes)):
+        for path in layers.given if not layers.with_packaged else layers.added():
             args += [flag, _shown(path, cwd)]
+    if not settings.scenarios.with_packaged:
+        args.append("--no-packaged")
+    if settings.sut is not None:  # the same proxy; key and header values stay out (they may be secrets)
+        args += ["--sut", settings.sut.url]
+        if (settings.sut.replay_host, settings.sut.replay_port) != ("127.0.0.1", 8790):
+            args += ["--replay-host", settings.sut.replay_host, "--replay-port", str(settings.sut.replay_port)]
     if settings.known.is_file() and _shown(settings.known, cwd) != "conformance-known.toml":
         args += ["--known", _shown(settings.known, cwd)]
     if settings.socket:

@@ -22,6 +22,7 @@ from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
 from harness.runner import names
+from harness.scenarios.layers import Layers
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunRole, matrix_order, stream_mode
@@ -31,7 +32,8 @@ from harness.trace import Case, CaseResult, Run, RunRole, matrix_order, stream_m
 class RunOptions:
     """What to run and how."""
 
-    scenarios: Path = Path("scenarios")
+    scenarios: Path | Layers = Path("scenarios")
+    """A scenario folder, or layers of them (`harness.scenarios.layers`)."""
     cassettes: Path = Path("cassettes")
     reports: Path = Path("reports")
     frontends: Sequence[str] | None = None

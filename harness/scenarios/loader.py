@@ -16,6 +16,7 @@ import jsonschema
 import yaml
 from pydantic import ValidationError
 
+from harness.scenarios.layers import Layers, scenario_sources
 from harness.scenarios.model import ReplyOk, Scenario
 from harness.scenarios.script import scripted_events
 
@@ -134,15 +135,21 @@ def load_scenario(path: Path) -> Scenario:
     return scenario
 
 
-def load_scenarios(folder: Path | str) -> list[Scenario]:
-    """Every `*.yaml` scenario in `folder`, sorted by id; raises one `ScenarioError` with the problems of every bad
-    file."""
-    root = Path(folder)
-    if not root.is_dir():
-        raise ScenarioError(root, "$", "scenario folder not found")
+def load_scenarios(folder: Path | str | Layers) -> list[Scenario]:
+    """Every `*.yaml` scenario in `folder` (or in its layers, the first layer holding an id winning), sorted by
+    id; raises one `ScenarioError` with the problems of every bad file."""
+    if isinstance(folder, Layers):
+        for root in folder.missing():
+            raise ScenarioError(root, "$", "scenario folder not found")
+        paths = [source.path for source in scenario_sources(folder)]
+    else:
+        root = Path(folder)
+        if not root.is_dir():
+            raise ScenarioError(root, "$", "scenario folder not found")
+        paths = sorted(root.glob("*.yaml"))
     scenarios: list[Scenario] = []
     problems: list[ScenarioError] = []
-    for path in sorted(root.glob("*.yaml")):
+    for path in paths:
         try:
             scenarios.append(load_scenario(path))
         except ScenarioError as exc:
@@ -153,14 +160,15 @@ def load_scenarios(folder: Path | str) -> list[Scenario]:
 
 
 def select(
-    scenarios: Sequence[Scenario], only: Iterable[str] | None, *, folder: Path | str | None = None
+    scenarios: Sequence[Scenario], only: Iterable[str] | None, *, folder: Path | str | Layers | None = None
 ) -> list[Scenario]:
     """The scenarios named in `only` (all when it is None or empty), in their order; ValueError names each id
     that is not there with the nearest one, and the folder they were looked for in."""
     ids = [s.id for s in scenarios]
     unknown = sorted(set(only or ()) - set(ids))
     if unknown:
-        where = f"not in {folder}" if folder is not None else "not loaded"
+        shown = ", ".join(str(f) for f in folder.folders) if isinstance(folder, Layers) else folder
+        where = f"not in {shown}" if folder is not None else "not loaded"
         raise ValueError(f"{unknown_names('scenario', unknown, ids)}: {where} (see `conformance list scenarios`)")
     wanted = set(only or ())
     return [s for s in scenarios if not wanted or s.id in wanted]

@@ -59,7 +59,8 @@ def test_missing_cassette_is_a_harness_error_naming_it_and_how_to_record_it(tmp_
     cassettes = tmp_path / "cassettes"
     shutil.copytree(REPO / "cassettes" / "openai", cassettes / "openai")
     (cassettes / "openai" / "text-basic.stream.yaml").unlink()
-    result = conformance(
+    result = conformance(  # only this folder: the packaged cassettes hold the one it lacks
+        "--no-packaged", "--scenarios", str(REPO / "scenarios"),
         "--cassettes", str(cassettes), "--reports", str(tmp_path / "reports"), "--run-id", "r",
         "--scenario", "text-basic", "--frontend", "openai", "--backend", "openai",
     )  # fmt: skip
@@ -80,6 +81,7 @@ def test_unreadable_cassette_is_a_harness_error_naming_it(tmp_path: Path) -> Non
     shutil.copytree(REPO / "cassettes" / "openai", cassettes / "openai")
     (cassettes / "openai" / "text-basic.nonstream.yaml").write_text("interactions: [unclosed\n", encoding="utf-8")
     result = conformance(
+        "--no-packaged", "--scenarios", str(REPO / "scenarios"),
         "--cassettes", str(cassettes), "--reports", str(tmp_path / "reports"),
         "--scenario", "text-basic", "--frontend", "openai", "--backend", "openai", "--streaming", "nonstream",
     )  # fmt: skip

@@ -169,7 +169,8 @@ def test_an_imported_case_runs_through_the_built_in_proxy(capsys: pytest.Capture
     )
     assert (code, err) == (0, "") and "reference  2 backend(s)" in out
     reports = tmp_path / "r"
-    args = ["--scenarios", str(tmp_path / "s"), "--cassettes", str(tmp_path / "c"), "--reports", str(reports)]
+    args = ["--no-packaged", "--scenarios", str(tmp_path / "s"), "--cassettes", str(tmp_path / "c")]
+    args += ["--reports", str(reports)]
     args += ["--backend", "anthropic", "--frontend", "anthropic,openai,gemini", "--run-id", "x", "-q"]
     code = main(["run", *args])
     assert code == 0

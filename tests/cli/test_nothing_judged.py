@@ -17,23 +17,26 @@ from tests.conftest import REPO
 SCENARIOS = str(REPO / "scenarios")
 
 
-def test_a_mistyped_or_missing_cassette_folder_judges_nothing(tmp_path: Path) -> None:
+def test_a_mistyped_or_missing_cassette_folder_is_refused(tmp_path: Path) -> None:
     line = one_line(conformance("--scenarios", SCENARIOS, "--cassettes", str(tmp_path / "casettes")))
-    assert line == (
-        f"conformance run: nothing to judge: --cassettes {tmp_path / 'casettes'} does not exist; "
-        "no backend to run against"
-    )
+    assert line == f"conformance run: --cassettes {tmp_path / 'casettes'}: the folder does not exist"
 
 
-def test_an_empty_cassette_folder_judges_nothing(tmp_path: Path) -> None:
+def test_an_empty_cassette_folder_alone_judges_nothing(tmp_path: Path) -> None:
     (tmp_path / "cassettes").mkdir()
-    line = one_line(conformance("--scenarios", SCENARIOS, "--cassettes", str(tmp_path / "cassettes")))
+    only = ("--no-packaged", "--scenarios", SCENARIOS, "--cassettes", str(tmp_path / "cassettes"))
+    line = one_line(conformance(*only))
     assert "holds no backend's recordings" in line
+    line = one_line(conformance("--no-packaged", "--scenarios", SCENARIOS))  # nothing to read instead
+    assert line == "conformance run: --no-packaged needs --cassettes: the folders to read instead"
 
 
-def test_a_working_directory_without_cassettes_judges_nothing(tmp_path: Path) -> None:
-    line = one_line(conformance("--scenarios", SCENARIOS, "--reports", str(tmp_path / "r"), cwd=tmp_path))
-    assert line == "conformance run: nothing to judge: --cassettes cassettes does not exist; no backend to run against"
+def test_a_working_directory_without_cassettes_runs_the_packaged_ones(tmp_path: Path) -> None:
+    args = ["--scenario", "text-basic", "--frontend", "openai", "--backend", "openai", "--run-id", "x"]
+    done = conformance(*args, "--reports", str(tmp_path / "r"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "r" / "x" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["counts"]["pass"] == 2
 
 
 def test_a_filter_that_matches_no_case_judges_nothing(tmp_path: Path) -> None:

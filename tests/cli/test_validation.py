@@ -196,7 +196,9 @@ def test_bad_scenario_files_show_every_problem_before_anything_runs(
     (folder / "text-basic.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     data["id"], data["requires"], data["streaming"] = "tool-call-single", [], ["stream"]
     (folder / "renamed.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    code, out, err = command(capsys, "run", "--scenarios", str(folder), "--reports", str(tmp_path / "r"), "-q")
+    args = ["run", "--no-packaged", "--scenarios", str(folder), "--cassettes", str(CASSETTES)]
+    args += ["--reports", str(tmp_path / "r"), "-q"]
+    code, out, err = command(capsys, *args)
     assert (code, out) == (2, "")
     lines = err.splitlines()
     assert lines[0] == f"conformance run: {folder / 'renamed.yaml'}: id: 'tool-call-single' differs from the file " \

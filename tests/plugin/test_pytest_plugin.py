@@ -185,14 +185,18 @@ def test_a_known_proxy_bug_is_an_expected_failure(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["XFAIL *tool-call-parallel[[]openai->anthropic,stream[]]*tracked in #7*"])
 
 
+def own_cassettes(options: list[str]) -> list[str]:
+    """A matrix's options without its cassette folder (repeated, the folders are layers: the first one wins)."""
+    return [o for o in options if not o.startswith("--conformance-cassettes=")]
+
+
 def test_a_missing_cassette_fails_as_a_harness_error_never_a_skip(pytester: pytest.Pytester) -> None:
     cassettes = pytester.path / "cassettes"
     for backend in ("openai", "anthropic"):
         shutil.copytree(CASSETTES / backend, cassettes / backend)
     (cassettes / "anthropic" / "text-basic.stream.yaml").unlink()
-    result = pytester.runpytest(
-        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-streaming=stream", "-rf"
-    )
+    only = ("--conformance-no-packaged", f"--conformance-cassettes={cassettes}")  # the packaged ones have it
+    result = pytester.runpytest(*own_cassettes(matrix("text-basic")), *only, "--conformance-streaming=stream", "-rf")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         ["*harness_error: the translated run could not complete: missing cassette*", "*nothing was judged*"]
@@ -207,6 +211,7 @@ def test_ini_options_apply_and_the_command_line_overrides_them(pytester: pytest.
         [pytest]
         conformance = true
         conformance_scenarios = my-scenarios
+        conformance_no_packaged = true
         conformance_cassettes = {CASSETTES}
         conformance_frontend = openai
         conformance_backend = openai
@@ -265,9 +270,8 @@ def test_record_mode_once_records_a_missing_cassette_before_the_first_case(pytes
         shutil.copytree(CASSETTES / backend, cassettes / backend)
     missing = cassettes / "anthropic" / "text-basic.stream.yaml"
     missing.unlink()
-    result = pytester.runpytest(
-        *matrix("text-basic"), f"--conformance-cassettes={cassettes}", "--conformance-record-mode=once"
-    )
+    only = ("--conformance-no-packaged", f"--conformance-cassettes={cassettes}")  # one folder to record into
+    result = pytester.runpytest(*own_cassettes(matrix("text-basic")), *only, "--conformance-record-mode=once")
     result.assert_outcomes(passed=4)
     assert "source: reference" in missing.read_text(encoding="utf-8")
 
@@ -328,16 +332,19 @@ def test_items_run_in_matrix_order_under_a_selection_by_keyword(pytester: pytest
     )
 
 
-def test_scenario_paths_resolve_from_the_rootdir_by_default(pytester: pytest.Pytester) -> None:
-    (pytester.path / "scenarios").mkdir()
-    shutil.copy(SCENARIOS / "text-basic.yaml", pytester.path / "scenarios" / "text-basic.yaml")
-    shutil.copytree(CASSETTES / "openai", pytester.path / "cassettes" / "openai")
-    result = pytester.runpytest(*PLUGIN, "--conformance", "--conformance-frontend=openai", "--collect-only", "-q")
-    # Backends default to the cassette folders present: only openai here.
-    assert collected_ids(result) == [
-        "conformance::text-basic[openai->openai,stream]",
-        "conformance::text-basic[openai->openai,nonstream]",
-    ]
+def test_the_packaged_folders_are_the_default_and_a_teams_folder_adds_to_them(pytester: pytest.Pytester) -> None:
+    (pytester.path / "scenarios").mkdir()  # a folder of that name at the rootdir is nothing special
+    shutil.copy(SCENARIOS / "text-basic.yaml", pytester.path / "scenarios" / "my-own.yaml")
+    args = [*PLUGIN, "--conformance", "--conformance-frontend=openai", "--collect-only", "-q"]
+    packaged = collected_ids(pytester.runpytest(*args))
+    assert len(packaged) > 100 and not any("my-own" in i for i in packaged)
+    # A team's scenario (its id is its file name) joins them; its cassettes would come from its cassette folder.
+    text = (SCENARIOS / "text-basic.yaml").read_text(encoding="utf-8").replace("id: text-basic", "id: my-own")
+    (pytester.path / "scenarios" / "my-own.yaml").write_text(text, encoding="utf-8")
+    both = collected_ids(pytester.runpytest(*args, "--conformance-scenarios=scenarios"))
+    new = set(both) - set(packaged)
+    assert new and {i.split("[")[0] for i in new} == {"conformance::my-own"}
+    assert len(both) == len(packaged) + len(new)
 
 
 def _outcomes(result: pytest.RunResult) -> dict[str, str]:

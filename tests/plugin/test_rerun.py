@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness.pytest_plugin.items import Settings
 from harness.pytest_plugin.rerun import run_command
+from harness.scenarios.layers import Layers
 from harness.trace import Case
 from tests.conftest import REPO
 from tests.plugin.conftest import CASSETTES, SCENARIOS
@@ -25,8 +26,8 @@ def _settings(tmp: Path, **changes: object) -> Settings:
         "only": None,
         "streaming": "both",
         "record_mode": "none",
-        "scenarios": tmp / "my-scenarios",
-        "cassettes": CASSETTES,
+        "scenarios": Layers.of("scenarios", [tmp / "my-scenarios"]),
+        "cassettes": Layers.of("cassettes", [CASSETTES]),
         "known": tmp / "accepted.toml",
         "known_named": True,
         "report": None,
@@ -48,7 +49,7 @@ def test_the_run_line_reruns_exactly_the_case_with_the_sessions_files(tmp_path: 
     command = run_command(_settings(tmp_path), case, tmp_path)
     assert command == (
         "conformance run --scenario tool-call-single --frontend openai --backend anthropic --streaming nonstream "
-        f"--scenarios my-scenarios --cassettes {CASSETTES} --known accepted.toml"
+        "--scenarios my-scenarios --known accepted.toml"  # the packaged cassettes need no option
     )
     assert run_command(_settings(tmp_path, socket=True), case, tmp_path) == f"{command} --socket"
     # As a user runs it: its own process, in the folder pytest ran in (pytester's in-process runs leave modules
@@ -63,6 +64,6 @@ def test_the_run_line_reruns_exactly_the_case_with_the_sessions_files(tmp_path: 
 
 
 def test_default_folders_are_left_out(tmp_path: Path) -> None:
-    settings = _settings(tmp_path, scenarios=tmp_path / "scenarios", cassettes=tmp_path / "cassettes")
+    settings = _settings(tmp_path, scenarios=Layers.of("scenarios"), cassettes=Layers.of("cassettes"))
     command = run_command(settings, Case("text-basic", "gemini", "ollama", True), tmp_path)
     assert command == "conformance run --scenario text-basic --frontend gemini --backend ollama --streaming stream"
