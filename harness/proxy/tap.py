@@ -202,7 +202,7 @@ class StreamTap:
         try:
             data = self._inflate.decompress(chunk) if self._inflate is not None else chunk
             self._emit(self.decoder.feed(data))
-        except (DecodeError, zlib.error) as exc:
+        except (ValueError, zlib.error) as exc:  # DecodeError, or any WireError: the bytes pass on untouched
             self.failed = True
             self.recorder.problem(f"upstream stream: {exc}")
 
@@ -212,7 +212,7 @@ class StreamTap:
             return
         try:
             self._emit(self.decoder.close())
-        except DecodeError as exc:
+        except ValueError as exc:  # DecodeError or any WireError
             self.recorder.problem(f"upstream stream: {exc}")
         self.recorder.events([], self.checker.finish())
 

@@ -175,3 +175,19 @@ async def test_passthrough_upstream_failure_mid_stream_breaks_the_client_connect
 async def test_chunk_stream_helper_keeps_boundaries() -> None:
     stream = ChunkStream([b"a", b"bc"])
     assert [c async for c in stream] == [b"a", b"bc"]
+
+
+async def test_invalid_utf8_in_a_passthrough_stream_reaches_the_client_byte_for_byte() -> None:
+    # Issue 22: the tap's framing error used to break a pass-through stream; the tap's view is its own business.
+    body = (
+        b'event: ping\ndata: {"type":"ping"}\n\n'
+        b'event: ping\ndata: {"type":"ping \xff\xfe"}\n\n'
+        b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    upstream = ReplayUpstream(200, {"content-type": "text/event-stream"}, split(body))
+    request = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    async with proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p:
+        response = await p.client.post("/v1/messages", json=request)
+    assert response.status_code == 200
+    assert response.content == body
+    assert any("invalid UTF-8" in problem for problem in p.exchange.problems), p.exchange.problems
