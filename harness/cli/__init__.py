@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,7 @@ SUBCOMMANDS: tuple[str, ...] = (
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 
 def say_error(command: str, message: object) -> None:
@@ -61,5 +63,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, no traceback; the subcommands' own `finally` blocks have stopped what they started.
+        say_error(str(args.command), "interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_closed_stdout()  # `conformance list ... | head`: the reader left, which is not an error
+        return EXIT_OK
     return result
+
+
+def _quiet_closed_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail again on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
