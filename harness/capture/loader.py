@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from harness import safeyaml
 from harness.wire.http import HttpRequest, HttpResponse
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -57,7 +58,7 @@ def is_capture(raw: bytes) -> bool:
     if raw.startswith(b"httprr trace v1"):
         return True
     try:
-        doc = yaml.load(raw, Loader=_LOADER)
+        doc = safeyaml.load(raw)
     except (yaml.YAMLError, ValueError):
         return _CASSETTE_START.search(raw[:4096]) is not None
     return isinstance(doc, dict) and "interactions" in doc
@@ -73,7 +74,9 @@ def load_interactions(path: str | Path) -> list[Interaction]:
     if raw.startswith(b"httprr trace v1"):
         return _load_httprr(p, raw)
     try:
-        doc = yaml.load(raw, Loader=_LOADER)
+        doc = safeyaml.load(raw)
+    except safeyaml.YamlBombError as exc:
+        raise CaptureError(f"{p}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise CaptureError(f"{p}: not a YAML cassette: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("interactions"), list):

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from harness import ir
+from harness import ir, safeyaml
 from harness.capture import Interaction, load_interactions
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.record.chunks import event_boundaries, split_by_lengths
@@ -245,8 +245,8 @@ def _recorded_of(item: Interaction) -> _Recorded:
 def _own_source(path: Path) -> Literal["real", "reference"]:
     """`metadata.source` of one of the harness's own cassettes (`real` unless it says `reference`)."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        doc = safeyaml.load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):  # UnicodeDecodeError and YamlBombError are ValueErrors
         return "real"
     metadata = doc.get("metadata") if isinstance(doc, dict) else None
     return "reference" if isinstance(metadata, dict) and metadata.get("source") == "reference" else "real"
