@@ -3,6 +3,7 @@ built, by the one bounded loader (issue 22: 700 bytes grew past 11 GB)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ LEVELS = "abcdefghi"
 
 def bomb(prefix: str = "") -> str:
     lines = [f'{prefix}a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for previous, name in zip(LEVELS, LEVELS[1:], strict=False):
+    for previous, name in itertools.pairwise(LEVELS):
         lines.append(f"{prefix}{name}: &{name} [{','.join([f'*{previous}'] * 9)}]")
     return "\n".join(lines) + "\n"
 
