@@ -12,6 +12,7 @@ import pytest
 from harness.capture import CaptureError, load_interactions
 from harness.capture.inflate import InflateError, decode_content, inflate
 
+
 def _capture(tmp_path: Path, encoding: str, body: bytes) -> Path:
 
     path = tmp_path / "capture.yaml"
@@ -22,22 +23,27 @@ def _capture(tmp_path: Path, encoding: str, body: bytes) -> Path:
     )
     return path
 
+
 def test_gzip_bomb_in_a_capture_is_refused_at_the_limit() -> None:
     bomb = gzip.compress(b"\0" * (4 * 1024 * 1024))  # 4 KiB that inflate to 4 MiB: the limit is scaled down
     with pytest.raises(InflateError, match="inflates beyond 1048576 bytes"):
         inflate(bomb, 16 + zlib.MAX_WBITS, "gzip", limit=1024 * 1024)
     assert len(inflate(bomb, 16 + zlib.MAX_WBITS, "gzip", limit=8 * 1024 * 1024)) == 4 * 1024 * 1024
 
+
 def test_deflate_bomb_is_refused_at_the_limit() -> None:
     with pytest.raises(InflateError, match="beyond 1000 bytes"):
         inflate(zlib.compress(b"a" * 5000), zlib.MAX_WBITS, "deflate", limit=1000)
 
+
 def test_gzip_members_one_after_another_all_inflate() -> None:
     assert decode_content(gzip.compress(b"ab") + gzip.compress(b"cd"), {"content-encoding": "gzip"}) == b"abcd"
+
 
 def test_bad_deflate_body_is_a_one_line_capture_error(tmp_path: Path) -> None:
     with pytest.raises(CaptureError, match=r"interaction 0: .*says deflate but does not inflate"):
         load_interactions(_capture(tmp_path, "deflate", b"\x78\x9c not deflate at all"))
+
 
 def test_raw_and_zlib_deflate_both_inflate(tmp_path: Path) -> None:
     raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
@@ -47,11 +53,13 @@ def test_raw_and_zlib_deflate_both_inflate(tmp_path: Path) -> None:
         b'{"ok": 2}'
     )
 
+
 def test_body_already_decoded_but_content_encoding_gzip_is_taken_as_stored(tmp_path: Path) -> None:
     # Quirk (issue 25): some recorders store the decoded body and keep `Content-Encoding: gzip`.
     stream = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
     assert load_interactions(_capture(tmp_path, "gzip", stream))[0].response.body == stream
     assert load_interactions(_capture(tmp_path, "gzip", b'{"id": "x"}'))[0].response.body == b'{"id": "x"}'
+
 
 def test_truncated_gzip_is_a_one_line_capture_error(tmp_path: Path) -> None:
     with pytest.raises(CaptureError, match="cut short"):
