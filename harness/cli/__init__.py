@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from harness import __version__
 
@@ -34,6 +38,30 @@ EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C, so that every `finally` (a gateway's stop, a run's workers)
+    runs the same way for both."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Terminated` in the main thread (elsewhere: no change); the previous
+    handler is put back after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def say_error(command: str, message: object) -> None:
@@ -64,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        result: int = args.func(args)
+        with sigterm_raises():
+            result: int = args.func(args)
+    except Terminated:
+        say_error(str(args.command), "terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         # Ctrl-C: one line, no traceback; the subcommands' own `finally` blocks have stopped what they started.
         say_error(str(args.command), "interrupted")
