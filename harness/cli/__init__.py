@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import FrameType
 
 from harness import __version__
@@ -69,6 +70,17 @@ def say_error(command: str, message: object) -> None:
     every problem, one per line)."""
     for line in str(message).splitlines() or [""]:
         print(f"conformance {command}: {line}", file=sys.stderr)  # noqa: T201
+
+
+def output_folder(text: str) -> Path:
+    """An argparse type for a folder the command writes into (`--reports`): it may not exist yet, but neither it
+    nor any folder above it may be a file (one line, exit 2, instead of a traceback half-way through a run)."""
+    path = Path(text)
+    for part in (path, *path.parents):
+        if part.exists() and not part.is_dir():
+            where = "" if part == path else f" ({part} is a file)"
+            raise argparse.ArgumentTypeError(f"{text}: not a folder{where}")
+    return path
 
 
 def build_parser() -> argparse.ArgumentParser:

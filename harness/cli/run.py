@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.cli import output_folder
+
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
     from harness.trace import CaseResult
@@ -43,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)")
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--frontend", type=_names, action="extend", help="frontend protocols (comma list; default all)")
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")

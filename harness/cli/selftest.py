@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.cli import output_folder
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
@@ -30,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder (default: scenarios)")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)")
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--quick", action="store_true", help="only each fault's witness cases (the bounded CI form)")
     p.add_argument("--fault", type=_names, action="extend", help="only these faults (comma list; default all)")
     p.add_argument("--per-fault", type=int, help="cases per fault in a full run (default 24)")

@@ -105,3 +105,17 @@ def test_list_into_a_closed_pipe_ends_without_a_traceback() -> None:
     done = subprocess.run(["bash", "-o", "pipefail", "-c", pipeline], cwd=REPO, capture_output=True, timeout=120)
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr, done.stderr[-500:]
     assert done.returncode == 0
+
+
+@pytest.mark.parametrize("command", ["run", "selftest", "fuzz", "gateway"])
+def test_reports_that_is_a_file_is_a_usage_error(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 22: `--reports FILE` ended a run in a NotADirectoryError traceback.
+    file = tmp_path / "afile"
+    file.write_text("x")
+    with pytest.raises(SystemExit) as stopped:
+        main([command, "--reports", str(file / "below")])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"argument --reports: {file / 'below'}: not a folder ({file} is a file)")
