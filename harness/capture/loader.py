@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from harness import safeyaml
-from harness.capture.inflate import decode_content
+from harness.wire.content import decode_content
 from harness.wire.http import HttpRequest, HttpResponse
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

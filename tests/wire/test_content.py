@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.capture import CaptureError, load_interactions
-from harness.capture.inflate import InflateError, decode_content, inflate
+from harness.wire.content import InflateError, decode_content, inflate
 
 
 def _capture(tmp_path: Path, encoding: str, body: bytes) -> Path:

@@ -1,5 +1,5 @@
-"""A captured body's content encoding undone with a bounded cost: a few kilobytes of gzip or deflate can inflate
-to gigabytes (a "zip bomb"), so inflating stops at `MAX_INFLATED` bytes with one line saying so."""
+"""A stored body's content encoding (HTTP `Content-Encoding`) undone with a bounded cost: a few kilobytes of gzip
+or deflate can inflate to gigabytes (a "zip bomb"), so inflating stops at `MAX_INFLATED` bytes with one line."""
 
 from __future__ import annotations
 
