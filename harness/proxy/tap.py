@@ -14,6 +14,7 @@ from harness import ir
 from harness.protocols import Codec, DecodeError, HttpRequest
 from harness.proxy.models import Exchange, ExchangeCallback, Timings
 from harness.stream import GrammarChecker, Violation
+from harness.wire.content import MAX_INFLATED
 
 log = logging.getLogger("harness.proxy")
 
@@ -200,7 +201,12 @@ class StreamTap:
         if self.failed:
             return
         try:
-            data = self._inflate.decompress(chunk) if self._inflate is not None else chunk
+            data = chunk
+            if self._inflate is not None:
+                # Bounded: a few kilobytes of gzip may inflate to gigabytes; the tap gives up, the bytes pass on.
+                data = self._inflate.decompress(chunk, MAX_INFLATED)
+                if self._inflate.unconsumed_tail:
+                    raise zlib.error(f"the body inflates beyond {MAX_INFLATED} bytes in one chunk; not decoded")
             self._emit(self.decoder.feed(data))
         except (ValueError, zlib.error) as exc:  # DecodeError, or any WireError: the bytes pass on untouched
             self.failed = True

@@ -191,3 +191,20 @@ async def test_invalid_utf8_in_a_passthrough_stream_reaches_the_client_byte_for_
     assert response.status_code == 200
     assert response.content == body
     assert any("invalid UTF-8" in problem for problem in p.exchange.problems), p.exchange.problems
+
+
+async def test_gzip_bomb_in_a_passthrough_stream_passes_through_and_the_tap_gives_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tap inflates its own copy with a bound (scaled down here): past it, a problem, and the bytes untouched.
+    from harness.proxy import tap
+
+    monkeypatch.setattr(tap, "MAX_INFLATED", 1024)
+    compressed = gzip.compress(b"data: " + b"x" * 100_000 + b"\n\n")
+    upstream = ReplayUpstream(200, {"content-type": "text/event-stream", "content-encoding": "gzip"}, [compressed])
+    request = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    async with proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p:
+        response = await p.client.post("/v1/messages", json=request, headers={"accept-encoding": "gzip"})
+    assert b"".join(p.exchange.frontend_chunks) == compressed
+    assert response.status_code == 200
+    assert any("inflates beyond 1024 bytes" in problem for problem in p.exchange.problems), p.exchange.problems
