@@ -48,11 +48,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def load_run(path: Path, role: str) -> RunTrace:
     """The run trace in `path`: the file itself, or the run with `role` of a case trace (TraceError otherwise)."""
-    from harness.trace import RunTrace, TraceError, validate
+    from harness.trace import RunTrace, TraceError, read_trace_bytes, validate
 
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data: Any = json.loads(read_trace_bytes(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TraceError(f"{path}: cannot read trace: {exc}") from exc
     if not isinstance(data, dict):
         raise TraceError(f"{path}: not a trace (expected a JSON object)")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.cli import say_error
 
-WHAT = ("scenarios", "providers", "capabilities")
+WHAT = ("scenarios", "providers", "capabilities", "checks")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,6 +22,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print one line per item."""
     out = sys.stdout
+    if args.what == "checks":
+        from harness.checks import all_specs
+
+        for spec in all_specs():
+            out.write(f"{spec.name:40} {spec.scope:9} {spec.severity:13} {spec.why}\n")
+        return 0
     if args.what == "scenarios":
         from harness.scenarios.loader import ScenarioError, load_scenarios
 

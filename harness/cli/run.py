@@ -71,6 +71,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--socket", action="store_true", help="serve the proxy on a loopback socket (default in-process)")
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut replayed streams adversarially")
     p.add_argument(
+        "--keep-traces",
+        choices=("failing", "all"),
+        default="failing",
+        help="which cases keep their whole trace (requests, events, raw wire): failing (default: a CI report stays "
+        "small; a clean pass keeps its verdict, checks and timings) or all",
+    )
+    p.add_argument(
         "--hooks",
         metavar="FAULT",
         help="switch on a catalogued fault in the built-in proxy's translate path (`conformance selftest --list`), "
@@ -233,6 +240,7 @@ def run(args: argparse.Namespace) -> int:
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
         hooks=hooks,
+        keep_traces=args.keep_traces,
         known=known,
         run_id=args.run_id,
         sut=args.sut,
@@ -307,6 +315,7 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
         ("--known", args.known, None),
         ("--rechunk", args.rechunk, None),
         ("--hooks", args.hooks, None),
+        ("--keep-traces", args.keep_traces, "failing"),
         ("--sut", args.sut, None),
     ):
         if value is not None and value != default:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from harness.checks import CLIENT_CRASH, LEAK
 from harness.diff.compare import Divergence
 from harness.diff.pipeline import request_side, response_divergences
 from harness.diff.triage import RunOutcome, Triage, triage
 from harness.trace.identity import Case
 from harness.trace.model import CaseResult, DivergenceJSON, RunTrace, Verdict
 
-LEAK_CHECK = "secret_leak"
-"""Name of the check that fails when a run shows the proxy's upstream key (`harness.runner.wire_checks`)."""
-CLIENT_CRASH = "client_crash"
-"""Name of the check that fails when the SDK raised something other than its API error on the bytes it got."""
+LEAK_CHECK = LEAK
+"""Name of the check that fails when a run shows the proxy's upstream key (registered in `harness.checks`)."""
+__all__ = ["CLIENT_CRASH", "LEAK_CHECK", "judge", "outcome", "unsupported"]
 
 
 def outcome(trace: RunTrace) -> RunOutcome:

@@ -6,6 +6,7 @@ verdict means for a user):
 | ok | ok | ok, no unexplained divergence | pass |
 | ok | ok | fails a check, or diverges | proxy bug (response side) |
 | any | any | upstream request IR differs from frontend IR | proxy bug (request side) |
+| any | any | fails a registered check of the upstream request or its headers | proxy bug (request side) |
 | any | fails the same way | fails | backend issue |
 | fails | ok | ok | baseline issue (frontend's own backend) |
 | declared unsupported capability | | | unsupported (not a failure) |
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.checks import Severity, spec_for
 from harness.diff.compare import Divergence
 from harness.trace.model import Verdict
 
@@ -70,7 +72,26 @@ def triage(
         if rest.verdict is Verdict.PROXY_BUG_RESPONSE:
             reason += f"; the response side fails too: {rest.reason}"
         return Triage(Verdict.PROXY_BUG_REQUEST, reason, first, request_divergences)
+    upstream = upstream_failures(translated) - baseline_backend.failures
+    if upstream:
+        reason = f"the upstream request fails {_names(upstream)}"
+        others = RunOutcome(not translated.failures - upstream, translated.failures - upstream)
+        other = _response_side(baseline_frontend, baseline_backend, others, response_divergences)
+        if other.verdict is Verdict.PROXY_BUG_RESPONSE:
+            reason += f"; the response side fails too: {other.reason}"
+        return Triage(Verdict.PROXY_BUG_REQUEST, reason)
     return _response_side(baseline_frontend, baseline_backend, translated, response_divergences)
+
+
+def upstream_failures(run: RunOutcome) -> frozenset[str]:
+    """The run's failed checks that judge the request the proxy sent upstream (registered as `upstream`, with
+    proxy-bug severity)."""
+    out = set()
+    for name in run.failures:
+        spec = spec_for(name)
+        if spec is not None and spec.upstream and spec.severity is Severity.PROXY_BUG:
+            out.add(name)
+    return frozenset(out)
 
 
 def _response_side(

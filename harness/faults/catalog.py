@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from harness.faults import hooks as h
 from harness.faults import native
 from harness.faults import responses_hooks as rh
+from harness.faults import upstream_hooks as uh
 from harness.faults.fault import Fault, Scope, witness
 from harness.faults.gateway_catalog import GATEWAY_FAULTS
 from harness.proxy import TranslateHooks
@@ -337,8 +338,42 @@ ISSUE_8_FAULTS += (
 )
 
 
-FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *GATEWAY_FAULTS)
-"""Every catalogued fault: those of issues 8, 12, 15 and 16, then those found by gating real gateways."""
+ISSUE_21_FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "tool-call-ids-from-name",
+        "Tool-call ids sent upstream are made from the function's name, so two calls of one function share one.",
+        "gateways A22 (docs/gateways.md): a Gemini frontend that names ids `call_<function>`; the Anthropic and "
+        "OpenAI APIs reject duplicate ids, or the second call and its result are lost.",
+        "request side (upstream.tool_call_ids_unique)",
+        uh.TOOL_IDS_FROM_NAMES,
+        Scope(("function-call-outputs-fed-back",)),
+        witness("function-call-outputs-fed-back", "openai", "anthropic", False),
+    ),
+    Fault(
+        "fixed-beta-header",
+        "A fixed anthropic-beta header is added to every upstream Anthropic request.",
+        "issue 21: a gateway that sends its own list of beta flags on every request switches on behaviour no "
+        "client asked for (rule: a beta flag travels only when the client sent it).",
+        "request side (upstream.headers)",
+        uh.FIXED_BETA_HEADER,
+        Scope(("text-basic",), backends=("anthropic",)),
+        witness("text-basic", "openai", "anthropic", True),
+    ),
+    Fault(
+        "stream-options-forwarded",
+        "A client's stream_options is forwarded to the Anthropic API, which rejects unknown fields.",
+        "issue 21: stream_options forwarded to api.anthropic.com is answered 400 `stream_options: Extra inputs "
+        "are not permitted` (rule: only fields the backend's API documents go upstream).",
+        "request side (upstream.unknown_fields)",
+        uh.STREAM_OPTIONS_FORWARDED,
+        Scope(("text-basic",), backends=("anthropic",), streams=_STREAM),
+        witness("text-basic", "openai", "anthropic", True),
+    ),
+)
+
+
+FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *ISSUE_21_FAULTS, *GATEWAY_FAULTS)
+"""Every catalogued fault: those of issues 8, 12, 15, 16 and 21, then those found by gating real gateways."""
 
 
 def by_name(name: str) -> Fault:

@@ -300,6 +300,41 @@ def _frozen(mapping: Mapping[str, GatewayName]) -> Mapping[str, GatewayName]:
     return MappingProxyType(dict(mapping))
 
 
+@dataclass(frozen=True)
+class HeaderRule:
+    """A request header that matters to the provider, compared between what a client of this protocol sends and
+    what a proxy sends upstream (`harness/checks/upstream.py`)."""
+
+    name: str
+    """Lower-case header name."""
+    role: str
+    """What it says: `version`, `beta`, `content type`, ..."""
+    value: str | None = None
+    """The value it must have when sent (a prefix: `application/json` matches `application/json; charset=utf-8`);
+    None: any value (a version pinned by the client's SDK release, say)."""
+    required: bool = False
+    """Every request carries it (any value, or `value`): a proxy that leaves it out sends a request the provider
+    refuses or reads with another default."""
+    client_only: bool = False
+    """Sent only when the client asked for it (a beta flag): a proxy that adds it on its own changes what the
+    provider does for every request."""
+
+
+@dataclass(frozen=True)
+class UpstreamRequest:
+    """What the provider's API needs of a request beyond what the codec reads: the headers that matter, and the
+    top-level body fields it documents (with whether it rejects any other)."""
+
+    headers: tuple[HeaderRule, ...] = ()
+    fields: frozenset[str] | None = None
+    """The top-level body fields the API reference documents; None: not declared (nothing is judged)."""
+    rejects_unknown_fields: bool = False
+    """Whether the API answers 400 to a field it does not know (an unknown field is then a proxy bug, else a
+    deviation)."""
+    source: str = ""
+    """The API reference or error the table rests on."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProtocolFacts:
     """Everything outside the codec that the harness knows about one protocol or profile."""
@@ -334,6 +369,8 @@ class ProtocolFacts:
     """Its answers have no text block boundaries (Chat Completions' one content string, a Gemini, Ollama or Workers
     AI run of text): adjacent text blocks come back as one, so the diff compares both runs with adjacent text
     blocks joined wherever it is on the way (`diff.normalize.text_runs_joined`). False for block wires."""
+    upstream_request: UpstreamRequest | None = None
+    """What its API needs of a request beyond the codec (headers, documented fields); None: not declared."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

@@ -28,7 +28,7 @@ def record_outgoing(call: Call, outgoing: HttpRequest, protocol: str, *, decode:
     rec = call.recorder
     rec.set(upstream_url=public_url(upstream, outgoing.path))
     if rec.enabled:
-        rec.set(upstream_headers=safe_headers(outgoing.headers))
+        rec.set(upstream_headers=safe_headers(outgoing.headers), upstream_body=outgoing.body)
     if rec.enabled and decode:
         codec = call.state.codec(protocol)
         rec.set(upstream_request=decode_request_for_tap(codec, outgoing, rec, "upstream request"))

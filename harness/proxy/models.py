@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from harness import ir
 from harness.stream import Violation
+from harness.wire.http import HttpRequest
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class Exchange:
     """Client request headers, credentials removed."""
     upstream_headers: Mapping[str, str] = field(default_factory=dict)
     """Headers the proxy sent upstream, credentials removed."""
+    upstream_body: bytes = b""
+    """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
+    frontend_response_headers: Mapping[str, str] = field(default_factory=dict)
+    """Headers of the answer the proxy sent the client, credentials removed."""
+    """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
     frontend_request: ir.Request | None = None
     """The client's request decoded with the frontend codec."""
     upstream_request: ir.Request | None = None
@@ -102,6 +108,10 @@ def _same_request(request: ir.Request) -> ir.Request:
     return request
 
 
+def _same_http(request: HttpRequest) -> HttpRequest:
+    return request
+
+
 def _same_event(event: ir.StreamEvent) -> Sequence[ir.StreamEvent]:
     return (event,)
 
@@ -147,6 +157,8 @@ class TranslateHooks:
 
     on_upstream_request: Callable[[ir.Request], ir.Request] = _same_request
     """Rewrites the IR request before it is encoded for the upstream."""
+    on_upstream_http: Callable[[HttpRequest], HttpRequest] = _same_http
+    """Rewrites the encoded upstream HTTP request (headers, raw body) before it is authorized and sent."""
     on_upstream_event: Callable[[ir.StreamEvent], Sequence[ir.StreamEvent]] = _same_event
     """Maps one decoded upstream event to the events passed on (drop: `()`, duplicate: `(e, e)`)."""
     on_frontend_bytes: Callable[[bytes], bytes] = _same_bytes

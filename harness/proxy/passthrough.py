@@ -17,7 +17,13 @@ from harness.proxy.calls import client_gone, open_upstream, record_outgoing
 from harness.proxy.responses import TappedStream, send_error
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER, StreamTap, decode_request_for_tap
-from harness.proxy.upstream import authorized, error_for_exception, response_headers, without_client_credentials
+from harness.proxy.upstream import (
+    authorized,
+    error_for_exception,
+    response_headers,
+    safe_headers,
+    without_client_credentials,
+)
 
 
 class UpstreamBrokeError(ConnectionError):
@@ -64,6 +70,7 @@ def _relay(call: Call, codec: Codec, upstream: httpx2.Response, *, tap_ir: bool)
         # sent without its Content-Encoding.
         headers.pop("content-encoding", None)
     encoding = headers.get("content-encoding", "").strip().lower()
+    rec.set(frontend_response_headers=safe_headers(headers))
     tapping = rec.enabled and tap_ir
     tap = StreamTap(codec, encoding, rec) if tapping and call.stream and status < 400 else None
     # Whole bodies to decode at the end: every error body, and non-streamed successes when tapping.

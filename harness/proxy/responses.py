@@ -14,6 +14,7 @@ from harness import ir
 from harness.protocols import Codec, HttpResponse
 from harness.proxy.state import ProxyState
 from harness.proxy.tap import TRACE_HEADER, Recorder
+from harness.proxy.upstream import safe_headers
 
 T = TypeVar("T")
 
@@ -22,7 +23,7 @@ async def send_whole(state: ProxyState, recorder: Recorder, response: HttpRespon
     """A complete response for the client; the exchange is finished and tapped before it is returned."""
     headers = {**response.headers, TRACE_HEADER: recorder.trace_id}
     headers.pop("content-length", None)  # Starlette sets it from the body
-    recorder.set(frontend_status=response.status)
+    recorder.set(frontend_status=response.status, frontend_response_headers=safe_headers(headers))
     recorder.frontend_chunk(response.body)
     await state.complete(recorder)
     return Response(content=response.body, status_code=response.status, headers=headers)

@@ -18,7 +18,7 @@ from harness.proxy.responses import TappedStream, send_error, send_whole
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER
 from harness.proxy.translate_stream import EventPipe, stop_for_client
-from harness.proxy.upstream import api_key, authorized, error_for_exception
+from harness.proxy.upstream import api_key, authorized, error_for_exception, safe_headers
 
 # Seconds the proxy keeps reading an upstream stream after its terminal event, to record trailing bytes.
 DRAIN_SECONDS = 2.0
@@ -53,7 +53,7 @@ async def run(call: Call, frontend: Frontend) -> Response:
         state.counters["untranslatable_requests"] += 1
         message = f"cannot translate the request to {route.upstream.protocol}: {exc}"
         return await send_error(state, rec, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
-    outgoing = authorized(codec, encoded, route.upstream)
+    outgoing = authorized(codec, hooks.on_upstream_http(encoded), route.upstream)
     record_outgoing(call, outgoing, route.upstream.protocol)
     opened = await open_upstream(call, outgoing)
     if isinstance(opened, Response):
@@ -161,5 +161,5 @@ def _stream(
         await state.complete(rec)
 
     headers = {"content-type": media_type, "cache-control": "no-cache", TRACE_HEADER: rec.trace_id}
-    rec.set(frontend_status=200)
+    rec.set(frontend_status=200, frontend_response_headers=safe_headers(headers))
     return TappedStream(body(), status_code=200, headers=headers, on_close=on_close)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.trace.identity import stream_mode
 from harness.trace.model import CaseResult
-from harness.trace.writer import case_file_name
+from harness.trace.writer import case_path
 
 
 def rerun_command(case: CaseResult, options: Sequence[str] = ()) -> str:
@@ -21,7 +21,7 @@ def rerun_command(case: CaseResult, options: Sequence[str] = ()) -> str:
 
 def trace_path(case: CaseResult, report_dir: Path | str) -> str:
     """The case's trace file under the report folder, as a command line names it."""
-    return str(Path(report_dir) / "cases" / f"{case_file_name(case.case_id)}.json")
+    return str(case_path(Path(report_dir) / "cases", case.case_id))
 
 
 def diff_command(case: CaseResult, report_dir: Path | str) -> str:

@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from harness.checks import spec_for
 from harness.report.commands import shown_dir
 from harness.report.groups import group_cases
 from harness.report.html_case import Pack
@@ -127,6 +128,18 @@ def _row(case: CaseResult, axes: dict[str, _Table], strings: _Table, group: int,
     ]
 
 
+def _whys(report: RunReport) -> dict[str, str]:
+    """Why each check that failed in this run matters (from the check registry), for the case view; addresses
+    without their scheme, so the page holds no URL."""
+    failed = {c.name for case in report.cases for run in case.runs.values() for c in run.checks if not c.passed}
+    out = {}
+    for name in sorted(failed):
+        spec = spec_for(name)
+        if spec is not None:
+            out[spec.name] = re.sub(r"https?://", "", spec.why)
+    return out
+
+
 def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], list[str]]:
     """The index JSON and the compressed packs of a finished run."""
     axes = {name: _Table() for name in ("scenario", "frontend", "backend", "verdict")}
@@ -167,6 +180,7 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
         "groups": [[g.id, axes["verdict"](g.verdict), g.path, strings(g.reason), len(g.cases)] for g in groups],
         "cases": rows,
         "first_tokens": first_tokens(report),
+        "why": _whys(report),
     }
     return index, packs
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from harness.checks import explain
 from harness.report.groups import CaseGroup, failing
 from harness.report.model import FileWriter, RunReport, failed_checks, json_value
 from harness.trace.model import CaseResult, Verdict
@@ -60,6 +61,7 @@ def _details(case: CaseResult) -> str:
             lines.append(f"{role} failed checks: {', '.join(failed)}")
         if run.error:
             lines.append(f"{role} error: {run.error}")
+    lines += [f"why {name} matters: {why}" for name, why in explain(case)]
     more = len(case.request_divergences) + len(case.response_divergences) - (1 if first is not None else 0)
     if more > 0:
         lines.append(f"{more} more divergence(s): see the case view in index.html")

@@ -18,7 +18,6 @@ from harness.report.model import ReportError
 from harness.report.rerender import read_summary
 from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code, judged_count
 from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
-from harness.trace.writer import case_file_name
 
 SAME_MATRIX = ("frontends", "backends", "scenarios", "sut")
 """Summary fields every shard of one matrix shares."""
@@ -122,9 +121,9 @@ def events_for_merge(
 
 def copy_traces(files: dict[str, Path], out_dir: Path) -> None:
     """Copy each case's trace file into `out_dir/cases/` (so the joined folder re-renders like any run's)."""
-    from harness.trace.writer import atomic_write_text
+    from harness.trace.writer import atomic_write_bytes
 
-    for case_id, path in files.items():
-        target = out_dir / "cases" / f"{case_file_name(case_id)}.json"
+    for path in files.values():
+        target = out_dir / "cases" / path.name  # compressed or not, as the shard wrote it
         if target.resolve() != path.resolve():
-            atomic_write_text(target, path.read_text(encoding="utf-8"))
+            atomic_write_bytes(target, path.read_bytes())

@@ -25,7 +25,7 @@ from harness.runner.run_events import (
     gate_code,
     judged_count,
 )
-from harness.trace import CaseResult, TraceError, Verdict, read_case
+from harness.trace import CaseResult, TraceError, Verdict, read_case, trace_files
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
 
@@ -52,7 +52,7 @@ def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
     """Every case trace of a run, checked (`full_check`: against the JSON Schema too); ReportError when there are
     none or one is invalid."""
     folder = run_dir / "cases"
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    files = trace_files(folder)
     if not files:
         raise ReportError(f"no case traces in {folder}")
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -15,7 +16,7 @@ import jsonschema
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
-from harness.trace.writer import case_file_name
+from harness.trace.writer import case_path
 
 SUMMARY_SCHEMA_VERSION = 2
 """2: the harness_error verdict, harness errors, wire deviations and the strict flag (1 is still read)."""
@@ -105,7 +106,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "deviations": [d.model_dump(mode="json") for d in c.deviations],
                 "group": group_of.get(c.case_id),
                 "duration_ms": round(c.duration_ms, 3),
-                "trace": f"cases/{case_file_name(c.case_id)}.json",
+                "trace": f"cases/{case_path(Path(), c.case_id).name}",
             }
             for c in report.cases
         ],

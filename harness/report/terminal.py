@@ -18,6 +18,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from harness.checks import explain
 from harness.report.commands import rerun_command
 from harness.report.groups import NO_PATH, CaseGroup, failing
 from harness.report.model import Collector, RunReport, json_value, verdict_info
@@ -142,6 +143,7 @@ def print_group(console: Console, number: int, group: CaseGroup, rerun: list[str
     if group.path != NO_PATH or group.example.first_divergence is not None:
         body.append(_divergence(group))
     body.append(Text(printable(group.reason)))
+    body += [Text(f"why {name} matters: {why}", style="dim") for name, why in explain(group.example)]
     body.append(Text(_names("frontends", group.axis("frontend")), style="dim"))
     body.append(Text(_names("backends", group.axis("backend")), style="dim"))
     body.append(Text(f"e.g. {group.example.case_id}"))

@@ -15,7 +15,7 @@ import importlib.metadata
 from collections.abc import Sequence
 from types import TracebackType
 
-from harness.diff import CLIENT_CRASH
+from harness.checks import CLIENT_CRASH
 from harness.drivers.event_builder import ImpossibleStream
 from harness.protocols import registry
 from harness.trace.model import Check

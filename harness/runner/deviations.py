@@ -1,26 +1,20 @@
-"""Wire deviations of a translated run: what the client received, held to the frontend protocol's wire rules
-(`facts.Frontend.wire_rules`). A deviation is a warning with the rule it breaks; the engine stays
-protocol-agnostic, each rule lives with its protocol."""
+"""A run's registered check results sorted into checks and wire deviations (warnings with the rule they break).
+The checks themselves, the frontend protocols' wire rules among them, live in `harness.checks`."""
 
 from __future__ import annotations
 
-from harness.protocols import registry
-from harness.proxy import Exchange
-from harness.trace import Run
-from harness.trace.model import Deviation
+from collections.abc import Iterable
+
+from harness.trace.model import Check, Deviation
 
 
-def deviations(run: Run, exchange: Exchange | None) -> list[Deviation]:
-    """The deviations in the successful answer a translated run's client received; none for baselines, errors
-    and bodies the harness could not read back (an unknown content encoding)."""
-    if run.role != "translated" or exchange is None or exchange.truncated or exchange.frontend_status != 200:
-        return []
-    frontend = registry.facts(run.client).frontend
-    if frontend is None or not exchange.frontend_chunks:
-        return []
-    body = b"".join(exchange.frontend_chunks)
-    return [
-        Deviation(rule=rule.name, message=finding, source=rule.source)
-        for rule in frontend.wire_rules
-        for finding in rule.check(body, run.stream)
-    ]
+def split(results: Iterable[Check | Deviation]) -> tuple[list[Check], list[Deviation]]:
+    """The checks and the deviations of a run's results, each in the order found."""
+    checks: list[Check] = []
+    deviations: list[Deviation] = []
+    for result in results:
+        if isinstance(result, Deviation):
+            deviations.append(result)
+        else:
+            checks.append(result)
+    return checks, deviations

@@ -45,6 +45,7 @@ from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.slim import needs_triage, slim
 from harness.trace.writer import atomic_write_text, write_case_text
 
 STEADY_CLOCK = "SOURCE_DATE_EPOCH"
@@ -188,6 +189,8 @@ class CaseRunner:
         done = Done(task.number, [])
         for case, gap in task.cases:
             result = self._known_note(self.judge(case, gap))
+            if self.options.keep_traces != "all" and not needs_triage(result):
+                result = slim(result)  # a clean pass keeps its verdict, checks and timings, not its wire
             text = case_text(result)
             if self.options.validate_traces:
                 parse_case(text, case.case_id, full_check=True)

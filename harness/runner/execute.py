@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness import checks as registered
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
 from harness.drivers.base import SdkResult, UnexpressibleAnswer, UnsupportedRequest
@@ -16,16 +18,15 @@ from harness.plumbing import Environment, Session
 from harness.protocols import registry
 from harness.proxy import Exchange
 from harness.runner import crash, wire_checks
-from harness.runner.deviations import deviations
-from harness.scenarios.checks import CheckResult, evaluate, evaluate_upstream
+from harness.runner.deviations import split
 from harness.scenarios.model import Scenario, SdkException
 from harness.trace import Run
-from harness.trace.model import Check, RunTrace, SdkView, Timings, Wire
+from harness.trace.model import Check, Deviation, RunTrace, SdkView, Timings, Wire
 
 REDACTED_KEY = "[REDACTED: planted upstream key]"
 ANSWER_EXCERPT = 160
 """Characters of a proxy's own answer quoted in a reason."""
-UNEXPRESSIBLE_ANSWER = "answer_has_ir_form"
+UNEXPRESSIBLE_ANSWER = registered.UNEXPRESSIBLE_ANSWER
 """Name of the check that fails when the proxy's answer holds something the IR has no form for."""
 WIRE_EXCERPT = 16_384
 """Bytes of raw wire kept per side in a trace (the cassette holds the whole body)."""
@@ -69,10 +70,6 @@ def _excerpt(chunks: tuple[bytes, ...]) -> tuple[str, list[int], bool]:
 
 def _ms(seconds: tuple[float, ...]) -> list[float]:
     return [round(s * 1000, 3) for s in seconds]
-
-
-def _check(result: CheckResult) -> Check:
-    return Check(name=result.name, passed=result.passed, expected=result.expected, actual=result.actual)
 
 
 def _wire(exchange: Exchange | None, run: Run) -> Wire:
@@ -119,21 +116,46 @@ def _sdk_view(result: SdkResult, crashed: BaseException | None = None) -> SdkVie
     )
 
 
-def _checks(scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run) -> list[Check]:
-    """The scenario's checks on what the SDK saw and on what reached the backend, plus (`wire`) the runner's own
-    checks on the translated stream the client received."""
+def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run) -> registered.Subject:
+    """What the registered checks look at in one run."""
     # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
     carried = (
         set(drivers.get(run.client).capabilities)
         & set(registry.get(run.client).capabilities)
         & set(registry.get(run.backend).capabilities)
     )
-    checks = [_check(c) for c in evaluate(scenario, result, capabilities=[Capability(c) for c in carried])]
-    if exchange is not None and exchange.upstream_request is not None:
-        checks += [_check(c) for c in evaluate_upstream(scenario, _as_sent(exchange))]
-    if run.role == "translated" and run.stream and exchange is not None:
-        checks += wire_checks.on_translated_stream(run.client, exchange)
-    return checks
+    plain = registered.Subject(
+        role=run.role,
+        client=run.client,
+        backend=run.backend,
+        stream=run.stream,
+        scenario=scenario,
+        result=result,
+        capabilities=frozenset(Capability(c) for c in carried),
+    )
+    if exchange is None:
+        return plain
+    return dataclasses.replace(
+        plain,
+        frontend_request=exchange.frontend_request,
+        upstream_request=_as_sent(exchange) if exchange.upstream_request is not None else None,
+        upstream_body=exchange.upstream_body,
+        upstream_headers=exchange.upstream_headers,
+        frontend_headers=exchange.frontend_headers,
+        frontend_response_headers=exchange.frontend_response_headers,
+        frontend_status=exchange.frontend_status,
+        frontend_chunks=exchange.frontend_chunks,
+        truncated=exchange.truncated,
+        upstream_text_chunks=exchange.upstream_text_chunks,
+        frontend_text_chunks=exchange.frontend_text_chunks,
+    )
+
+
+def _checks(
+    scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run
+) -> tuple[list[Check], list[Deviation]]:
+    """Every registered check that applies to the run (`harness.checks`): failed checks and deviations."""
+    return split(registered.run_checks(subject(scenario, result, exchange, run)))
 
 
 @dataclass
@@ -209,7 +231,9 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     total_ms = (time.perf_counter() - started) * 1000
     exchange = session.exchange
     result = outcome.result
-    checks = _checks(scenario, result, exchange, run) if outcome.crash is None else []
+    checks, deviations = _checks(scenario, result, exchange, run)
+    if outcome.crash is not None:
+        checks = []  # what the SDK saw is nothing to judge: the crash is the finding
     if outcome.unexpressible is not None:
         checks = [_unexpressible_check(outcome.unexpressible, run)]
     error: str | None = None
@@ -255,7 +279,7 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
         error=error,
         timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
         wire=_wire(exchange, run),
-        deviations=deviations(run, exchange),
+        deviations=deviations,
         unreached=unreached[0] if unreached is not None and not unreached[1] else None,
     )
     if env.sut is not None and env.sut.client.key:  # the client's own key is no leak, and never written either

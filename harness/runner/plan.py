@@ -59,6 +59,9 @@ class RunOptions:
     strict: bool = False
     """Wire deviations fail the gate too (exit 1), not only warn."""
     write_traces: bool = True
+    keep_traces: str = "failing"
+    """Which cases keep their whole trace: `failing` (those that need triage; a clean pass or an unsupported case is
+    kept slim, `harness.trace.slim`) or `all`."""
     validate_traces: bool = False
     """Check every case trace against the JSON Schema too (slow: 10-1000 ms a case), besides the trace models'
     own strict check that every trace gets."""

@@ -5,11 +5,14 @@ from harness.trace.identity import MODES, Case, Mode, Recording, Run, RunRole, m
 from harness.trace.model import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Verdict, Wire
 from harness.trace.writer import (
     TraceError,
+    case_path,
     case_schema,
     case_text,
     parse_case,
     read_case,
+    read_trace_bytes,
     run_schema,
+    trace_files,
     validate,
     write_case,
 )
@@ -30,14 +33,17 @@ __all__ = [
     "TraceError",
     "Verdict",
     "Wire",
+    "case_path",
     "case_schema",
     "case_text",
     "matrix_order",
     "parse_case",
     "read_case",
+    "read_trace_bytes",
     "route_name",
     "run_schema",
     "stream_mode",
+    "trace_files",
     "validate",
     "write_case",
 ]

@@ -155,6 +155,9 @@ class Timings(_Model):
     """From sending the request to the SDK returning."""
     first_byte_ms: float | None = None
     """From the proxy receiving the request to its first response byte."""
+    first_token_ms: float | None = None
+    """Time to first token, kept only by a slim trace (`harness.trace.slim`), whose wire it was measured from is
+    gone; None otherwise (the report measures it from the wire)."""
 
 
 class RunTrace(_Model):

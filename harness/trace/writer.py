@@ -12,9 +12,11 @@ case. The full check, `jsonschema` against the published schema, costs 10-1000 m
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import tempfile
+import zlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -58,13 +60,24 @@ def validate(data: dict[str, Any], which: str = "case") -> None:
         raise TraceError(f"{which} trace invalid at {where}: {error.message}")
 
 
+TRACE_SUFFIX = ".json.gz"
+"""Case traces are gzip-compressed JSON (about a tenth of the text); `read_case` also reads plain `.json` ones."""
+GZIP_LEVEL = 5
+"""Nearly level 9's size at a fraction of its time: a full matrix writes some 14,000 traces."""
+
+
 def atomic_write_text(path: Path, text: str) -> None:
+    """Write a file so that readers see either the old or the whole new content, never a part."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write a file so that readers see either the old or the whole new content, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; reports are meant to be shared
         os.replace(tmp, path)
     except BaseException:
@@ -112,19 +125,36 @@ def write_case(result: CaseResult, folder: Path, *, full_check: bool = False) ->
 
 
 def write_case_text(case_id: str, text: str, folder: Path) -> Path:
-    """Atomically write a case trace's text (`case_text`) as `<folder>/<case file>.json`."""
-    path = folder / f"{case_file_name(case_id)}.json"
-    atomic_write_text(path, text)
+    """Atomically write a case trace's text (`case_text`), gzip-compressed, as `<folder>/<case file>.json.gz`."""
+    path = case_path(folder, case_id)
+    atomic_write_bytes(path, gzip.compress(text.encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=0))
     return path
 
 
-def read_case(path: Path, *, full_check: bool = False) -> CaseResult:
-    """Read and check a case result file (`full_check`: against the JSON Schema as well)."""
+def case_path(folder: Path, case_id: str) -> Path:
+    """Where a case's trace is written in a run's `cases` folder."""
+    return folder / f"{case_file_name(case_id)}{TRACE_SUFFIX}"
+
+
+def trace_files(folder: Path) -> list[Path]:
+    """The case trace files of a `cases` folder, compressed or not, sorted by name."""
+    if not folder.is_dir():
+        return []
+    return sorted([*folder.glob(f"*{TRACE_SUFFIX}"), *folder.glob("*.json")])
+
+
+def read_trace_bytes(path: Path) -> bytes:
+    """A trace file's JSON bytes, gunzipped when the file is compressed; TraceError naming the file otherwise."""
     try:
-        text = path.read_bytes()
-    except OSError as exc:
+        data = path.read_bytes()
+        return gzip.decompress(data) if path.name.endswith(".gz") else data
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise TraceError(f"{path}: cannot read trace: {exc}") from exc
-    return parse_case(text, str(path), full_check=full_check)
+
+
+def read_case(path: Path, *, full_check: bool = False) -> CaseResult:
+    """Read and check a case result file, compressed or not (`full_check`: against the JSON Schema as well)."""
+    return parse_case(read_trace_bytes(path), str(path), full_check=full_check)
 
 
 def case_file_name(case_id: str) -> str:

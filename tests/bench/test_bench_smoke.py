@@ -359,7 +359,7 @@ def test_bench_matrix_main_job_runs_the_cli_at_each_worker_count(
     selection = ["--scenario", "text-basic", "--frontend", "openai", "--backend", "openai,anthropic"]
     job = bench_matrix.measure_main_job([2], 1, selection)
     assert list(job.walls) == [1, 2] and all(wall > 0 for wall in job.walls.values())
-    assert {"index.html", "junit.xml", "summary.json", "cases/"} == set(job.report_files)
+    assert {"index.html", "junit.xml", "summary.json", "plan.json", "cases/"} == set(job.report_files)
     assert job.report_bytes == sum(job.report_files.values()) > 0
     bench_matrix.print_main_job(job)
     output = capsys.readouterr().out

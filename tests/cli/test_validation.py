@@ -69,7 +69,7 @@ def test_known_failures_verdict_must_be_a_proxy_bug(tmp_path: Path, capsys: pyte
         ('[[case]]\nid = "text-basic"\nverdict = "proxy_bug_request"\nreason = "r"\n', "case[0].id: 'text-basic' is "
          "not a case id; allowed: <scenario>[<frontend>-><backend>,stream|nonstream]"),
         ('[[case]]\nid = "a[b->c,stream]"\nverdict = "proxy_bug_request"\nreason = "r"\nowner = "me"\n',
-         "case[0].owner: unknown key; allowed: id, verdict, reason"),
+         "case[0].owner: unknown key; allowed: id, verdict, reason, signature"),
         ('[[case]]\nid = "a[b->c,stream]"\nverdict = "proxy_bug_request"\n', "case[0].reason: missing or empty; "
          "each entry needs a string reason"),
         ('[[case]]\nid = "a[b->c,stream]"\nverdict = "proxy_bug_request"\nreason = "r"\n' * 2,
@@ -105,7 +105,11 @@ def test_update_known_exits_0_once_written_and_says_what_changed(
     outside = "tool-call-single[gemini->ollama,nonstream]"  # not in this run's matrix: its entry stays
     path = known_file(tmp_path, (fixed, "proxy_bug_response", "was broken"), (outside, "proxy_bug_request", "keep"))
     code, out, err = run(capsys, tmp_path, *small("--known", str(path), "--update-known"))
-    assert (code, err) == (0, "")
+    # Entries written before signatures hold a verdict only: the run says so (and the update adds signatures).
+    assert (code, err) == (0, (
+        f"conformance run: note: {path}: 2 of 2 entries have no signature (first: {fixed}): a second bug on those "
+        "cases would hide behind them; `--update-known` adds signatures\n"
+    ))
     assert out.splitlines()[-3:] == [
         f"known failures updated: {path}: 1 entry (0 added, 1 removed, 0 changed, 1 kept)",
         f"  - {fixed}",

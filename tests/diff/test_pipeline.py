@@ -50,7 +50,7 @@ def _details(result: CaseResult) -> dict[str, Any]:
 
 def _diff_exit(result: CaseResult, folder: Path) -> int:
     path = write_case(result, folder)
-    assert path.name == f"{case_file_name(result.case_id)}.json"
+    assert path.name == f"{case_file_name(result.case_id)}.json.gz"
     return main(["diff", str(path), str(path), "--left-role", "baseline_frontend", "--right-role", "translated"])
 
 

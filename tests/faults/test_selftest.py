@@ -21,6 +21,9 @@ from tests.conftest import REPO
 # fault -> (verdict of its witness case, text its first divergence (or reason) must contain)
 EXPECTED: dict[str, tuple[str, str]] = {
     "tools-dropped-on-stream": ("proxy_bug_request", 'request.tools[0]: {"name": "get_weather"'),
+    "tool-call-ids-from-name": ("proxy_bug_request", 'request.messages[1].content[1].id: "<call:1>" -> "<call:0>"'),
+    "fixed-beta-header": ("proxy_bug_request", "the upstream request fails upstream.headers"),
+    "stream-options-forwarded": ("proxy_bug_request", "the upstream request fails upstream.unknown_fields"),
     "gemini-function-response-name-hardcoded": (
         "proxy_bug_request",
         'request.messages[2].content[0].name: "get_weather" -> "function"',

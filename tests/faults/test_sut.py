@@ -86,6 +86,7 @@ def _gate(tmp: Path, hooks: str) -> list[CaseResult]:
             jobs=2,
             sut=url,
             replay_port=replay_port,
+            keep_traces="all",  # the test reads what the external proxy did back from the traces
         )
         Runner(options).run()
     return options.results

@@ -301,8 +301,8 @@ def test_traces_are_written_for_the_report(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*matrix("text-basic", backends="anthropic"), f"--conformance-report={out}")
     result.assert_outcomes(passed=2)
     assert sorted(p.name for p in (out / "cases").iterdir()) == [
-        "text-basic__openai-to-anthropic_nonstream.json",
-        "text-basic__openai-to-anthropic_stream.json",
+        "text-basic__openai-to-anthropic_nonstream.json.gz",
+        "text-basic__openai-to-anthropic_stream.json.gz",
     ]
     events = events_for_run(out)  # what `conformance report --run out` renders
     assert len(events) == 4  # RunStarted, two CaseFinished, RunFinished

@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 
 from harness.cli import main
-from harness.trace import write_case
+from harness.trace import read_trace_bytes, write_case
 from tests.report.factory import sample_cases
 
 
@@ -21,7 +21,7 @@ def cases_dir(tmp_path: Path) -> Path:
 
 
 def _file(folder: Path, stem: str) -> str:
-    return str(folder / f"{stem}.json")
+    return str(folder / f"{stem}.json.gz")
 
 
 def test_translated_runs_that_diverge_exit_1_with_the_first_divergence(
@@ -57,7 +57,7 @@ def test_same_view_after_normalization_exits_0(cases_dir: Path, capsys: pytest.C
 
 
 def test_run_trace_files_and_raw_mode(cases_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = json.loads(Path(_file(cases_dir, "text-basic__anthropic-to-openai_stream")).read_text(encoding="utf-8"))
+    data = json.loads(read_trace_bytes(Path(_file(cases_dir, "text-basic__anthropic-to-openai_stream"))))
     left, right = tmp_path / "left.json", tmp_path / "right.json"
     left.write_text(json.dumps(data["runs"]["baseline_frontend"]), encoding="utf-8")
     right.write_text(json.dumps(data["runs"]["translated"]), encoding="utf-8")

@@ -83,7 +83,7 @@ def test_cases_in_run_order_with_first_divergence_path(summary: dict[str, Any]) 
     bug = by_id["tools-stream[anthropic->openai,stream]"]
     assert bug["verdict"] == "proxy_bug_request"
     assert bug["first_divergence"] == "request.tools[0]"
-    assert bug["trace"] == "cases/tools-stream__anthropic-to-openai_stream.json"
+    assert bug["trace"] == "cases/tools-stream__anthropic-to-openai_stream.json.gz"
     assert by_id["usage[openai->gemini,stream]"]["known"] == "gemini usage arrives late (issue 12)"
     assert by_id["text-basic[openai->anthropic,stream]"]["first_divergence"] is None
 

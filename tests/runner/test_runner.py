@@ -29,6 +29,7 @@ def options(tmp_path: Path, **kw: object) -> RunOptions:
         only=["text-basic", "tool-call-parallel"],
         known=tmp_path / "known.toml",
         run_id="t",
+        keep_traces="all",  # these tests read whole traces back
     )
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
@@ -48,7 +49,7 @@ def test_clean_matrix_passes_and_writes_a_trace_per_case(tmp_path: Path) -> None
     assert "tool-call-parallel[openai->anthropic,nonstream]" in ids
     translated = results[1].runs["translated"]
     assert translated.mode == "translate" and translated.frontend_request and translated.upstream_request
-    assert len(list((tmp_path / "reports" / "t" / "cases").glob("*.json"))) == len(results)
+    assert len(list((tmp_path / "reports" / "t" / "cases").glob("*.json.gz"))) == len(results)
 
 
 def test_parallel_run_reports_exactly_what_a_serial_run_does(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from harness.report import report_writers
 from harness.runner.engine import Runner
 from harness.runner.plan import RunOptions, runs_of
 from harness.runner.units import parse_shard, shard, units
-from harness.trace import CaseResult
+from harness.trace import CaseResult, read_trace_bytes
 from tests.conftest import REPO
 from tests.runner import hooks
 
@@ -36,6 +36,7 @@ def options(reports: Path, **kw: object) -> RunOptions:
         run_id="run",
         steady=True,
         hooks=BROKEN,
+        keep_traces="all",  # these tests compare whole traces
     )
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
@@ -48,7 +49,8 @@ def write_run(opts: RunOptions) -> Path:
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file of a report folder by relative path, case traces uncompressed (their names keep `.gz`)."""
+    return {str(p.relative_to(folder)): read_trace_bytes(p) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> None:
@@ -68,7 +70,7 @@ def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) ->
     one, two = (files(write_run(options(tmp_path / name, steady=False, only=["text-basic"], jobs=1))) for name in "ab")
     assert one.keys() == two.keys() and one != two
     steady = files(write_run(options(tmp_path / "steady", only=["text-basic"], jobs=1)))
-    case = CaseResult.model_validate_json(steady["cases/text-basic__ollama-to-openai_stream.json"])
+    case = CaseResult.model_validate_json(steady["cases/text-basic__ollama-to-openai_stream.json.gz"])
     translated = case.runs["translated"]
     assert translated.trace_id is None and translated.timings.total_ms == 0 and case.duration_ms == 0
     # The Ollama encoder's `created_at` is written from SOURCE_DATE_EPOCH, not the clock.

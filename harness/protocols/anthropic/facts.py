@@ -59,5 +59,24 @@ FACTS = facts.ProtocolFacts(
         "portkey": facts.GatewayName("anthropic", appends="/messages"),
         "ccr": facts.GatewayName("Anthropic", appends="/v1/messages", endpoint=True, frontend=True),
     },
+    upstream_request=facts.UpstreamRequest(
+        headers=(
+            facts.HeaderRule("anthropic-version", "version", required=True),
+            facts.HeaderRule("anthropic-beta", "beta", client_only=True),
+            facts.HeaderRule("content-type", "content type", value="application/json", required=True),
+        ),
+        fields=frozenset(
+            {
+                *("model", "messages", "max_tokens", "system", "metadata", "stop_sequences", "stream"),
+                *("temperature", "top_p", "top_k", "tools", "tool_choice", "thinking", "service_tier"),
+                *("container", "mcp_servers", "context_management", "output_config", "output_format"),
+                *("inference_geo", "cache_control"),
+            }
+        ),
+        rejects_unknown_fields=True,
+        source="https://docs.anthropic.com/en/api/messages (request body and headers; an unknown field is "
+        'answered 400 invalid_request_error "<field>: Extra inputs are not permitted", e.g. a forwarded '
+        "stream_options); https://docs.anthropic.com/en/api/versioning, /en/api/beta-headers",
+    ),
 )
 """Anthropic Messages."""

@@ -138,6 +138,7 @@ FACTS = ANTHROPIC_FACTS.derive(
         f"https://{DEFAULT_LOCATION}-aiplatform.googleapis.com", ("GOOGLE_CLOUD_ACCESS_TOKEN",), "claude-sonnet-4-5"
     ),
     gateways={},
+    upstream_request=None,  # `anthropic_version` in the body, no version header, no model field
 )
 """Vertex AI Anthropic: a backend of the Anthropic family, recorded with an OAuth access token."""
 

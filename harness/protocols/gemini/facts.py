@@ -87,5 +87,19 @@ FACTS = facts.ProtocolFacts(
     },
     tool_results_as_objects=True,
     text_runs_joined=True,  # a candidate is a run of parts; adjacent text parts are one answer
+    upstream_request=facts.UpstreamRequest(
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json", required=True),),
+        # The API reads proto JSON: lowerCamelCase names, and their snake_case forms too.
+        fields=frozenset(
+            {
+                *("contents", "tools", "toolConfig", "tool_config", "safetySettings", "safety_settings"),
+                *("systemInstruction", "system_instruction", "generationConfig", "generation_config"),
+                *("cachedContent", "cached_content", "labels"),
+            }
+        ),
+        rejects_unknown_fields=True,
+        source="https://ai.google.dev/api/generate-content#request-body; an unknown field is answered 400 "
+        '`Invalid JSON payload received. Unknown name "<field>": Cannot find field.`',
+    ),
 )
 """Gemini (Generative Language API)."""

@@ -72,6 +72,22 @@ FAMILY = facts.ProtocolFacts(
         "codex-rosetta": facts.GatewayName("openai", appends="/chat/completions"),
     },
     text_runs_joined=True,  # a message has one content string
+    upstream_request=facts.UpstreamRequest(
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json", required=True),),
+        fields=frozenset(
+            {
+                *("model", "messages", "audio", "frequency_penalty", "function_call", "functions", "logit_bias"),
+                *("logprobs", "max_completion_tokens", "max_tokens", "metadata", "modalities", "n"),
+                *("parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key"),
+                *("prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed"),
+                *("service_tier", "stop", "store", "stream", "stream_options", "temperature", "tool_choice"),
+                *("tools", "top_logprobs", "top_p", "user", "verbosity", "web_search_options"),
+            }
+        ),
+        rejects_unknown_fields=True,
+        source="https://platform.openai.com/docs/api-reference/chat/create (request body); an unknown field is "
+        "answered 400 `Unrecognized request argument supplied: <field>`",
+    ),
 )
 """OpenAI Chat Completions."""
 
@@ -102,6 +118,7 @@ def backend(
         upstream_model=upstream_model,
         chunking=chunking,
         secrets=secrets,
+        upstream_request=None,  # OpenAI-compatible servers document (and reject) fields of their own
     )
 
 

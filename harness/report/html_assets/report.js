@@ -7,6 +7,7 @@
   var el = RV.el, svg = RV.svg, clear = RV.clear, show = RV.show;
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
   var RUN = DATA.run, S = DATA.strings;
+  RV.setWhys(DATA.why);
   var VERDICTS = DATA.verdicts.map(function (v) { return v.id; });
   var VINFO = {};
   DATA.verdicts.forEach(function (v) { VINFO[v.id] = v; });

@@ -81,12 +81,24 @@ var RV = (function () {
     return el("details", { "class": "check-value" }, el("summary", {}, el("span", { "class": "k", text: label }),
       el("code", { text: text.slice(0, 120) + "\u2026 (" + text.length + " chars)" })), el("pre", { text: show(v) }));
   }
+  /* why each check matters, from the check registry (index "why"; a name ending in * covers a family) */
+  var whys = {};
+  function whyOf(name) {
+    if (whys[name]) return whys[name];
+    var best = "";
+    Object.keys(whys).forEach(function (k) {
+      if (k.slice(-1) === "*" && name.indexOf(k.slice(0, -1)) === 0 && k.length > best.length) best = k;
+    });
+    return best ? whys[best] : "";
+  }
   function checksList(checks) {
     if (!checks.length) return el("p", { "class": "none", text: "no checks" });
     return el("ul", { "class": "checks" }, checks.map(function (k) {
+      var why = k.passed ? "" : whyOf(k.name);
       return el("li", { "data-check": k.name, "class": k.passed ? "ok" : "bad" },
         el("div", { "class": "check-head" }, el("span", { "class": "status", text: k.passed ? "\u2713 pass" : "\u2717 fail" }),
-          el("span", { "class": "check-name", text: k.name })),
+          el("span", { "class": "check-name", text: k.name, title: whyOf(k.name) })),
+        why ? el("div", { "class": "check-why", text: "why it matters: " + why }) : null,
         value("expected", k.expected), value("actual", k.actual));
     }));
   }
@@ -181,5 +193,5 @@ var RV = (function () {
   }
 
   return { el: el, svg: svg, clear: clear, show: show, ms: ms, decodePack: decodePack, jsonBlock: jsonBlock,
-    checksList: checksList, wireChunks: wireChunks, eventDiff: eventDiff, timeline: timeline };
+    checksList: checksList, setWhys: function (w) { whys = w || {}; }, wireChunks: wireChunks, eventDiff: eventDiff, timeline: timeline };
 })();

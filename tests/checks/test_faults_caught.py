@@ -1,0 +1,64 @@
+"""Each issue-21 fault is caught by its own registered check in the translated run, not only by the diff, and the
+baselines (the backend's own SDK through the pass-through) pass the same checks: no false alarm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.faults import by_name
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
+from tests.conftest import REPO
+
+
+@pytest.mark.parametrize(
+    ("fault", "scenario", "stream", "check", "actual"),
+    [
+        (
+            "tool-call-ids-from-name",
+            "function-call-outputs-fed-back",
+            False,
+            "upstream.tool_call_ids_unique",
+            [
+                "messages[1]: 2 tool calls with id 'call_get_weather'",
+                "messages[2]: a second tool result for id 'call_get_weather'",
+            ],
+        ),
+        (
+            "fixed-beta-header",
+            "text-basic",
+            True,
+            "upstream.headers",
+            [
+                "anthropic-beta (beta) 'prompt-caching-2024-07-31,fine-grained-tool-streaming-2025-05-14' added; "
+                "the client sent None"
+            ],
+        ),
+        ("stream-options-forwarded", "text-basic", True, "upstream.unknown_fields", ["stream_options"]),
+    ],
+)
+def test_the_fault_fails_its_check_in_the_translated_run_only(
+    tmp_path: Path, fault: str, scenario: str, stream: bool, check: str, actual: list[str]
+) -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=tmp_path,
+        frontends=["openai"],
+        backends=["anthropic"],
+        only=[scenario],
+        streams=(stream,),
+        known=tmp_path / "known.toml",
+        run_id="fault",
+        hooks=by_name(fault).hooks,
+    )
+    assert Runner(options).run().exit_code == 1
+    (result,) = options.results
+    assert result.verdict == "proxy_bug_request"
+    failed = {c.name: c.actual for c in result.runs["translated"].checks if not c.passed}
+    assert failed[check] == actual
+    for role in ("baseline_frontend", "baseline_backend"):
+        assert [c.name for c in result.runs[role].checks if not c.passed] == [], role
+    assert check in {c.name for c in result.runs["baseline_backend"].checks}
