@@ -65,6 +65,7 @@ PROTOCOLS_PUBLIC = {
     "harness.protocols.shape",
     "harness.protocols.fidelity",
     "harness.protocols.corpus",
+    "harness.protocols.wire_schema",
 }
 
 # Where a protocol or provider name may be written: the protocols themselves and the SDK drivers (one per SDK).
@@ -88,6 +89,9 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/checks/wire.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/answer.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/upstream.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
+    "harness/checks/spec.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
+    "harness/faults/answer_hooks.py": "each fault acts only where its client speaks the protocol whose spec it "
+    "breaks; the hook says which",
     "harness/faults/upstream_hooks.py": "each fault acts on the upstream where its bug was seen (the Anthropic "
     "API's beta header and unknown-field rule); the hook says which",
     "harness/faults/native_hooks.py": "each of those faults acts only where its protocol is the frontend or the "

@@ -33,7 +33,13 @@ def all_specs() -> list[CheckSpec]:
     return sorted(REGISTRY, key=lambda s: (list(Scope).index(s.scope), s.name))
 
 
-RUN_ORDER = ("harness.checks.scenario", "harness.checks.wire", "harness.checks.upstream", "harness.checks.answer")
+RUN_ORDER = (
+    "harness.checks.scenario",
+    "harness.checks.wire",
+    "harness.checks.upstream",
+    "harness.checks.answer",
+    "harness.checks.spec",
+)
 """The order in which the results of the modules' checks appear in a trace, whichever was imported first."""
 
 

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
-    from harness.report.merge import copy_traces, events_for_merge
+    from harness.report.merge import check_plans, copy_traces, events_for_merge
     from harness.report.summary import RerenderSummaryWriter, SummaryWriter
     from harness.runner.engine import write_plan
     from harness.runner.run_events import RunFinished, RunStarted, Writer
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
             copy_traces(traces, args.run)
             started = events[0]
             assert isinstance(started, RunStarted)  # events_for_merge always starts with it
-            write_plan(args.run, started.run_id, started.case_ids, started.rerun)  # the joined run's plan
+            hashes = check_plans(args.merge).get("scenario_hashes")
+            write_plan(args.run, started.run_id, started.case_ids, started.rerun, hashes)  # the joined run's plan
         else:
             events = events_for_run(args.run, _descriptions(args.scenarios), full_check=args.validate_traces)
     except ReportError as exc:

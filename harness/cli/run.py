@@ -127,8 +127,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=float,
         default=60.0,
         metavar="SECONDS",
-        help="per-request timeout of the SDK clients (connect, and between bytes); past it a run is a harness "
-        "error naming the SDK's own error (default: 60)",
+        help="per-request timeout of the SDK clients (connect, and between bytes); a run through --sut also ends "
+        "after 4 x SECONDS of wall-clock time. A proxy that never answers is a harness error naming the SDK's "
+        "own error; one that answered and then stalls is judged (default: 60)",
     )
     p.add_argument(
         "--strict", action="store_true", help="wire deviations (warnings by default) fail the gate too (exit 1)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
+from harness.faults import answer_hooks as ah
 from harness.faults import hooks as h
 from harness.faults import native
 from harness.faults import responses_hooks as rh
@@ -368,6 +369,26 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
         uh.STREAM_OPTIONS_FORWARDED,
         Scope(("text-basic",), backends=("anthropic",), streams=_STREAM),
         witness("text-basic", "openai", "anthropic", True),
+    ),
+    Fault(
+        "created-missing-from-chunks",
+        "Chat Completions chunks reach the client without `created`, which OpenAI's spec requires.",
+        "issue 21: chunks and bodies without `created` pass the openai Python SDK; a Go, Java or TypeScript client "
+        "that validates against the spec rejects them (rule: the answer holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.CREATED_DROPPED,
+        Scope(("text-basic",), frontends=("openai",), streams=_STREAM),
+        witness("text-basic", "openai", "anthropic", True),
+    ),
+    Fault(
+        "error-in-detail-envelope",
+        "An Anthropic client gets its errors as `{\"detail\": ...}` instead of Anthropic's error envelope.",
+        "issue 21: an Anthropic client got `{\"detail\": ...}` from a gateway; the status was right, so the error "
+        "passed (rule: an error body holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.ERROR_IN_DETAIL_ENVELOPE,
+        Scope(("error-server-500",), frontends=("anthropic",), streams=(False,)),
+        witness("error-server-500", "anthropic", "openai", False),
     ),
 )
 

@@ -36,6 +36,9 @@ from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import ROUTE_SEPARATOR, split_scenario
 from harness.trace import Run
 
+DEADLINE_FACTOR = 4.0
+"""A translated run through an external proxy ends after this many `--timeout`s of wall-clock time, however its
+bytes trickle (`--timeout` bounds each gap between bytes only)."""
 PREFLIGHT_S = 5.0
 """Longest wait for the system under test to answer the preflight request (it fails in seconds, not per case)."""
 
@@ -54,6 +57,8 @@ class Session:
     exchange: Exchange | None = None
     replay_url: str | None = None
     """The replay server the proxy's upstreams must reach (external proxies only)."""
+    answered_before: bool = False
+    """The external proxy answered an earlier run of this process (then no answer now is its fault: it died)."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -93,13 +98,16 @@ class Received:
 
 
 class _Tee(httpx2.SyncByteStream):
-    def __init__(self, inner: httpx2.SyncByteStream, sink: list[bytes]) -> None:
+    def __init__(self, inner: httpx2.SyncByteStream, sink: list[bytes], deadline: float | None = None) -> None:
         self._inner = inner
         self._sink = sink
+        self._deadline = deadline
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self._inner:
             self._sink.append(chunk)
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                raise httpx2.ReadTimeout("the answer did not end within the run's wall-clock deadline")
             yield chunk
 
     def close(self) -> None:
@@ -111,6 +119,8 @@ class CapturingTransport(httpx2.BaseTransport):
     """A sync transport that keeps the last request sent and the raw response bytes as they arrived."""
 
     inner: httpx2.BaseTransport
+    budget: float | None = None
+    """Seconds of wall-clock time from sending the request to the answer's last byte (None: unbounded)."""
     request: HttpRequest | None = None
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -119,6 +129,7 @@ class CapturingTransport(httpx2.BaseTransport):
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Send through the inner transport, recording both directions."""
         body = request.read()
+        deadline = time.monotonic() + self.budget if self.budget is not None else None
         self.request = HttpRequest(
             method=request.method,
             path=request.url.path,
@@ -135,7 +146,7 @@ class CapturingTransport(httpx2.BaseTransport):
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_Tee(stream, self.chunks),
+            stream=_Tee(stream, self.chunks, deadline),
             extensions=response.extensions,
         )
 
@@ -172,6 +183,7 @@ class SutTarget:
         self._received: dict[tuple[str, str], list[Received]] = {}
         self._lock = threading.Lock()
         self._run_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._answered = False
         try:
             app = wire_app(list(backends), self._reply, scenarios)
             self.server = ServerThread(app, replay_host, replay_port).start()
@@ -223,10 +235,9 @@ class SutTarget:
             # The capture keeps the request as the SDK made it (placeholder key); the client key and the extra
             # headers are set after it, on the way out.
             keyed = ClientKeyTransport(httpx2.HTTPTransport(), self.client, self.client.headers_for(address))
-            capture = CapturingTransport(keyed)
-            session = Session(
-                self.url, sdk_client(run.client, capture, headers, timeout=self.timeout), replay_url=self.replay_url
-            )
+            capture = CapturingTransport(keyed, budget=DEADLINE_FACTOR * self.timeout)
+            http = sdk_client(run.client, capture, headers, timeout=self.timeout)
+            session = Session(self.url, http, replay_url=self.replay_url, answered_before=self._answered)
             started = time.time()
             try:
                 with session.http:
@@ -235,6 +246,7 @@ class SutTarget:
                 with self._lock:
                     received = self._received.pop(key, [])
                 session.exchange = exchange_of(capture, received, run, started)
+                self._answered = self._answered or capture.status is not None
 
     def close(self) -> None:
         """Stop the replay server (bounded wait)."""

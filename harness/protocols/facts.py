@@ -296,6 +296,20 @@ class GatewayName:
         return request_path[: cut + len(self.appends)] if self.endpoint else request_path[:cut]
 
 
+@dataclass(frozen=True)
+class WireSpec:
+    """One vendored spec document of the protocol's wire (`<package>/<document>.json`, with its PROVENANCE.json),
+    read by `harness.protocols.wire_schema`."""
+
+    package: str
+    """Dotted name of the package holding the document (the protocol's own `spec` package)."""
+    document: str
+    """File name without `.json`."""
+    strict_requests: bool = True
+    """Whether an unknown request field is a violation where the document says the API rejects them; False for a
+    server that ignores what it does not know (the OpenAI-compatible ones): it only warns."""
+
+
 def _frozen(mapping: Mapping[str, GatewayName]) -> Mapping[str, GatewayName]:
     return MappingProxyType(dict(mapping))
 
@@ -371,6 +385,10 @@ class ProtocolFacts:
     blocks joined wherever it is on the way (`diff.normalize.text_runs_joined`). False for block wires."""
     upstream_request: UpstreamRequest | None = None
     """What its API needs of a request beyond the codec (headers, documented fields); None: not declared."""
+
+    wire_specs: tuple[WireSpec, ...] = ()
+    """The provider's own published specs of its wire (answers, stream events, errors, requests), the governing one
+    first; a profile inherits its family's. Empty: none is vendored (`wire_schema.has_spec` is False)."""
 
     def __post_init__(self) -> None:
         # A derived profile must never change its family's table through a shared dict.

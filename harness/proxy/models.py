@@ -169,6 +169,8 @@ class TranslateHooks:
     """Rewrites a decoded non-streamed upstream response before it is encoded for the client."""
     on_error: Callable[[ir.IRError], ir.IRError] = _same_error
     """Rewrites the error decoded from an upstream HTTP error before the client's error is encoded."""
+    on_error_body: Callable[[bytes], bytes] = _same_bytes
+    """Rewrites the encoded error body the client gets for an upstream HTTP error (its envelope)."""
     on_frontend_end: Callable[[], bytes] = _no_bytes
     """Bytes sent after the stream's terminal event (and the encoder's own closing bytes)."""
     on_stream_error: Callable[[ir.IRError], Sequence[ir.StreamEvent]] | None = None

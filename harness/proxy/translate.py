@@ -3,6 +3,7 @@ encode. Streams are translated event by event and each frontend chunk is sent as
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import anyio
@@ -86,7 +87,10 @@ async def _upstream_error(
         events = b"".join(encoder.encode(e) for e in hooks.on_stream_error(error)) + encoder.close()
         media_type = frontend.stream_media_type(call.request) or call.frontend.stream_media_type
         return await send_whole(call.state, call.recorder, HttpResponse(200, {"content-type": media_type}, events))
-    return await send_error(call.state, call.recorder, call.frontend, error)
+    call.recorder.error = error
+    response = call.frontend.encode_error(error)
+    response = dataclasses.replace(response, body=hooks.on_error_body(response.body))
+    return await send_whole(call.state, call.recorder, response)
 
 
 async def _whole(

@@ -10,6 +10,7 @@ longest shard's: the shards ran side by side).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,46 @@ def _check_shards(dirs: Sequence[Path], summaries: Sequence[dict[str, Any]]) -> 
         raise ReportError(f"shards of {count}: missing {missing or 'none'}, given twice {doubled or 'none'}")
 
 
+PLAN_SAME = ("options", "scenario_hashes")
+"""Entries of `plan.json` every shard of one matrix shares: the options that shape each case and the content of
+every scenario (a shard run on an edited scenario file is of another matrix)."""
+
+
+def shard_plan(run_dir: Path) -> dict[str, Any]:
+    """A shard's `plan.json` (ReportError when it is missing or unreadable: a shard without one is not vouched for)."""
+    path = run_dir / "plan.json"
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read the shard's plan: {exc}") from exc
+    if not isinstance(plan, dict):
+        raise ReportError(f"{path}: not a run's plan")
+    return plan
+
+
+def _difference(key: str, mine: Any, theirs: Any) -> str:
+    if key == "scenario_hashes" and isinstance(mine, dict) and isinstance(theirs, dict):
+        changed = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+        return f"scenario content differs ({', '.join(changed[:5])})"
+    words = [" ".join(map(str, v or [])) or "none" for v in (mine, theirs)]
+    return f"options differ ({words[0]} vs {words[1]})"
+
+
+def check_plans(dirs: Sequence[Path]) -> dict[str, Any]:
+    """The first shard's plan, after checking every shard ran the same options on the same scenario content
+    (ReportError naming the shard and the difference otherwise)."""
+    plans = [shard_plan(d) for d in dirs]
+    first = plans[0]
+    for run_dir, plan in zip(dirs, plans, strict=True):
+        for key in PLAN_SAME:
+            if plan.get(key) != first.get(key):
+                raise ReportError(
+                    f"{run_dir}: {_difference(key, plan.get(key), first.get(key))} from {dirs[0]}: not shards of "
+                    f"one matrix"
+                )
+    return first
+
+
 def _shard_cases(run_dir: Path, summary: dict[str, Any], full_check: bool) -> list[tuple[CaseResult, Path]]:
     out = []
     for entry in summary["cases"]:
@@ -70,6 +111,7 @@ def events_for_merge(
         raise ReportError("no shard folders to join")
     summaries = [shard_summary(d) for d in dirs]
     _check_shards(dirs, summaries)
+    check_plans(dirs)
     files: dict[str, Path] = {}
     cases: list[CaseResult] = []
     for run_dir, summary in zip(dirs, summaries, strict=True):

@@ -15,6 +15,8 @@ import importlib.metadata
 from collections.abc import Sequence
 from types import TracebackType
 
+import httpx2
+
 from harness.checks import CLIENT_CRASH
 from harness.drivers.event_builder import ImpossibleStream
 from harness.protocols import registry
@@ -137,3 +139,36 @@ def recording_at_fault(role: str, upstream: Sequence[bytes], frontend: Sequence[
     blaming one would be a false alarm, and the run is a harness error naming the cassette instead. A baseline
     whose bytes the system under test changed on the way, and every translated run, stay a `client_crash`."""
     return role != "translated" and bool(upstream) and b"".join(upstream) == b"".join(frontend)
+
+
+def transport_fault(exc: BaseException) -> bool:
+    """Whether `exc` is the wire failing under the client (a cut stream, a timeout, a broken protocol), whichever
+    frame raised it: the answer's sender is at fault, not the code reading it."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, httpx2.TransportError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def unreadable(protocol: str, chunks: Sequence[bytes], stream: bool) -> bool:
+    """Whether the bytes the client received are no answer of `protocol` at all (its codec rejects them: an HTML
+    page, a cut body): then whatever the driver raised on them, the sender is at fault."""
+    data = b"".join(chunks)
+    if not data:
+        return True
+    codec = registry.get(protocol)
+    try:
+        if not stream:
+            codec.decode_response(data)
+            return False
+        decoder = codec.stream_decoder()
+        for chunk in chunks:
+            decoder.feed(chunk)
+        decoder.close()
+    except ValueError:  # DecodeError or FramingError: not a valid answer of the protocol
+        return True
+    return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 import os
 import shutil
@@ -297,10 +298,24 @@ def clear_previous(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def write_plan(folder: Path, run_id: str, case_ids: Sequence[str], rerun: Sequence[str]) -> None:
-    """Write `plan.json`: the run's id, its options and every case it will judge, in order."""
-    doc = {"run_id": run_id, "options": list(rerun), "case_ids": list(case_ids)}
+def write_plan(
+    folder: Path,
+    run_id: str,
+    case_ids: Sequence[str],
+    rerun: Sequence[str],
+    scenario_hashes: Mapping[str, str] | None = None,
+) -> None:
+    """Write `plan.json`: the run's id, its options, every case it will judge, in order, and a hash of each
+    scenario's content (shards of one matrix must agree on both: `report --merge`)."""
+    doc: dict[str, object] = {"run_id": run_id, "options": list(rerun), "case_ids": list(case_ids)}
+    if scenario_hashes is not None:
+        doc["scenario_hashes"] = dict(scenario_hashes)
     atomic_write_text(folder / PLAN_FILE, json.dumps(doc, indent=1) + "\n")
+
+
+def content_hash(scenario: Scenario) -> str:
+    """A short hash of a scenario's content (not its file's path): two runs that differ in it are not one matrix."""
+    return hashlib.sha256(scenario.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
 
 class NothingToJudge(ValueError):
@@ -429,7 +444,8 @@ class Runner:
                 runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
             if self.options.write_traces:
                 clear_previous(self.folder)
-                write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun)
+                hashes = {s.id: content_hash(s) for s in self.plan.scenarios}
+                write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun, hashes)
             self._emit(
                 RunStarted(
                     self.run_id,

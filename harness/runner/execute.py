@@ -195,11 +195,23 @@ def _frontend_chunks(exchange: Exchange | None) -> tuple[bytes, ...]:
     return exchange.frontend_chunks if exchange is not None else ()
 
 
-def _no_answer(outcome: _Outcome, exchange: Exchange | None, session: Session) -> str | None:
+def _proxy_fault(exc: BaseException, run: Run, exchange: Exchange | None) -> bool:
+    """Whether what the driver raised in a translated run is the proxy's answer at fault: the wire failed under
+    the client after the proxy answered (a cut or timed-out stream), or the bytes it got are no answer of the
+    client's protocol (a 200 HTML page). Such a run is judged, its bytes kept; a harness error it is not."""
+    if run.role != "translated" or exchange is None or exchange.frontend_status is None:
+        return False
+    return crash.transport_fault(exc) or crash.unreadable(run.client, exchange.frontend_chunks, run.stream)
+
+
+def _no_answer(outcome: _Outcome, exchange: Exchange | None, session: Session, run: Run) -> str | None:
     """Why the run is a harness error because nothing answered (the SDK's own text), or None. A proxy that took
-    the request upstream and then never answered is judged, not excused."""
+    the request upstream and then never answered is judged, not excused; so is an external proxy that answered
+    earlier runs and stopped answering (it died mid-run)."""
     result = outcome.result
     if result.exception not in (SdkException.CONNECTION, SdkException.TIMEOUT):
+        return None
+    if run.role == "translated" and session.answered_before:
         return None
     if exchange is not None and (exchange.frontend_status is not None or exchange.upstream_status is not None):
         return None
@@ -248,11 +260,11 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
                 f"the recording is unreadable by its own SDK: the {run.client} SDK crashed on cassette "
                 f"{run.recording.relative_path} as recorded ({type(exc).__name__}: {exc}); re-record it"
             )
-        elif crash.raised_in_sdk(exc, run.client):
+        elif crash.raised_in_sdk(exc, run.client) or _proxy_fault(exc, run, exchange):
             checks.append(crash.crash_check(exc, run.client, _frontend_chunks(exchange), run.stream))
         else:
             error = f"harness bug: {type(exc).__name__}: {exc} (at {crash.where(exc) or 'an unknown place'})"
-    error = error or _no_answer(outcome, exchange, session)
+    error = error or _no_answer(outcome, exchange, session, run)
     unreached = _unreached(run, scenario, exchange, session)
     if unreached is not None and unreached[1]:
         error = error or (

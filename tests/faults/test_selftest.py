@@ -24,6 +24,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "tool-call-ids-from-name": ("proxy_bug_request", 'request.messages[1].content[1].id: "<call:1>" -> "<call:0>"'),
     "fixed-beta-header": ("proxy_bug_request", "the upstream request fails upstream.headers"),
     "stream-options-forwarded": ("proxy_bug_request", "the upstream request fails upstream.unknown_fields"),
+    "created-missing-from-chunks": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "error-in-detail-envelope": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "gemini-function-response-name-hardcoded": (
         "proxy_bug_request",
         'request.messages[2].content[0].name: "get_weather" -> "function"',

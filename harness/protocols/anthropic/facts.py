@@ -46,6 +46,7 @@ FACTS = facts.ProtocolFacts(
     sdk=facts.Sdk(driver="harness.drivers.anthropic_sdk", package="anthropic", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.anthropic.com", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
     upstream_model="claude-sonnet-4-5-20250929",
+    wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "anthropic"),),
     secrets=facts.Secrets(
         headers=frozenset({"x-api-key", "anthropic-organization-id"}),
         header_prefixes=("anthropic-ratelimit-", "x-stainless-"),

@@ -139,6 +139,7 @@ FACTS = ANTHROPIC_FACTS.derive(
     ),
     gateways={},
     upstream_request=None,  # `anthropic_version` in the body, no version header, no model field
+    wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "vertex"),),
 )
 """Vertex AI Anthropic: a backend of the Anthropic family, recorded with an OAuth access token."""
 

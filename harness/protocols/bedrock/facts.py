@@ -52,6 +52,7 @@ FACTS = facts.ProtocolFacts(
     sdk=facts.Sdk(driver="harness.drivers.bedrock_sdk", package="boto3", http_client="httpx2"),
     real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),
     upstream_model=DEFAULT_MODEL,
+    wire_specs=(facts.WireSpec("harness.protocols.bedrock.spec", "bedrock"),),
     secrets=facts.Secrets(
         headers=frozenset({"x-amz-security-token"}),
         key_patterns=(r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"Signature=[0-9a-f]{64}", r"ABSK[A-Za-z0-9+/=]{20,}"),

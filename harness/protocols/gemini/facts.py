@@ -70,6 +70,7 @@ FACTS = facts.ProtocolFacts(
         "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"
     ),
     upstream_model="gemini-2.5-flash",
+    wire_specs=(facts.WireSpec("harness.protocols.gemini.spec", "gemini"),),
     secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
     # Whole sentences per chunk and whole functionCall objects.
     chunking=facts.TypicalChunking(text_chunk_size=24),

@@ -52,6 +52,7 @@ FAMILY = facts.ProtocolFacts(
     sdk=facts.Sdk(driver="harness.drivers.openai_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",
+    wire_specs=(facts.WireSpec("harness.protocols.openai.spec", "openai"),),
     secrets=SECRETS,
     # A few characters per delta and argument fragments, as api.openai.com streams.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
@@ -112,6 +113,8 @@ def backend(
         raise ValueError("a profile without a real endpoint names its realistic model (`model=`)")
     return FAMILY.derive(
         frontend=None,
+        # OpenAI's own spec, but a compatible server ignores request fields it does not know: they only warn.
+        wire_specs=(facts.WireSpec("harness.protocols.openai.spec", "openai", strict_requests=False),),
         model_list=None,
         sdk=None,
         real=real,

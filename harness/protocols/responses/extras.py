@@ -3,12 +3,14 @@
 say what only api.openai.com knows (timestamps, the service tier that served the request, `billing`, a
 message's `phase`).
 
-Extras are shaped like the response object: its unknown top-level keys (`completed_at`, `service_tier`,
-`moderation`, `billing`, a field added after this codec was written), the unknown keys of its `usage` (and
-usage details), and under `output` one object per output item the encoder writes (in the encoder's item order:
-see `items.group_parts`) holding that item's unknown keys (`phase`). `created_at` is kept too (unless it is 0,
-the encoder's placeholder when no time is known). The encoder lays them under its own values (`apply`), except
-`created_at`, which has no value of its own, and writes every object in the API's key order (`api_order`).
+Extras are shaped like the response object: its unknown top-level keys (`service_tier` unless it is the
+encoder's `default`, `moderation`, `billing`, a field added after this codec was written), the unknown keys of
+its `usage` (and usage details), and under `output` one object per output item the encoder writes (in the
+encoder's item order: see `items.group_parts`) holding that item's unknown keys (`phase`). The times
+(`created_at`, `completed_at`) are the encoder's own, the clock when it writes the object (a translating proxy
+answers now), so a decoded answer does not keep them. The encoder lays extras under its own values (`apply`),
+except the times and the tier, which an extra replaces (the reference backend's seeded times), and writes every
+object in the API's key order (`api_order`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ _PLAIN_KEYS = (
     "id", "object", "status", "background", "error", "incomplete_details", "instructions", "max_output_tokens",
     "max_tool_calls", "metadata", "model", "output", "parallel_tool_calls", "previous_response_id",
     "prompt_cache_key", "reasoning", "safety_identifier", "store", "temperature", "tool_choice", "tools",
-    "top_logprobs", "top_p", "truncation", "user", "frequency_penalty", "presence_penalty",
+    "top_logprobs", "top_p", "truncation", "user", "frequency_penalty", "presence_penalty", "created_at",
+    "completed_at",
 )  # fmt: skip
 RESPONSE_KEYS: JSONDict = {
     **dict.fromkeys(_PLAIN_KEYS),
@@ -49,6 +52,9 @@ ITEM_KEYS: dict[str, frozenset[str]] = {
 """The keys of each output item type the codec reads or writes."""
 
 _RESPONSE_HEAD = ("id", "object", "created_at", "status")
+_PROVIDER_WINS = ("created_at", "completed_at", "service_tier")
+"""Keys the encoder writes a value of its own for (the times it wrote the object, the default tier) that a value
+given as an extra replaces (the reference backend's seeded times, a provider's tier)."""
 _ITEM_HEAD = ("id", "type", "status")
 
 
@@ -69,8 +75,8 @@ def unknown(obj: Mapping[str, Any], known: Mapping[str, Any]) -> JSONDict:
 def decode(r: Reader, obj: JSONDict, output_path: str = "output") -> ir.ProviderExtras | None:
     """The extras of a response object (None when it has none)."""
     found = unknown(obj, RESPONSE_KEYS)
-    if found.get("created_at") == 0:
-        del found["created_at"]  # the encoder's placeholder: no time was known
+    if found.get("service_tier") == "default":
+        del found["service_tier"]  # what the encoder writes when it knows none
     per_item = output_extras(r, r.opt_lst(obj.get("output"), output_path), output_path)
     if any(per_item):
         found["output"] = per_item
@@ -100,8 +106,9 @@ def apply(obj: JSONDict, extras: ir.ProviderExtras | None) -> JSONDict:
     each output item filled from its entry of `output`, in the API's key order."""
     mine: JSONDict = dict((extras or {}).get(NAME, {}))
     per_item = mine.pop("output", None)
-    if "created_at" in mine:
-        obj = {**obj, "created_at": mine.pop("created_at")}
+    for key in _PROVIDER_WINS:
+        if key in mine:
+            obj = {**obj, key: mine.pop(key)}
     out = ir.fill_missing(obj, mine) if mine else dict(obj)
     if isinstance(per_item, list) and isinstance(out.get("output"), list):
         out["output"] = [item_with(item, per_item, i) for i, item in enumerate(out["output"])]

@@ -39,6 +39,10 @@ FACTS = facts.ProtocolFacts(
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",
+    wire_specs=(
+        facts.WireSpec("harness.protocols.responses.spec", "openai"),
+        facts.WireSpec("harness.protocols.responses.spec", "openresponses"),
+    ),
     secrets=CHAT_COMPLETIONS.secrets,
     # output_text.delta carries a token or two, as api.openai.com streams; function arguments in fragments.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),

@@ -8,6 +8,7 @@ an id or model gets a placeholder (the wire requires both, a listed loss).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,10 +75,11 @@ def response_object(
 ) -> JSONDict:
     """A response object in the API's own field order, echoing the request's settings, with the Responses
     extras of the IR (the provider's own fields, see `extras`) laid under it."""
+    now = int(time.time())
     obj = {
         "id": response_id,
         "object": "response",
-        "created_at": 0,
+        "created_at": now,
         "status": status,
         "background": False,
         "error": None,
@@ -86,6 +88,9 @@ def response_object(
         "model": model or "",
         "output": list(output),
         "usage": usage,
+        # Required by the Open Responses spec (nullable), in every api.openai.com response object.
+        "completed_at": now if status == "completed" else None,
+        "service_tier": "default",
     }
     return extras_.apply(obj, extras)
 

@@ -1,0 +1,399 @@
+"""The wire against the providers' own specs: findings in one answer body, stream event, error body or request.
+
+A protocol's facts name its vendored spec documents (`ProtocolFacts.wire_specs`, a profile inheriting its
+family's): compact JSON Schemas (Draft 2020-12) written by `scripts/refresh_specs.py` from the providers' published
+specs or their SDKs' generated types, each with its provenance (`<package>/PROVENANCE.json`, docs/specs.md). Each
+document is compiled once into plain Python checks (`functools.cache`) that walk a parsed JSON value:
+
+- a missing required field, a wrong type, null where not allowed, an enum or constant value outside the spec, and
+  (in a request to an API that rejects unknown fields) an unknown field are violations: `governs=True` when the
+  document governs (the provider's own spec), a warning otherwise (a second spec, such as Open Responses);
+- an undocumented extra field in an answer, or an undocumented stream event type, is a warning (`governs=False`).
+
+The documents use a subset of JSON Schema (`type`, `properties`, `required`, `additionalProperties` for maps,
+`items`, `anyOf`, `enum`, `const`, `$ref`) plus OpenAPI's `discriminator` on unions told apart by `type`, so a
+value is checked against its own branch; `jsonschema` reads the same documents (the tests hold the two together).
+Bedrock's stream events are one event-stream frame each, given as `{"<:event-type>": payload}`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+from harness.protocols import registry
+from harness.wire.eventstream import EventStreamDecoder
+from harness.wire.sse import SSEDecoder
+
+AnswerKind = Literal["body", "event", "error"]
+
+__all__ = ["SchemaFinding", "answer_findings", "answer_payloads", "has_spec", "request_findings"]
+
+
+@dataclass(frozen=True)
+class SchemaFinding:
+    """One place where a payload departs from a spec."""
+
+    path: str
+    """JSON path in the instance (`output[0].phase`, `created`; `$` for the whole value)."""
+    message: str
+    """One line: what is wrong (`required field 'completed_at' is missing`)."""
+    spec: str
+    """Which spec and version, and the definition it failed (`OpenAI openai-python 3.57.0 types ... #/Response`)."""
+    governs: bool
+    """True: a violation of the governing spec (a proxy bug); False: a warning (a wire deviation)."""
+
+
+_BUG, _EXTRA = True, False
+_Raw = tuple[str, str, str, bool]
+"""(path, message, definition, is_violation) before the document's label and weight are applied."""
+
+
+class _Ctx:
+    __slots__ = ("event", "extras_violate", "out", "request", "top_only")
+
+    def __init__(self, *, extras_violate: bool, top_only: bool, event: bool, request: bool) -> None:
+        self.out: list[_Raw] = []
+        self.extras_violate = extras_violate
+        """An unknown field is a violation (a request to an API that rejects them)..."""
+        self.top_only = top_only
+        """...at the top level of the body only (OpenAI rejects unknown parameters, not unknown nested keys)."""
+        self.event = event
+        """The payload is a stream event (an unknown event type only warns)."""
+        self.request = request
+        """The payload is a request (a missing required field that may be null only warns)."""
+
+
+_Check = Callable[[Any, str, str, _Ctx], None]
+
+
+def _noop(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+    return None
+
+
+def _key(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _json_type_of(kind: type) -> str:
+    return {str: "string", dict: "object", list: "array", bool: "boolean", int: "integer", float: "number"}.get(
+        kind, "null"
+    )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "object": (dict,),
+    "array": (list,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "integer": (int,),
+    "number": (int, float),
+}
+_ALL_TYPES = (str, dict, list, bool, type(None), int, float)
+
+
+def _accepted(kinds: list[str]) -> frozenset[type]:
+    """The exact Python types of parsed JSON a `type` keyword accepts (an integral float is an `integer` too)."""
+    return frozenset(t for kind in kinds for t in _PY_TYPES.get(kind, ())) | (
+        frozenset({float}) if "integer" in kinds else frozenset()
+    )
+
+
+def _type_ok(value: Any, types: frozenset[type], integral_only: bool) -> bool:
+    kind = type(value)
+    return kind in types and not (integral_only and kind is float and not value.is_integer())
+
+
+class _Compiler:
+    """Turns one document's schemas into checks; `$ref`s resolve lazily, so recursive definitions work."""
+
+    def __init__(self, defs: dict[str, Any]) -> None:
+        self.defs = defs
+        self.table: dict[str, _Check] = {}
+
+    def definition(self, name: str) -> _Check:
+        if name not in self.table:
+            if name not in self.defs:
+                raise KeyError(f"spec has no definition {name!r}")
+            self.table[name] = _noop  # a placeholder while compiling a recursive definition
+            self.table[name] = self.compile(self.defs[name])
+        table = self.table
+
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            table[name](value, path, name, ctx)
+
+        return check
+
+    def kinds(self, node: Any, depth: int = 0) -> frozenset[type] | None:
+        """The Python types a schema can accept at its root (None: any), to pick a union's branches fast."""
+        if not isinstance(node, dict) or depth > 30:
+            return None
+        if "$ref" in node:
+            return self.kinds(self.defs.get(node["$ref"].rsplit("/", 1)[-1]), depth + 1)
+        if "anyOf" in node:
+            found: set[type] = set()
+            for branch in node["anyOf"]:
+                sub = self.kinds(branch, depth + 1)
+                if sub is None:
+                    return None
+                found |= sub
+            return frozenset(found)
+        if "type" in node:
+            kinds = node["type"]
+            return _accepted(kinds if isinstance(kinds, list) else [kinds])
+        values = [node["const"]] if "const" in node else node.get("enum")
+        if isinstance(values, list):
+            return frozenset(float if type(v) is int else type(v) for v in values) | {type(v) for v in values}
+        return None
+
+    def compile(self, node: Any) -> _Check:
+        if not isinstance(node, dict) or not node:
+            return _noop
+        if "$ref" in node:
+            return self.definition(node["$ref"].rsplit("/", 1)[-1])
+        if "anyOf" in node:
+            return self._any_of(node)
+        kinds = node.get("type")
+        names = (kinds if isinstance(kinds, list) else [kinds]) if kinds is not None else []
+        types = _accepted(names) if names else None
+        integral_only = "integer" in names and "number" not in names
+        want = " or ".join(names)
+        value_check = (
+            self._const(node["const"]) if "const" in node else self._enum(node["enum"]) if "enum" in node else None
+        )
+        shaped = "properties" in node or "additionalProperties" in node or "required" in node
+        obj = self._object(node) if shaped else None
+        item = self.compile(node["items"]) if "items" in node else None
+        if types is None and value_check is None and obj is None and item is None:
+            return _noop
+
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            if types is not None and not _type_ok(value, types, integral_only):
+                if value is None:
+                    ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
+                else:
+                    ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+                return
+            if value_check is not None:
+                value_check(value, path, where, ctx)
+            kind = type(value)
+            if obj is not None and kind is dict:
+                obj(value, path, where, ctx)
+            elif item is not None and kind is list:
+                for i, element in enumerate(value):
+                    item(element, f"{path}[{i}]", where, ctx)
+
+        return check
+
+    @staticmethod
+    def _const(expected: Any) -> _Check:
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            if value != expected:
+                ctx.out.append((path or "$", f"value {_show(value)} is not {_show(expected)}", where, _BUG))
+
+        return check
+
+    @staticmethod
+    def _enum(values: list[Any]) -> _Check:
+        allowed = set(map(json.dumps, values))
+        listed = ", ".join(map(str, values[:8])) + (", ..." if len(values) > 8 else "")
+
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            if value is not None and json.dumps(value) not in allowed:
+                ctx.out.append((path or "$", f"value {_show(value)} is not one of the spec's ({listed})", where, _BUG))
+
+        return check
+
+    def _object(self, node: dict[str, Any]) -> _Check:
+        props = {name: self.compile(sub) for name, sub in node.get("properties", {}).items()}
+        required = tuple(node.get("required", ()))
+        # A required field that may be null: in a request the SDKs type it so (`Required[Optional[X]]`) where the
+        # API takes its absence as null (a function tool's `strict`), so its absence there only warns.
+        nullable = {n for n in required if type(None) in (self.kinds(node.get("properties", {}).get(n)) or ())}
+        extra = node.get("additionalProperties")
+        more = self.compile(extra) if isinstance(extra, dict) else None
+        closed = extra is False
+
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            if not isinstance(value, dict):
+                return
+            for name in required:
+                if name not in value:
+                    lenient = ctx.request and name in nullable
+                    ctx.out.append((_key(path, name), f"required field {name!r} is missing", where, not lenient))
+            for name, item in value.items():
+                sub = props.get(name)
+                if sub is not None:
+                    sub(item, _key(path, name), where, ctx)
+                elif more is not None:
+                    more(item, _key(path, str(name)), where, ctx)
+                else:
+                    violation = closed or (ctx.extras_violate and not (ctx.top_only and path))
+                    what = "unknown field" if violation else "undocumented field"
+                    ctx.out.append((_key(path, str(name)), f"{what} {name!r}", where, violation))
+
+        return check
+
+    def _any_of(self, node: dict[str, Any]) -> _Check:
+        branches = [b for b in node["anyOf"] if b != {"type": "null"}]
+        nullable = len(branches) < len(node["anyOf"])
+        checks = [self.compile(b) for b in branches]
+        tagged = node.get("discriminator")
+        prop = tagged["propertyName"] if tagged else ""
+        by_tag = {tag: self.compile(b) for tag, b in tagged["mapping"].items()} if tagged else {}
+        tags = ", ".join(sorted(by_tag)[:6]) + (", ..." if len(by_tag) > 6 else "")
+        roots = [self.kinds(b) for b in branches]
+        # The branches that can take a value of each Python type: most unions have one per type.
+        by_type = {t: [c for c, r in zip(checks, roots, strict=True) if r is None or t in r] for t in _ALL_TYPES}
+        want = " or ".join(sorted({_json_type_of(t) for r in roots if r is not None for t in r}))
+
+        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+            if value is None:
+                if not nullable:
+                    ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
+                return
+            if by_tag and isinstance(value, dict) and isinstance(value.get(prop), str):
+                branch = by_tag.get(value[prop])
+                if branch is not None:
+                    branch(value, path, where, ctx)
+                elif ctx.event and not path:
+                    ctx.out.append(("type", f"undocumented event type {value[prop]!r}", where, _EXTRA))
+                else:
+                    msg = f"{prop} {_show(value[prop])} is not one of the spec's ({tags})"
+                    ctx.out.append((_key(path, prop), msg, where, _BUG))
+                return
+            candidates = by_type.get(type(value), checks)
+            if len(candidates) == 1:
+                candidates[0](value, path, where, ctx)
+            elif not candidates:
+                ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+            else:
+                _best_branch(candidates, value, path, where, ctx)
+
+        return check
+
+
+def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _Ctx) -> None:
+    """The first branch the value satisfies (its warnings kept), else the nearest one's violations (a branch
+    rejecting the value's type at this very path is the farthest)."""
+    best: list[_Raw] | None = None
+    best_score = 0.0
+    for branch in checks:
+        trial = _Ctx(extras_violate=ctx.extras_violate, top_only=ctx.top_only, event=ctx.event, request=ctx.request)
+        branch(value, path, where, trial)
+        bugs = [f for f in trial.out if f[3]]
+        if not bugs:
+            ctx.out.extend(trial.out)
+            return
+        score = sum(1000 if f[0] == (path or "$") else 1 for f in bugs) + (len(trial.out) - len(bugs)) / 1000
+        if best is None or score < best_score:
+            best, best_score = trial.out, score
+    if best is not None:
+        ctx.out.extend(best)
+
+
+@dataclass(frozen=True)
+class _Document:
+    label: str
+    governs: bool
+    rejects_unknown: bool | Literal["top"]
+    entries: dict[str, _Check]
+
+
+@functools.cache
+def _document(package: str, name: str) -> _Document:
+    text = resources.files(package).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    compiler = _Compiler(doc["$defs"])
+    entries = {kind: compiler.definition(target) for kind, target in doc["x-entries"].items()}
+    rejects = doc["x-rejects-unknown-request-fields"]
+    return _Document(doc["x-spec"], bool(doc["x-governs"]), "top" if rejects == "top" else bool(rejects), entries)
+
+
+@functools.cache
+def _documents(protocol: str) -> list[tuple[_Document, bool]]:
+    return [(_document(ref.package, ref.document), ref.strict_requests) for ref in registry.facts(protocol).wire_specs]
+
+
+def has_spec(protocol: str) -> bool:
+    """Whether a spec of `protocol`'s wire is vendored (its own, or its family's for a profile)."""
+    return bool(registry.facts(protocol).wire_specs)
+
+
+def _run(protocol: str, kind: str, payload: object, *, request: bool) -> list[SchemaFinding]:
+    out: list[SchemaFinding] = []
+    for doc, strict in _documents(protocol):
+        violate = request and strict and bool(doc.rejects_unknown)
+        ctx = _Ctx(
+            extras_violate=violate, top_only=doc.rejects_unknown == "top", event=kind == "event", request=request
+        )
+        doc.entries[kind](payload, "", "", ctx)
+        for path, message, where, violation in ctx.out:
+            out.append(SchemaFinding(path, message, f"{doc.label} #/{where}", doc.governs and violation))
+    return out
+
+
+def answer_findings(protocol: str, kind: AnswerKind, payload: object) -> list[SchemaFinding]:
+    """What in one parsed answer departs from `protocol`'s specs: a non-streamed body, one stream event's payload
+    (an SSE event's data, an NDJSON line or array element, or a Bedrock frame as `{event_type: payload}`), or an
+    error body. Empty when none is vendored (`has_spec`)."""
+    if kind not in ("body", "event", "error"):
+        raise ValueError(f"kind must be body, event or error, not {kind!r}")
+    return _run(protocol, kind, payload, request=False)
+
+
+def answer_payloads(body: bytes, *, media_type: str, status: int) -> list[tuple[AnswerKind, Any]]:
+    """An answer's raw body as the parsed payloads `answer_findings` takes, by its media type alone: an error
+    body (status >= 400); SSE events' data (`[DONE]` and empty data left out); AWS event-stream frames as
+    `{event_type: payload}`; NDJSON lines; a JSON array's elements (Gemini's stream without `alt=sse`); else the
+    body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its media type says."""
+    media = media_type.split(";", 1)[0].strip().lower()
+    if status >= 400 and media != "text/event-stream":
+        return [("error", json.loads(body))]
+    if media == "text/event-stream":
+        decoder = SSEDecoder()
+        events = [*decoder.feed(body), *decoder.close()]
+        return [("event", json.loads(e.data)) for e in events if e.data.strip() not in ("", "[DONE]")]
+    if media == "application/vnd.amazon.eventstream":
+        stream = EventStreamDecoder()
+        out: list[tuple[AnswerKind, Any]] = []
+        for message in [*stream.feed(body), *stream.close()]:
+            name = message.headers.get(":event-type") or message.headers.get(":exception-type")
+            out.append(("event", {str(name): json.loads(message.payload) if message.payload else {}}))
+        return out
+    if media in ("application/x-ndjson", "application/jsonl", "application/ndjson"):
+        return [("event", json.loads(line)) for line in body.splitlines() if line.strip()]
+    value = json.loads(body)
+    if isinstance(value, list):
+        return [("event", item) for item in value]
+    return [("body", value)]
+
+
+def request_findings(protocol: str, payload: object) -> list[SchemaFinding]:
+    """What in one parsed request body sent to `protocol`'s API departs from its specs; an unknown field is a
+    violation where the API rejects unknown fields."""
+    return _run(protocol, "request", payload, request=True)

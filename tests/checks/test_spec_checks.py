@@ -1,0 +1,70 @@
+"""The published-spec checks: what the client received and what went upstream, held to the providers' vendored
+specs. Each issue-21 answer fault fails `answer.spec` with the spec's own words, the clean proxy passes both checks
+on every run, and a request that breaks the backend's spec fails `upstream.spec`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC, _upstream
+from harness.checks.subject import Subject
+from harness.drivers.base import SdkResult
+from harness.faults import by_name
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
+from harness.scenarios.loader import load_scenarios
+from tests.conftest import REPO
+
+
+def _run(tmp_path: Path, frontend: str, backend: str, scenario: str, stream: bool, fault: str | None) -> RunOptions:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=tmp_path,
+        frontends=[frontend],
+        backends=[backend],
+        only=[scenario],
+        streams=(stream,),
+        known=tmp_path / "known.toml",
+        run_id="spec",
+        hooks=by_name(fault).hooks if fault else None,
+        keep_traces="all",
+    )
+    Runner(options).run()
+    return options
+
+
+@pytest.mark.parametrize(
+    ("fault", "frontend", "backend", "scenario", "stream", "finding"),
+    [
+        ("created-missing-from-chunks", "openai", "anthropic", "text-basic", True,
+         "event[0].created: required field 'created' is missing"),
+        ("error-in-detail-envelope", "anthropic", "openai", "error-server-500", False,
+         "error.type: required field 'type' is missing"),
+    ],
+)  # fmt: skip
+def test_an_answer_the_spec_rejects_is_a_proxy_bug(
+    tmp_path: Path, fault: str, frontend: str, backend: str, scenario: str, stream: bool, finding: str
+) -> None:
+    (clean,) = _run(tmp_path / "clean", frontend, backend, scenario, stream, None).results
+    assert clean.verdict == "pass"
+    assert [c.passed for c in clean.runs["translated"].checks if c.name == ANSWER_SPEC] == [True]
+    (result,) = _run(tmp_path / "fault", frontend, backend, scenario, stream, fault).results
+    assert (result.verdict, result.reason) == ("proxy_bug_response", "translated run fails (answer.spec)")
+    (failed,) = [c for c in result.runs["translated"].checks if c.name == ANSWER_SPEC]
+    assert not failed.passed and any(str(a).startswith(finding) for a in failed.actual)
+
+
+def test_a_request_the_backend_spec_rejects_fails_upstream_spec() -> None:
+    scenario = next(s for s in load_scenarios(REPO / "scenarios") if s.id == "text-basic")
+    body = {"model": "claude-sonnet-4-5", "max_tokens": "many", "messages": []}
+    subject = Subject(
+        role="translated", client="openai", backend="anthropic", stream=False, scenario=scenario,
+        result=SdkResult(), upstream_body=json.dumps(body).encode(),
+    )  # fmt: skip
+    (check,) = list(_upstream(subject))
+    assert check.name == UPSTREAM_SPEC and not check.passed
+    assert any("max_tokens" in str(a) for a in check.actual)
