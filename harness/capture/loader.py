@@ -5,16 +5,16 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import gzip
 import json
 import re
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from harness import safeyaml
+from harness.wire.content import decode_content
 from harness.wire.http import HttpRequest, HttpResponse
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -57,7 +57,7 @@ def is_capture(raw: bytes) -> bool:
     if raw.startswith(b"httprr trace v1"):
         return True
     try:
-        doc = yaml.load(raw, Loader=_LOADER)
+        doc = safeyaml.load(raw)
     except (yaml.YAMLError, ValueError):
         return _CASSETTE_START.search(raw[:4096]) is not None
     return isinstance(doc, dict) and "interactions" in doc
@@ -73,7 +73,9 @@ def load_interactions(path: str | Path) -> list[Interaction]:
     if raw.startswith(b"httprr trace v1"):
         return _load_httprr(p, raw)
     try:
-        doc = yaml.load(raw, Loader=_LOADER)
+        doc = safeyaml.load(raw)
+    except safeyaml.YamlBombError as exc:
+        raise CaptureError(f"{p}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise CaptureError(f"{p}: not a YAML cassette: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("interactions"), list):
@@ -145,20 +147,6 @@ def _chunks(body: Any, length: int) -> tuple[int, ...] | None:
     return tuple(sizes)
 
 
-def _decompress(body: bytes, headers: dict[str, str]) -> bytes:
-    encoding = headers.get("content-encoding", "").lower()
-    if "gzip" in encoding or body[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(body)
-        except (OSError, EOFError) as exc:
-            if "gzip" in encoding:
-                raise ValueError(f"body says gzip but does not gunzip: {exc}") from exc
-            return body
-    if "deflate" in encoding:
-        return zlib.decompress(body)
-    return body
-
-
 def _vcrpy_interaction(item: dict[str, Any]) -> Interaction:
     req, resp = item["request"], item["response"]
     req_headers = _headers(req.get("headers"))
@@ -198,7 +186,7 @@ def _make(
     resp_body: bytes,
 ) -> Interaction:
     request = HttpRequest.from_url(method, url, req_headers, req_body)
-    body = _decompress(resp_body, resp_headers)
+    body = decode_content(resp_body, resp_headers)
     return Interaction(request=request, url=url, response=HttpResponse(status, resp_headers, body))
 
 
@@ -217,7 +205,12 @@ def _load_httprr(path: Path, raw: bytes) -> list[Interaction]:
         req_raw, resp_raw = raw[start : start + n_req], raw[start + n_req : start + n_req + n_resp]
         if len(req_raw) != n_req or len(resp_raw) != n_resp:
             raise CaptureError(f"{path}: record at byte {pos} is shorter than its header says")
-        out.append(_httprr_record(path, req_raw, resp_raw))
+        try:
+            out.append(_httprr_record(path, req_raw, resp_raw))
+        except (IndexError, ValueError) as exc:  # a CaptureError says it all; anything else gets the file named
+            if isinstance(exc, CaptureError):
+                raise
+            raise CaptureError(f"{path}: record at byte {pos}: {exc}") from exc
         pos = start + n_req + n_resp
     return out
 

@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
     except (CaptureError, DecodeError) as exc:
         _say(str(exc))
         return EXIT_UNDECODABLE
+    except RecursionError:  # JSON nested thousands deep exhausts a parser's recursion
+        _say(f"{args.file}: nested too deeply to decode (JSON thousands of levels deep)")
+        return EXIT_UNDECODABLE
     if out is None:
         return EXIT_USAGE
     sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")

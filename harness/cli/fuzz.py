@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, say_error
+from harness.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, output_folder, say_error
 
 
 def _positive_int(text: str) -> int:
@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--deadline", type=_seconds, help="wall-clock budget of the whole session, in seconds")
     p.add_argument("--hooks", metavar="FAULT", help="switch on a catalogued fault (conformance selftest --list)")
     p.add_argument("--timeout", type=_seconds, default=30.0, help="seconds an SDK client waits between bytes")
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder for what was found")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder for what was found")
     p.add_argument("--run-id", help="report folder name of the reproduction (default: fuzz-<timestamp>)")
     p.set_defaults(func=run)
 

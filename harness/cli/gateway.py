@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.cli import output_folder
+
 if TYPE_CHECKING:
     from harness.gateways.specs import GatewaySpec
     from harness.plumbing import SutHeader
@@ -48,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder")
     p.add_argument("--run-id", help="report folder name (default: gateway-NAME)")
     p.add_argument("--known", type=Path, help="known-failures file (default: gateways/NAME/conformance-known.toml)")
     p.add_argument("--update-known", action="store_true", help="rewrite the known-failures file from this run")

@@ -135,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     except (ImportFailure, CaptureError, UnknownProtocolError, ValueError) as exc:
         say_error("import", exc)
         return EXIT_USAGE
+    except RecursionError:
+        # JSON nested thousands deep (tool arguments, say) exhausts a parser's recursion somewhere on the way:
+        # the SDK's, a decoder's, the scenario writer's. Nothing of this exchange is kept.
+        say_error("import", f"{args.file}: the exchange nests too deeply to import (JSON thousands of levels deep)")
+        return EXIT_USAGE
     return EXIT_OK
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.cli import output_folder
 from harness.cli._sources import (
     add_layer_options,
     cassette_folder,
@@ -51,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ),
     )
     add_layer_options(p)
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--frontend", type=_names, action="extend", help="frontend protocols (comma list; default all)")
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.cli import output_folder
 from harness.scenarios.layers import packaged
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -32,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--scenarios", type=Path, default=packaged("scenarios"), help="scenario folder (default: packaged)")
     p.add_argument("--cassettes", type=Path, default=packaged("cassettes"), help="cassette folder (default: packaged)")
-    p.add_argument("--reports", type=Path, default=Path("reports"), help="report folder (default: reports)")
+    p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder (default: reports)")
     p.add_argument("--quick", action="store_true", help="only each fault's witness cases (the bounded CI form)")
     p.add_argument("--fault", type=_names, action="extend", help="only these faults (comma list; default all)")
     p.add_argument("--per-fault", type=int, help="cases per fault in a full run (default 24)")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import sys
 from pathlib import Path
+
+from harness.cli._serving import BindError, bind, port_number, run_server
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -24,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--config", required=True, type=Path, help="proxy config (TOML)")
     p.add_argument("--host", default=None, help="interface to bind (default: config, else 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="port to bind (default: config, else 8787)")
+    p.add_argument("--port", type=port_number, default=None, help="port to bind (default: config, else 8787)")
     p.add_argument("--log-level", default="info", choices=LOG_LEVELS, help="log level (default: info)")
     p.set_defaults(func=run)
 
@@ -50,7 +51,11 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # httpx2 logs every request URL at INFO; the proxy logs each exchange itself (with its trace id).
     logging.getLogger("httpx2").setLevel(max(level, logging.WARNING))
-    # uvicorn shuts down gracefully on Ctrl-C, then re-raises it; that is a normal end of serving.
-    with contextlib.suppress(KeyboardInterrupt):
-        AnnouncingServer(uvicorn_config(app, host, port, log_level=args.log_level), banner(config)).run()
+    try:
+        sock = bind(host, port)
+    except BindError as exc:
+        print(f"conformance serve: {exc}", file=sys.stderr)  # noqa: T201
+        return 2
+    port = sock.getsockname()[1]
+    run_server(AnnouncingServer(uvicorn_config(app, host, port, log_level=args.log_level), banner(config)), sock)
     return 0

@@ -3,18 +3,24 @@ readiness URL answers (bounded), stopped by its PID (SIGTERM, then SIGKILL after
 happened in between.
 
 The process is the gateway's own server in the foreground (`litellm`, `node .../start-server.js`, `ccr start`),
-so its PID is the server's: nothing is found or killed by name.
+so its PID is the server's: nothing is found or killed by name. It runs in its own process group (stopped as a
+group, so whatever it started goes too) and, on Linux, with a parent-death signal: if this process dies in any
+way, SIGKILL included, the kernel sends the gateway SIGTERM, so no gateway outlives its run holding its port.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +32,18 @@ STOP_SECONDS = 10.0
 """How long a gateway may take to exit after SIGTERM before it is killed."""
 LOG_TAIL = 2_000
 """Characters of the gateway's log quoted when it fails to start."""
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child between fork and exec
+    """In the child before exec: ask the kernel for SIGTERM when the parent dies (Linux `prctl`); a parent that
+    died before the request was made is checked for right after it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class GatewayStartError(RuntimeError):
@@ -103,6 +121,8 @@ class GatewayProcess:
                     stdin=subprocess.DEVNULL,
                     stdout=sink,
                     stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its own process group: Ctrl-C goes to us, we stop it
+                    preexec_fn=partial(_die_with_parent, os.getpid()) if sys.platform == "linux" else None,
                 )
             except OSError as exc:
                 raise GatewayStartError(f"cannot start {launch.argv[0]}: {exc}") from exc
@@ -141,18 +161,19 @@ class GatewayProcess:
                 time.sleep(POLL_SECONDS)
 
     def stop(self, timeout: float = STOP_SECONDS) -> int | None:
-        """Stop the process by its PID: SIGTERM, then SIGKILL after `timeout` seconds; its exit code (None if it
-        was never started)."""
+        """Stop the process group the gateway leads (its PID is the group's id): SIGTERM, then SIGKILL after
+        `timeout` seconds; the gateway's exit code (None if it was never started)."""
         proc = self.proc
         if proc is None:
             return None
         if proc.poll() is None:
-            proc.terminate()
+            _signal_group(proc.pid, signal.SIGTERM)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                _signal_group(proc.pid, signal.SIGKILL)
                 proc.wait(timeout)
+        _signal_group(proc.pid, signal.SIGKILL)  # what the gateway started and left behind in its group
         return proc.returncode
 
     def __enter__(self) -> GatewayProcess:
@@ -160,6 +181,12 @@ class GatewayProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Send `sig` to the process group `pgid` (ours alone: the gateway was started in a new session)."""
+    with suppress(ProcessLookupError):  # the group is empty: nothing left to stop
+        os.killpg(pgid, sig)
 
 
 @contextmanager

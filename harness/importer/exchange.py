@@ -13,11 +13,21 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from harness import ir
+from harness import ir, safeyaml
 from harness.capture import Interaction, load_interactions
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.record.chunks import event_boundaries, split_by_lengths
-from harness.record.scrub import REDACTED, SECRET_QUERY_KEYS, rules, scrub_body, scrub_headers, scrub_url
+from harness.record.scrub import (
+    REDACTED,
+    SECRET_QUERY_KEYS,
+    is_credential_query,
+    rules,
+    scrub_body,
+    scrub_credentials_body,
+    scrub_credentials_url,
+    scrub_headers,
+    scrub_url,
+)
 from harness.scenarios.resolve import split_scenario
 
 TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -177,7 +187,13 @@ def _scrubbed_request(request: HttpRequest, notes: list[str]) -> HttpRequest:
     body, count = redact_keys(scrub_body(request.body))
     if count:
         notes.append(f"{count} key-shaped string(s) in the request body replaced by {REDACTED}")
-    query = {k: (REDACTED if k.lower() in SECRET_QUERY_KEYS else v) for k, v in request.query.items()}
+    body, fields = scrub_credentials_body(body)
+    if fields:
+        notes.append(f"{fields} credential field(s) in the request body replaced by {REDACTED}")
+    query = {
+        k: (REDACTED if k.lower() in SECRET_QUERY_KEYS or is_credential_query(k) else v)
+        for k, v in request.query.items()
+    }
     return HttpRequest(request.method, request.path, query, scrub_headers(request.headers), body)
 
 
@@ -207,7 +223,9 @@ def _exchange(
     chunks, count = _scrub_chunks(recorded.chunks)
     if count:
         notes.append(f"{count} key-shaped string(s) in the response replaced by {REDACTED}")
-    url = redact_keys(scrub_url(recorded.url).encode())[0].decode()
+    url, credentials = scrub_credentials_url(redact_keys(scrub_url(recorded.url).encode())[0].decode())
+    if credentials:
+        notes.append(f"{credentials} credential(s) in the URL (a password, signed-URL parameters) replaced")
     parts = urlsplit(url)
     return Exchange(
         protocol=protocol,
@@ -245,8 +263,8 @@ def _recorded_of(item: Interaction) -> _Recorded:
 def _own_source(path: Path) -> Literal["real", "reference"]:
     """`metadata.source` of one of the harness's own cassettes (`real` unless it says `reference`)."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        doc = safeyaml.load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):  # UnicodeDecodeError and YamlBombError are ValueErrors
         return "real"
     metadata = doc.get("metadata") if isinstance(doc, dict) else None
     return "reference" if isinstance(metadata, dict) and metadata.get("source") == "reference" else "real"

@@ -138,3 +138,30 @@ def encode_events(codec: Codec, events: Iterable[ir.StreamEvent], request: ir.Re
         out += encoder.encode(event)
     out += encoder.close()
     return bytes(out)
+
+
+class FramedDecoder:
+    """A stream decoder whose framing errors come out as the protocol's `DecodeError` (the codec contract: a
+    decoder raises only `DecodeError`, so every caller that catches it, the proxy's tap included, holds)."""
+
+    def __init__(self, protocol: str, inner: StreamDecoder) -> None:
+        self.protocol = protocol
+        self.inner = inner
+
+    def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
+        """The inner decoder's `feed`, a `FramingError` turned into a `DecodeError` with the same offset."""
+        try:
+            return self.inner.feed(chunk)
+        except DecodeError:
+            raise
+        except WireError as exc:
+            raise DecodeError(self.protocol, exc.message, offset=exc.offset) from exc
+
+    def close(self) -> list[ir.StreamEvent]:
+        """The inner decoder's `close`, with the same translation."""
+        try:
+            return self.inner.close()
+        except DecodeError:
+            raise
+        except WireError as exc:
+            raise DecodeError(self.protocol, exc.message, offset=exc.offset) from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from starlette.requests import Request
@@ -74,6 +75,10 @@ def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpo
                 ir.ErrorKind.INVALID_REQUEST, f"request body exceeds {state.config.max_request_bytes} bytes"
             )
             return await send_error(state, rec, codec, error, status=413)
+        depth = nesting_depth(body)
+        if depth > MAX_NESTING:
+            message = f"request body nests {depth} levels deep; this proxy accepts at most {MAX_NESTING}"
+            return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, message))
         wire = _wire_request(request, body)
         try:
             model = frontend.model.model_of(wire)
@@ -98,6 +103,28 @@ def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpo
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.SERVER, f"proxy: {exc}"))
 
     return endpoint
+
+
+MAX_NESTING = 128
+"""Deepest JSON nesting a request may have (real requests, JSON schemas included, stay within a few dozen): a
+deeper one would exhaust the decoders' recursion, so it is refused up front with the frontend's 400."""
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def nesting_depth(body: bytes) -> int:
+    """The deepest bracket nesting of a JSON text, strings left out, without recursion (any bytes accepted); for a
+    body with at most `MAX_NESTING` brackets in all, their count (a bound: such a body is never too deep)."""
+    if body.count(b"[") + body.count(b"{") <= MAX_NESTING:
+        return body.count(b"[") + body.count(b"{")
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_JSON_STRING.sub(b"", body)):
+        if bracket in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 async def _count_tokens_locally(call: Call) -> Response:

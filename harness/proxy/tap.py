@@ -14,6 +14,7 @@ from harness import ir
 from harness.protocols import Codec, DecodeError, HttpRequest
 from harness.proxy.models import Exchange, ExchangeCallback, Timings
 from harness.stream import GrammarChecker, Violation
+from harness.wire.content import MAX_INFLATED
 
 log = logging.getLogger("harness.proxy")
 
@@ -200,9 +201,14 @@ class StreamTap:
         if self.failed:
             return
         try:
-            data = self._inflate.decompress(chunk) if self._inflate is not None else chunk
+            data = chunk
+            if self._inflate is not None:
+                # Bounded: a few kilobytes of gzip may inflate to gigabytes; the tap gives up, the bytes pass on.
+                data = self._inflate.decompress(chunk, MAX_INFLATED)
+                if self._inflate.unconsumed_tail:
+                    raise zlib.error(f"the body inflates beyond {MAX_INFLATED} bytes in one chunk; not decoded")
             self._emit(self.decoder.feed(data))
-        except (DecodeError, zlib.error) as exc:
+        except (ValueError, zlib.error) as exc:  # DecodeError, or any WireError: the bytes pass on untouched
             self.failed = True
             self.recorder.problem(f"upstream stream: {exc}")
 
@@ -212,7 +218,7 @@ class StreamTap:
             return
         try:
             self._emit(self.decoder.close())
-        except DecodeError as exc:
+        except ValueError as exc:  # DecodeError or any WireError
             self.recorder.problem(f"upstream stream: {exc}")
         self.recorder.events([], self.checker.finish())
 

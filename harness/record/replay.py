@@ -21,10 +21,11 @@ from harness.backends import WireReply, wire_app
 from harness.protocols import Codec, HttpRequest, registry
 from harness.protocols.reference import as_requested
 from harness.record import serializer
-from harness.record.chunks import Rechunk, rechunk, split_by_lengths
+from harness.record.chunks import Rechunk, event_boundaries, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
 from harness.record.matching import backend_request, scenario_key, scenario_matcher
 from harness.scenarios.model import Scenario
+from harness.wire.content import InflateError, decode_content
 
 # Hop-by-hop and encoding headers describe the original transfer, not the body we serve.
 _DROP_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection"})
@@ -124,6 +125,15 @@ class Replayer:
             raise ReplayMissError(f"{path}: recorded request does not match: {detail}") from exc
         body = response["body"]["string"] or b""
         chunks = split_by_lengths(body, response["body"].get("chunks"))
+        encoding = _stored_encoding(response)
+        if encoding:
+            # A body stored compressed (a real recording kept as sent): served decoded, as the header that said
+            # so is dropped; cut at its events, as the recorder cuts a real stream.
+            try:
+                body = decode_content(body, {"content-encoding": encoding})
+            except InflateError as exc:
+                raise CassetteError(f"{path}: {exc}") from exc
+            chunks = split_by_lengths(body, event_boundaries(body, _stored_media_type(response)))
         status = int(response["status"]["code"])
         if stream and status < 400:
             chunks = as_requested(codec, _recorded_request(cassette, response), request, chunks)
@@ -134,6 +144,22 @@ class Replayer:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
         return WireReply(status, headers, chunks, scenario, stream)
+
+
+def _stored_encoding(response: dict[str, Any]) -> str:
+    """The stored answer's `Content-Encoding` (lower case; "" when none)."""
+    for name, value in response["headers"].items():
+        if name.lower() == "content-encoding":
+            return (", ".join(value) if isinstance(value, list) else str(value)).lower()
+    return ""
+
+
+def _stored_media_type(response: dict[str, Any]) -> str | None:
+    """The stored answer's `Content-Type` (None when none)."""
+    for name, value in response["headers"].items():
+        if name.lower() == "content-type":
+            return ", ".join(value) if isinstance(value, list) else str(value)
+    return None
 
 
 def _recorded_request(cassette: Cassette, response: dict[str, Any]) -> HttpRequest:

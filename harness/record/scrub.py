@@ -145,3 +145,80 @@ def without_userinfo(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+# --- credentials that are not key-shaped (issue 22): a password in a URL, signed-URL parameters, secret fields ---
+CREDENTIAL_QUERY = re.compile(
+    r"(?:^|[_\-.])(?:sig|signature|password|passwd|pwd|secret|token|credential|key|apikey)(?:$|[_\-.])",
+    re.IGNORECASE,
+)
+"""A query parameter that holds a credential whatever its value looks like (`sig`, `x-goog-api-key`,
+`X-Amz-Signature`, `X-Amz-Credential`, `password`, `token`, ...)."""
+CREDENTIAL_FIELD = re.compile(
+    r"(?:^|[_\-.])(?:password|passwd|secret|apikey|api[_\-]key|access[_\-]token|refresh[_\-]token|"
+    r"session[_\-]token|security[_\-]token|private[_\-]key|credentials?)(?:$|[_\-.])",
+    re.IGNORECASE,
+)
+"""A body field that holds a credential (`aws_secret_access_key`, `password`, `client_secret`, `private_key`,
+...); not `signature` (a thinking block's) nor `*_key`/`*_token` in general (`prompt_cache_key`, `max_tokens`)."""
+
+
+def is_credential_query(name: str) -> bool:
+    """Whether a query parameter of this name holds a credential."""
+    return bool(CREDENTIAL_QUERY.search(name))
+
+
+def is_credential_field(name: str) -> bool:
+    """Whether a JSON body field of this name holds a credential."""
+    return bool(CREDENTIAL_FIELD.search(name))
+
+
+def scrub_credentials_url(url: str) -> tuple[str, int]:
+    """The URL with a password in its user info and every credential-named query value replaced by REDACTED,
+    and how many were."""
+    parts = urlsplit(url)
+    count = 0
+    netloc = parts.netloc
+    userinfo, at, host = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc = f"{userinfo.split(':', 1)[0]}:{REDACTED}@{host}"
+        count += 1
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    cleaned = [(k, REDACTED if is_credential_query(k) and v != REDACTED else v) for k, v in query]
+    count += sum(a != b for a, b in zip(query, cleaned, strict=True))
+    if not count:
+        return url, 0
+    new_query = urlencode(cleaned) if cleaned != query else parts.query
+    return urlunsplit(parts._replace(netloc=netloc, query=new_query)), count
+
+
+def scrub_credentials_json(value: Any) -> tuple[Any, int]:
+    """A JSON value with each credential-named field's string value replaced by REDACTED, recursively (a schema
+    property called `password`, whose value is an object, is kept), and how many were."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        count = 0
+        for k, v in value.items():
+            if isinstance(v, str) and v != REDACTED and is_credential_field(str(k)):
+                out[k], n = REDACTED, 1
+            else:
+                out[k], n = scrub_credentials_json(v)
+            count += n
+        return out, count
+    if isinstance(value, list):
+        pairs = [scrub_credentials_json(v) for v in value]
+        return [v for v, _ in pairs], sum(n for _, n in pairs)
+    return value, 0
+
+
+def scrub_credentials_body(body: bytes) -> tuple[bytes, int]:
+    """A JSON body with credential fields redacted (`scrub_credentials_json`); other bodies, and clean ones, kept
+    byte for byte."""
+    try:
+        value = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return body, 0
+    cleaned, count = scrub_credentials_json(value)
+    if not count:
+        return body, 0
+    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), count

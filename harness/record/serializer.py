@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from harness import safeyaml
+
 # The pure-Python dumper: libyaml escapes astral-plane characters (emoji), which forbids literal blocks.
 _SAFE_DUMPER = yaml.SafeDumper
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -94,7 +96,7 @@ def serialize(data: dict[str, Any]) -> str:
 
 def deserialize(text: str) -> dict[str, Any]:
     """vcrpy serializer hook: readable YAML text -> the dict vcrpy builds its cassette from."""
-    doc = yaml.load(text, Loader=_SAFE_LOADER)
+    doc = safeyaml.load(text)  # a YamlBombError is a ValueError, as a non-cassette is
     if not isinstance(doc, dict) or not isinstance(doc.get("interactions"), list):
         raise ValueError("not a cassette: no 'interactions' list")
     interactions = []

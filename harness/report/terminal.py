@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.console import Console
 from rich.padding import Padding
@@ -80,6 +82,15 @@ def legend(report: RunReport) -> Text:
     return text
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text from answers made safe for a terminal: every control character but newline and tab (ESC, CSI, BEL,
+    CR, ...) shown as its escape (`\\x1b`), so a raw escape sequence in an answer cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -89,9 +100,9 @@ def _divergence(group: CaseGroup) -> Text:
     text = Text(f"at {group.path}")
     if first is not None:
         text.append(": ")
-        text.append(json_value(first.left, VALUE_LIMIT), style="green")
+        text.append(printable(json_value(first.left, VALUE_LIMIT)), style="green")
         text.append(" != ")
-        text.append(json_value(first.right, VALUE_LIMIT), style="red")
+        text.append(printable(json_value(first.right, VALUE_LIMIT)), style="red")
     return text
 
 
@@ -100,7 +111,7 @@ def _deviation_lines(case: CaseResult) -> Text:
     line.append(case.case_id, style="bold")
     for deviation in case.deviations:
         line.append(f"\n    {deviation.rule}: ", style="yellow")
-        line.append(deviation.message)
+        line.append(printable(deviation.message))
     return line
 
 
@@ -131,7 +142,7 @@ def print_group(console: Console, number: int, group: CaseGroup, rerun: list[str
     body: list[Text] = []
     if group.path != NO_PATH or group.example.first_divergence is not None:
         body.append(_divergence(group))
-    body.append(Text(group.reason))
+    body.append(Text(printable(group.reason)))
     body += [Text(f"why {name} matters: {why}", style="dim") for name, why in explain(group.example)]
     body.append(Text(_names("frontends", group.axis("frontend")), style="dim"))
     body.append(Text(_names("backends", group.axis("backend")), style="dim"))

@@ -132,6 +132,15 @@ def crash_check(exc: BaseException, protocol: str, chunks: Sequence[bytes], stre
     return Check(name=CLIENT_CRASH, passed=False, expected=expected, actual=actual)
 
 
+def recording_at_fault(role: str, upstream: Sequence[bytes], frontend: Sequence[bytes]) -> bool:
+    """Whether an SDK crash is the recording's fault, not the proxy's: a baseline run (the SDK of the recording's
+    own protocol, through pass-through) whose client received the recorded bytes unchanged. Those bytes are what
+    the cassette holds (a gzip-stored body its own SDK cannot read, say): no system under test touched them, so
+    blaming one would be a false alarm, and the run is a harness error naming the cassette instead. A baseline
+    whose bytes the system under test changed on the way, and every translated run, stay a `client_crash`."""
+    return role != "translated" and bool(upstream) and b"".join(upstream) == b"".join(frontend)
+
+
 def transport_fault(exc: BaseException) -> bool:
     """Whether `exc` is the wire failing under the client (a cut stream, a timeout, a broken protocol), whichever
     frame raised it: the answer's sender is at fault, not the code reading it."""

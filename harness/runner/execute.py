@@ -255,7 +255,16 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     error: str | None = None
     if outcome.crash is not None:
         exc = outcome.crash
-        if crash.raised_in_sdk(exc, run.client) or _proxy_fault(exc, run, exchange):
+        if (
+            crash.raised_in_sdk(exc, run.client)
+            and exchange is not None
+            and crash.recording_at_fault(run.role, exchange.upstream_chunks, exchange.frontend_chunks)
+        ):
+            error = (
+                f"the recording is unreadable by its own SDK: the {run.client} SDK crashed on cassette "
+                f"{run.recording.relative_path} as recorded ({type(exc).__name__}: {exc}); re-record it"
+            )
+        elif crash.raised_in_sdk(exc, run.client) or _proxy_fault(exc, run, exchange):
             checks.append(crash.crash_check(exc, run.client, _frontend_chunks(exchange), run.stream))
         else:
             error = f"harness bug: {type(exc).__name__}: {exc} (at {crash.where(exc) or 'an unknown place'})"

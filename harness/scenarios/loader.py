@@ -16,6 +16,7 @@ import jsonschema
 import yaml
 from pydantic import ValidationError
 
+from harness import safeyaml
 from harness.scenarios.layers import Layers, scenario_sources
 from harness.scenarios.model import ReplyOk, Scenario
 from harness.scenarios.script import scripted_events
@@ -74,7 +75,9 @@ def _read_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(path, "$", f"cannot read the file: {exc}") from exc
     try:
-        return yaml.safe_load(text)
+        return safeyaml.load(text)
+    except safeyaml.YamlBombError as exc:
+        raise ScenarioError(path, "$", str(exc)) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "$"

@@ -177,3 +177,37 @@ def test_an_imported_case_runs_through_the_built_in_proxy(capsys: pytest.Capture
     summary = json.loads((reports / "x" / "summary.json").read_text(encoding="utf-8"))
     assert (summary["scenarios"], summary["backends"], summary["total"]) == (["real-tools"], ["anthropic"], 3)
     assert summary["counts"]["pass"] == 3
+
+
+def test_nested_tool_arguments_are_one_line_and_nothing_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 22: tool arguments nested thousands deep ended `conformance import` in a RecursionError traceback.
+
+    arguments = '{"a": ' + "[" * 3000 + "]" * 3000 + "}"
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    answer = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "tools": [tool]}
+    (tmp_path / "answer.json").write_text(json.dumps(answer))
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    out = tmp_path / "out"
+    code = main(
+        [
+            "import", str(tmp_path / "answer.json"), "--request", str(tmp_path / "request.json"),
+            "--protocol", "openai", "--scenarios", str(out / "s"), "--cassettes", str(out / "c"), "--id", "deep",
+        ]
+    )  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err == [f"conformance import: {tmp_path / 'answer.json'}: the exchange nests too deeply to import "
+                   "(JSON thousands of levels deep)"]  # fmt: skip
+    assert not list(out.rglob("*.yaml"))

@@ -102,3 +102,32 @@ def test_a_planted_key_in_raw_files_never_lands(tmp_path: Path) -> None:
     out = tmp_path / "out"
     import_exchange(exchange, "raw-leak", scenarios=out / "scenarios", cassettes=out / "cassettes", backends=["openai"])
     assert PLANTED not in written(out) and "REDACTED" in written(out)
+
+
+NOT_KEY_SHAPED = "hunter2-not-a-key"
+
+
+def test_secrets_that_are_not_key_shaped_never_land(tmp_path: Path) -> None:
+    # Issue 22: a password in the URL, signed-URL and Google key query parameters, credential body fields.
+    capture = fake_capture(tmp_path / "creds.yaml")
+    doc = yaml.safe_load(capture.read_text(encoding="utf-8"))
+    request = doc["interactions"][0]["request"]
+    request["uri"] = (
+        f"https://user:{NOT_KEY_SHAPED}@api.openai.com/v1/chat/completions"
+        f"?sig={NOT_KEY_SHAPED}1&x-goog-api-key={NOT_KEY_SHAPED}2&api-version=2024-06-01"
+    )
+    body = json.loads(request["body"])
+    body["metadata"] = {"aws_secret_access_key": f"{NOT_KEY_SHAPED}3", "password": f"{NOT_KEY_SHAPED}4"}
+    request["body"] = json.dumps(body)
+    capture.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = tmp_path / "out"
+    case = import_exchange(
+        from_capture(capture, 0), "creds", scenarios=out / "scenarios", cassettes=out / "cassettes", backends=[]
+    )
+    text = written(out)
+    assert NOT_KEY_SHAPED not in text
+    assert any("credential(s) in the URL" in note for note in case.notes)
+    assert any("credential field(s) in the request body" in note for note in case.notes)
+    real = yaml.safe_load((out / "cassettes" / "openai" / "creds.nonstream.yaml").read_text(encoding="utf-8"))
+    url = real["metadata"]["origin"]["url"]
+    assert url.startswith("https://user:REDACTED@api.openai.com/") and "api-version=2024-06-01" in url

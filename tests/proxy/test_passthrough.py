@@ -175,3 +175,36 @@ async def test_passthrough_upstream_failure_mid_stream_breaks_the_client_connect
 async def test_chunk_stream_helper_keeps_boundaries() -> None:
     stream = ChunkStream([b"a", b"bc"])
     assert [c async for c in stream] == [b"a", b"bc"]
+
+
+async def test_invalid_utf8_in_a_passthrough_stream_reaches_the_client_byte_for_byte() -> None:
+    # Issue 22: the tap's framing error used to break a pass-through stream; the tap's view is its own business.
+    body = (
+        b'event: ping\ndata: {"type":"ping"}\n\n'
+        b'event: ping\ndata: {"type":"ping \xff\xfe"}\n\n'
+        b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    upstream = ReplayUpstream(200, {"content-type": "text/event-stream"}, split(body))
+    request = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    async with proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p:
+        response = await p.client.post("/v1/messages", json=request)
+    assert response.status_code == 200
+    assert response.content == body
+    assert any("invalid UTF-8" in problem for problem in p.exchange.problems), p.exchange.problems
+
+
+async def test_gzip_bomb_in_a_passthrough_stream_passes_through_and_the_tap_gives_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tap inflates its own copy with a bound (scaled down here): past it, a problem, and the bytes untouched.
+    from harness.proxy import tap
+
+    monkeypatch.setattr(tap, "MAX_INFLATED", 1024)
+    compressed = gzip.compress(b"data: " + b"x" * 100_000 + b"\n\n")
+    upstream = ReplayUpstream(200, {"content-type": "text/event-stream", "content-encoding": "gzip"}, [compressed])
+    request = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    async with proxy(config(("m", "passthrough", "anthropic", "m")), upstream.transport()) as p:
+        response = await p.client.post("/v1/messages", json=request, headers={"accept-encoding": "gzip"})
+    assert b"".join(p.exchange.frontend_chunks) == compressed
+    assert response.status_code == 200
+    assert any("inflates beyond 1024 bytes" in problem for problem in p.exchange.problems), p.exchange.problems

@@ -235,3 +235,22 @@ async def test_passthrough_to_a_profile_of_the_frontends_family_is_allowed() -> 
     assert response.status_code == 200
     assert response.json()["choices"][0]["message"]["content"] == "from groq"
     assert json.loads(up.requests[0].content)["model"] == "llama"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["translate", "passthrough"])
+async def test_deeply_nested_request_is_a_400_in_the_frontend_error_shape(mode: str) -> None:
+    # Issue 22: a request nested 100,000 deep exhausted the decoders' recursion: a bare 500.
+    from tests.proxy.client import proxy as running_proxy
+    from tests.proxy.upstreams import ScriptedUpstream, config, text_reply
+
+    upstream = ScriptedUpstream("openai", text_reply("hi"))
+    nested = "[" * 100_000 + "]" * 100_000
+    body = f'{{"model": "m", "max_tokens": 5, "messages": [{{"role": "user", "content": {nested}}}]}}'
+    async with running_proxy(config(("m", mode, "openai", "m")), upstream.transport()) as p:
+        response = await p.client.post("/v1/messages", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    error = response.json()
+    assert error["type"] == "error" and error["error"]["type"] == "invalid_request_error"
+    assert "nests 100003 levels deep" in error["error"]["message"]
+    assert upstream.requests == []

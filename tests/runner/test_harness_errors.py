@@ -244,3 +244,49 @@ def test_events_no_client_can_build_a_message_from_are_a_client_crash_not_a_harn
     assert case.verdict is Verdict.PROXY_BUG_RESPONSE
     assert case.reason.startswith("the anthropic SDK crashed on the proxy's output: ImpossibleStream: ")
     assert '"type":"content_block_delta","index":0' in case.reason
+
+
+def test_a_cassette_its_own_sdk_crashes_on_is_a_harness_error_naming_it(tmp_path: Path) -> None:
+    # Issue 22: bytes that reach the backend's own SDK exactly as the cassette stores them and crash it are the
+    # recording's fault, not the proxy's (runner/crash.py: recording_at_fault).
+    import yaml
+
+    cassettes = tmp_path / "cassettes"
+    shutil.copytree(REPO / "cassettes", cassettes)
+    path = cassettes / "gemini" / "text-basic.stream.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    response = doc["interactions"][0]["response"]
+    body = response["body"]["string"] + STRING_CODE_ERROR.decode()
+    response["body"] = {"string": body}
+    response["headers"]["content-length"] = [str(len(body.encode()))]
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    opts = options(tmp_path, cassettes=cassettes, frontends=["openai"], backends=["gemini"], streams=(True,))
+    code, results = run(opts)
+    assert code == 2
+    (case,) = results
+    assert case.verdict is Verdict.HARNESS_ERROR
+    assert "the recording is unreadable by its own SDK" in case.reason
+    assert "cassette gemini/text-basic.stream.yaml" in case.reason and "TypeError" in case.reason
+
+
+def test_a_gzip_stored_cassette_is_served_decoded_and_judged(tmp_path: Path) -> None:
+    # Issue 22: the replay dropped `Content-Encoding: gzip` but served the compressed bytes, which the backend's
+    # own SDK could not read (a false verdict). It now serves the body decoded, cut at its events.
+    import base64
+    import gzip
+
+    import yaml
+
+    cassettes = tmp_path / "cassettes"
+    shutil.copytree(REPO / "cassettes", cassettes)
+    path = cassettes / "gemini" / "text-basic.stream.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    response = doc["interactions"][0]["response"]
+    body = gzip.compress(response["body"]["string"].encode())
+    response["body"] = {"base64": base64.b64encode(body).decode()}
+    response["headers"]["content-encoding"] = ["gzip"]
+    response["headers"]["content-length"] = [str(len(body))]
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    opts = options(tmp_path, cassettes=cassettes, frontends=["openai"], backends=["gemini"], streams=(True,))
+    code, results = run(opts)
+    assert (code, [r.verdict for r in results]) == (0, [Verdict.PASS])

@@ -22,6 +22,7 @@ from harness.protocols.anthropic.mapping import NAME, dumps
 from harness.protocols.anthropic.reference import REFERENCE, AnthropicReference, wire_events
 from harness.protocols.anthropic.stream_decode import AnthropicStreamDecoder
 from harness.protocols.anthropic.stream_encode import AnthropicStreamEncoder
+from harness.protocols.base import FramedDecoder, StreamDecoder
 from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
@@ -82,9 +83,9 @@ class AnthropicCodec:
         """IR -> a Messages response (the request is not needed)."""
         return _response.encode_response(response)
 
-    def stream_decoder(self) -> AnthropicStreamDecoder:
+    def stream_decoder(self) -> StreamDecoder:
         """A fresh SSE stream decoder."""
-        return AnthropicStreamDecoder()
+        return FramedDecoder(self.name, AnthropicStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> AnthropicStreamEncoder:
         """A fresh SSE stream encoder (the request estimates input tokens an upstream has not reported yet)."""

@@ -17,6 +17,7 @@ from typing import ClassVar
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
+from harness.protocols.base import FramedDecoder, StreamDecoder
 from harness.protocols.bedrock import auth, errors, request, response
 from harness.protocols.bedrock.facts import FACTS
 from harness.protocols.bedrock.losses import LOSSES, RESHAPES
@@ -94,9 +95,9 @@ class BedrockCodec:
         """IR -> a Converse response (the request is not needed)."""
         return response.encode_response(response_)
 
-    def stream_decoder(self) -> BedrockStreamDecoder:
+    def stream_decoder(self) -> StreamDecoder:
         """A fresh ConverseStream decoder."""
-        return BedrockStreamDecoder()
+        return FramedDecoder(self.name, BedrockStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> BedrockStreamEncoder:
         """A fresh ConverseStream encoder (the request is not needed)."""

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import common, registry
-from harness.protocols.base import StreamDecoder, StreamEncoder
+from harness.protocols.base import FramedDecoder, StreamDecoder, StreamEncoder
 from harness.protocols.cloudflare import errors as _errors
 from harness.protocols.cloudflare import paths
 from harness.protocols.cloudflare import request as _request
@@ -97,7 +97,7 @@ class CloudflareCodec:
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh SSE decoder."""
-        return CloudflareStreamDecoder()
+        return FramedDecoder(self.name, CloudflareStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
         """A fresh SSE encoder writing the native form."""

@@ -17,6 +17,7 @@ from typing import ClassVar
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
+from harness.protocols.base import FramedDecoder, StreamDecoder
 from harness.protocols.gemini import errors, request_decode, request_encode, response
 from harness.protocols.gemini.facts import FACTS
 from harness.protocols.gemini.fields import EncodeError
@@ -87,9 +88,9 @@ class GeminiCodec:
         """IR -> a generateContent body."""
         return response.encode_response(response_, request=request)
 
-    def stream_decoder(self) -> GeminiStreamDecoder:
+    def stream_decoder(self) -> StreamDecoder:
         """A decoder that detects SSE, JSON-array or plain-JSON framing from the body itself."""
-        return GeminiStreamDecoder()
+        return FramedDecoder(self.name, GeminiStreamDecoder())
 
     def stream_encoder(
         self, *, request: ir.Request | None = None, json_array: bool | None = None

@@ -16,7 +16,7 @@ from typing import ClassVar
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
-from harness.protocols.base import StreamDecoder, StreamEncoder
+from harness.protocols.base import FramedDecoder, StreamDecoder, StreamEncoder
 from harness.protocols.ollama import errors as _errors
 from harness.protocols.ollama import request as _request
 from harness.protocols.ollama import response as _response
@@ -94,7 +94,7 @@ class OllamaCodec:
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh NDJSON stream decoder."""
-        return OllamaStreamDecoder()
+        return FramedDecoder(self.name, OllamaStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
         """A fresh NDJSON stream encoder (the model name comes from MessageStart, else from `request`)."""

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import common
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, FramedDecoder, StreamDecoder
 from harness.protocols.openai import endpoint, errors, request_decode, request_encode
 from harness.protocols.openai import response as response_body
 from harness.protocols.openai.losses import RESHAPES, profile_losses
@@ -89,9 +89,9 @@ class OpenAICodec:
         body = common.dump_json(response_body.encode_response_body(self.profile, response))
         return HttpResponse(status=200, headers={"content-type": "application/json"}, body=body)
 
-    def stream_decoder(self) -> ChatStreamDecoder:
+    def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one SSE body."""
-        return ChatStreamDecoder(self.profile)
+        return FramedDecoder(self.name, ChatStreamDecoder(self.profile))
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> ChatStreamEncoder:
         """A fresh encoder; the usage-only chunk is sent unless `request` declined `include_usage`."""

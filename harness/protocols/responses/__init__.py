@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, FramedDecoder, StreamDecoder
 from harness.protocols.responses import errors, request_decode, request_encode
 from harness.protocols.responses import response as response_body
 from harness.protocols.responses.facts import FACTS
@@ -109,9 +109,9 @@ class ResponsesCodec:
         body = dumps(response_body.encode_response_body(response, request))
         return HttpResponse(status=200, headers={"content-type": "application/json"}, body=body)
 
-    def stream_decoder(self) -> ResponsesStreamDecoder:
+    def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one SSE body."""
-        return ResponsesStreamDecoder()
+        return FramedDecoder(self.name, ResponsesStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> ResponsesStreamEncoder:
         """A fresh encoder; its response objects echo the request's settings when it is given."""

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
-from harness.protocols.base import StreamDecoder, StreamEncoder, decode_events, encode_events
+from harness.protocols.base import FramedDecoder, StreamDecoder, StreamEncoder, decode_events, encode_events
 from harness.protocols.swink import errors as _errors
 from harness.protocols.swink import request as _request
 from harness.protocols.swink._fields import PROTOCOL, STREAM_PATH, fail
@@ -90,7 +90,7 @@ class SwinkCodec:
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh SSE decoder."""
-        return SwinkStreamDecoder()
+        return FramedDecoder(self.name, SwinkStreamDecoder())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
         """A fresh SSE encoder."""
