@@ -23,7 +23,11 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "tools-dropped-on-stream": ("proxy_bug_request", 'request.tools[0]: {"name": "get_weather"'),
     "tool-call-ids-from-name": ("proxy_bug_request", 'request.messages[1].content[1].id: "<call:1>" -> "<call:0>"'),
     "fixed-beta-header": ("proxy_bug_request", "the upstream request fails upstream.headers"),
-    "stream-options-forwarded": ("proxy_bug_request", "the upstream request fails upstream.unknown_fields"),
+    # The Anthropic spec rejects the unknown field too (upstream.spec), beside the field table.
+    "stream-options-forwarded": (
+        "proxy_bug_request",
+        "the upstream request fails upstream.spec, upstream.unknown_fields",
+    ),
     "created-missing-from-chunks": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "error-in-detail-envelope": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "gemini-function-response-name-hardcoded": (
@@ -82,7 +86,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "tool-choice-dropped": ("proxy_bug_request", 'request.tool_choice: {"kind": "required"} -> null'),
     "tool-result-blocks-stringified": ("proxy_bug_request", '-> "[{\\"type\\":\\"text\\"'),
     "responses-sequence-number-from-one": ("proxy_bug_response", "translated run fails (frontend_wire)"),
-    "responses-sequence-number-missing": ("proxy_bug_response", "translated run fails (frontend_wire)"),
+    "responses-sequence-number-missing": ("proxy_bug_response", "translated run fails (answer.spec, frontend_wire)"),
     "responses-sequence-number-gap": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "responses-sequence-number-repeated": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "responses-completed-missing": ("proxy_bug_response", '-> {"kind": "error", "error": {'),
