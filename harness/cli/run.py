@@ -304,15 +304,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _note_unsigned(path: Path, entries: dict[str, Any]) -> None:
     """Say on stderr when known-failures entries have no signature: they hold a verdict, not a bug."""
-    from harness.runner.known import unsigned
+    from harness.runner.known import unsigned_notice
 
-    bare = unsigned(entries)
-    if bare:
-        print(  # noqa: T201
-            f"conformance run: note: {path}: {len(bare)} of {len(entries)} entries have no signature (first: "
-            f"{bare[0]}): a second bug on those cases would hide behind them; `--update-known` adds signatures",
-            file=sys.stderr,
-        )
+    note = unsigned_notice("run", path, entries)
+    if note:
+        print(note, file=sys.stderr)  # noqa: T201
 
 
 def _hooks(name: str | None) -> Any:

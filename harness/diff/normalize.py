@@ -179,12 +179,17 @@ def _empty_text_blocks(out: View) -> View:
     events = out.get("events")
     if not isinstance(events, list):
         return out
-    started = {e.get("index") for e in events if e.get("kind") == "text_start"}
     said = {e.get("index") for e in events if e.get("kind") == "text_delta" and e.get("text")}
-    empty = started - said
+    return _without_blocks(out, events, "text_", said)
+
+
+def _without_blocks(out: View, events: list[Any], prefix: str, said: set[Any]) -> View:
+    """`out` with the events of every block of kind `prefix` (`text_`, `thinking_`) that started but said nothing
+    (its index not in `said`) left out, and the later blocks numbered again in order."""
+    empty = {e.get("index") for e in events if e.get("kind") == f"{prefix}start"} - said
     if not empty:
         return out
-    kept = [e for e in events if not (e.get("kind", "").startswith("text_") and e.get("index") in empty)]
+    kept = [e for e in events if not (e.get("kind", "").startswith(prefix) and e.get("index") in empty)]
     order: dict[Any, int] = {}
     for event in kept:
         if "index" in event:
@@ -204,19 +209,9 @@ def _empty_thinking(out: View) -> View:
     events = out.get("events")
     if not isinstance(events, list):
         return out
-    started = {e.get("index") for e in events if e.get("kind") == "thinking_start"}
     said = {e.get("index") for e in events if e.get("kind") == "thinking_delta" and e.get("text")}
     said |= {e.get("index") for e in events if e.get("kind") == "thinking_end" and e.get("signature")}
-    empty = started - said
-    if not empty:
-        return out
-    kept = [e for e in events if not (e.get("kind", "").startswith("thinking_") and e.get("index") in empty)]
-    order: dict[Any, int] = {}
-    for event in kept:
-        if "index" in event:
-            event["index"] = order.setdefault(event["index"], len(order))
-    out["events"] = kept
-    return out
+    return _without_blocks(out, events, "thinking_", said)
 
 
 def empty_thinking_pair(reference: View, compared: View) -> tuple[View, View]:
