@@ -19,7 +19,17 @@ WAIT_S = 60.0
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_killed_run_is_refused_by_the_gate(tmp_path: Path, sig: signal.Signals) -> None:
     folder = tmp_path / "reports" / "k"
-    command = [sys.executable, "-m", "harness", "run", "--frontend", "openai", "--backend", "openai"]
+    # A matrix that takes many seconds, so the signal always lands mid-run.
+    command = [
+        sys.executable,
+        "-m",
+        "harness",
+        "run",
+        "--frontend",
+        "openai,anthropic,gemini",
+        "--backend",
+        "openai,anthropic",
+    ]
     command += ["-j", "1", "--reports", str(tmp_path / "reports"), "--run-id", "k"]
     run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

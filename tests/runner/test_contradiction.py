@@ -11,6 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.runner.contradiction import cassette_source
+from harness.trace import read_trace_bytes
 from tests.conftest import REPO
 
 SCENARIO = "text-basic"
@@ -64,7 +65,6 @@ def test_a_real_recording_failing_the_same_check_keeps_its_verdict(
     assert "scenario error" not in capsys.readouterr().err
 
 
-
 def test_a_profile_whose_reference_backend_emulates_a_real_deviation_keeps_its_verdict(tmp_path: Path) -> None:
     """qwen answers tool calls as XML text, on purpose: the OpenAI SDK's baseline on it fails `tool_calls`, a
     backend issue of that provider, not a contradiction of the scenario (the committed recordings)."""
@@ -73,6 +73,6 @@ def test_a_profile_whose_reference_backend_emulates_a_real_deviation_keeps_its_v
     summary = json.loads((tmp_path / "reports" / "r" / "summary.json").read_text(encoding="utf-8"))
     (case,) = summary["cases"]
     assert case["verdict"] != "harness_error"
-    trace = json.loads((tmp_path / "reports" / "r" / case["trace"]).read_text(encoding="utf-8"))
+    trace = json.loads(read_trace_bytes(tmp_path / "reports" / "r" / case["trace"]))
     baseline = trace["runs"]["baseline_backend"]
     assert baseline["client"] != baseline["upstream"] and any(not c["passed"] for c in baseline["checks"])

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from harness.record.scrub import mask, redact_text, without_userinfo
+from harness.trace import read_trace_bytes
 from tests.cli.test_gate_failures import _sut_config, conformance
 from tests.faults.test_sut import _free_port, serve
 
@@ -86,7 +87,7 @@ def test_a_leaking_sut_is_flagged_and_nothing_written_holds_a_secret(tmp_path: P
     folder = tmp_path / "reports" / "r"
     summary = (folder / "summary.json").read_text(encoding="utf-8")
     assert "the proxy leaked its upstream key" in summary and f'"sut": "http://127.0.0.1:{port}"' in summary
-    trace = next((folder / "cases").glob("*.json")).read_text(encoding="utf-8")
+    trace = read_trace_bytes(next((folder / "cases").glob("*.json.gz"))).decode("utf-8")
     assert mask(KEY) in trace and mask(HEADER_VALUE) in trace  # masked where they were, not dropped
     written = [p for p in (tmp_path / "reports").rglob("*") if p.is_file()]
     assert any(p.suffix == ".html" for p in written) and any(p.parent.name == "cases" for p in written)
