@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.report import ReportError, TerminalWriter, emit, events_for_run, file_writers
     from harness.report.merge import check_plans, copy_traces, events_for_merge
     from harness.report.summary import RerenderSummaryWriter, SummaryWriter
-    from harness.runner.engine import write_plan
+    from harness.runner.folder import write_plan
     from harness.runner.run_events import RunFinished, RunStarted, Writer
 
     try:

@@ -62,7 +62,7 @@ def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
 
 
 PLAN_FILE = "plan.json"
-"""What the run set out to judge (`harness.runner.engine.write_plan`)."""
+"""What the run set out to judge (`harness.runner.folder.write_plan`)."""
 
 
 def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:

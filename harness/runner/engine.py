@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
-import json
 import os
-import shutil
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +28,7 @@ from harness.record.scrub import without_userinfo
 from harness.runner import crash
 from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
+from harness.runner.folder import clear_previous, content_hash, write_plan
 from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
 from harness.runner.run_events import (
@@ -49,7 +47,7 @@ from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portabl
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
 from harness.trace.slim import needs_triage, slim
-from harness.trace.writer import atomic_write_text, write_case_text
+from harness.trace.writer import write_case_text
 
 STEADY_CLOCK = "SOURCE_DATE_EPOCH"
 """The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
@@ -282,43 +280,6 @@ def _reached(outcome: RunResult | None) -> str | None:
     if isinstance(outcome, RunTrace) and outcome.role == "translated" and outcome.upstream_status is not None:
         return outcome.upstream
     return None
-
-
-PLAN_FILE = "plan.json"
-"""The cases a run set out to judge, written before the first one runs: a re-render checks the traces against it."""
-REPORT_FILES = ("index.html", "junit.xml", "summary.json", "summary.rerender.json", PLAN_FILE)
-"""What a run writes beside its `cases/` folder."""
-
-
-def clear_previous(folder: Path) -> None:
-    """Remove what an earlier run under the same id left in `folder` (its case traces and report files), so a
-    reused `--run-id` (the nox sessions reuse theirs) never mixes old traces into the new run. Nothing else in the
-    folder is touched."""
-    cases = folder / "cases"
-    if cases.is_dir():
-        shutil.rmtree(cases)
-    for name in REPORT_FILES:
-        (folder / name).unlink(missing_ok=True)
-
-
-def write_plan(
-    folder: Path,
-    run_id: str,
-    case_ids: Sequence[str],
-    rerun: Sequence[str],
-    scenario_hashes: Mapping[str, str] | None = None,
-) -> None:
-    """Write `plan.json`: the run's id, its options, every case it will judge, in order, and a hash of each
-    scenario's content (shards of one matrix must agree on both: `report --merge`)."""
-    doc: dict[str, object] = {"run_id": run_id, "options": list(rerun), "case_ids": list(case_ids)}
-    if scenario_hashes is not None:
-        doc["scenario_hashes"] = dict(scenario_hashes)
-    atomic_write_text(folder / PLAN_FILE, json.dumps(doc, indent=1) + "\n")
-
-
-def content_hash(scenario: Scenario) -> str:
-    """A short hash of a scenario's content (not its file's path): two runs that differ in it are not one matrix."""
-    return hashlib.sha256(scenario.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
 
 class NothingToJudge(ValueError):

@@ -14,7 +14,7 @@ from harness.cli.gateway import gateway_rerun
 from harness.cli.run import rerun_options
 from harness.report import emit, events_for_run, file_writers
 from harness.report.commands import rerun_command
-from harness.runner.engine import write_plan
+from harness.runner.folder import write_plan
 from harness.runner.run_events import RunStarted
 from harness.trace import write_case
 from tests.report.factory import RUN_ID, sample_cases, sample_events, text_bug
