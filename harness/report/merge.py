@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.rerender import read_summary
+from harness.runner.folder import PLAN_FILE, read_plan
 from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code, judged_count
 from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
 
@@ -56,9 +57,9 @@ every scenario (a shard run on an edited scenario file is of another matrix)."""
 
 def shard_plan(run_dir: Path) -> dict[str, Any]:
     """A shard's `plan.json` (ReportError when it is missing or unreadable: a shard without one is not vouched for)."""
-    path = run_dir / "plan.json"
+    path = run_dir / PLAN_FILE
     try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
+        plan = read_plan(run_dir)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReportError(f"{path}: cannot read the shard's plan: {exc}") from exc
     if not isinstance(plan, dict):

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.report.model import ReportError
 from harness.report.summary import validate_summary
+from harness.runner.folder import PLAN_FILE, read_plan
 from harness.runner.run_events import (
     CaseFinished,
     RunFinished,
@@ -61,10 +62,6 @@ def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
         raise ReportError(str(exc)) from exc
 
 
-PLAN_FILE = "plan.json"
-"""What the run set out to judge (`harness.runner.folder.write_plan`)."""
-
-
 def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:
     """ReportError when the traces are not the run's planned cases: a run killed before it finished, or traces
     deleted or added since, must never re-render as a gate (a missing case would read as one that passed)."""
@@ -72,8 +69,8 @@ def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:
     if not path.is_file():
         return  # a report folder older than plan files, or written by the pytest plugin: nothing to hold it to
     try:
-        planned = json.loads(path.read_text(encoding="utf-8"))["case_ids"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        planned = read_plan(run_dir)["case_ids"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise ReportError(f"{path}: cannot read the run's plan: {exc}") from exc
     have = {c.case_id for c in cases}
     missing = [c for c in planned if c not in have]
@@ -92,8 +89,8 @@ def check_plan(run_dir: Path, cases: Sequence[CaseResult]) -> None:
 def _planned_options(run_dir: Path) -> list[str]:
     """The rerun options the run wrote in its plan (a run without its summary still reruns on the same system)."""
     try:
-        options = json.loads((run_dir / PLAN_FILE).read_text(encoding="utf-8")).get("options", [])
-    except (OSError, json.JSONDecodeError, AttributeError):
+        options = read_plan(run_dir).get("options", [])
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
         return []
     return [str(o) for o in options] if isinstance(options, list) else []
 

@@ -9,6 +9,7 @@ import json
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from harness.scenarios.model import Scenario
 from harness.trace.writer import atomic_write_text
@@ -43,6 +44,12 @@ def write_plan(
     if scenario_hashes is not None:
         doc["scenario_hashes"] = dict(scenario_hashes)
     atomic_write_text(folder / PLAN_FILE, json.dumps(doc, indent=1) + "\n")
+
+
+def read_plan(folder: Path) -> Any:
+    """The parsed `plan.json` of a run's folder (OSError, UnicodeDecodeError or a JSON error when it is missing or
+    unreadable; the caller says what that means for it)."""
+    return json.loads((folder / PLAN_FILE).read_text(encoding="utf-8"))
 
 
 def content_hash(scenario: Scenario) -> str:
