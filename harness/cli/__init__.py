@@ -9,11 +9,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from harness import __version__
+from harness.runner import interrupts
 
 # Subcommand modules, each with `add_parser(subparsers)` that sets `func(args) -> int` as default.
 # Imported lazily by name so that `--help` stays fast and a broken subcommand cannot hide the others.
@@ -48,22 +50,70 @@ class Terminated(KeyboardInterrupt):
     runs the same way for both."""
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
+# How long a re-sent interrupt waits, after a finalizer swallowed the first one, before it arrives again.
+RESEND_SECONDS = 0.02
+
+
+def _raise_soon(exc_type: type[KeyboardInterrupt]) -> None:
+    raise exc_type
+
+
+def _interrupt_with(exc_type: type[KeyboardInterrupt]) -> Callable[[int, FrameType | None], None]:
+    """A signal handler raising `exc_type` in the main thread. While an asyncio loop runs there (the SDK drivers
+    wait on the in-process proxy that way), it is raised by a callback of that loop, outside every task: raised
+    inside a task, app code that catches BaseException could swallow it, and the run would wait out its timeouts
+    instead of stopping."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        interrupts.request(exc_type)  # raised again by the engine if swallowed where it lands
+        asyncio = sys.modules.get("asyncio")  # not imported (`--help`): no loop can be running
+        loop = asyncio.events._get_running_loop() if asyncio is not None else None
+        if loop is None:
+            raise exc_type
+        loop.call_soon_threadsafe(_raise_soon, exc_type)  # wakes the loop's select at once
+
+    return handler
+
+
+def _resend_swallowed(previous: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An unraisable hook: an interrupt raised while a finalizer or weakref callback ran was swallowed there
+    ("Exception ignored in ..."), so the signal is sent again, to arrive once that code is left."""
+
+    def hook(unraisable: Any) -> object:
+        kind = type(unraisable.exc_value)
+        if not issubclass(kind, KeyboardInterrupt):
+            return previous(unraisable)
+        signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
+        timer = threading.Timer(RESEND_SECONDS, os.kill, (os.getpid(), signum))
+        timer.daemon = True
+        timer.start()
+        return None
+
+    return hook
 
 
 @contextlib.contextmanager
 def sigterm_raises() -> Iterator[None]:
-    """Within the block, SIGTERM raises `Terminated` in the main thread (elsewhere: no change); the previous
-    handler is put back after it."""
+    """Within the block, SIGTERM raises `Terminated` and SIGINT `KeyboardInterrupt` in the main thread, never
+    inside an asyncio task and never lost in a finalizer (elsewhere: no change); the previous handlers are put
+    back after it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_term = signal.signal(signal.SIGTERM, _interrupt_with(Terminated))
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # an ignored Ctrl-C (nohup, a worker) stays ignored
+        signal.signal(signal.SIGINT, _interrupt_with(KeyboardInterrupt))
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _resend_swallowed(previous_hook)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
+        interrupts.clear()
+        signal.signal(signal.SIGTERM, previous_term)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def say_error(command: str, message: object) -> None:

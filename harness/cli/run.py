@@ -199,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import ProgressWriter, TerminalWriter, file_writers
+    from harness.runner.crash import reraise_interrupt
     from harness.runner.engine import Runner, default_jobs
     from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import RunOptions
@@ -288,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
     except (ScenarioError, KnownFileError, UnknownProtocolError, SetupError, ValueError, WorkerError) as exc:
         return _fail(str(exc))
     except Exception as exc:  # a bug of the harness itself: never read as a proxy bug (exit 1) or a pass
+        reraise_interrupt(exc)
         traceback.print_exc()
         return _fail(f"internal error: {type(exc).__name__}: {exc} (a harness bug; the traceback is above)")
     console.print(f"report: {runner.folder / 'index.html'}", soft_wrap=True)

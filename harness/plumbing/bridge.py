@@ -22,6 +22,10 @@ STEP_TIMEOUT = 60.0
 CLOSE_TIMEOUT = 10.0
 
 
+def _stop_loop(future: asyncio.Future[Any]) -> None:
+    future.get_loop().stop()
+
+
 class InlineLoop:
     """An asyncio loop that the thread waiting on it runs, until what it waits for is done or times out.
 
@@ -47,13 +51,25 @@ class InlineLoop:
 
             timer = self.loop.call_later(timeout, expire)
             try:
-                return self.loop.run_until_complete(future)
+                return self._until_done(future)
             except asyncio.CancelledError:
                 if expired:
                     raise httpx2.ReadTimeout(f"no answer from the in-process app within {timeout} s") from None
                 raise
             finally:
                 timer.cancel()
+
+    def _until_done(self, future: asyncio.Future[T]) -> T:
+        """Run the loop until `future` is done; its result. Unlike `run_until_complete`, a stop meant for an
+        earlier wait (its callback was already queued when Ctrl-C cut that wait short) only costs one more turn of
+        the loop, instead of ending this wait with "Event loop stopped before Future completed"."""
+        future.add_done_callback(_stop_loop)
+        try:
+            while not future.done():
+                self.loop.run_forever()
+        finally:
+            future.remove_done_callback(_stop_loop)
+        return future.result()
 
     @property
     def closed(self) -> bool:
@@ -77,7 +93,7 @@ class InlineLoop:
                 gathered = asyncio.gather(*pending, return_exceptions=True)
                 timer = self.loop.call_later(CLOSE_TIMEOUT, gathered.cancel)
                 with contextlib.suppress(asyncio.CancelledError):  # the timer's cancellation: give up waiting
-                    self.loop.run_until_complete(gathered)
+                    self._until_done(gathered)
                 timer.cancel()
             self.loop.close()
 

@@ -27,6 +27,19 @@ EXCERPT = 300
 """Characters of the event the client choked on kept in the check."""
 
 
+def reraise_interrupt(exc: BaseException) -> None:
+    """Raise the Ctrl-C or SIGTERM that `exc` was made from, if any: an interrupt that lands while a module is
+    imported or a class is built comes out wrapped (Python 3.11: "Error calling __set_name__"), and must stop the
+    run, not become a harness error on one case."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            raise cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+
+
 @functools.cache
 def sdk_modules(protocol: str) -> tuple[str, ...]:
     """Top-level import names of the distribution of `protocol`'s SDK (`google-genai` -> `google`)."""

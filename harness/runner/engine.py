@@ -25,7 +25,7 @@ from harness.plumbing import Environment, SetupError
 from harness.plumbing.sut_client import SutClient
 from harness.record import CassetteError
 from harness.record.scrub import without_userinfo
-from harness.runner import crash
+from harness.runner import crash, interrupts
 from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.folder import clear_previous, content_hash, write_plan
@@ -144,6 +144,7 @@ class CaseRunner:
         except (SetupError, CassetteError) as exc:
             return error_trace(run, case_id, str(exc))
         except Exception as exc:  # the run boundary: any crash becomes an error trace, never lost
+            crash.reraise_interrupt(exc)
             where = crash.where(exc)
             return error_trace(
                 run, case_id, f"harness bug: {type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
@@ -153,6 +154,7 @@ class CaseRunner:
     def run_here(self, wanted: Mapping[Run, str], report: Report | None) -> None:
         """Run in this process every wanted run (run -> id of the first case that needs it) not run yet."""
         for run, case_id in wanted.items():
+            interrupts.raise_pending()
             if run in self.traces:
                 continue
             try:

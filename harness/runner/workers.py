@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from harness.runner import interrupts
 from harness.runner.plan import RunOptions, runs_of
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run
@@ -192,6 +193,7 @@ class WorkerPool:
         return [results[t.number] for t in sorted(tasks, key=lambda t: t.number)]
 
     def _wait(self, pending: deque[Task], results: dict[int, Done]) -> None:
+        interrupts.raise_pending()
         ready = wait([w.conn for w in self._workers] + [w.process.sentinel for w in self._workers], POLL_SECONDS)
         now = time.monotonic()
         for worker in list(self._workers):
