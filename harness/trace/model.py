@@ -295,6 +295,9 @@ class CaseResult(_Model):
     """Reason from the known-failures file when this case is listed there."""
     duration_ms: float = 0.0
     """Time spent on the case (baselines shared with other cases are not counted again)."""
+    cut: list[str] = Field(default_factory=list)
+    """What this trace file leaves out of a huge answer (`harness.trace.bound`): one line per cut string or event
+    list, with its path and size. Empty for every trace within the bound."""
 
     @property
     def case(self) -> Case:

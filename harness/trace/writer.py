@@ -25,6 +25,7 @@ import jsonschema
 from pydantic import ValidationError
 
 from harness.ir.schema import require_tags
+from harness.trace.bound import bounded
 from harness.trace.model import CaseResult, RunTrace
 
 
@@ -93,7 +94,7 @@ def _umask() -> int:
 
 def case_text(result: CaseResult) -> str:
     """The text of a case's trace file (indented JSON, fields in model order)."""
-    return result.model_dump_json(indent=1, by_alias=True)
+    return bounded(result.model_dump_json(indent=1, by_alias=True))
 
 
 def parse_case(text: str | bytes, where: str = "case trace", *, full_check: bool = False) -> CaseResult:
