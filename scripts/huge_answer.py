@@ -52,13 +52,13 @@ def main() -> None:
         subprocess.run(record, cwd=root, check=True, stdout=subprocess.DEVNULL, timeout=3600)
         run = [*conformance, "run", *folders, "--no-packaged", "--frontend", "openai", "--backend", "openai"]
         run += ["--streaming", streaming, "--keep-traces", "all", "--reports", "reports", "--run-id", "h", "-q"]
-        subprocess.run(run, cwd=root, check=True, stdout=subprocess.DEVNULL, timeout=3600)
+        subprocess.run(run, cwd=root, check=False, stdout=subprocess.DEVNULL, timeout=3600)  # the gate's verdict
         (trace,) = (root / "reports" / "h" / "cases").glob("*.json.gz")
         data = gzip.decompress(trace.read_bytes())
-        cut = json.loads(data).get("cut", [])
-        print(f"answer {len(text):,} characters ({streaming})")  # noqa: T201
+        case = json.loads(data)
+        print(f"answer {len(text):,} characters ({streaming}): {case['verdict']}, {case['reason']}")  # noqa: T201
         print(f"trace {len(data):,} bytes uncompressed, {trace.stat().st_size:,} bytes on disk")  # noqa: T201
-        for line in cut:
+        for line in case.get("cut", []):
             print(f"cut: {line}")  # noqa: T201
 
 

@@ -317,10 +317,10 @@ def _hooks(name: str | None) -> Any:
     """The translate hooks of a catalogued fault; ValueError naming the known ones for an unknown name."""
     if name is None:
         return None
-    from harness.faults.catalog import by_name
+    from harness.faults.catalog import portable_hooks
 
     try:
-        return by_name(name).hooks
+        return portable_hooks(name)  # by reference: it goes to the worker processes
     except KeyError as exc:
         raise ValueError(f"--hooks: {exc.args[0]}") from exc
 

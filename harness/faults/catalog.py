@@ -10,6 +10,7 @@ a `TranslateHooks` value (see `harness.faults.hooks`); `conformance serve` confi
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Mapping
 
 from harness.faults import answer_hooks as ah
@@ -19,7 +20,7 @@ from harness.faults import responses_hooks as rh
 from harness.faults import upstream_hooks as uh
 from harness.faults.fault import Fault, Scope, witness
 from harness.faults.gateway_catalog import GATEWAY_FAULTS
-from harness.proxy import TranslateHooks
+from harness.proxy import HookContext, TranslateHooks
 
 _w = witness
 _STREAM = (True,)
@@ -406,6 +407,18 @@ def by_name(name: str) -> Fault:
     near = difflib.get_close_matches(name, names, n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     raise KeyError(f"no fault named {name!r}{hint}; known: {', '.join(names)}")
+
+
+def bind_named(name: str, context: HookContext) -> TranslateHooks:
+    """The hooks of fault `name` for one request (see `portable_hooks`)."""
+    return by_name(name).hooks.bind(context)
+
+
+def portable_hooks(name: str) -> TranslateHooks:
+    """Fault `name`'s hooks by reference: a hook set that looks the fault up for each request, so it pickles to
+    worker processes (the catalogue's own hooks are closures and lambdas, which do not); KeyError as `by_name`."""
+    by_name(name)
+    return TranslateHooks(per_request=functools.partial(bind_named, name))
 
 
 def catalog_hooks() -> Mapping[str, TranslateHooks]:
