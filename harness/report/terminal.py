@@ -106,23 +106,38 @@ def _divergence(group: CaseGroup) -> Text:
     return text
 
 
-def _deviation_lines(case: CaseResult) -> Text:
-    line = Text("  ")
-    line.append(case.case_id, style="bold")
-    for deviation in case.deviations:
-        line.append(f"\n    {deviation.rule}: ", style="yellow")
-        line.append(printable(deviation.message))
-    return line
+EXAMPLE_LIMIT = 160
+"""Characters of a deviation's message shown as its rule's example."""
+
+
+def deviation_lines(cases: list[CaseResult]) -> list[Text]:
+    """One line per broken rule: how many cases and times, and one example (the report lists every one). The
+    rules that touch the most cases come first."""
+    by_rule: dict[str, list[tuple[str, str]]] = {}
+    for case in cases:
+        for deviation in case.deviations:
+            by_rule.setdefault(deviation.rule, []).append((case.case_id, deviation.message))
+    lines = []
+    for rule, seen in sorted(by_rule.items(), key=lambda item: (-len({c for c, _ in item[1]}), item[0])):
+        case_id, message = seen[0]
+        short = message if len(message) <= EXAMPLE_LIMIT else message[: EXAMPLE_LIMIT - 1] + "…"
+        line = Text("  ")
+        line.append(rule, style="yellow")
+        line.append(f": {_plural(len({c for c, _ in seen}), 'case')}, {_plural(len(seen), 'time')}; e.g. ")
+        line.append(case_id, style="bold")
+        line.append(f": {printable(short)}")
+        lines.append(line)
+    return lines
 
 
 def print_deviations(report: RunReport, console: Console) -> None:
-    """The cases whose translated wire deviates from its protocol (warnings, or failures under --strict)."""
+    """The wire deviations of the translated runs (warnings, or failures under --strict), summarised by rule."""
     deviating = report.with_deviations()
     if deviating:
-        label = "fail the gate (--strict)" if report.strict else "warnings"
-        console.print(Text(f"wire deviations ({len(deviating)} cases; {label}):", style="bold"))
-        for case in deviating:
-            console.print(_deviation_lines(case), soft_wrap=True)
+        label = "fail the gate (--strict)" if report.strict else "warnings; every one is in the report"
+        console.print(Text(f"wire deviations ({_plural(len(deviating), 'case')}; {label}):", style="bold"))
+        for line in deviation_lines(deviating):
+            console.print(line, soft_wrap=True)
 
 
 def _names(label: str, names: list[str], limit: int = 6) -> str:
