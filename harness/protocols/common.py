@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -12,6 +14,18 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.base import DecodeError
+
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+"""The reproducible-builds variable: when set (seconds since the epoch), the time an encoder writes into a reply
+instead of now (`created`, `created_at`), so that two runs on the same bytes write the same replies (a steady
+`conformance run` sets it)."""
+
+
+def unix_now() -> int:
+    """Now in Unix seconds, or SOURCE_DATE_EPOCH when set: the time a proxy's own reply says it was made."""
+    fixed = os.environ.get(SOURCE_DATE_EPOCH)
+    return int(fixed) if fixed and fixed.isdigit() else int(time.time())
+
 
 _STATUS_KINDS: dict[int, ir.ErrorKind] = {
     400: ir.ErrorKind.INVALID_REQUEST,

@@ -23,6 +23,7 @@ from harness.diff import judge, unsupported
 from harness.drivers.base import DUMMY_API_KEY
 from harness.plumbing import Environment, SetupError
 from harness.plumbing.sut_client import SutClient
+from harness.protocols import common
 from harness.record import CassetteError
 from harness.record.scrub import without_userinfo
 from harness.runner import crash, interrupts
@@ -49,9 +50,11 @@ from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
 from harness.trace.slim import needs_triage, slim
 from harness.trace.writer import write_case_text
 
-STEADY_CLOCK = "SOURCE_DATE_EPOCH"
-"""The reproducible-builds variable an encoder reads for the time it writes into a reply (Ollama's `created_at`):
-a steady run sets it (to 0 unless set already) in each process that runs cases."""
+STEADY_CLOCK = common.SOURCE_DATE_EPOCH
+"""The reproducible-builds variable an encoder reads for the time it writes into a reply (`created`,
+`created_at`): a steady run sets it (to `STEADY_TIME` unless set already) in each process that runs cases."""
+STEADY_TIME = "1767225600"
+"""2026-01-01T00:00:00Z: a real time, so a steady reply breaks no rule that a placeholder 0 would."""
 
 Report = Callable[[str, str], None]
 """Told ("run", case id) after each run and ("case", case id) after each judged case."""
@@ -87,7 +90,7 @@ class CaseRunner:
         self._known: dict[str, Known] | None = None
         self._set_clock = options.steady and STEADY_CLOCK not in os.environ
         if self._set_clock:
-            os.environ[STEADY_CLOCK] = "0"
+            os.environ[STEADY_CLOCK] = STEADY_TIME
 
     @property
     def sut_client(self) -> SutClient:

@@ -52,7 +52,7 @@ def test_real_recordings_keep_every_rule(path: Path) -> None:
 
 # LiteLLM 1.106.2's usage chunk for an OpenAI client (truncated-stream, openai -> openai, the scout's capture).
 LITELLM_USAGE_CHUNK = (
-    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",'
+    b'data: {"id":"c","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4o-mini",'
     b'"choices":[{"index":0,"delta":{}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,'
     b'"completion_tokens_details":{"reasoning_tokens":0,"text_tokens":5},"cost":0.0001}}\n\ndata: [DONE]\n\n'
 )
@@ -70,7 +70,7 @@ def test_openai_usage_chunk_with_choices_and_extra_fields_breaks_the_rules() -> 
 
 
 def test_openai_midstream_error_object_is_not_a_chunk() -> None:
-    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1767225600, "model": "m",
              "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]}  # fmt: skip
     error = {"error": {"message": "Overloaded", "type": "server_error", "param": None, "code": None}}
     body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n".encode()
@@ -79,7 +79,7 @@ def test_openai_midstream_error_object_is_not_a_chunk() -> None:
 
 def test_openai_nonstream_tool_call_with_index_breaks_its_rule_only() -> None:
     body = {
-        "id": "c", "object": "chat.completion", "created": 1, "model": "m",
+        "id": "c", "object": "chat.completion", "created": 1767225600, "model": "m",
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None,
             "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                             "function": {"name": "f", "arguments": "{}"}}]}}],
@@ -87,7 +87,7 @@ def test_openai_nonstream_tool_call_with_index_breaks_its_rule_only() -> None:
     found = findings("openai", json.dumps(body).encode(), False)
     assert found == {"openai.nonstream_tool_call_no_index": ["body choices[0] tool_calls[0] has index 0"]}
     # In a stream, `index` is how deltas are numbered: no finding.
-    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1767225600, "model": "m", "choices": [
         {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                                                "function": {"name": "f", "arguments": ""}}]}}]}  # fmt: skip
     assert findings("openai", f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(), True) == {}
@@ -141,4 +141,19 @@ def test_responses_stream_without_sequence_number_breaks_its_rule() -> None:
     bare = "".join(e.replace('"sequence_number": 0, ', "") for e in events).encode()
     assert findings("responses", bare, True) == {
         "responses.events_numbered": ["2 of 2 events have no sequence_number (the first: event 0)"]
+    }
+
+
+def test_openai_created_zero_breaks_its_rule() -> None:
+    """Our own proxy wrote `created: 0` on every body and chunk (issue 21): the SDK reads it, a real answer never
+    has it."""
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]}  # fmt: skip
+    body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+    assert findings("openai", body, True) == {
+        "openai.created_is_a_time": ["chunk 0 has created 0", "chunk 1 has created 0"]
+    }
+    whole = {"id": "c", "object": "chat.completion", "created": "1767225600", "model": "m", "choices": []}
+    assert findings("openai", json.dumps(whole).encode(), False) == {
+        "openai.created_is_a_time": ['body has created "1767225600"']
     }

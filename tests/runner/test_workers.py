@@ -73,8 +73,10 @@ def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) ->
     case = CaseResult.model_validate_json(steady["cases/text-basic__ollama-to-openai_stream.json.gz"])
     translated = case.runs["translated"]
     assert translated.trace_id is None and translated.timings.total_ms == 0 and case.duration_ms == 0
-    # The Ollama encoder's `created_at` is written from SOURCE_DATE_EPOCH, not the clock.
-    assert "1970-01-01T00:00:00.000000Z" in translated.wire.frontend
+    # The Ollama encoder's `created_at` is written from SOURCE_DATE_EPOCH (the steady time), not the clock.
+    assert "2026-01-01T00:00:00.000000Z" in translated.wire.frontend
+    openai = CaseResult.model_validate_json(steady["cases/text-basic__openai-to-anthropic_stream.json.gz"])
+    assert openai.runs["translated"].wire.frontend.count('"created":1767225600') >= 2  # each chunk, the same
 
 
 def _struck(results: list[CaseResult]) -> list[CaseResult]:

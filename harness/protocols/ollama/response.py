@@ -7,7 +7,6 @@ eval_count, eval_duration}`. Durations and `created_at` are informational and dr
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -75,15 +74,9 @@ def usage_fields(value: ir.Usage | None) -> dict[str, int]:
     return out
 
 
-SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
-"""The reproducible-builds variable: when set (seconds since the epoch), the time written instead of now, so that
-two runs on the same bytes write the same replies (`conformance run` sets it for steady reports)."""
-
-
 def created_at() -> str:
     """Now (or SOURCE_DATE_EPOCH when set), in Ollama's RFC 3339 form with a `Z` suffix."""
-    fixed = os.environ.get(SOURCE_DATE_EPOCH)
-    when = datetime.fromtimestamp(int(fixed), UTC) if fixed and fixed.isdigit() else datetime.now(UTC)
+    when = datetime.fromtimestamp(common.unix_now(), UTC)
     return when.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 

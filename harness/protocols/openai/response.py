@@ -109,7 +109,7 @@ def encode_response_body(profile: Profile, response: ir.Response) -> JSONDict:
     body: JSONDict = {
         "id": response.id or PLACEHOLDER_ID,
         "object": "chat.completion",
-        "created": 0,
+        "created": common.unix_now(),  # the proxy answers now (the upstream's own time is not in the IR)
         "model": response.model or "",
         "choices": [choice],
         "usage": encode_usage(profile, response.usage),

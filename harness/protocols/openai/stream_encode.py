@@ -53,6 +53,8 @@ class ChatStreamEncoder:
         self.style = profile.wire
         self.include_usage = include_usage
         self._id = PLACEHOLDER_ID
+        self._created = common.unix_now()
+        """Every chunk's `created`: when this stream began (the upstream's own time is not in the IR)."""
         self._model = ""
         self._extras: JSONDict = {}
         self._first = True
@@ -64,7 +66,8 @@ class ChatStreamEncoder:
 
     # --- chunks ---------------------------------------------------------------------------------------------
     def _chunk(self, choices: list[JSONDict], *, usage: Any = _UNSET, error: JSONDict | None = None) -> bytes:
-        chunk: JSONDict = {"id": self._id, "object": "chat.completion.chunk", "created": 0, "model": self._model}
+        chunk: JSONDict = {"id": self._id, "object": "chat.completion.chunk", "created": self._created}
+        chunk["model"] = self._model
         for key, value in self._extras.items():
             if self._first or key not in self.style.first_chunk_extras:
                 chunk.setdefault(key, value)

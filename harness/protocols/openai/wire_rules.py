@@ -131,6 +131,22 @@ def documented_fields(body: bytes, stream: bool) -> list[str]:
     return found
 
 
+EARLIEST_CREATED = 1_600_000_000
+"""2020-09-13, before the first Chat Completions answer: a `created` below it is a placeholder, not a time."""
+
+
+def created_is_a_time(body: bytes, stream: bool) -> list[str]:
+    """`created` is when the completion was created, in Unix seconds: every real answer's is a time, never the 0
+    (or another placeholder) a translating proxy writes when its upstream gave none. Its absence is the spec
+    check's (`answer.spec`)."""
+    found = []
+    for where, kind, obj in _objects(body, stream):
+        created = obj.get("created") if kind in ("response", "chunk") else None
+        if created is not None and (not isinstance(created, int) or created < EARLIEST_CREATED):
+            found.append(f"{where} has created {json.dumps(created)[:40]}")
+    return found
+
+
 RULES = (
     WireRule(
         "openai.usage_chunk_choices_empty",
@@ -147,6 +163,12 @@ RULES = (
         "openai.documented_fields",
         f"{CHAT_REFERENCE}, {CHUNK_REFERENCE} (the fields of each object); {CORPUS_BODY}; {CORPUS_STREAM}",
         documented_fields,
+    ),
+    WireRule(
+        "openai.created_is_a_time",
+        f"{CHAT_REFERENCE}, {CHUNK_REFERENCE} (created: the Unix timestamp, in seconds, of the completion's "
+        f"creation; each chunk has the same); {CORPUS_BODY}; {CORPUS_STREAM}",
+        created_is_a_time,
     ),
 )
 """The wire rules of OpenAI Chat Completions as a frontend."""

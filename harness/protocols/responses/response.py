@@ -8,11 +8,11 @@ an id or model gets a placeholder (the wire requires both, a listed loss).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from harness import ir
+from harness.protocols import common
 from harness.protocols.responses import extras as extras_
 from harness.protocols.responses import ids, items, request_encode
 from harness.protocols.responses.mapping import decode_usage, encode_usage, status_of, stop_reason
@@ -75,7 +75,7 @@ def response_object(
 ) -> JSONDict:
     """A response object in the API's own field order, echoing the request's settings, with the Responses
     extras of the IR (the provider's own fields, see `extras`) laid under it."""
-    now = int(time.time())
+    now = common.unix_now()
     obj = {
         "id": response_id,
         "object": "response",
