@@ -47,6 +47,8 @@ class ProgressWriter:
         self.done = 0
         self.counts: dict[Verdict, int] = empty_counts()
         self._start = self._last = 0.0
+        self._first_at = 0.0
+        """When the first case was judged (the pace is measured from there)."""
         self._next_step = step
         self._bar: Progress | None = None
         self._task: TaskID | None = None
@@ -57,6 +59,8 @@ class ProgressWriter:
             self._started(len(event.case_ids))
         elif isinstance(event, CaseJudged):
             self.done += 1
+            if self.done == 1:
+                self._first_at = self.clock()
             verdict = event.result.verdict
             self.counts[verdict] = self.counts.get(verdict, 0) + 1
             self._advanced(event.result.case_id)
@@ -67,11 +71,21 @@ class ProgressWriter:
         """The progress line for the counts so far."""
         elapsed = self.clock() - self._start
         share = self.done / self.total if self.total else 1.0
-        eta = f", eta {_clock(elapsed / share - elapsed)}" if 0 < share < 1 and elapsed >= 1 else ""
+        remaining = self._remaining_s() if 0 < share < 1 else None
+        eta = f", eta {_clock(remaining)}" if remaining is not None else ""
         verdicts = ", ".join(f"{n} {verdict_info(v).short}" for v, n in self.counts.items() if n)
         return f"[{_clock(elapsed)}] {self.done}/{self.total} cases ({share:.0%}){eta}" + (
             f": {verdicts}" if verdicts else ""
         )
+
+    def _remaining_s(self) -> float | None:
+        """Seconds left at the pace since the first judged case: the start (imports, workers, a gateway coming
+        up) is not a case's cost, and extrapolated from one early case it read "eta 26:35:02". None until two
+        cases a second apart give a pace."""
+        since = self.clock() - self._first_at
+        if self.done < 2 or since < 1:
+            return None
+        return (self.total - self.done) * since / (self.done - 1)
 
     def _started(self, total: int) -> None:
         self.total, self.done, self.counts = total, 0, empty_counts()

@@ -159,3 +159,10 @@ def test_progress_draws_a_bar_on_a_terminal() -> None:
     writer._bar.refresh()
     writer.handle(events[-1])
     assert "2/7" in out.getvalue()
+
+
+def test_progress_eta_is_the_pace_since_the_first_case_not_the_start() -> None:
+    # A minute of start (a gateway coming up), then a case a second: a quarter in, 75 s are left, not the 4 min 12 s
+    # that the start, counted as case time, would say.
+    lines = _progress_lines([60.0 + i for i in range(100)], 100)
+    assert "[01:24] 25/100 cases (25%), eta 01:15: 25 pass" in lines
