@@ -157,3 +157,21 @@ def test_openai_created_zero_breaks_its_rule() -> None:
     assert findings("openai", json.dumps(whole).encode(), False) == {
         "openai.created_is_a_time": ['body has created "1767225600"']
     }
+
+
+def test_responses_created_at_zero_breaks_its_rule() -> None:
+    """Issue 21: Responses objects with `created_at: 0` pass the SDK; the API never sends one."""
+    head = {"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress", "output": []}
+    event = {"type": "response.created", "sequence_number": 0, "response": head}
+    body = f"event: response.created\ndata: {json.dumps(event)}\n\n"
+    assert findings("responses", body.encode(), True) == {
+        "responses.created_at_is_a_time": ["event 0 has created_at 0"]
+    }
+    whole = {**head, "created_at": 1767225600, "status": "completed"}
+    assert "responses.created_at_is_a_time" not in findings("responses", json.dumps(whole).encode(), False)
+    assert findings("responses", json.dumps({**whole, "created_at": None}).encode(), False) == {}
+    # The reference types it a number: a fractional time (codex-rosetta sends one) is still a time.
+    assert findings("responses", json.dumps({**whole, "created_at": 1795745124.925}).encode(), False) == {}
+    assert findings("responses", json.dumps({**whole, "created_at": "1767225600"}).encode(), False) == {
+        "responses.created_at_is_a_time": ['body has created_at "1767225600"']
+    }

@@ -72,8 +72,34 @@ def events_numbered(body: bytes, stream: bool) -> list[str]:
 
 NUMBERED = "https://platform.openai.com/docs/api-reference/responses-streaming (every event: sequence_number)"
 
+EARLIEST_CREATED_AT = 1_741_651_200
+"""2025-03-11, the day the Responses API was released: a `created_at` before it is a placeholder, not a time."""
+CREATED_AT = "https://platform.openai.com/docs/api-reference/responses/object (created_at: Unix timestamp, seconds)"
+
+
+def created_at_is_a_time(body: bytes, stream: bool) -> list[str]:
+    """Every response object (the body, or each stream event's `response`) has a `created_at` that is a time,
+    never the 0 a translating proxy writes when it has no clock of its own. Its absence is the spec check's."""
+    if stream:
+        objects = [(f"event {n}", event.get("response")) for n, event in enumerate(_events(body))]
+    else:
+        try:
+            objects = [("body", json.loads(body))]
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return []
+    found = []
+    for where, obj in objects:
+        created = obj.get("created_at") if isinstance(obj, dict) and obj.get("object") == "response" else None
+        # A number, as the reference types it (`openai-go` reads a float64): codex-rosetta's 1795745124.925 is a time.
+        is_number = isinstance(created, int | float) and not isinstance(created, bool)
+        if created is not None and (not is_number or created < EARLIEST_CREATED_AT):
+            found.append(f"{where} has created_at {json.dumps(created)[:40]}")
+    return found
+
+
 RULES = (
     WireRule("responses.items_one_at_a_time", f"{REFERENCE}; {CORPUS}", items_one_at_a_time),
     WireRule("responses.events_numbered", f"{NUMBERED}; {CORPUS}", events_numbered),
+    WireRule("responses.created_at_is_a_time", f"{CREATED_AT}; {CORPUS}", created_at_is_a_time),
 )
 """The wire rules of the Responses API as a frontend."""
