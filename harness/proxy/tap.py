@@ -40,9 +40,16 @@ class _Chunks:
     truncated: bool = False
 
     def add(self, chunk: bytes, at: float) -> bool:
-        if self.size + len(chunk) > self.limit:
-            self.truncated = True
+        """Keep `chunk`, or the part of it that fits (a body larger than the limit keeps its head, not nothing);
+        whether any of it was kept. After the limit, nothing more is: the kept bytes have no gap."""
+        if self.truncated:
             return False
+        room = self.limit - self.size
+        if len(chunk) > room:
+            self.truncated = True
+            if room <= 0:
+                return False
+            chunk = chunk[:room]
         self.chunks.append(chunk)
         self.times.append(at)
         self.size += len(chunk)

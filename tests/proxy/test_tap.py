@@ -95,3 +95,16 @@ async def test_tap_times_every_chunk_and_places_every_event_for_the_stream_timel
     # A translated chunk is sent after the event it encodes arrived: the counts never decrease and end at all.
     assert list(ex.frontend_chunk_events) == sorted(ex.frontend_chunk_events)
     assert ex.frontend_chunk_events[-1] == len(ex.upstream_events)
+
+
+async def test_a_body_larger_than_the_tap_keeps_its_head_not_nothing() -> None:
+    """A 50 MB non-streamed answer left its trace with no wire at all: one chunk past the limit was dropped whole."""
+    up = ScriptedUpstream("openai", text_reply(LONG))
+    cfg = config(("m", "translate", "openai", "gpt-x"), tap_max_bytes=300)
+    async with proxy(cfg, up.transport()) as p:
+        await p.client.post("/v1/messages", json={**BODY, "stream": False})
+    ex = p.exchange
+    assert ex.truncated
+    assert len(ex.upstream_chunks) == 1 and len(ex.upstream_chunks[0]) == 300
+    assert ex.upstream_chunks[0].startswith(b"{")  # the head of the JSON body
+    assert sum(map(len, ex.frontend_chunks)) == 300
