@@ -30,7 +30,7 @@ from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.routes import upstream_models
 from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends
 from harness.protocols import DecodeError, HttpRequest, registry
-from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings
+from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
 from harness.record import Rechunk, Replayer
 from harness.record.scrub import without_userinfo
 from harness.scenarios.model import Scenario
@@ -97,6 +97,8 @@ class Received:
 
     request: ir.Request | None
     reply: WireReply
+    raw: HttpRequest | None = None
+    """The request as it arrived (its body and headers, for the raw-field and header checks)."""
 
 
 class _Tee(httpx2.SyncByteStream):
@@ -208,7 +210,7 @@ class SutTarget:
                 body = json.dumps({"error": {"message": f"{backend}: {exc}"}}).encode("utf-8")
                 rejected = WireReply(400, {"content-type": "application/json"}, [body], named)
                 with self._lock:
-                    self._received.setdefault((backend, named), []).append(Received(None, rejected))
+                    self._received.setdefault((backend, named), []).append(Received(None, rejected, request))
             raise
         _, path = split_scenario(request.path)
         try:
@@ -216,7 +218,7 @@ class SutTarget:
         except DecodeError:
             decoded = None  # the replay matched it, so this cannot happen for a request it could place
         with self._lock:
-            self._received.setdefault((backend, reply.scenario), []).append(Received(decoded, reply))
+            self._received.setdefault((backend, reply.scenario), []).append(Received(decoded, reply, request))
         return reply
 
     def _run_lock(self, key: tuple[str, str]) -> threading.Lock:
@@ -314,6 +316,10 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
         upstream_protocol=run.backend,
         frontend_request=frontend_request,
         upstream_request=first.request if first else None,
+        upstream_body=first.raw.body if first and first.raw else b"",
+        upstream_headers=safe_headers(first.raw.headers) if first and first.raw else {},
+        frontend_headers=safe_headers(capture.request.headers),
+        frontend_response_headers=safe_headers(capture.headers),
         upstream_status=first.reply.status if first else None,
         upstream_events=events,
         upstream_response=response,

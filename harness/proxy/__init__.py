@@ -7,6 +7,7 @@ from harness.proxy.config import ConfigError, ModelRoute, ProxyConfig, UpstreamC
 from harness.proxy.models import IDENTITY_HOOKS, Exchange, ExchangeCallback, HookContext, Timings, TranslateHooks
 from harness.proxy.server import ServerThread
 from harness.proxy.tap import TRACE_HEADER
+from harness.proxy.upstream import safe_headers
 
 __all__ = [
     "IDENTITY_HOOKS",
@@ -25,5 +26,6 @@ __all__ = [
     "config_from_dict",
     "create_app",
     "load_config",
+    "safe_headers",
     "state_of",
 ]

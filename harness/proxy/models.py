@@ -54,7 +54,6 @@ class Exchange:
     """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
     frontend_response_headers: Mapping[str, str] = field(default_factory=dict)
     """Headers of the answer the proxy sent the client, credentials removed."""
-    """The body the proxy sent upstream, as sent (for the raw-field checks; never written to a trace)."""
     frontend_request: ir.Request | None = None
     """The client's request decoded with the frontend codec."""
     upstream_request: ir.Request | None = None

@@ -40,6 +40,8 @@ class _Faulty(BaseHTTPRequestHandler):
     def _forward(self) -> httpx2.Response:
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
         url = self.headers[UPSTREAM] + self.path
+        if self.mode == "unknown-field":  # a field the OpenAI API answers 400 to, added on the way upstream
+            body = body.replace(b"{", b'{"surprise_field": 1, ', 1)
         headers = {"content-type": "application/json", "authorization": self.headers.get("authorization", "")}
         with httpx2.Client(timeout=10) as client:
             return client.post(url, content=body, headers=headers)
@@ -60,6 +62,9 @@ class _Faulty(BaseHTTPRequestHandler):
             page = b"<html><body>Bad gateway, but 200</body></html>"
             self._send(200, "text/html", page)
             self.wfile.write(page)
+        elif self.mode == "text-plain":  # the right bytes under the wrong media type
+            self._send(upstream.status_code, "text/plain", body)
+            self.wfile.write(body)
         elif self.mode == "cut":  # half the answer, then the connection closes
             self._send(200, content_type, body)
             self.wfile.write(body[: len(body) // 2])
@@ -161,3 +166,21 @@ def test_a_sut_that_dies_mid_run_is_a_proxy_bug_not_a_harness_error(tmp_path: Pa
     assert code == 1, verdicts
     assert [v for v, _ in verdicts].count(Verdict.PASS.value) == 1, verdicts
     assert Verdict.HARNESS_ERROR.value not in [v for v, _ in verdicts], verdicts
+
+
+def test_a_field_the_backend_rejects_sent_upstream_by_a_sut_is_a_request_bug(tmp_path: Path) -> None:
+    # The replay server keeps the raw request it got, so the raw-field checks judge an external proxy too.
+    code, results = _run(tmp_path, "unknown-field", (False,))
+    (case,) = results
+    assert code == 1, case.reason
+    assert case.verdict is Verdict.PROXY_BUG_REQUEST, case.reason
+    failed = {c.name: c.actual for c in case.runs["translated"].checks if not c.passed}
+    assert failed["upstream.unknown_fields"] == ["surprise_field"]
+
+
+def test_the_answers_media_type_from_a_sut_is_judged(tmp_path: Path) -> None:
+    code, results = _run(tmp_path, "text-plain", (False,))
+    (case,) = results
+    assert code == 1, case.reason
+    failed = {c.name: c.actual for c in case.runs["translated"].checks if not c.passed}
+    assert failed["answer.content_type"] == "text/plain"
