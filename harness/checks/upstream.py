@@ -162,7 +162,7 @@ def _empty_fields(subject: Subject) -> Iterable[Result]:
     if table is None or table.fields is None or body is None:
         return []
     empty = sorted(k for k, v in body.items() if k != "messages" and v in ([], {}, ""))
-    empty = [k for k in empty if k not in _client_fields(subject)]
+    empty = [k for k in empty if k not in _client_fields(subject) and k not in table.always]
     return [
         Deviation(
             rule=EMPTY_FIELDS,

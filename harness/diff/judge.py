@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from harness.checks import CLIENT_CRASH, LEAK
+from harness.checks import CLIENT_CRASH, LEAK, headers
 from harness.diff.compare import Divergence
 from harness.diff.pipeline import request_side, response_divergences
 from harness.diff.triage import RunOutcome, Triage, triage
 from harness.trace.identity import Case
-from harness.trace.model import CaseResult, DivergenceJSON, RunTrace, Verdict
+from harness.trace.model import CaseResult, Check, Deviation, DivergenceJSON, RunTrace, Verdict
 
 LEAK_CHECK = LEAK
 """Name of the check that fails when a run shows the proxy's upstream key (registered in `harness.checks`)."""
@@ -110,9 +110,23 @@ def unsupported(case: Case, reason: str) -> CaseResult:
     return _result(case, triage(ok, ok, ok, request_divergences=[], response_divergences=[], unsupported=reason))
 
 
+def with_header_checks(case: Case, runs: Mapping[str, RunTrace]) -> Mapping[str, RunTrace]:
+    """The runs with the cross-run header checks (`harness.checks.headers`) added to the translated run's."""
+    found = headers.compare(case.frontend, case.backend, runs)
+    if not found:
+        return runs
+    translated = runs["translated"]
+    checks = [*translated.checks, *(r for r in found if isinstance(r, Check))]
+    deviations = [*translated.deviations, *(r for r in found if isinstance(r, Deviation))]
+    failed = translated.status == "ok" and any(not c.passed for c in checks)
+    update = {"checks": checks, "deviations": deviations, "status": "failed" if failed else translated.status}
+    return {**runs, "translated": translated.model_copy(update=update)}
+
+
 def judge(case: Case, runs: Mapping[str, RunTrace], *, backend_reached: bool = False) -> CaseResult:
     """The CaseResult of one case from its three runs. `backend_reached`: whether any translated run to the
     case's backend through an external proxy reached the replay server (see `unreached`)."""
+    runs = with_header_checks(case, runs)
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     req = request_side(translated)
     resp = response_divergences(base_f, translated)

@@ -177,6 +177,10 @@ class Frontend:
     concurrent_blocks: bool = False
     """Its stream may keep several output blocks open at once (each event names its item: Responses'
     `output_index` and `item_id`), so the diff compares each block's events, not how blocks interleave."""
+    request_id_header: str | None = None
+    """The answer header its provider names each request in (Anthropic's `request-id`): the SDK shows it
+    (`response._request_id`) and support asks for it, so a proxy serving this frontend sends one too. None: the
+    provider sends none a client reads."""
 
 
 @dataclass(frozen=True)
@@ -347,6 +351,9 @@ class UpstreamRequest:
     deviation)."""
     source: str = ""
     """The API reference or error the table rests on."""
+    always: frozenset[str] = frozenset()
+    """Fields every request carries, empty or not (swink's `system: ""` means no system prompt): never judged as
+    sent empty."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from harness import ir
-from harness.protocols import Codec, HttpResponse
+from harness.protocols import Codec, HttpResponse, registry
 from harness.proxy.state import ProxyState
 from harness.proxy.tap import TRACE_HEADER, Recorder
 from harness.proxy.upstream import safe_headers
@@ -19,9 +19,19 @@ from harness.proxy.upstream import safe_headers
 T = TypeVar("T")
 
 
+def own_headers(recorder: Recorder) -> dict[str, str]:
+    """The headers the proxy adds to each answer of its own: the trace id, and the same id under the frontend
+    provider's request-id header (`facts.Frontend.request_id_header`), which its clients read and show."""
+    headers = {TRACE_HEADER: recorder.trace_id}
+    frontend = registry.facts(recorder.fields["frontend_protocol"]).frontend
+    if frontend is not None and frontend.request_id_header is not None:
+        headers[frontend.request_id_header] = f"req_{recorder.trace_id}"
+    return headers
+
+
 async def send_whole(state: ProxyState, recorder: Recorder, response: HttpResponse) -> Response:
     """A complete response for the client; the exchange is finished and tapped before it is returned."""
-    headers = {**response.headers, TRACE_HEADER: recorder.trace_id}
+    headers = {**own_headers(recorder), **response.headers, TRACE_HEADER: recorder.trace_id}
     headers.pop("content-length", None)  # Starlette sets it from the body
     recorder.set(frontend_status=response.status, frontend_response_headers=safe_headers(headers))
     recorder.frontend_chunk(response.body)

@@ -15,9 +15,8 @@ from harness.protocols import Codec, DecodeError, HttpResponse
 from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
 from harness.proxy.models import HookContext, TranslateHooks
-from harness.proxy.responses import TappedStream, send_error, send_whole
+from harness.proxy.responses import TappedStream, own_headers, send_error, send_whole
 from harness.proxy.state import Call
-from harness.proxy.tap import TRACE_HEADER
 from harness.proxy.translate_stream import EventPipe, stop_for_client
 from harness.proxy.upstream import api_key, authorized, error_for_exception, safe_headers
 
@@ -164,6 +163,6 @@ def _stream(
         pipe.finish()
         await state.complete(rec)
 
-    headers = {"content-type": media_type, "cache-control": "no-cache", TRACE_HEADER: rec.trace_id}
+    headers = {"content-type": media_type, "cache-control": "no-cache", **own_headers(rec)}
     rec.set(frontend_status=200, frontend_response_headers=safe_headers(headers))
     return TappedStream(body(), status_code=200, headers=headers, on_close=on_close)

@@ -96,6 +96,8 @@ def _wire(exchange: Exchange | None, run: Run) -> Wire:
         frontend_times_ms=_ms(exchange.frontend_chunk_times),
         event_chunks=list(exchange.event_chunks) if exchange.upstream_events else [],
         frontend_events=list(exchange.frontend_chunk_events) if exchange.frontend_chunk_times else [],
+        answer_headers={k.lower(): v for k, v in exchange.frontend_response_headers.items()},
+        upstream_headers={k.lower(): v for k, v in exchange.upstream_headers.items()},
     )
 
 

@@ -129,6 +129,10 @@ class Wire(_Model):
     frontend_events: list[int] = Field(default_factory=list)
     """For each client chunk, how many upstream events had arrived when it was sent (parallel to
     `frontend_times_ms`): event i reached the client with the first chunk whose count exceeds i."""
+    answer_headers: dict[str, str] = Field(default_factory=dict)
+    """Headers of the answer the client received (lower-case names, credentials left out)."""
+    upstream_headers: dict[str, str] = Field(default_factory=dict)
+    """Headers of the request sent upstream (lower-case names, credentials left out)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Wire:

@@ -35,6 +35,7 @@ FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(
         routes=(facts.Route("/v1/messages"), facts.Route("/v1/messages/count_tokens", kind="count_tokens")),
         model=facts.ModelInBody(),
+        request_id_header="request-id",  # https://docs.anthropic.com/en/api/errors#request-id
     ),
     model_list=facts.ModelList(
         paths=("/v1/models",),

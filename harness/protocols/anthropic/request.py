@@ -7,7 +7,9 @@ provider_fields["anthropic"] holds wire fields verbatim, under their wire names:
   the encoder sends such a raw field only while it still decodes to the IR value, so a translation that
   changed the field is never overridden by stale raw data;
 - `output_config` without its `format` (which is `Request.response_format`);
-- `anthropic-beta`: the request header of that name (hyphenated, so it cannot clash with a body field).
+- `anthropic-beta`: the request header of that name (hyphenated, so it cannot clash with a body field);
+- `anthropic-version`: the client's, when it is not the one the encoder pins (`ANTHROPIC_VERSION`): a proxy
+  between an Anthropic client and Anthropic keeps the API version the client chose.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ T = TypeVar("T")
 
 MESSAGES_PATH = "/v1/messages"
 BETA_HEADER = "anthropic-beta"
+VERSION_HEADER = "anthropic-version"
+_HEADERS = (BETA_HEADER, VERSION_HEADER)
+"""Request headers kept in `provider_fields` (hyphenated, so they cannot clash with a body field)."""
 # Top-level fields the IR carries; everything else goes to provider_fields verbatim.
 _KNOWN = frozenset(
     {
@@ -239,6 +244,8 @@ def decode_request(request: HttpRequest) -> ir.Request:
         _keep_raw(extra, "thinking", body["thinking"], _thinking(thinking))
     if BETA_HEADER in request.headers:
         extra[BETA_HEADER] = request.headers[BETA_HEADER]
+    if request.headers.get(VERSION_HEADER, ANTHROPIC_VERSION) != ANTHROPIC_VERSION:
+        extra[VERSION_HEADER] = request.headers[VERSION_HEADER]
     max_tokens = optional(body, "max_tokens", int, "body")
     return ir.Request(
         model=field(body, "model", str, "body"),
@@ -357,7 +364,7 @@ def _decode_format(raw: Any) -> ir.ResponseFormat | None:
 def encode_body(request: ir.Request) -> dict[str, Any]:
     """The JSON body of a Messages request for an IR request."""
     extra = request.provider_fields.get(NAME, {})
-    body: dict[str, Any] = {k: v for k, v in extra.items() if k not in _KNOWN and k != BETA_HEADER}
+    body: dict[str, Any] = {k: v for k, v in extra.items() if k not in _KNOWN and k not in _HEADERS}
     body["model"] = request.model
     body["max_tokens"] = request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS
     if request.system is not None:
@@ -385,10 +392,9 @@ def encode_body(request: ir.Request) -> dict[str, Any]:
 
 def encode_request(request: ir.Request) -> HttpRequest:
     """IR -> `POST /v1/messages` with `anthropic-version` (no auth; see `with_auth`)."""
-    headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
-    beta = request.provider_fields.get(NAME, {}).get(BETA_HEADER)
-    if isinstance(beta, str):
-        headers[BETA_HEADER] = beta
+    headers = {"content-type": "application/json", VERSION_HEADER: ANTHROPIC_VERSION}
+    kept = request.provider_fields.get(NAME, {})
+    headers |= {name: kept[name] for name in _HEADERS if isinstance(kept.get(name), str)}
     body = dumps(encode_body(request)).encode("utf-8")
     return HttpRequest(method="POST", path=MESSAGES_PATH, headers=headers, body=body)
 

@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from harness.protocols import facts
 from harness.protocols.bedrock.auth import DEFAULT_REGION, PLANTED_ACCESS_KEY, endpoint_host, rejection
+from harness.protocols.bedrock.reference import REQUEST_ID_HEADER
 
 OPERATIONS = ("converse", "converse-stream")
 """The generation operations a frontend request may call (the last path segment)."""
@@ -47,7 +48,7 @@ LITELLM_MODEL = "bedrock/converse/{model}"
 generated gateway config: LiteLLM takes AWS credentials and a region, not a key and an api_base."""
 
 FACTS = facts.ProtocolFacts(
-    frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH),
+    frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH, request_id_header=REQUEST_ID_HEADER),
     model_list=MODEL_LIST,
     sdk=facts.Sdk(driver="harness.drivers.bedrock_sdk", package="boto3", http_client="httpx2"),
     real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),

@@ -61,5 +61,18 @@ FACTS = facts.ProtocolFacts(
     chunking=facts.TypicalChunking(text_chunk_size=4),  # about one token per event
     gateways={},
     text_runs_joined=True,  # one `response` string
+    upstream_request=facts.UpstreamRequest(
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json"),),
+        fields=frozenset(
+            {
+                *("messages", "prompt", "functions", "tools", "response_format", "guided_json", "raw", "stream"),
+                *("max_tokens", "temperature", "top_p", "top_k", "seed", "repetition_penalty"),
+                *("frequency_penalty", "presence_penalty", "lora", "image"),
+            }
+        ),
+        rejects_unknown_fields=False,  # the model's input schema is checked for its own fields only
+        source="https://developers.cloudflare.com/workers-ai/models/llama-3.1-8b-instruct/ (input schema, "
+        "Prompt and Messages forms); @cloudflare/workers-types' model input types",
+    ),
 )
 """Cloudflare Workers AI (native)."""

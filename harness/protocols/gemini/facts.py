@@ -96,6 +96,9 @@ FACTS = facts.ProtocolFacts(
                 *("contents", "tools", "toolConfig", "tool_config", "safetySettings", "safety_settings"),
                 *("systemInstruction", "system_instruction", "generationConfig", "generation_config"),
                 *("cachedContent", "cached_content", "labels"),
+                # GenerateContentRequest.model: bound to the path, yet a field of the request message, so the
+                # API reads it in a body (countTokens' `generateContentRequest` requires it there): LiteLLM sends it.
+                "model",
             }
         ),
         rejects_unknown_fields=True,

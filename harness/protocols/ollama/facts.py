@@ -36,5 +36,12 @@ FACTS = facts.ProtocolFacts(
     chunking=facts.TypicalChunking(text_chunk_size=3),
     gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
     text_runs_joined=True,  # one `message.content`
+    upstream_request=facts.UpstreamRequest(
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json"),),
+        fields=frozenset({"model", "messages", "tools", "format", "options", "stream", "keep_alive", "think"}),
+        rejects_unknown_fields=False,  # Go's encoding/json leaves an unknown field unread: a deviation
+        source="https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion (parameters "
+        "of POST /api/chat); the `ollama` SDK's ChatRequest",
+    ),
 )
 """Ollama native `/api/chat`."""

@@ -40,7 +40,10 @@ SECRETS = facts.Secrets(
 
 FAMILY = facts.ProtocolFacts(
     frontend=facts.Frontend(
-        routes=(facts.Route("/v1/chat/completions"),), model=facts.ModelInBody(), wire_rules=wire_rules.RULES
+        routes=(facts.Route("/v1/chat/completions"),),
+        model=facts.ModelInBody(),
+        wire_rules=wire_rules.RULES,
+        request_id_header="x-request-id",  # https://platform.openai.com/docs/api-reference/debugging-requests
     ),
     model_list=facts.ModelList(
         paths=("/v1/models",),

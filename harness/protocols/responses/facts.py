@@ -34,6 +34,7 @@ FACTS = facts.ProtocolFacts(
         # Specification: Reasoning); items are keyed by output_index and item_id (docs/gateways.md, LR12).
         opaque_signatures=True,
         concurrent_blocks=True,
+        request_id_header="x-request-id",  # https://platform.openai.com/docs/api-reference/debugging-requests
     ),
     model_list=CHAT_COMPLETIONS.model_list,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),

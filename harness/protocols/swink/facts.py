@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.protocols import facts
 from harness.protocols.swink._fields import STREAM_PATH
+from harness.protocols.swink.request import TOP_LEVEL
 
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=(facts.Route(STREAM_PATH),), model=facts.ModelInBody()),
@@ -19,5 +20,12 @@ FACTS = facts.ProtocolFacts(
     chunking=facts.TypicalChunking(text_chunk_size=5),  # one event per delta, as swink's ProxyStreamFn emits
     gateways={},
     stream_only=True,
+    upstream_request=facts.UpstreamRequest(
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json"),),
+        fields=TOP_LEVEL,
+        always=frozenset({"system"}),  # a string; "" means no system prompt
+        rejects_unknown_fields=False,  # serde without deny_unknown_fields leaves an unknown field unread
+        source="swink-agent adapters/src/proxy.rs (the ProxyRequest body: model, system, messages, options)",
+    ),
 )
 """swink proxy stream."""

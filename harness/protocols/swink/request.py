@@ -36,7 +36,7 @@ from harness.protocols.swink._fields import (
 )
 from harness.wire.http import HttpRequest
 
-_TOP_LEVEL = frozenset({"model", "system", "messages", "options"})
+TOP_LEVEL = frozenset({"model", "system", "messages", "options"})
 _IR_OPTIONS = frozenset({"temperature", "max_tokens"})
 ZERO_USAGE: dict[str, int] = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0, "total": 0}
 """swink's `Usage` with every counter zero (all five fields are required by its deserializer)."""
@@ -52,7 +52,7 @@ def decode_request(request: HttpRequest) -> ir.Request:
     model = need_str(body, "model", "request")
     system = get_str(body, "system", "request")
     options = get_obj(body, "options", "request") or {}
-    extra: dict[str, Any] = {k: v for k, v in body.items() if k not in _TOP_LEVEL}
+    extra: dict[str, Any] = {k: v for k, v in body.items() if k not in TOP_LEVEL}
     extra_options = {k: v for k, v in options.items() if k not in _IR_OPTIONS}
     if "session_id" in extra_options:
         extra["session_id"] = extra_options.pop("session_id")

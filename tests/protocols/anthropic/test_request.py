@@ -286,3 +286,14 @@ def test_in_conversation_system_message_is_sent_as_a_user_turn() -> None:
 def test_bad_requests_raise_decode_error(body: bytes) -> None:
     with pytest.raises(DecodeError):
         CODEC.decode_request(HttpRequest(method="POST", path="/v1/messages", body=body))
+
+
+def test_anthropic_version_of_the_client_is_kept_through_translation() -> None:
+    # An Anthropic client that chose another API version (the SDK's 2026-10-21 rejects `temperature`) keeps it
+    # upstream; a request from another API is written for, and sent with, the version the encoder pins.
+    body = json.dumps({"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    headers = {"content-type": "application/json", "anthropic-version": "2026-10-21"}
+    request = CODEC.decode_request(HttpRequest(method="POST", path="/v1/messages", headers=headers, body=body))
+    assert CODEC.encode_request(request).headers["anthropic-version"] == "2026-10-21"
+    plain = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+    assert CODEC.encode_request(plain).headers["anthropic-version"] == "2023-06-01"

@@ -21,6 +21,9 @@ from harness.wire.http import HttpRequest, HttpResponse
 from tests import strategies
 from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema, random_chunks
 
+SDK_VERSION = {"anthropic-version": anthropic._constants.ANTHROPIC_API_VERSION}
+"""The API version the SDK sends, kept in the IR when it is not the one our encoder pins."""
+
 Answer = Callable[[ir.Request], HttpResponse]
 
 USAGE = ir.Usage(input_tokens=120, output_tokens=45, cache_read_tokens=100, cache_write_tokens=0)
@@ -141,7 +144,9 @@ def _expected_request(*, stream: bool) -> ir.Request:
         stop=["END"],
         stream=stream,
         thinking=ir.ThinkingConfig(enabled=True, budget_tokens=1024),
-        provider_fields={"anthropic": {"metadata": {"user_id": "u-1"}, "service_tier": "auto", "top_k": 5}},
+        provider_fields={
+            "anthropic": {"metadata": {"user_id": "u-1"}, "service_tier": "auto", "top_k": 5, **SDK_VERSION}
+        },
     )
 
 
@@ -298,7 +303,7 @@ def test_sdk_tool_result_turn_decodes_with_names_recovered() -> None:
         )
     ]
     assert request.messages[3].content == [ir.TextPart(text="Try again?")]
-    assert request.provider_fields == {}
+    assert request.provider_fields == {"anthropic": SDK_VERSION}
 
 
 def test_sdk_count_tokens_decodes_without_max_tokens() -> None:
@@ -323,5 +328,5 @@ def test_sdk_beta_messages_keep_the_beta_header() -> None:
     text = message.content[1]
     assert text.type == "text" and text.text == "Checking both cities."
     (request,) = server.requests
-    assert request.provider_fields == {"anthropic": {"anthropic-beta": "context-management-2025-06-27"}}
+    assert request.provider_fields == {"anthropic": {"anthropic-beta": "context-management-2025-06-27", **SDK_VERSION}}
     assert CODEC.encode_request(request).headers["anthropic-beta"] == "context-management-2025-06-27"

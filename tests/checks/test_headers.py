@@ -1,0 +1,89 @@
+"""The cross-run header checks (`harness.checks.headers`): Retry-After as the upstream said it, the client
+provider's request-id header, and version headers as the backend's own SDK sends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.checks import headers
+from harness.faults import by_name
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
+from harness.trace.model import Check, Deviation, RunTrace, Wire
+from tests.conftest import REPO
+
+
+def _run(role: str, client: str, backend: str, answer: dict[str, str], upstream: dict[str, str]) -> RunTrace:
+    return RunTrace(
+        case_id="c",
+        role=role,  # type: ignore[arg-type]
+        scenario="s",
+        client=client,
+        upstream=backend,
+        mode="translate" if role == "translated" else "passthrough",
+        stream=False,
+        wire=Wire(answer_headers=answer, upstream_headers=upstream),
+    )
+
+
+def _compare(client: str, backend: str, answers: tuple[dict[str, str], ...], sent: dict[str, str]) -> list:
+    front, back, translated = answers
+    runs = {
+        "baseline_frontend": _run("baseline_frontend", client, client, front, {}),
+        "baseline_backend": _run("baseline_backend", backend, backend, back, {"anthropic-version": "2026-10-21"}),
+        "translated": _run("translated", client, backend, translated, sent),
+    }
+    return headers.compare(client, backend, runs)
+
+
+def test_a_retry_after_lost_on_the_way_is_a_failed_check() -> None:
+    found = _compare("openai", "anthropic", ({"retry-after": "20"}, {"retry-after": "20"}, {"x": "y"}), {})
+    assert found == [
+        Check(name=headers.RETRY_AFTER, passed=False, expected="Retry-After of 20 s, as the upstream said", actual=None)
+    ]
+
+
+def test_retry_after_ms_rounded_up_to_whole_seconds_is_the_same_delay() -> None:
+    answers = ({"retry-after": "2"}, {"retry-after-ms": "1500"}, {"retry-after": "2"})
+    (found,) = _compare("openai", "anthropic", answers, {})
+    assert isinstance(found, Check) and found.passed, found
+
+
+def test_no_retry_after_is_asked_of_a_client_whose_provider_sends_none() -> None:
+    # Gemini clients read the delay from the body's RetryInfo; its own 429 carries no header.
+    assert _compare("gemini", "anthropic", ({}, {"retry-after": "20"}, {"x": "y"}), {}) == []
+
+
+def test_a_missing_request_id_is_a_warning_naming_the_header() -> None:
+    found = _compare("anthropic", "openai", ({"request-id": "req_1"}, {}, {"content-type": "application/json"}), {})
+    message = "no request-id header; the anthropic provider sends one on every answer"
+    assert found == [Deviation(rule=headers.REQUEST_ID, message=message)]
+
+
+def test_a_version_other_than_the_clients_is_a_warning_only_within_one_api() -> None:
+    sent = {"anthropic-version": "2023-06-01"}
+    (same,) = _compare("anthropic", "anthropic", ({}, {}, {}), sent)
+    assert isinstance(same, Deviation) and same.rule == headers.HEADER_VALUES
+    assert same.message == "anthropic-version (version) '2023-06-01'; the anthropic SDK sends '2026-10-21'"
+    assert _compare("openai", "anthropic", ({}, {}, {}), sent) == []  # the proxy pins what its body is written for
+
+
+def test_a_dropped_retry_after_fails_the_case_on_the_header(tmp_path: Path) -> None:
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=tmp_path,
+        frontends=["openai"],
+        backends=["anthropic"],
+        only=["error-rate-limit-429"],
+        streams=(False,),
+        known=tmp_path / "known.toml",
+        run_id="fault",
+        hooks=by_name("retry-after-dropped").hooks,
+    )
+    assert Runner(options).run().exit_code == 1
+    (result,) = options.results
+    assert result.verdict == "proxy_bug_response"
+    failed = {c.name: c for c in result.runs["translated"].checks if not c.passed}
+    assert failed[headers.RETRY_AFTER].actual is None
+    assert failed[headers.RETRY_AFTER].expected.startswith("Retry-After of ")
