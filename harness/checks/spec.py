@@ -8,12 +8,13 @@ an answer) are not reported per run yet: see `_results`."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 
-from harness.checks.registry import Result, Scope, Severity, check
+from harness.checks.registry import Result, Scope, Severity, check, declare
 from harness.checks.subject import Subject
 from harness.protocols.wire_schema import SchemaFinding, answer_findings, answer_payloads, has_spec, request_findings
-from harness.trace.model import Check
+from harness.trace.model import Check, Deviation
 
 ANSWER_SPEC = "answer.spec"
 UPSTREAM_SPEC = "upstream.spec"
@@ -26,15 +27,47 @@ def _said(finding: SchemaFinding, where: str) -> str:
     return f"{at or '(root)'}: {finding.message} [{finding.spec}]"
 
 
+def _shown(said: list[str]) -> list[str]:
+    return [*said[:SHOWN], *([f"(+{len(said) - SHOWN} more)"] if len(said) > SHOWN else [])]
+
+
+def _warning(finding: SchemaFinding, where: str) -> str:
+    """A warning, with its place generalised (`event[*]`, `output[*]`) so one finding is one line per run and
+    the same finding in two runs reads the same."""
+    return re.sub(r"\[\d+\]", "[*]", _said(finding, where))
+
+
 def _results(name: str, findings: Sequence[tuple[str, SchemaFinding]], expected: str) -> list[Result]:
-    """One check: failed by the governing spec's violations. Warnings (an undocumented extra field, a finding of a
-    spec that only warns) are not reported per run: on every Responses answer they would bury the rest, so they
-    are held to in the spec tests instead (docs/specs.md)."""
+    """One check, failed by the governing spec's violations; and a warning for each other distinct finding (an
+    undocumented extra field, a finding of a spec that only warns). The judge keeps a translated run's warning
+    only when the provider's own answer, or its SDK's request, has no such finding
+    (`harness.checks.headers.beyond_baseline`): what the real API does itself is no deviation of the proxy."""
     governing = [_said(f, where) for where, f in findings if f.governs]
+    warned = sorted({_warning(f, where) for where, f in findings if not f.governs})
+    out: list[Result] = [Deviation(rule=f"{name}_warnings", message=m) for m in warned]
     if not governing:
-        return [Check(name=name, passed=True, expected=expected, actual="as the spec says")]
-    more = [f"(+{len(governing) - SHOWN} more)"] if len(governing) > SHOWN else []
-    return [Check(name=name, passed=False, expected=expected, actual=[*governing[:SHOWN], *more])]
+        return [Check(name=name, passed=True, expected=expected, actual="as the spec says"), *out]
+    return [Check(name=name, passed=False, expected=expected, actual=_shown(governing)), *out]
+
+
+ANSWER_WARNINGS = declare(
+    f"{ANSWER_SPEC}_warnings",
+    scope=Scope.ANSWER,
+    severity=Severity.DEVIATION,
+    why="""What the client received departs from a spec where the departure is no violation: a field the
+    governing spec does not document, or a finding of a spec that only warns (Open Responses, Gemini's stand-in;
+    docs/specs.md). A warning only when the provider's own answer to the same request has no such finding:
+    the real API sends fields its published types lag behind (`frequency_penalty` on a Response), and those are
+    not the proxy's.""",
+)
+UPSTREAM_WARNINGS = declare(
+    f"{UPSTREAM_SPEC}_warnings",
+    scope=Scope.REQUEST,
+    severity=Severity.DEVIATION,
+    why="""The body sent upstream departs from a spec where the departure is no violation (a finding of a spec
+    that only warns, such as Open Responses' `type` on an input message, which OpenAI's API does not need). A
+    warning only when the backend's own SDK, sending the same request, has no such finding.""",
+)
 
 
 def _media_type(subject: Subject) -> str:
@@ -46,7 +79,6 @@ def _media_type(subject: Subject) -> str:
     ANSWER_SPEC,
     scope=Scope.ANSWER,
     severity=Severity.PROXY_BUG,
-    translated_only=True,
     why="""What the client received (the body, each stream event, the error body) holds to the frontend
     protocol's published spec: the OpenAI OpenAPI types behind the openai SDK, Anthropic's, Bedrock's service
     model (docs/specs.md says which spec governs and which only warns). The Python SDKs are lenient: a Responses

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from harness.checks import CLIENT_CRASH, LEAK, headers
+from harness.checks import CLIENT_CRASH, LEAK, across_runs
 from harness.diff.compare import Divergence
 from harness.diff.pipeline import request_side, response_divergences
 from harness.diff.triage import RunOutcome, Triage, triage
@@ -110,14 +110,16 @@ def unsupported(case: Case, reason: str) -> CaseResult:
     return _result(case, triage(ok, ok, ok, request_divergences=[], response_divergences=[], unsupported=reason))
 
 
-def with_header_checks(case: Case, runs: Mapping[str, RunTrace]) -> Mapping[str, RunTrace]:
-    """The runs with the cross-run header checks (`harness.checks.headers`) added to the translated run's."""
-    found = headers.compare(case.frontend, case.backend, runs)
-    if not found:
-        return runs
+def with_checks_across_runs(case: Case, runs: Mapping[str, RunTrace]) -> Mapping[str, RunTrace]:
+    """The runs with the checks across runs (`harness.checks.across_runs`) applied to the translated run: the
+    header comparisons added, and the spec warnings its baselines share left out."""
+    found = across_runs.compare(case.frontend, case.backend, runs)
     translated = runs["translated"]
+    own = across_runs.beyond_baseline(runs)
+    if not found and len(own) == len(translated.deviations):
+        return runs
     checks = [*translated.checks, *(r for r in found if isinstance(r, Check))]
-    deviations = [*translated.deviations, *(r for r in found if isinstance(r, Deviation))]
+    deviations = [*own, *(r for r in found if isinstance(r, Deviation))]
     failed = translated.status == "ok" and any(not c.passed for c in checks)
     update = {"checks": checks, "deviations": deviations, "status": "failed" if failed else translated.status}
     return {**runs, "translated": translated.model_copy(update=update)}
@@ -126,7 +128,7 @@ def with_header_checks(case: Case, runs: Mapping[str, RunTrace]) -> Mapping[str,
 def judge(case: Case, runs: Mapping[str, RunTrace], *, backend_reached: bool = False) -> CaseResult:
     """The CaseResult of one case from its three runs. `backend_reached`: whether any translated run to the
     case's backend through an external proxy reached the replay server (see `unreached`)."""
-    runs = with_header_checks(case, runs)
+    runs = with_checks_across_runs(case, runs)
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     req = request_side(translated)
     resp = response_divergences(base_f, translated)

@@ -175,3 +175,19 @@ def test_responses_created_at_zero_breaks_its_rule() -> None:
     assert findings("responses", json.dumps({**whole, "created_at": "1767225600"}).encode(), False) == {
         "responses.created_at_is_a_time": ['body has created_at "1767225600"']
     }
+
+
+def test_responses_phase_null_on_a_message_item_is_a_deviation() -> None:
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": []}
+    whole = {"object": "response", "id": "resp_1", "created_at": 1767225600, "status": "completed"}
+    body = {**whole, "output": [{**message, "phase": None}]}
+    assert findings("responses", json.dumps(body).encode(), False) == {
+        "responses.phase_is_named": ["body output[0] (message msg_1) has phase null"]
+    }
+    named = {**whole, "output": [{**message, "phase": "final_answer"}, message]}  # a value, or no field at all
+    assert findings("responses", json.dumps(named).encode(), False) == {}
+    event = {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": body["output"][0]}
+    stream = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+    assert findings("responses", stream.encode(), True) == {
+        "responses.phase_is_named": ["event 0 item (message msg_1) has phase null"]
+    }

@@ -326,3 +326,21 @@ def test_a_missing_nullable_required_request_field_only_warns() -> None:
     assert found.path == "tools[0].strict" and not found.governs
     body = {k: v for k, v in CHAT_BODY.items() if k != "choices"}
     assert _only(answer_findings("openai", "body", body)).governs  # in an answer, a missing field governs
+
+
+def test_a_field_one_spec_of_the_protocol_documents_is_not_undocumented() -> None:
+    # The stream error event: OpenAI's types document the flat code/message/param, Open Responses the nested
+    # `error`; the proxy sends both (responses/errors.py), so neither is an undocumented field.
+    inner = {"type": "server_error", "code": "server_error", "message": "cut", "param": None}
+    event = {"type": "error", "sequence_number": 3, "code": "server_error", "message": "cut", "param": None}
+    assert [f for f in answer_findings("responses", "event", {**event, "error": inner}) if not f.governs] == []
+    unknown = [f.path for f in answer_findings("responses", "event", {**event, "surprise": 1})]
+    assert unknown.count("surprise") == 2  # named by neither: both documents say so
+
+
+def test_an_sse_event_holding_only_an_error_is_held_to_the_error_shape() -> None:
+    # Gemini sends a failure inside the stream as its error body; it is not a GenerateContentResponse.
+    body = b'data: {"candidates": []}\n\ndata: {"error": {"code": 502, "message": "cut", "status": "INTERNAL"}}\n\n'
+    payloads = answer_payloads(body, media_type="text/event-stream", status=200)
+    assert [kind for kind, _ in payloads] == ["event", "error"]
+    assert answer_findings("gemini", "error", payloads[1][1]) == []

@@ -97,9 +97,48 @@ def created_at_is_a_time(body: bytes, stream: bool) -> list[str]:
     return found
 
 
+PHASE = (
+    "https://platform.openai.com/docs/api-reference/responses/object (output message: phase, `commentary` or "
+    "`final_answer`); both specs allow null, the API sends a value"
+)
+
+
+def _message_items(body: bytes, stream: bool) -> list[tuple[str, object]]:
+    """(where, item) for every output item: the body's `output`, or each event's `item` and `response.output`."""
+    if stream:
+        events = _events(body)
+    else:
+        try:
+            events = [{"response": json.loads(body)}]
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return []
+    found: list[tuple[str, object]] = []
+    for number, event in enumerate(events):
+        where = f"event {number}" if stream else "body"
+        response = event.get("response")
+        output = response.get("output") if isinstance(response, dict) else None
+        found += [(f"{where} output[{i}]", item) for i, item in enumerate(output if isinstance(output, list) else [])]
+        if "item" in event:
+            found.append((f"{where} item", event["item"]))
+    return found
+
+
+def phase_is_named(body: bytes, stream: bool) -> list[str]:
+    """A message item's `phase`, when present, names the phase (`commentary`, `final_answer`): never null. The
+    OpenAI and Open Responses specs both let it be null, but api.openai.com sends a value on every message item
+    of the models that have phases (every recording in the corpus), and clients that tell a preamble from the
+    answer by it (Codex) read null as neither."""
+    return [
+        f"{where} (message {item.get('id')}) has phase null"
+        for where, item in _message_items(body, stream)
+        if isinstance(item, dict) and item.get("type") == "message" and "phase" in item and item["phase"] is None
+    ]
+
+
 RULES = (
     WireRule("responses.items_one_at_a_time", f"{REFERENCE}; {CORPUS}", items_one_at_a_time),
     WireRule("responses.events_numbered", f"{NUMBERED}; {CORPUS}", events_numbered),
     WireRule("responses.created_at_is_a_time", f"{CREATED_AT}; {CORPUS}", created_at_is_a_time),
+    WireRule("responses.phase_is_named", f"{PHASE}; {CORPUS}", phase_is_named),
 )
 """The wire rules of the Responses API as a frontend."""

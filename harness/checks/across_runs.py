@@ -1,13 +1,15 @@
-"""Checks that compare headers between a case's runs, which the judge makes (it holds all three: `compare`):
-the answer the translated run's client received against the provider's own answers (the baselines replay them),
-and the headers the proxy sent upstream against those the backend's own SDK sends. The per-run header checks
-(the provider's table, the answer's media type) are `harness.checks.upstream` and `harness.checks.answer`."""
+"""Checks that compare a case's runs, which the judge makes (it holds all three: `compare`): the headers of the
+answer the translated run's client received against the provider's own answers (the baselines replay them), the
+headers the proxy sent upstream against those the backend's own SDK sends, and which spec warnings are the
+proxy's (`beyond_baseline`). The per-run header checks (the provider's table, the answer's media type) are
+`harness.checks.upstream` and `harness.checks.answer`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from harness.checks.registry import Result, Scope, Severity, declare
+from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC
 from harness.protocols import registry
 from harness.protocols.common import retry_after
 from harness.trace.model import Check, Deviation, RunTrace
@@ -84,6 +86,21 @@ def _header_values(client: str, backend: str, base_b: Mapping[str, str], sent: M
             message = f"{rule.name} ({rule.role}) {ours!r}; the {backend} SDK sends {theirs!r}"
             found.append(Deviation(rule=HEADER_VALUES, message=message, source=table.source))
     return found
+
+
+WARNINGS_BASELINE = {f"{ANSWER_SPEC}_warnings": "baseline_frontend", f"{UPSTREAM_SPEC}_warnings": "baseline_backend"}
+"""Which baseline holds the provider's own side of each spec warning: its answer, or its SDK's request."""
+
+
+def beyond_baseline(runs: Mapping[str, RunTrace]) -> list[Deviation]:
+    """The translated run's deviations without the spec warnings its baseline shares (the real API's own
+    answer, or its SDK's own request, has the same finding)."""
+    own = {role: {(d.rule, d.message) for d in runs[role].deviations} for role in set(WARNINGS_BASELINE.values())}
+    return [
+        d
+        for d in runs["translated"].deviations
+        if d.rule not in WARNINGS_BASELINE or (d.rule, d.message) not in own[WARNINGS_BASELINE[d.rule]]
+    ]
 
 
 def compare(client: str, backend: str, runs: Mapping[str, RunTrace]) -> list[Result]:

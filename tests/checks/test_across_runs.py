@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.checks import headers
+from harness.checks import across_runs as headers
 from harness.faults import by_name
 from harness.runner.engine import Runner
 from harness.runner.plan import RunOptions
@@ -87,3 +87,22 @@ def test_a_dropped_retry_after_fails_the_case_on_the_header(tmp_path: Path) -> N
     failed = {c.name: c for c in result.runs["translated"].checks if not c.passed}
     assert failed[headers.RETRY_AFTER].actual is None
     assert failed[headers.RETRY_AFTER].expected.startswith("Retry-After of ")
+
+
+def test_a_spec_warning_the_providers_own_answer_shares_is_not_the_proxys() -> None:
+    shared = Deviation(rule="answer.spec_warnings", message="body.store: undocumented field 'store' [spec]")
+    own = Deviation(rule="answer.spec_warnings", message="body.x_proxy: undocumented field 'x_proxy' [spec]")
+    runs = {
+        "baseline_frontend": _run("baseline_frontend", "responses", "responses", {}, {}),
+        "baseline_backend": _run("baseline_backend", "openai", "openai", {}, {}),
+        "translated": _run("translated", "responses", "openai", {}, {}),
+    }
+    runs["baseline_frontend"] = runs["baseline_frontend"].model_copy(update={"deviations": [shared]})
+    runs["translated"] = runs["translated"].model_copy(update={"deviations": [shared, own]})
+    assert headers.beyond_baseline(runs) == [own]
+    # An upstream warning is weighed against the backend SDK's own request, not the client's answer.
+    sent = Deviation(rule="upstream.spec_warnings", message="input[*].type: required field 'type' is missing [spec]")
+    runs["translated"] = runs["translated"].model_copy(update={"deviations": [sent]})
+    assert headers.beyond_baseline(runs) == [sent]
+    runs["baseline_backend"] = runs["baseline_backend"].model_copy(update={"deviations": [sent]})
+    assert headers.beyond_baseline(runs) == []
