@@ -176,8 +176,10 @@ def document(
     rejects_unknown: bool | str,
     entries: dict[str, str],
     defs: dict[str, Any],
+    proto_json: bool = False,
 ) -> dict[str, Any]:
-    """One vendored spec document: compacted, discriminated, pruned to what the entries reach."""
+    """One vendored spec document: compacted, discriminated, pruned to what the entries reach. `proto_json`: the
+    API reads proto3 JSON, which accepts each lowerCamel field by its snake_case name too."""
     defs = {name: _compact(schema) for name, schema in defs.items()}
     _discriminate(defs, defs)
     relaxed = _relax(doc_id, defs)
@@ -189,6 +191,7 @@ def document(
         "x-governs": governs,
         "x-rejects-unknown-request-fields": rejects_unknown,
         "x-entries": entries,
+        **({"x-proto-json": True} if proto_json else {}),
         "$defs": _prune(defs, list(entries.values())),
     }
 
@@ -404,8 +407,11 @@ def gemini_doc(wheel: Path) -> dict[str, Any]:
     for name, schema in disc["schemas"].items():
         defs[name] = _discovery_schema(schema, required_from_docs=True)
     request = dict(defs[f"{_VX}GenerateContentRequest"])
-    # The model is in the URL path (`models/{model}:generateContent`), not the body.
+    # The model is in the URL path (`models/{model}:generateContent`), not required in the body; the Gemini API's
+    # GenerateContentRequest names it all the same (https://ai.google.dev/api/generate-content, countTokens'
+    # `generateContentRequest.model`), so a body that carries it is no unknown field.
     request["required"] = [r for r in request.get("required", []) if r != "model"]
+    request["properties"] = {**request.get("properties", {}), "model": {"type": "string"}}
     defs[f"{_VX}GenerateContentRequest"] = request
     # https://ai.google.dev/api/rest (errors follow https://google.aip.dev/193: `{"error": google.rpc.Status}` with
     # `code`, `message` and `status`).
@@ -433,6 +439,7 @@ def gemini_doc(wheel: Path) -> dict[str, Any]:
         label=label,
         governs=False,  # a stand-in for the Gemini API's own document: it warns, never fails a verdict
         rejects_unknown=True,
+        proto_json=True,  # proto3 JSON: every field also by its snake_case name (`max_output_tokens`)
         entries={
             "body": f"{_VX}GenerateContentResponse",
             "event": "StreamEvent",

@@ -14,7 +14,7 @@ from harness import ir
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject
 from harness.protocols import registry
-from harness.protocols.facts import UpstreamRequest
+from harness.protocols.facts import HeaderRule, UpstreamRequest
 from harness.trace.model import Check, Deviation
 
 TOOL_IDS = "upstream.tool_call_ids_unique"
@@ -68,19 +68,22 @@ def _table(subject: Subject) -> UpstreamRequest | None:
     return registry.facts(subject.backend).upstream_request
 
 
-def header_findings(table: UpstreamRequest, sent: dict[str, str], client: dict[str, str]) -> list[str]:
-    """What the headers sent upstream get wrong against the backend's table, given the client's own headers."""
-    found = []
-    for rule in table.headers:
-        value = sent.get(rule.name)
-        if rule.client_only:
-            if value is not None and client.get(rule.name) != value:
-                found.append(f"{rule.name} ({rule.role}) {value!r} added; the client sent {client.get(rule.name)!r}")
-        elif value is None and rule.required:
-            found.append(f"{rule.name} ({rule.role}) missing; the provider needs it on every request")
-        elif value is not None and rule.value is not None and not value.lower().startswith(rule.value):
-            found.append(f"{rule.name} ({rule.role}) is {value!r}, the provider needs {rule.value!r}")
-    return found
+def header_findings(table: UpstreamRequest, sent: dict[str, str], client: dict[str, str]) -> list[tuple[bool, str]]:
+    """What the headers sent upstream get wrong against the backend's table, given the client's own headers: (whether
+    the provider reads the header, what is wrong) for each finding."""
+    return [(rule.read, message) for rule in table.headers for message in _rule_findings(rule, sent, client)]
+
+
+def _rule_findings(rule: HeaderRule, sent: dict[str, str], client: dict[str, str]) -> list[str]:
+    value = sent.get(rule.name)
+    if rule.client_only:
+        if value is not None and client.get(rule.name) != value:
+            return [f"{rule.name} ({rule.role}) {value!r} added; the client sent {client.get(rule.name)!r}"]
+    elif value is None and rule.required:
+        return [f"{rule.name} ({rule.role}) missing; the provider needs it on every request"]
+    elif value is not None and rule.value is not None and not value.lower().startswith(rule.value):
+        return [f"{rule.name} ({rule.role}) is {value!r}, the provider needs {rule.value!r}"]
+    return []
 
 
 @check(
@@ -101,9 +104,11 @@ def _headers(subject: Subject) -> Iterable[Result]:
         return []
     sent = {k.lower(): v for k, v in subject.upstream_headers.items()}
     client = {k.lower(): v for k, v in subject.frontend_headers.items()}
-    found = header_findings(table, sent, client)
-    expected = ", ".join(r.name for r in table.headers) + " as the provider's clients send them"
-    return [Check(name=HEADERS, passed=not found, expected=expected, actual=found or "as needed")]
+    findings = header_findings(table, sent, client)
+    found = [message for read, message in findings if read]
+    ignored = [Deviation(rule=HEADERS, message=m, source=table.source) for read, m in findings if not read]
+    expected = ", ".join(r.name for r in table.headers if r.read) + " as the provider's clients send them"
+    return [Check(name=HEADERS, passed=not found, expected=expected, actual=found or "as needed"), *ignored]
 
 
 def _body(subject: Subject) -> dict[str, Any] | None:

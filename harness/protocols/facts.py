@@ -336,6 +336,9 @@ class HeaderRule:
     client_only: bool = False
     """Sent only when the client asked for it (a beta flag): a proxy that adds it on its own changes what the
     provider does for every request."""
+    read: bool = True
+    """Whether the provider reads it; False: a wrong value is a warning, since the provider parses the body
+    whatever it says (Ollama's Go server binds any body as JSON)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -128,12 +129,19 @@ def _type_ok(value: Any, types: frozenset[type], integral_only: bool) -> bool:
     return kind in types and not (integral_only and kind is float and not value.is_integer())
 
 
+def _snake(name: str) -> str:
+    """A lowerCamel proto field name as its original snake_case one (`maxOutputTokens` -> `max_output_tokens`)."""
+    return re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
 class _Compiler:
     """Turns one document's schemas into checks; `$ref`s resolve lazily, so recursive definitions work."""
 
-    def __init__(self, defs: dict[str, Any]) -> None:
+    def __init__(self, defs: dict[str, Any], *, proto_json: bool = False) -> None:
         self.defs = defs
         self.table: dict[str, _Check] = {}
+        self.proto_json = proto_json
+        """proto3 JSON (`x-proto-json`): a lowerCamel field is read by its snake_case name too."""
 
     def definition(self, name: str) -> _Check:
         if name not in self.table:
@@ -230,6 +238,8 @@ class _Compiler:
 
     def _object(self, node: dict[str, Any]) -> _Check:
         props = {name: self.compile(sub) for name, sub in node.get("properties", {}).items()}
+        if self.proto_json:
+            props |= {_snake(name): check for name, check in props.items() if _snake(name) not in props}
         required = tuple(node.get("required", ()))
         # A required field that may be null: in a request the SDKs type it so (`Required[Optional[X]]`) where the
         # API takes its absence as null (a function tool's `strict`), so its absence there only warns.
@@ -328,7 +338,7 @@ class _Document:
 def _document(package: str, name: str) -> _Document:
     text = resources.files(package).joinpath(f"{name}.json").read_text(encoding="utf-8")
     doc = json.loads(text)
-    compiler = _Compiler(doc["$defs"])
+    compiler = _Compiler(doc["$defs"], proto_json=bool(doc.get("x-proto-json")))
     entries = {kind: compiler.definition(target) for kind, target in doc["x-entries"].items()}
     rejects = doc["x-rejects-unknown-request-fields"]
     return _Document(doc["x-spec"], bool(doc["x-governs"]), "top" if rejects == "top" else bool(rejects), entries)

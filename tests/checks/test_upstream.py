@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from harness.checks import Subject, run_checks, spec_for
-from harness.checks.upstream import EMPTY_FIELDS, HEADERS, TOOL_IDS, UNKNOWN_FIELDS, duplicate_ids
+from harness.checks.upstream import EMPTY_FIELDS, HEADERS, TOOL_IDS, UNKNOWN_FIELDS, duplicate_ids, header_findings
 from harness.faults.upstream_hooks import _ids_from_names
+from harness.protocols import registry
 from harness.scenarios import load_scenario
 from harness.trace.model import Check, Deviation
 from tests.conftest import REPO
@@ -98,3 +99,19 @@ def test_every_check_result_name_has_a_spec_with_its_why() -> None:
         spec = spec_for(name)
         assert spec is not None and len(spec.why) > 40, name
     assert spec_for("no.such.check") is None
+
+
+def test_ollama_content_type_is_a_warning_since_its_server_parses_any_body_as_json() -> None:
+    # LiteLLM sends Ollama its JSON body as application/octet-stream; Ollama reads it all the same.
+    table = registry.facts("ollama").upstream_request
+    assert table is not None
+    sent = {"content-type": "application/octet-stream"}
+    assert header_findings(table, sent, {}) == [
+        (False, "content-type (content type) is 'application/octet-stream', the provider needs 'application/json'")
+    ]
+    anthropic = registry.facts("anthropic").upstream_request
+    assert anthropic is not None
+    assert (
+        True,
+        "content-type (content type) is 'application/octet-stream', the provider needs 'application/json'",
+    ) in (header_findings(anthropic, {**sent, "anthropic-version": "2023-06-01"}, {}))

@@ -344,3 +344,11 @@ def test_an_sse_event_holding_only_an_error_is_held_to_the_error_shape() -> None
     payloads = answer_payloads(body, media_type="text/event-stream", status=200)
     assert [kind for kind, _ in payloads] == ["event", "error"]
     assert answer_findings("gemini", "error", payloads[1][1]) == []
+
+
+def test_gemini_reads_proto_json_so_snake_case_names_and_the_model_are_known_fields() -> None:
+    # LiteLLM sends `generationConfig.max_output_tokens` and `model` in the body; the API reads both.
+    body = {"model": "models/gemini-2.5-flash", "contents": [], "generationConfig": {"max_output_tokens": 8}}
+    assert request_findings("gemini", body) == []
+    findings = request_findings("gemini", {"contents": [], "generationConfig": {"max_tokens": 8}})
+    assert [(f.path, f.message) for f in findings] == [("generationConfig.max_tokens", "unknown field 'max_tokens'")]

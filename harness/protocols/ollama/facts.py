@@ -37,7 +37,8 @@ FACTS = facts.ProtocolFacts(
     gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
     text_runs_joined=True,  # one `message.content`
     upstream_request=facts.UpstreamRequest(
-        headers=(facts.HeaderRule("content-type", "content type", value="application/json"),),
+        # Ollama's server binds any body as JSON, whatever its content type says: a wrong one only warns.
+        headers=(facts.HeaderRule("content-type", "content type", value="application/json", read=False),),
         fields=frozenset({"model", "messages", "tools", "format", "options", "stream", "keep_alive", "think"}),
         rejects_unknown_fields=False,  # Go's encoding/json leaves an unknown field unread: a deviation
         source="https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion (parameters "
