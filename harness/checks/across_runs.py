@@ -18,11 +18,11 @@ RETRY_AFTER = declare(
     "answer.retry_after",
     scope=Scope.HEADERS,
     severity=Severity.PROXY_BUG,
-    why="""When the upstream answered an error with `Retry-After` (or `retry-after-ms`), and the client's own
-    provider sends one too, the client receives it with the upstream's delay. The openai and anthropic SDKs
-    wait exactly that long before retrying and back off blindly without it, so a lost header turns one rate
-    limit into a burst of retries that each fail. Read from the headers, so it holds for clients whose SDK does
-    not show the delay (the `error.retry_after` scenario check judges the ones that do).""",
+    why="""When the upstream answered an error with `Retry-After` (or `retry-after-ms`), and the client's SDK
+    reads that header (`facts.Frontend.reads_retry_after`), the client receives it with the upstream's delay. The
+    openai and anthropic SDKs wait exactly that long before retrying and back off blindly without it, so a lost
+    header turns one rate limit into a burst of retries that each fail. Read from the headers, so it holds for
+    clients whose SDK does not show the delay (the `error.retry_after` scenario check judges the ones that do).""",
 )
 REQUEST_ID = declare(
     "answer.request_id",
@@ -36,22 +36,20 @@ HEADER_VALUES = declare(
     "upstream.header_values",
     scope=Scope.HEADERS,
     severity=Severity.DEVIATION,
-    why="""The headers the backend's provider reads (its table: version, content type) carry the values its own
-    SDK sends. A client of the backend's own API chose its version: a proxy that sends another `anthropic-version`
-    selects other behaviour at the provider (2026-10-21 rejects `temperature`, which 2023-06-01 reads), a warning
-    naming both values. A proxy translating from another API pins the version its body is written for, so the
-    version is compared only when the client speaks the backend's API. Beta flags follow the client and are
-    judged per run (`upstream.headers`).""",
+    why="""The headers the backend's provider reads without a fixed value (its table: the API version) carry the
+    values its own SDK sends; a fixed value, such as the content type, is `upstream.headers`'s to judge. A client
+    of the backend's own API chose its version: a proxy that sends another `anthropic-version` selects other
+    behaviour at the provider (2026-10-21 rejects `temperature`, which 2023-06-01 reads), a warning naming both
+    values. A proxy translating from another API pins the version its body is written for, so the version is
+    compared only when the client speaks the backend's API. Beta flags follow the client and are judged per run
+    (`upstream.headers`).""",
 )
 
 
-def _media(value: str) -> str:
-    return value.split(";", 1)[0].strip().lower()
-
-
-def _retry_after(base_f: RunTrace, base_b: RunTrace, translated: RunTrace) -> list[Result]:
+def _retry_after(client: str, base_b: RunTrace, translated: RunTrace) -> list[Result]:
+    frontend = registry.facts(client).frontend
     upstream = retry_after(base_b.wire.answer_headers)
-    if upstream is None or retry_after(base_f.wire.answer_headers) is None or not translated.wire.answer_headers:
+    if frontend is None or not frontend.reads_retry_after or upstream is None or not translated.wire.answer_headers:
         return []
     sent = retry_after(translated.wire.answer_headers)
     ok = sent is not None and upstream <= sent < upstream + 1  # whole seconds, rounded up, are the same delay
@@ -79,10 +77,11 @@ def _header_values(client: str, backend: str, base_b: Mapping[str, str], sent: M
     found: list[Result] = []
     for rule in table.headers:
         ours, theirs = sent.get(rule.name), base_b.get(rule.name)
-        if rule.client_only or ours is None or theirs is None or (rule.role == "version" and not same_api):
-            continue  # a missing header is `upstream.headers`'s to judge
-        same = _media(ours) == _media(theirs) if rule.name == "content-type" else ours == theirs
-        if not same:
+        if rule.client_only or rule.value is not None or ours is None or theirs is None:
+            continue  # a missing header, a beta flag and a fixed value are `upstream.headers`'s to judge
+        if rule.role == "version" and not same_api:
+            continue
+        if ours != theirs:
             message = f"{rule.name} ({rule.role}) {ours!r}; the {backend} SDK sends {theirs!r}"
             found.append(Deviation(rule=HEADER_VALUES, message=message, source=table.source))
     return found
@@ -107,7 +106,7 @@ def compare(client: str, backend: str, runs: Mapping[str, RunTrace]) -> list[Res
     """The cross-run header checks of one case (nothing when a run is missing or kept no headers)."""
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     return [
-        *_retry_after(base_f, base_b, translated),
+        *_retry_after(client, base_b, translated),
         *_request_id(client, base_f, translated),
         *_header_values(client, backend, base_b.wire.upstream_headers, translated.wire.upstream_headers),
     ]

@@ -38,3 +38,60 @@ def _detail_envelope(chunk: bytes) -> bytes:
 
 ERROR_IN_DETAIL_ENVELOPE = _only_for("anthropic", lambda: TranslateHooks(on_error_body=_detail_envelope))
 """Anthropic clients get errors as `{"detail": ...}`, not in Anthropic's error envelope."""
+
+
+def _signature_null(_name: str, data: Any) -> Any:
+    block = data.get("content_block") if isinstance(data, dict) else None
+    if data.get("type") == "content_block_start" and isinstance(block, dict) and block.get("type") == "thinking":
+        return {**data, "content_block": {**block, "signature": None}}
+    return data
+
+
+THINKING_SIGNATURE_NULL = _only_for(
+    "anthropic", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _signature_null))
+)
+"""A thinking block opens with `"signature": null` (gateways A26: Anthropic's spec says a string)."""
+
+
+def _code_as_integer(status: int) -> Any:
+    def edit(chunk: bytes) -> bytes:
+        try:
+            body = json.loads(chunk)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return chunk
+        if not (isinstance(body, dict) and isinstance(body.get("error"), dict)):
+            return chunk
+        return json.dumps({**body, "error": {**body["error"], "code": status}}).encode()
+
+    return edit
+
+
+ERROR_CODE_AS_INTEGER = _only_for("openai", lambda: TranslateHooks(on_error_body=_code_as_integer(500)))
+"""OpenAI clients get an error whose `code` is the integer status (gateways P7: the spec says a string or null)."""
+
+
+def _response_fields_dropped(_name: str, data: Any) -> Any:
+    response = data.get("response") if isinstance(data, dict) else None
+    if isinstance(response, dict):
+        kept = {k: v for k, v in response.items() if k not in ("parallel_tool_calls", "tool_choice")}
+        return {**data, "response": kept}
+    return data
+
+
+RESPONSE_FIELDS_DROPPED = _only_for(
+    "responses", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _response_fields_dropped))
+)
+"""Responses objects in the stream lack `parallel_tool_calls` and `tool_choice` (gateways CR11: both required)."""
+
+
+def _error_type_null(_name: str, data: Any) -> Any:
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        return {**data, "error": {**error, "type": None}}
+    return data
+
+
+ERROR_TYPE_NULL = _only_for(
+    "openai", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _error_type_null))
+)
+"""An error inside an OpenAI stream has `type: null` (gateways A27: the spec's ErrorObject says a string)."""

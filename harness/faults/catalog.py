@@ -391,6 +391,46 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
         Scope(("error-server-500",), frontends=("anthropic",), streams=(False,)),
         witness("error-server-500", "anthropic", "openai", False),
     ),
+    Fault(
+        "thinking-signature-null",
+        "A thinking block reaches Anthropic clients with `signature: null`.",
+        "LiteLLM (gateways A26): the anthropic SDK reads null as None; Anthropic's spec says a string, and a typed "
+        "client rejects the block (rule: the answer holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.THINKING_SIGNATURE_NULL,
+        Scope(("thinking-then-tool",), frontends=("anthropic",), streams=_STREAM),
+        witness("thinking-then-tool", "anthropic", "anthropic", True),
+    ),
+    Fault(
+        "error-code-as-integer",
+        "An OpenAI client's error carries its `code` as an integer.",
+        "Portkey (gateways P7): `error.code` 500, where OpenAI's spec says a string or null; a Go or Java client "
+        "that decodes the error object fails on it (rule: an error body holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.ERROR_CODE_AS_INTEGER,
+        Scope(("error-server-500",), frontends=("openai",), streams=(False,)),
+        witness("error-server-500", "openai", "anthropic", False),
+    ),
+    Fault(
+        "response-fields-missing",
+        "Responses objects in the stream lack `parallel_tool_calls` and `tool_choice`.",
+        "codex-rosetta (gateways CR11): both are required in a Response; the openai SDK reads on, a typed client "
+        "or the Open Responses suite rejects the object (rule: the answer holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.RESPONSE_FIELDS_DROPPED,
+        Scope(("text-basic",), frontends=("responses",), streams=_STREAM),
+        witness("text-basic", "responses", "anthropic", True),
+    ),
+    Fault(
+        "error-type-null",
+        "An error inside an OpenAI stream has `type: null`.",
+        "LiteLLM (gateways A27): the error chunk's `error.type` is null, where OpenAI's ErrorObject says a string "
+        "(rule: the answer holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.ERROR_TYPE_NULL,
+        Scope(("midstream-error",), frontends=("openai",), streams=_STREAM),
+        witness("midstream-error", "openai", "anthropic", True),
+    ),
 )
 
 

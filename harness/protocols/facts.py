@@ -177,6 +177,10 @@ class Frontend:
     concurrent_blocks: bool = False
     """Its stream may keep several output blocks open at once (each event names its item: Responses'
     `output_index` and `item_id`), so the diff compares each block's events, not how blocks interleave."""
+    reads_retry_after: bool = False
+    """Its official SDK waits as an error's `Retry-After` (or `retry-after-ms`) header says before retrying, so a
+    proxy serving this frontend passes the upstream's on (the openai and anthropic SDKs; google-genai backs off on
+    its own, and Gemini's own 429 carries no such header)."""
     request_id_header: str | None = None
     """The answer header its provider names each request in (Anthropic's `request-id`): the SDK shows it
     (`response._request_id`) and support asks for it, so a proxy serving this frontend sends one too. None: the

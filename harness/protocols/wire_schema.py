@@ -309,7 +309,9 @@ class _Compiler:
 
 def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _Ctx) -> None:
     """The first branch the value satisfies (its warnings kept), else the nearest one's violations (a branch
-    rejecting the value's type at this very path is the farthest)."""
+    rejecting the value's type at this very path is the farthest, and each of the value's fields a branch does
+    not name counts half a violation: a Chat chunk with a bad choice is nearer the chunk than the error body,
+    which names none of its fields)."""
     best: list[_Raw] | None = None
     best_score = 0.0
     for branch in checks:
@@ -319,7 +321,7 @@ def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _
         if not bugs:
             ctx.out.extend(trial.out)
             return
-        score = sum(1000 if f[0] == (path or "$") else 1 for f in bugs) + (len(trial.out) - len(bugs)) / 1000
+        score = sum(1000 if f[0] == (path or "$") else 1 for f in bugs) + (len(trial.out) - len(bugs)) / 2
         if best is None or score < best_score:
             best, best_score = trial.out, score
     if best is not None:

@@ -50,7 +50,7 @@ def test_retry_after_ms_rounded_up_to_whole_seconds_is_the_same_delay() -> None:
 
 
 def test_no_retry_after_is_asked_of_a_client_whose_provider_sends_none() -> None:
-    # Gemini clients read the delay from the body's RetryInfo; its own 429 carries no header.
+    # google-genai backs off on its own (Gemini's real 429 carries no Retry-After: corpus gemini/error-429-*).
     assert _compare("gemini", "anthropic", ({}, {"retry-after": "20"}, {"x": "y"}), {}) == []
 
 

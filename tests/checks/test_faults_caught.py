@@ -62,3 +62,35 @@ def test_the_fault_fails_its_check_in_the_translated_run_only(
     for role in ("baseline_frontend", "baseline_backend"):
         assert [c.name for c in result.runs[role].checks if not c.passed] == [], role
     assert check in {c.name for c in result.runs["baseline_backend"].checks}
+
+
+@pytest.mark.parametrize(
+    ("fault", "scenario", "frontend", "backend", "stream", "finding"),
+    [
+        ("thinking-signature-null", "thinking-then-tool", "anthropic", "anthropic", True, "signature: null where"),
+        ("error-code-as-integer", "error-server-500", "openai", "anthropic", False, "error.error.code: expected"),
+        ("response-fields-missing", "text-basic", "responses", "anthropic", True, "'parallel_tool_calls' is missing"),
+        ("error-type-null", "midstream-error", "openai", "anthropic", True, "error.type: null where"),
+    ],
+)
+def test_each_gateway_spec_class_is_caught_by_answer_spec(
+    tmp_path: Path, fault: str, scenario: str, frontend: str, backend: str, stream: bool, finding: str
+) -> None:
+    """A26, P7, CR11 and A27 of docs/gateways.md, each as a fault of the built-in proxy: `answer.spec` names it."""
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=tmp_path,
+        frontends=[frontend],
+        backends=[backend],
+        only=[scenario],
+        streams=(stream,),
+        known=tmp_path / "known.toml",
+        run_id="fault",
+        hooks=by_name(fault).hooks,
+    )
+    assert Runner(options).run().exit_code == 1
+    (result,) = options.results
+    assert result.verdict == "proxy_bug_response"
+    failed = {c.name: c.actual for c in result.runs["translated"].checks if not c.passed}
+    assert any(finding in line for line in failed["answer.spec"]), failed

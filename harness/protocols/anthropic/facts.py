@@ -36,6 +36,7 @@ FACTS = facts.ProtocolFacts(
         routes=(facts.Route("/v1/messages"), facts.Route("/v1/messages/count_tokens", kind="count_tokens")),
         model=facts.ModelInBody(),
         request_id_header="request-id",  # https://docs.anthropic.com/en/api/errors#request-id
+        reads_retry_after=True,  # anthropic-python `_calculate_retry_timeout`
     ),
     model_list=facts.ModelList(
         paths=("/v1/models",),

@@ -44,6 +44,7 @@ FAMILY = facts.ProtocolFacts(
         model=facts.ModelInBody(),
         wire_rules=wire_rules.RULES,
         request_id_header="x-request-id",  # https://platform.openai.com/docs/api-reference/debugging-requests
+        reads_retry_after=True,  # openai-python `_calculate_retry_timeout`: retry-after-ms, then retry-after
     ),
     model_list=facts.ModelList(
         paths=("/v1/models",),

@@ -35,6 +35,7 @@ FACTS = facts.ProtocolFacts(
         opaque_signatures=True,
         concurrent_blocks=True,
         request_id_header="x-request-id",  # https://platform.openai.com/docs/api-reference/debugging-requests
+        reads_retry_after=True,  # the openai SDK, as for Chat Completions
     ),
     model_list=CHAT_COMPLETIONS.model_list,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
