@@ -35,6 +35,7 @@ def lint(session: nox.Session) -> None:
     """ruff over the code."""
     session.install("ruff>=0.8")
     session.run("ruff", "check", "harness", "tests", "bench", "noxfile.py")
+    session.run("ruff", "format", "--check", "harness", "tests", "bench", "noxfile.py")
 
 
 @nox.session(python=PYTHON)

@@ -95,3 +95,28 @@ ERROR_TYPE_NULL = _only_for(
     "openai", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _error_type_null))
 )
 """An error inside an OpenAI stream has `type: null` (gateways A27: the spec's ErrorObject says a string)."""
+
+
+def _signature_left_out(_name: str, data: Any) -> Any:
+    block = data.get("content_block") if isinstance(data, dict) else None
+    if data.get("type") == "content_block_start" and isinstance(block, dict) and block.get("type") == "thinking":
+        return {**data, "content_block": {k: v for k, v in block.items() if k != "signature"}}
+    return data
+
+
+THINKING_START_UNSIGNED = _only_for(
+    "anthropic", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _signature_left_out))
+)
+"""A thinking block opens without `signature` (gateways R13: Anthropic's ThinkingBlock requires it)."""
+
+
+def _unnumbered(_name: str, data: Any) -> Any:
+    if isinstance(data, dict) and data.get("type") != "response.created":
+        return {k: v for k, v in data.items() if k != "sequence_number"}
+    return data
+
+
+EVENTS_UNNUMBERED = _only_for(
+    "responses", lambda: TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _unnumbered))
+)
+"""Responses stream events after the first without `sequence_number` (gateways LR15: the spec requires it)."""

@@ -383,8 +383,8 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
     ),
     Fault(
         "error-in-detail-envelope",
-        "An Anthropic client gets its errors as `{\"detail\": ...}` instead of Anthropic's error envelope.",
-        "issue 21: an Anthropic client got `{\"detail\": ...}` from a gateway; the status was right, so the error "
+        'An Anthropic client gets its errors as `{"detail": ...}` instead of Anthropic\'s error envelope.',
+        'issue 21: an Anthropic client got `{"detail": ...}` from a gateway; the status was right, so the error '
         "passed (rule: an error body holds to the frontend protocol's spec).",
         "response side (answer.spec)",
         ah.ERROR_IN_DETAIL_ENVELOPE,
@@ -430,6 +430,27 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
         ah.ERROR_TYPE_NULL,
         Scope(("midstream-error",), frontends=("openai",), streams=_STREAM),
         witness("midstream-error", "openai", "anthropic", True),
+    ),
+    Fault(
+        "thinking-start-unsigned",
+        "A thinking block opens without `signature` in its content_block_start.",
+        "claude-code-router (gateways R13): Anthropic's ThinkingBlock requires `signature` (the real API opens it "
+        'with `""` and sends the value in a signature_delta); a typed client rejects the event (rule: the answer '
+        "holds to the frontend protocol's spec).",
+        "response side (answer.spec)",
+        ah.THINKING_START_UNSIGNED,
+        Scope(("thinking-then-tool",), frontends=("anthropic",), streams=_STREAM),
+        witness("thinking-then-tool", "anthropic", "anthropic", True),
+    ),
+    Fault(
+        "events-unnumbered",
+        "Responses stream events after the first carry no `sequence_number`.",
+        "LiteLLM /v1/responses (gateways LR15): OpenAI's spec requires `sequence_number` on every event; clients "
+        "that order or resume by it cannot (rule: the answer holds to the frontend protocol's spec).",
+        "response side (answer.spec, frontend_wire)",
+        ah.EVENTS_UNNUMBERED,
+        Scope(("text-basic",), frontends=("responses",), streams=_STREAM),
+        witness("text-basic", "responses", "anthropic", True),
     ),
 )
 

@@ -71,12 +71,14 @@ def test_the_fault_fails_its_check_in_the_translated_run_only(
         ("error-code-as-integer", "error-server-500", "openai", "anthropic", False, "error.error.code: expected"),
         ("response-fields-missing", "text-basic", "responses", "anthropic", True, "'parallel_tool_calls' is missing"),
         ("error-type-null", "midstream-error", "openai", "anthropic", True, "error.type: null where"),
+        ("thinking-start-unsigned", "thinking-then-tool", "anthropic", "anthropic", True, "'signature' is missing"),
+        ("events-unnumbered", "text-basic", "responses", "anthropic", True, "'sequence_number' is missing"),
     ],
 )
 def test_each_gateway_spec_class_is_caught_by_answer_spec(
     tmp_path: Path, fault: str, scenario: str, frontend: str, backend: str, stream: bool, finding: str
 ) -> None:
-    """A26, P7, CR11 and A27 of docs/gateways.md, each as a fault of the built-in proxy: `answer.spec` names it."""
+    """A26, P7, CR11, A27, R13 and LR15 of docs/gateways.md, each a fault of our proxy: `answer.spec` names it."""
     options = RunOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",

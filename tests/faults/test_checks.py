@@ -98,9 +98,8 @@ def test_echoed_upstream_key_is_a_proxy_bug_and_never_reaches_the_trace(tmp_path
     leak = [c for c in result.runs["translated"].checks if c.name == "secret_leak"]
     assert [(c.passed, c.actual) for c in leak] == [(False, "upstream key found in sdk, wire")]
     assert planted not in result.model_dump_json()
-    assert (
-        planted.encode()
-        not in read_trace_bytes(tmp_path / "leak" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json.gz")
+    assert planted.encode() not in read_trace_bytes(
+        tmp_path / "leak" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json.gz"
     )
     error = result.runs["translated"].sdk.error
     assert error is not None and "[REDACTED: planted upstream key]" in error.message
