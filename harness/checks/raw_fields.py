@@ -1,0 +1,88 @@
+"""The answer's raw fields beyond what the IR carries: the fields the frontend protocol's own encoder writes for
+the same answer (it writes what the real provider does, checked against recordings by the shape tests) that the
+proxy left out. The request side's raw fields are `harness.checks.upstream`'s (the backend's field table)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from harness.checks.registry import Result, Scope, Severity, check
+from harness.checks.subject import Subject
+from harness.protocols import HttpResponse, encode_events, registry
+from harness.protocols.wire_schema import answer_payloads
+from harness.trace.model import Deviation
+
+RAW_FIELDS = "answer.raw_fields"
+SHOWN = 8
+"""Missing fields named per run (the message says how many more)."""
+
+
+def key_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value, list indices as `[*]` (`choices[*].logprobs`)."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            out.add(path)
+            out |= key_paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            out |= key_paths(item, f"{prefix}[*]")
+    return out
+
+
+def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:
+    """Key paths per payload kind: the body, or each stream event type (its `type`, else `event`)."""
+    out: dict[str, set[str]] = {}
+    for kind, payload in answer_payloads(body, media_type=media_type, status=200):
+        name = payload.get("type") if kind == "event" and isinstance(payload, dict) else None
+        group = f"{kind} {name}" if isinstance(name, str) else kind
+        out.setdefault(group, set()).update(key_paths(payload))
+    return out
+
+
+def _expected(subject: Subject, body: bytes) -> HttpResponse | bytes:
+    """The frontend codec's own encoding of the answer the client received, decoded."""
+    codec = registry.get(subject.client)
+    if subject.stream:
+        decoder = codec.stream_decoder()
+        events = [e for chunk in subject.frontend_chunks for e in decoder.feed(chunk)] + list(decoder.close())
+        return encode_events(codec, events, request=subject.frontend_request)
+    return codec.encode_response(codec.decode_response(body), request=subject.frontend_request)
+
+
+@check(
+    RAW_FIELDS,
+    scope=Scope.ANSWER,
+    severity=Severity.DEVIATION,
+    translated_only=True,
+    why="""The answer carries the fields its provider always writes, also those no IR value holds and no spec
+    requires (`logprobs: null` on a Chat choice, `stop_sequence: null` on an Anthropic message, `annotations: []`
+    on Responses text): the frontend protocol's own encoder, modelled on the real wire, writes them for the same
+    answer, and a client that reads them by key (a typed decoder without defaults) finds nothing. A warning per
+    run naming the fields left out.""",
+)
+def _raw_fields(subject: Subject) -> Iterable[Result]:
+    if subject.truncated or subject.frontend_status != 200 or not subject.frontend_chunks:
+        return []
+    if subject.scenario.kind == "models_list":
+        return []
+    body = b"".join(subject.frontend_chunks)
+    media = {k.lower(): v for k, v in subject.frontend_response_headers.items()}.get("content-type", "")
+    try:
+        expected = _expected(subject, body)
+        ours = expected if isinstance(expected, bytes) else expected.body
+        ours_type = media if isinstance(expected, bytes) else expected.headers.get("content-type", media)
+        wanted, sent = _by_kind(ours, ours_type), _by_kind(body, media)
+    except ValueError:  # an answer its own decoder cannot read: frontend_wire and the SDK judge that
+        return []
+    missing = sorted(
+        f"{group}: {path}" for group, paths in wanted.items() if group in sent for path in paths - sent[group]
+    )
+    if not missing:
+        return []
+    more = f" (+{len(missing) - SHOWN} more)" if len(missing) > SHOWN else ""
+    message = "left out: " + "; ".join(missing[:SHOWN]) + more
+    return [Deviation(rule=RAW_FIELDS, message=re.sub(r"\s+", " ", message))]
