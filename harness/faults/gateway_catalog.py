@@ -40,7 +40,7 @@ GATEWAY_FAULTS: tuple[Fault, ...] = (
         "An upstream 429 keeps its status but loses its Retry-After header.",
         f"{_LITELLM} (A3) and {_CCR} (R1): the status is passed on, the header is not; SDKs fall back to their own "
         "backoff and hammer the provider.",
-        "response side (error.retry_after)",
+        "response side (answer.retry_after, error.retry_after)",
         g.RETRY_AFTER_DROPPED,
         Scope(("error-rate-limit-429",)),
         witness("error-rate-limit-429", "openai", "anthropic", False),

@@ -151,6 +151,9 @@ class WireRule:
     """The provider documentation or real recording the rule rests on."""
     check: Callable[[bytes, bool], list[str]]
     """Findings in one answer's raw body (`bytes`, streamed or not: `bool`), each in words; empty when kept."""
+    undocumented_fields: bool = False
+    """It judges the answer's undocumented fields by its own list, so the spec's warnings about them are left out
+    (`answer.spec_warnings`): one finding is reported once."""
 
 
 @dataclass(frozen=True)

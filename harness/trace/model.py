@@ -164,6 +164,10 @@ class Timings(_Model):
     gone; None otherwise (the report measures it from the wire)."""
 
 
+VARYING_HEADERS = frozenset({"date"})
+"""Headers whose value differs between two runs on the same bytes (left out of steady traces)."""
+
+
 class RunTrace(_Model):
     """Everything one run did, as JSON: the unit the diff engine and the reports read."""
 
@@ -244,10 +248,21 @@ class RunTrace(_Model):
         """The trace without what differs between two runs of the same matrix on the same bytes: its timings (also
         each wire chunk's) and the proxy's trace id (random per exchange). Reports of steady traces compare byte
         for byte."""
+        trace_id = self.trace_id
+
+        def steady_headers(headers: dict[str, str]) -> dict[str, str]:
+            # The answer's date and the ids the proxy makes from its trace id (`x-conformance-trace-id`, the request
+            # id it sends) differ between runs; their presence is what is judged.
+            return {
+                k: "<varies>" if k in VARYING_HEADERS or (trace_id and trace_id in v) else v for k, v in headers.items()
+            }
+
         wire = self.wire.model_copy(
             update={
                 "upstream_times_ms": [0.0] * len(self.wire.upstream_times_ms),
                 "frontend_times_ms": [0.0] * len(self.wire.frontend_times_ms),
+                "answer_headers": steady_headers(self.wire.answer_headers),
+                "upstream_headers": steady_headers(self.wire.upstream_headers),
             }
         )
         return self.model_copy(update={"trace_id": None, "timings": Timings(), "wire": wire})

@@ -30,6 +30,12 @@ EXPECTED: dict[str, tuple[str, str]] = {
     ),
     "created-missing-from-chunks": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "error-in-detail-envelope": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "thinking-signature-null": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "error-code-as-integer": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "response-fields-missing": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "error-type-null": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "thinking-start-unsigned": ("proxy_bug_response", "translated run fails (answer.spec)"),
+    "events-unnumbered": ("proxy_bug_response", "translated run fails (answer.spec, frontend_wire)"),
     "gemini-function-response-name-hardcoded": (
         "proxy_bug_request",
         'request.messages[2].content[0].name: "get_weather" -> "function"',
@@ -63,7 +69,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     # The faults found by gating real gateways (docs/gateways.md).
     "error-status-flattened-to-500": ("proxy_bug_response", 'error.kind: "auth" -> "server"'),
     "overloaded-as-server-error": ("proxy_bug_response", 'error.kind: "overloaded" -> "server"'),
-    "retry-after-dropped": ("proxy_bug_response", "translated run fails (error.retry_after)"),
+    "retry-after-dropped": ("proxy_bug_response", "translated run fails (answer.retry_after, error.retry_after)"),
     "stream-error-sent-as-200": ("proxy_bug_response", "error.status: 401 -> null"),
     "midstream-error-kind-lost": ("proxy_bug_response", 'events[4].error.kind: "overloaded" -> "server"'),
     "gemini-stream-error-openai-shaped": ("proxy_bug_response", "response: "),

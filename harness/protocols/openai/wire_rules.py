@@ -163,6 +163,7 @@ RULES = (
         "openai.documented_fields",
         f"{CHAT_REFERENCE}, {CHUNK_REFERENCE} (the fields of each object); {CORPUS_BODY}; {CORPUS_STREAM}",
         documented_fields,
+        undocumented_fields=True,
     ),
     WireRule(
         "openai.created_is_a_time",
