@@ -394,32 +394,34 @@ def _event_kind(payload: Any) -> AnswerKind:
     return "error" if isinstance(payload, dict) and list(payload) == ["error"] else "event"
 
 
-def answer_payloads(body: bytes, *, media_type: str, status: int) -> list[tuple[AnswerKind, Any]]:
+@functools.lru_cache(maxsize=2)
+def answer_payloads(body: bytes, *, media_type: str, status: int) -> tuple[tuple[AnswerKind, Any], ...]:
     """An answer's raw body as the parsed payloads `answer_findings` takes, by its media type alone: an error
     body (status >= 400); SSE events' data (`[DONE]` and empty data left out); AWS event-stream frames as
     `{event_type: payload}`; NDJSON lines; a JSON array's elements (Gemini's stream without `alt=sse`); else the
-    body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its media type says."""
+    body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its media type says. Cached:
+    the answer checks of one run read the same payloads (they only read them)."""
     media = media_type.split(";", 1)[0].strip().lower()
     if status >= 400 and media != "text/event-stream":
-        return [("error", json.loads(body))]
+        return (("error", json.loads(body)),)
     if media == "text/event-stream":
         decoder = SSEDecoder()
         events = [*decoder.feed(body), *decoder.close()]
         payloads = [json.loads(e.data) for e in events if e.data.strip() not in ("", "[DONE]")]
-        return [(_event_kind(p), p) for p in payloads]
+        return tuple((_event_kind(p), p) for p in payloads)
     if media == "application/vnd.amazon.eventstream":
         stream = EventStreamDecoder()
         out: list[tuple[AnswerKind, Any]] = []
         for message in [*stream.feed(body), *stream.close()]:
             name = message.headers.get(":event-type") or message.headers.get(":exception-type")
             out.append(("event", {str(name): json.loads(message.payload) if message.payload else {}}))
-        return out
+        return tuple(out)
     if media in ("application/x-ndjson", "application/jsonl", "application/ndjson"):
-        return [("event", json.loads(line)) for line in body.splitlines() if line.strip()]
+        return tuple(("event", json.loads(line)) for line in body.splitlines() if line.strip())
     value = json.loads(body)
     if isinstance(value, list):
-        return [("event", item) for item in value]
-    return [("body", value)]
+        return tuple(("event", item) for item in value)
+    return (("body", value),)
 
 
 def request_findings(protocol: str, payload: object) -> list[SchemaFinding]:

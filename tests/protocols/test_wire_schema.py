@@ -287,20 +287,22 @@ def _responses_body() -> dict[str, Any]:
 
 
 def test_answer_payloads_by_media_type() -> None:
-    assert answer_payloads(b'{"error": {"code": 400}}', media_type="application/json", status=400) == [
+    assert list(answer_payloads(b'{"error": {"code": 400}}', media_type="application/json", status=400)) == [
         ("error", {"error": {"code": 400}})
     ]
     sse = b'data: {"a": 1}\n\ndata: [DONE]\n\n'
-    assert answer_payloads(sse, media_type="text/event-stream; charset=utf-8", status=200) == [("event", {"a": 1})]
-    assert answer_payloads(b'[{"a": 1}, {"b": 2}]', media_type="application/json", status=200) == [
+    assert list(answer_payloads(sse, media_type="text/event-stream; charset=utf-8", status=200)) == [
+        ("event", {"a": 1})
+    ]
+    assert list(answer_payloads(b'[{"a": 1}, {"b": 2}]', media_type="application/json", status=200)) == [
         ("event", {"a": 1}),
         ("event", {"b": 2}),
     ]
-    assert answer_payloads(b'{"a": 1}\n{"b": 2}\n', media_type="application/x-ndjson", status=200) == [
+    assert list(answer_payloads(b'{"a": 1}\n{"b": 2}\n', media_type="application/x-ndjson", status=200)) == [
         ("event", {"a": 1}),
         ("event", {"b": 2}),
     ]
-    assert answer_payloads(b'{"a": 1}', media_type="application/json", status=200) == [("body", {"a": 1})]
+    assert list(answer_payloads(b'{"a": 1}', media_type="application/json", status=200)) == [("body", {"a": 1})]
     with pytest.raises(ValueError):
         answer_payloads(b"not json", media_type="application/json", status=200)
 

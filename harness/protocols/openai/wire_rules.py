@@ -8,6 +8,7 @@ Each rule names its evidence: the API reference and the real recordings in the s
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -43,14 +44,16 @@ _DOCUMENTED: Mapping[str, frozenset[str]] = {
 """The fields the API reference documents on each object of an answer (and real answers carry)."""
 
 
-def _chunks(body: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
+@functools.lru_cache(maxsize=2)
+def _chunks(body: bytes) -> tuple[tuple[int, dict[str, Any]], ...]:
     """The JSON object chunks of a stream, numbered; `[DONE]`, what is not an object and a mid-stream error object
     (`{"error": {...}}`, how OpenAI ends a stream that failed) are skipped (the codec and the `frontend_wire`
-    check judge those)."""
+    check judge those). Parsed once for all the rules of one answer (they only read it)."""
     try:
         events = list(iter_sse([body]))
     except FramingError:
-        return
+        return ()
+    out = []
     number = 0
     for event in events:
         if event.data in ("", "[DONE]"):
@@ -60,11 +63,14 @@ def _chunks(body: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError:
             continue
         if isinstance(chunk, dict) and not ("error" in chunk and "choices" not in chunk):
-            yield number, chunk
+            out.append((number, chunk))
         number += 1
+    return tuple(out)
 
 
+@functools.lru_cache(maxsize=2)
 def _body(body: bytes) -> dict[str, Any] | None:
+    """The answer's JSON object, parsed once for all the rules of one answer (they only read it)."""
     try:
         value = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError):

@@ -12,6 +12,7 @@ concurrently are a deviation from what the real API does, not a bug: the diff co
 
 from __future__ import annotations
 
+import functools
 import json
 
 from harness.protocols.facts import WireRule
@@ -24,13 +25,14 @@ REFERENCE = (
 )
 
 
-def _events(body: bytes) -> list[dict[str, object]]:
+@functools.lru_cache(maxsize=2)
+def _events(body: bytes) -> tuple[dict[str, object], ...]:
     """The JSON object events of a stream; none when the framing is broken (the codec and the `frontend_wire`
-    check judge that)."""
+    check judge that). Parsed once for all the rules of one answer (they only read it)."""
     try:
         events = list(iter_sse([body]))
     except FramingError:
-        return []
+        return ()
     out = []
     for event in events:
         try:
@@ -39,7 +41,7 @@ def _events(body: bytes) -> list[dict[str, object]]:
             continue
         if isinstance(data, dict):
             out.append(data)
-    return out
+    return tuple(out)
 
 
 def items_one_at_a_time(body: bytes, stream: bool) -> list[str]:
@@ -109,7 +111,7 @@ def _message_items(body: bytes, stream: bool) -> list[tuple[str, object]]:
         events = _events(body)
     else:
         try:
-            events = [{"response": json.loads(body)}]
+            events = ({"response": json.loads(body)},)
         except (json.JSONDecodeError, UnicodeDecodeError):
             return []
     found: list[tuple[str, object]] = []
