@@ -30,7 +30,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from harness.checks import explain
-from harness.report.groups import CaseGroup, failing
+from harness.report.groups import CaseGroup, failing, groups_of
 from harness.report.model import FileWriter, RunReport, failed_checks, json_value
 from harness.trace.model import CaseResult, Verdict
 
@@ -87,12 +87,12 @@ def _outcome(case: CaseResult, strict: bool) -> tuple[str, str, str] | None:
 
 def _group_text(group: CaseGroup) -> str:
     return (
-        f"{group.id}: {len(group.cases)} x {group.verdict} at {group.path}: {group.reason} "
+        f"{group.id}: {len(group.cases)} x {group.verdict}: {group.title}: {group.reason} "
         f"(e.g. {group.example.case_id})"
     )
 
 
-def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGroup | None) -> str | None:
+def _testcase(parent: ET.Element, case: CaseResult, strict: bool, groups: list[CaseGroup]) -> str | None:
     element = ET.SubElement(
         parent,
         "testcase",
@@ -113,7 +113,7 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGro
         ET.SubElement(
             props, "property", name="wire_deviation", value=xml_text(f"{deviation.rule}: {deviation.message}")
         )
-    if group is not None:
+    for group in groups:  # its headline cause's group first
         ET.SubElement(props, "property", name="group", value=group.id)
     outcome = _outcome(case, strict)
     if outcome is None:
@@ -121,7 +121,8 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGro
             ET.SubElement(element, "system-out").text = xml_text(_details(case))
         return None
     tag, kind, message = outcome
-    if group is not None:
+    if groups:
+        group = groups[0]
         message += f" [group {group.id}: {len(group.cases)} case{'s' if len(group.cases) != 1 else ''}]"
     details = xml_text(_details(case))
     child = ET.SubElement(element, tag, message=xml_text(message), type=kind)
@@ -140,10 +141,10 @@ def render_junit(report: RunReport) -> str:
     groups = failing(report.cases)
     for group in groups:
         ET.SubElement(properties, "property", name="group", value=xml_text(_group_text(group)))
-    group_of = {c.case_id: g for g in groups for c in g.cases}
+    group_of = groups_of(groups)
     tally = {"failure": 0, "skipped": 0, "error": 0}
     for case in report.cases:
-        tag = _testcase(suite, case, report.strict, group_of.get(case.case_id))
+        tag = _testcase(suite, case, report.strict, group_of.get(case.case_id, []))
         if tag is not None:
             tally[tag] += 1
     for element in (root, suite):

@@ -116,7 +116,7 @@ def test_suite_lists_each_group_once_and_cases_name_theirs(suite: ET.Element) ->
     assert len(groups) == 5  # two request/response bugs, the known bug, the backend and the baseline issue
     text_group = next(g for g in groups if "text-basic" in g)
     assert text_group.endswith(
-        "1 x proxy_bug_response at events[*].text: translated run fails (text_equals) "
+        "1 x proxy_bug_response: text differs at events[*].text: translated run fails (text_equals) "
         "(e.g. text-basic[anthropic->openai,stream])"
     )
     case = _by_name(suite)["text-basic[anthropic->openai,stream]"]
