@@ -5,17 +5,19 @@ A case usually differs in several places, and the first in stream order is often
 
 | kind | what it is (by IR path or value) |
 |---|---|
+| `broken` | an error where the reference has none (the client's stream or answer broke) |
 | `tool call` | a tool call, its name or arguments, a tool definition or result, lost, extra or changed |
 | `text` | answer text, thinking, a message's content |
 | `stop` | the stop reason, an error, a status |
 | `other` | any other field (a request parameter such as temperature) |
 | `usage` | a token count |
-| `id` | an id, a model name, a creation time, an index, a signature |
+| `id` | an id (any `*_id`), a model name, a creation time, an index, a signature |
 
 The headline is the divergence of the best kind, the first in stream order among equals. Once a list lost or
 gained an item, the items after it are shifted copies of the same cause, so only a list's first whole-item
-divergence is a candidate. The failing checks map onto the same kinds (`check_kind`), so the report can tell a
-check a divergence already explains from one that is a defect of its own.
+divergence is a candidate (and an error the compared side alone has: the stream broke). The failing checks
+map onto the same kinds (`check_kind`), so the report can tell a check a divergence already explains from one
+that is a defect of its own.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from typing import Any, Protocol, TypeVar
 class Kind(IntEnum):
     """Difference kinds, most specific first (the smaller, the better a headline)."""
 
-    TOOL_CALL = 0
-    TEXT = 1
-    STOP = 2
-    OTHER = 3
-    USAGE = 4
-    ID = 5
+    BROKEN = 0
+    TOOL_CALL = 1
+    TEXT = 2
+    STOP = 3
+    OTHER = 4
+    USAGE = 5
+    ID = 6
 
     @property
     def label(self) -> str:
@@ -43,6 +46,7 @@ class Kind(IntEnum):
 
 
 _LABELS = {
+    Kind.BROKEN: "answer broke",
     Kind.TOOL_CALL: "tool call",
     Kind.TEXT: "text",
     Kind.STOP: "stop reason or error",
@@ -70,6 +74,7 @@ class DivergenceLike(Protocol):
 
 D = TypeVar("D", bound=DivergenceLike)
 
+_MISSING = "<missing>"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INDEX = re.compile(r"\[\d+\]")
 _ID_FIELDS = frozenset(
@@ -118,15 +123,27 @@ def _value_kind(value: Any) -> Kind | None:
     return None
 
 
+def _is_error(path: str, value: Any) -> bool:
+    if isinstance(value, dict) and value.get("kind") == "error":
+        return True
+    return path == "error" and value not in (None, _MISSING)
+
+
 def kind_of(divergence: DivergenceLike) -> Kind:
-    """The kind of one divergence: from the value of a whole item (a lost tool call is a tool call, whatever took
-    its place), else from the path's names, its last name first (`content[1].id` is an id)."""
-    by_value = [k for k in (_value_kind(divergence.left), _value_kind(divergence.right)) if k is not None]
+    """The kind of one divergence: an error only the compared side has is `BROKEN`; else from the value of a whole
+    item (a lost tool call is a tool call, whatever took its place) or of a changed `kind`, else from the path's
+    names, its last name first (`content[1].id` is an id)."""
+    path, left, right = divergence.path, divergence.left, divergence.right
+    if _is_error(path, right) and not _is_error(path, left):
+        return Kind.BROKEN
+    names = _NAME.findall(path)
+    last = names[-1] if names else ""
+    if path.endswith("].kind") and isinstance(left, str) and isinstance(right, str):  # an item's kind changed
+        left, right = {"kind": left}, {"kind": right}
+    by_value = [k for k in (_value_kind(left), _value_kind(right)) if k is not None]
     if by_value:
         return min(by_value)
-    names = _NAME.findall(divergence.path)
-    last = names[-1] if names else ""
-    if last in _ID_FIELDS:
+    if last in _ID_FIELDS or last.endswith("_id"):
         return Kind.ID
     if last.endswith("_tokens") or "usage" in names:
         return Kind.USAGE
@@ -149,12 +166,12 @@ def field_of(path: str) -> str:
 
 def candidates(divergences: Iterable[D]) -> list[D]:
     """The divergences that can head a case or name a cause: all but the whole-item divergences that follow the
-    first one in the same list (they are its shifted copies)."""
+    first one in the same list (they are its shifted copies), save an error only the compared side has."""
     seen_lists: set[str] = set()
     out: list[D] = []
     for d in divergences:
         whole = _INDEX.search(d.path) is not None and d.path.endswith("]")
-        if whole:
+        if whole and kind_of(d) is not Kind.BROKEN:
             the_list = d.path[: d.path.rfind("[")]
             if the_list in seen_lists:
                 continue

@@ -3,8 +3,9 @@
 Mapping of verdicts (chosen so that the JUnit view agrees with the gate's exit code):
 
 - pass: a passing test case.
-- proxy_bug_request / proxy_bug_response (new): `<failure message="<verdict>: <reason>" type="<verdict>">`
-  whose body is the first divergence and the failed checks.
+- proxy_bug_request / proxy_bug_response (new): `<failure message="<verdict>: <reason>; at <path>: expected
+  <value>, actual <value>" type="<verdict>">` (the headline divergence, values shortened) whose body is that
+  divergence whole and the failed checks.
 - a proxy bug listed in the known-failures file: `<skipped type="known_failure" message="known <verdict>:
   <known reason>">`, as pytest reports an xfail.
 - backend_issue / baseline_issue: `<skipped type="<verdict>" message="<verdict>: <reason>">`: the case could
@@ -19,9 +20,9 @@ Every non-passing case also carries the details in `<system-out>`, and every cas
 verdict, scenario, frontend, backend and stream flag.
 
 Grouping (as on the terminal and in summary.json): the suite's `<properties>` hold one `group` property per group
-of failing cases (`<id>: <count> x <verdict> at <path>: <reason> (e.g. <case>)`), and each of those cases a
-`group` property with its group's id, and its failure message ends with `[group <id>: <count> cases]`, so a CI
-view that lists failures shows which ones are the same bug.
+of failing cases (`<id>: <count> x <verdict>: <cause>: <reason> (e.g. <case>)`), and each of those cases a
+`group` property per group it is in (its headline cause's first), and its failure message ends with `[group <id>:
+<count> cases]`, so a CI view that lists failures shows which ones are the same bug.
 """
 
 from __future__ import annotations
@@ -81,8 +82,21 @@ def _outcome(case: CaseResult, strict: bool) -> tuple[str, str, str] | None:
     if case.verdict.is_proxy_bug:
         if case.known:
             return ("skipped", "known_failure", f"known {case.verdict}: {case.known}")
-        return ("failure", case.verdict, f"{case.verdict}: {case.reason}")
+        return ("failure", case.verdict, f"{case.verdict}: {case.reason}{_values(case)}")
     return ("skipped", case.verdict, f"{case.verdict}: {case.reason}")
+
+
+VALUE_LIMIT = 60
+"""Longest divergence value in a failure message (the body has the whole value)."""
+
+
+def _values(case: CaseResult) -> str:
+    """`; at <path>: expected <value>, actual <value>` for the case's headline divergence, values shortened."""
+    first = case.first_divergence
+    if first is None:
+        return ""
+    expected, actual = json_value(first.left, VALUE_LIMIT), json_value(first.right, VALUE_LIMIT)
+    return f"; at {first.path}: expected {expected}, actual {actual}"
 
 
 def _group_text(group: CaseGroup) -> str:

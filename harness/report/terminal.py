@@ -100,9 +100,9 @@ def _divergence(group: CaseGroup) -> Text:
     text = Text(printable(group.title))
     first = group.divergence
     if first is not None:
-        text.append(": ")
+        text.append(": expected ")
         text.append(printable(json_value(first.left, VALUE_LIMIT)), style="green")
-        text.append(" != ")
+        text.append(", actual ")
         text.append(printable(json_value(first.right, VALUE_LIMIT)), style="red")
     return text
 

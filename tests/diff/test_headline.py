@@ -63,6 +63,19 @@ def test_only_the_first_whole_item_of_a_list_is_a_candidate() -> None:
     assert ranked([START_USAGE, LOST_CALL, *tail]) == [LOST_CALL, START_USAGE]
 
 
+def test_an_error_only_the_compared_side_has_beats_everything() -> None:
+    broke = div("events[4]", {"kind": "done"}, {"kind": "error", "error": {"kind": "malformed_stream"}})
+    assert kind_of(broke) is Kind.BROKEN and headline([LOST_CALL, broke]) is broke
+    assert kind_of(div("error", None, {"kind": "server"})) is Kind.BROKEN
+    assert kind_of(div("error", {"kind": "overloaded"}, None)) is Kind.STOP  # an error lost is a wrong outcome
+
+
+def test_an_items_changed_kind_is_of_that_kind_and_a_stop_reasons_value_is_no_kind() -> None:
+    assert kind_of(div("events[1].kind", "thinking_start", "text_start")) is Kind.TEXT
+    assert kind_of(div("response.stop_reason.kind", "tool_use", "end_turn")) is Kind.STOP
+    assert kind_of(div("response.stop_reason.kind", "max_tokens", "end_turn")) is Kind.STOP
+
+
 def test_kinds_by_path_and_by_value() -> None:
     assert kind_of(div("request.tools[0]", {"name": "f"}, "<missing>", "iterable_item_removed")) is Kind.TOOL_CALL
     assert kind_of(div("request.messages[1].content[0].text", "a", "b")) is Kind.TEXT
@@ -71,6 +84,7 @@ def test_kinds_by_path_and_by_value() -> None:
     assert kind_of(div("error.kind", "rate_limit", "server")) is Kind.STOP
     assert kind_of(div("events[7].usage.input_tokens", 5, 0)) is Kind.USAGE
     assert kind_of(div("response.model", "a", "b")) is Kind.ID
+    assert kind_of(div("request.messages[3].content[0].tool_call_id", "<call:1>", "<call:0>")) is Kind.ID
 
 
 def test_a_field_is_named_the_same_on_a_stream_and_an_answer() -> None:
