@@ -86,6 +86,7 @@ _TEXT_FIELDS = frozenset({"text", "thinking", "content", "messages", "system", "
 _STOP_FIELDS = frozenset({"stop_reason", "finish_reason", "status", "error", "stop_sequence"})
 
 CHECK_KINDS: dict[str, Kind] = {
+    "client_crash": Kind.BROKEN,
     "tool_calls": Kind.TOOL_CALL,
     "upstream.tool_call_ids_unique": Kind.TOOL_CALL,
     "text_equals": Kind.TEXT,
@@ -98,6 +99,7 @@ CHECK_KINDS: dict[str, Kind] = {
     "no_error": Kind.STOP,
     "error.kind": Kind.STOP,
     "error.status": Kind.STOP,
+    "error.exception": Kind.STOP,
     "usage_present": Kind.USAGE,
     "cache_read_present": Kind.USAGE,
     "start_usage_reported": Kind.USAGE,
@@ -162,6 +164,17 @@ def field_of(path: str) -> str:
         return path[cut:].lstrip(".")
     root, _, rest = path.partition(".")
     return rest or root
+
+
+def cause_field(divergence: DivergenceLike) -> str:
+    """The field a divergence's cause is named by: `field_of` its path, where an item whose kind changed is a
+    whole item (`events[2].kind` is `events[2]`), and a whole item or answer that is an error on either side is
+    `error` (a stream's error event and a non-streamed answer's error are one cause)."""
+    path = divergence.path
+    field = "" if path.endswith("].kind") else field_of(path)
+    if path == "error" or (field == "" and any(_is_error(path, v) for v in (divergence.left, divergence.right))):
+        return "error"
+    return field
 
 
 def candidates(divergences: Iterable[D]) -> list[D]:

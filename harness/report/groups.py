@@ -1,9 +1,12 @@
 """Cases grouped by root cause: one group per (verdict, cause) instead of one line per case, with counts and one
 example. The terminal, summary.json, junit.xml and the HTML list share this grouping.
 
-A proxy bug's causes are its divergences' kinds and fields (`harness.diff.headline`: `tool call` at `events[*]`,
-`stop reason or error` at `stop_reason.kind`, on a stream and an answer alike; indexes, ids and values left out),
-then each failed check no divergence explains (a check of a kind a divergence already has is that divergence). A
+A proxy bug's causes: its headline divergence's kind and field (`harness.diff.headline`: `tool call` at
+`events[*]`, `stop reason or error` at `stop_reason.kind`, on a stream and an answer alike; indexes, ids and
+values left out), then each divergence of another kind that shows a defect of its own (a broken answer, a tool
+call, text, or one a registered check marks, such as message_start's input count), then each failed check of a
+kind no cause has (a check of a kind a divergence has is that divergence). What follows from the headline (the
+fields of one lost call, the stop reason and usage of an error turned into a stop) is no cause of its own. A
 case with several defects is in the group of each, its headline's first, so no defect hides behind another. Other
 verdicts (harness errors, backend and baseline issues) group by their reason and first-divergence path. No group
 is titled without a cause: one that no divergence decided is titled by its failed check and why it matters.
@@ -16,8 +19,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from harness.checks import spec_for
-from harness.diff.headline import Kind, check_kind, field_of, kind_of, ranked
+from harness.checks import all_specs, spec_for
+from harness.diff.headline import Kind, cause_field, check_kind, kind_of, ranked
 from harness.diff.judge import outcome
 from harness.report.model import VERDICTS
 from harness.trace.model import CaseResult, DivergenceJSON, Verdict
@@ -53,7 +56,7 @@ def _divergence_cause(side: str, d: DivergenceJSON) -> Cause:
     pattern = path_pattern(d.path)
     verb = _CHANGE.get(d.change, "differs")
     where = "upstream request: " if side == "request" else ""
-    return Cause(f"{side}:{kind.name}:{field_of(pattern)}", f"{where}{kind.label} {verb} at {pattern}", d, int(kind))
+    return Cause(f"{side}:{kind.name}:{cause_field(d)}", f"{where}{kind.label} {verb} at {pattern}", d, int(kind))
 
 
 def _check_cause(name: str) -> Cause:
@@ -78,30 +81,48 @@ def _failed(case: CaseResult) -> list[str]:
     return sorted(failures)
 
 
+def _marked(path: str) -> bool:
+    """Whether a registered check names this divergence as its own (`CheckSpec.divergence_key`)."""
+    return any(spec.divergence_key and spec.divergence_key in path for spec in all_specs())
+
+
+_CONTENT = (Kind.BROKEN, Kind.TOOL_CALL, Kind.TEXT)
+"""Kinds a divergence shows a defect of its own by, beside a headline of another kind (a stop reason, a field, a
+usage count or an id beside it is most often its consequence: an error turned into a stop changes the stop
+reason, the usage and the exception too)."""
+
+
 def causes(case: CaseResult) -> list[Cause]:
-    """The root causes of a case, best first (the first heads it). A proxy bug's: its divergences' kinds and
-    fields (a request-side bug's upstream request first), then the failed checks no divergence of their kind
-    explains; any other verdict's: its reason."""
+    """The root causes of a case, the one that heads it first. A proxy bug's: its headline divergence (the upstream
+    request's first for a request-side bug), then each divergence of a kind no earlier cause has that shows a defect
+    of its own (a broken answer, a tool call, text, or a divergence a registered check marks), then each failed
+    check of a kind no cause has; any other verdict's: its reason."""
     if not case.verdict.is_proxy_bug:
         pattern = path_pattern(case.first_divergence.path) if case.first_divergence is not None else ""
         return [Cause(f"reason:{pattern}\0{case.reason}", case.reason, case.first_divergence)]
-    found: dict[str, Cause] = {}
     sides = [("request", case.request_divergences), ("response", case.response_divergences)]
     if case.verdict == Verdict.PROXY_BUG_RESPONSE:
         sides = sides[1:]  # a request-side bug names the response side too when it also fails (triage)
+    found: dict[str, Cause] = {}
+    kinds: set[int] = set()
     for side, divergences in sides:
         for d in ranked(divergences):
+            kind = kind_of(d)
+            if found and (kind in kinds or not (kind in _CONTENT or _marked(d.path))):
+                continue
             cause = _divergence_cause(side, d)
             found.setdefault(cause.key, cause)
-    kinds = {c.rank for c in found.values()}
+            kinds.add(int(kind))
     for name in _failed(case):
         kind = check_kind(name)
         if kind is None or int(kind) not in kinds:
             cause = _check_cause(name)
             found.setdefault(cause.key, cause)
+            kinds.add(cause.rank)
     if not found:
         return [Cause(f"reason:\0{case.reason}", case.reason, case.first_divergence)]
-    return sorted(found.values(), key=lambda c: (c.rank, c.divergence is None))
+    head, *rest = found.values()
+    return [head, *sorted(rest, key=lambda c: (c.rank, c.divergence is None))]
 
 
 @dataclass

@@ -4,7 +4,7 @@ a lost tool call or wrong text before a usage count, a usage count before an id.
 from __future__ import annotations
 
 from harness.diff.compare import Divergence, diff_views
-from harness.diff.headline import Kind, candidates, check_kind, field_of, headline, kind_of, ranked
+from harness.diff.headline import Kind, candidates, cause_field, check_kind, field_of, headline, kind_of, ranked
 
 
 def div(path: str, left: object = 1, right: object = 2, change: str = "values_changed") -> Divergence:
@@ -115,3 +115,10 @@ def test_the_headline_of_a_real_comparison() -> None:
     assert found[0].path == "events[0].start_input_tokens"
     best = headline(found)
     assert best is not None and best.path == "events[2]" and best.left == second
+
+
+def test_a_cause_is_named_alike_on_a_stream_and_an_answer() -> None:
+    error_to_stop = div("events[4]", {"kind": "error", "error": {"kind": "overloaded"}}, {"kind": "done"})
+    assert cause_field(error_to_stop) == cause_field(div("error", {"kind": "overloaded"}, None)) == "error"
+    assert cause_field(div("events[2].kind", "tool_call_start", "tool_call_end")) == cause_field(LOST_CALL) == ""
+    assert cause_field(div("events[5].stop_reason.kind", "max_tokens", "end_turn")) == "stop_reason.kind"

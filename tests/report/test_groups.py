@@ -103,6 +103,23 @@ def test_one_max_tokens_bug_is_one_group_across_frontends_and_modes(tmp_path: Pa
     assert [(g.title.split(" at ")[0], len(g.cases)) for g in groups] == [("stop reason or error differs", 4)]
 
 
+def test_what_follows_from_one_defect_is_no_cause_of_its_own(tmp_path: Path) -> None:
+    """An upstream error turned into a normal stop changes the stop reason, the usage, the exception the SDK raises
+    and the answer too, mid-stream (an error event) and before the first event (the answer's error): one group
+    (8 when every divergence of another field was a cause)."""
+    found = _run(
+        tmp_path,
+        by_name("midstream-error-as-stop").hooks,
+        frontends=["openai", "anthropic"],
+        backends=["openai", "gemini"],
+        only=["midstream-error", "stream-error-first"],
+    )
+    heads = {c.first_divergence.path.split("[")[0] for c in found if c.first_divergence is not None}
+    assert heads == {"events", "error"} and len(found) >= 8
+    groups = failing(found)
+    assert [(g.title.split(" at ")[0], len(g.cases)) for g in groups] == [("stop reason or error differs", len(found))]
+
+
 def test_a_proxy_bug_no_divergence_decided_is_titled_by_its_check() -> None:
     failing_check = (("text_equals", True), ("frontend_wire", False))
     bad = run("translated", "text-basic", "anthropic", "openai", checks=failing_check)
