@@ -114,8 +114,8 @@ def causes(case: CaseResult) -> list[Cause]:
             found.setdefault(cause.key, cause)
             kinds.add(int(kind))
     for name in _failed(case):
-        kind = check_kind(name)
-        if kind is None or int(kind) not in kinds:
+        judged = check_kind(name)
+        if judged is None or int(judged) not in kinds:
             cause = _check_cause(name)
             found.setdefault(cause.key, cause)
             kinds.add(cause.rank)
