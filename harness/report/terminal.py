@@ -175,9 +175,7 @@ def print_groups(report: RunReport, console: Console) -> None:
         if verdict_info(group.verdict).listed:
             by_verdict.setdefault(group.verdict, []).append(group)
     if by_verdict:
-        console.print(
-            Text("failing cases grouped by verdict and root cause (a case under each of its causes):", style="dim")
-        )
+        console.print(Text("failing cases grouped by verdict and root cause (a case under each):", style="dim"))
     for verdict, groups in by_verdict.items():
         info = verdict_info(verdict)
         cases = len({c.case_id for g in groups for c in g.cases})
