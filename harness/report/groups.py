@@ -14,6 +14,7 @@ is titled without a cause: one that no divergence decided is titled by its faile
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -81,9 +82,14 @@ def _failed(case: CaseResult) -> list[str]:
     return sorted(failures)
 
 
+@functools.cache
+def _markers() -> tuple[str, ...]:
+    return tuple(spec.divergence_key for spec in all_specs() if spec.divergence_key)
+
+
 def _marked(path: str) -> bool:
     """Whether a registered check names this divergence as its own (`CheckSpec.divergence_key`)."""
-    return any(spec.divergence_key and spec.divergence_key in path for spec in all_specs())
+    return any(key in path for key in _markers())
 
 
 _CONTENT = (Kind.BROKEN, Kind.TOOL_CALL, Kind.TEXT)

@@ -20,7 +20,7 @@ Every non-passing case also carries the details in `<system-out>`, and every cas
 verdict, scenario, frontend, backend and stream flag.
 
 Grouping (as on the terminal and in summary.json): the suite's `<properties>` hold one `group` property per group
-of failing cases (`<id>: <count> x <verdict>: <cause>: <reason> (e.g. <case>)`), and each of those cases a
+of failing cases (`<id>: <count> x <verdict>: <cause>[: <reason>] (e.g. <case>)`), and each of those cases a
 `group` property per group it is in (its headline cause's first), and its failure message ends with `[group <id>:
 <count> cases]`, so a CI view that lists failures shows which ones are the same bug.
 """
@@ -100,10 +100,8 @@ def _values(case: CaseResult) -> str:
 
 
 def _group_text(group: CaseGroup) -> str:
-    return (
-        f"{group.id}: {len(group.cases)} x {group.verdict}: {group.title}: {group.reason} "
-        f"(e.g. {group.example.case_id})"
-    )
+    reason = f": {group.reason}" if group.reason != group.title else ""
+    return f"{group.id}: {len(group.cases)} x {group.verdict}: {group.title}{reason} (e.g. {group.example.case_id})"
 
 
 def _testcase(parent: ET.Element, case: CaseResult, strict: bool, groups: list[CaseGroup]) -> str | None:
