@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from harness.checks import Severity, spec_for
 from harness.diff.compare import Divergence
+from harness.diff.headline import headline
 from harness.trace.model import Verdict
 
 
@@ -44,7 +45,8 @@ class Triage:
     reason: str
     """Why, in one sentence."""
     first_divergence: Divergence | None = None
-    """The first divergence that decided it, if one did."""
+    """The divergence that heads it, if one decided it: the most specific one (`harness.diff.headline`), not
+    necessarily the first in stream order."""
     divergences: list[Divergence] = field(default_factory=list)
     """All divergences that decided it."""
 
@@ -66,7 +68,7 @@ def triage(
     if unsupported:
         return Triage(Verdict.UNSUPPORTED, f"declared unsupported: {unsupported}")
     if request_divergences:
-        first = request_divergences[0]
+        first = headline(request_divergences) or request_divergences[0]
         reason = f"upstream request differs from the client's request at {first.path}"
         rest = _response_side(baseline_frontend, baseline_backend, translated, response_divergences)
         if rest.verdict is Verdict.PROXY_BUG_RESPONSE:
@@ -115,11 +117,11 @@ def _response_side(
         return Triage(
             Verdict.PROXY_BUG_RESPONSE,
             f"translated run fails ({_names(translated.failures)})",
-            response_divergences[0] if response_divergences else None,
+            headline(response_divergences),
             response_divergences,
         )
     if response_divergences:
-        first = response_divergences[0]
+        first = headline(response_divergences) or response_divergences[0]
         return Triage(
             Verdict.PROXY_BUG_RESPONSE,
             f"translated run diverges from the frontend baseline at {first.path}",

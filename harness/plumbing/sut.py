@@ -29,6 +29,7 @@ from harness.backends import WireReply, wire_app
 from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.routes import upstream_models
 from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends
+from harness.plumbing.sut_timing import SendTimes, clock, decode_by_chunk, first_content, sends
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
 from harness.record import Rechunk, Replayer
@@ -99,17 +100,23 @@ class Received:
     reply: WireReply
     raw: HttpRequest | None = None
     """The request as it arrived (its body and headers, for the raw-field and header checks)."""
+    sent: list[float] = field(default_factory=list)
+    """When the replay server sent each chunk of the reply (monotonic; filled as it is sent)."""
 
 
 class _Tee(httpx2.SyncByteStream):
-    def __init__(self, inner: httpx2.SyncByteStream, sink: list[bytes], deadline: float | None = None) -> None:
+    def __init__(
+        self, inner: httpx2.SyncByteStream, sink: list[bytes], deadline: float | None, times: list[float]
+    ) -> None:
         self._inner = inner
         self._sink = sink
         self._deadline = deadline
+        self._times = times
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self._inner:
             self._sink.append(chunk)
+            self._times.append(time.monotonic())
             if self._deadline is not None and time.monotonic() > self._deadline:
                 raise httpx2.ReadTimeout("the answer did not end within the run's wall-clock deadline")
             yield chunk
@@ -129,11 +136,16 @@ class CapturingTransport(httpx2.BaseTransport):
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     chunks: list[bytes] = field(default_factory=list)
+    sent: float = 0.0
+    """When the request was sent (monotonic)."""
+    times: list[float] = field(default_factory=list)
+    """When each of `chunks` arrived (monotonic)."""
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Send through the inner transport, recording both directions."""
         body = request.read()
-        deadline = time.monotonic() + self.budget if self.budget is not None else None
+        self.sent = time.monotonic()
+        deadline = self.sent + self.budget if self.budget is not None else None
         self.request = HttpRequest(
             method=request.method,
             path=request.url.path,
@@ -144,13 +156,13 @@ class CapturingTransport(httpx2.BaseTransport):
         response = self.inner.handle_request(request)
         self.status = response.status_code
         self.headers = {k.lower(): v for k, v in response.headers.items()}
-        self.chunks = []
+        self.chunks, self.times = [], []
         stream = response.stream
         assert isinstance(stream, httpx2.SyncByteStream), "a sync transport answers with a sync stream"
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_Tee(stream, self.chunks, deadline),
+            stream=_Tee(stream, self.chunks, deadline, self.times),
             extensions=response.extensions,
         )
 
@@ -190,7 +202,7 @@ class SutTarget:
         self._answered = False
         try:
             app = wire_app(list(backends), self._reply, scenarios)
-            self.server = ServerThread(app, replay_host, replay_port).start()
+            self.server = ServerThread(SendTimes(app), replay_host, replay_port).start()
         except (RuntimeError, TimeoutError) as exc:
             raise SetupError(f"the replay server did not start on {replay_host}:{replay_port}: {exc}") from None
 
@@ -218,7 +230,7 @@ class SutTarget:
         except DecodeError:
             decoded = None  # the replay matched it, so this cannot happen for a request it could place
         with self._lock:
-            self._received.setdefault((backend, reply.scenario), []).append(Received(decoded, reply, request))
+            self._received.setdefault((backend, reply.scenario), []).append(Received(decoded, reply, request, sends()))
         return reply
 
     def _run_lock(self, key: tuple[str, str]) -> threading.Lock:
@@ -281,18 +293,20 @@ def named_scenario(request: HttpRequest) -> str | None:
     return parts[0] if len(parts) == 3 else None
 
 
-def _upstream_ir(backend: str, reply: WireReply, stream: bool) -> tuple[tuple[ir.StreamEvent, ...], ir.Response | None]:
+def _upstream_ir(
+    backend: str, reply: WireReply, stream: bool
+) -> tuple[tuple[ir.StreamEvent, ...], ir.Response | None, list[int]]:
+    """The reply decoded: its events (and the chunk each was in), or its answer."""
     if reply.status >= 400:
-        return (), None
+        return (), None, []
     codec = registry.get(backend)
     try:
         if stream:
-            decoder = codec.stream_decoder()
-            events = [e for chunk in reply.chunks for e in decoder.feed(chunk)]
-            return (*events, *decoder.close()), None
-        return (), codec.decode_response(b"".join(reply.chunks))
+            events, where = decode_by_chunk(codec.stream_decoder(), reply.chunks)
+            return tuple(events), None, where
+        return (), codec.decode_response(b"".join(reply.chunks)), []
     except ValueError:  # a recording our own decoder cannot read: the trace simply lacks the upstream IR
-        return (), None
+        return (), None, []
 
 
 def exchange_of(capture: CapturingTransport, received: list[Received], run: Run, started: float) -> Exchange | None:
@@ -304,8 +318,11 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
     except DecodeError:
         frontend_request = None
     first = received[0] if received else None
-    events, response = _upstream_ir(run.backend, first.reply, first.reply.stream) if first else ((), None)
+    events, response, where = _upstream_ir(run.backend, first.reply, first.reply.stream) if first else ((), None, [])
     chunks = inflate(capture.chunks, capture.headers.get("content-encoding", ""))
+    content = first_content(registry.get(run.client).stream_decoder(), chunks) if run.stream and chunks else None
+    replay = (list(first.sent), len(first.reply.chunks)) if first else ([], 0)
+    times = clock(capture.sent, capture.times, *replay, where if events else [], content)
     return Exchange(
         trace_id=capture.headers.get(TRACE_HEADER) or f"sut-{uuid.uuid4().hex}",
         route=f"{capture.request.method} {capture.request.path}",
@@ -326,7 +343,11 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
         upstream_chunks=tuple(first.reply.chunks) if first else (),
         frontend_status=capture.status,
         frontend_chunks=tuple(chunks or ()),
-        timings=Timings(start=started),
+        timings=Timings(started, times.upstream_first_byte, times.first_byte, first_token=times.first_token),
+        upstream_chunk_times=times.upstream,
+        frontend_chunk_times=times.client,
+        event_chunks=times.event_chunks,
+        frontend_chunk_events=times.client_events,
         # An encoding the harness cannot undo leaves the client's bytes unreadable: checks on them are skipped.
         truncated=chunks is None,
     )

@@ -27,7 +27,7 @@ from typing import Any
 
 from harness.checks import spec_for
 from harness.report.commands import shown_dir
-from harness.report.groups import group_cases
+from harness.report.groups import group_cases, groups_of
 from harness.report.html_case import Pack
 from harness.report.model import VERDICTS, FileWriter, RunReport, first_path, verdict_info
 from harness.report.timeline import first_token_ms
@@ -110,7 +110,9 @@ def _packs(report: RunReport, report_dir: str) -> tuple[dict[str, int], list[str
     return where, [pack_blob(pack.payload()) for _, pack in packs.values()]
 
 
-def _row(case: CaseResult, axes: dict[str, _Table], strings: _Table, group: int, pack: int, new: bool) -> list[Any]:
+def _row(
+    case: CaseResult, axes: dict[str, _Table], strings: _Table, groups: list[int], pack: int, new: bool
+) -> list[Any]:
     return [
         case.case_id,
         axes["scenario"](case.scenario),
@@ -120,7 +122,7 @@ def _row(case: CaseResult, axes: dict[str, _Table], strings: _Table, group: int,
         axes["verdict"](case.verdict),
         strings(case.reason),
         strings(first_path(case)),
-        group,
+        groups,
         strings(case.known),
         1 if new else 0,
         round(case.duration_ms),
@@ -151,7 +153,8 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
     strings = _Table()
     # The list shows what needs looking at first: every failing group before the unsupported and passing ones.
     groups = sorted(group_cases(report.cases), key=lambda g: g.verdict in (Verdict.PASS, Verdict.UNSUPPORTED))
-    group_of = {c.case_id: i for i, g in enumerate(groups) for c in g.cases}
+    number = {g.id: i for i, g in enumerate(groups)}
+    group_of = {case_id: [number[g.id] for g in mine] for case_id, mine in groups_of(groups).items()}
     where, packs = _packs(report, report_dir)
     new = set(report.new_proxy_bugs)
     rows = [_row(c, axes, strings, group_of[c.case_id], where[c.case_id], c.case_id in new) for c in report.cases]
@@ -177,7 +180,10 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
         "backends": axes["backend"].items,
         "descriptions": [report.descriptions.get(s, "") for s in axes["scenario"].items],
         "strings": strings.items,
-        "groups": [[g.id, axes["verdict"](g.verdict), g.path, strings(g.reason), len(g.cases)] for g in groups],
+        "groups": [
+            [g.id, axes["verdict"](g.verdict), g.path, strings(g.reason), len(g.cases), strings(g.title)]
+            for g in groups
+        ],
         "cases": rows,
         "first_tokens": first_tokens(report),
         "why": _whys(report),

@@ -3,8 +3,9 @@
 Mapping of verdicts (chosen so that the JUnit view agrees with the gate's exit code):
 
 - pass: a passing test case.
-- proxy_bug_request / proxy_bug_response (new): `<failure message="<verdict>: <reason>" type="<verdict>">`
-  whose body is the first divergence and the failed checks.
+- proxy_bug_request / proxy_bug_response (new): `<failure message="<verdict>: <reason>; at <path>: expected
+  <value>, actual <value>" type="<verdict>">` (the headline divergence, values shortened) whose body is that
+  divergence whole and the failed checks.
 - a proxy bug listed in the known-failures file: `<skipped type="known_failure" message="known <verdict>:
   <known reason>">`, as pytest reports an xfail.
 - backend_issue / baseline_issue: `<skipped type="<verdict>" message="<verdict>: <reason>">`: the case could
@@ -19,9 +20,9 @@ Every non-passing case also carries the details in `<system-out>`, and every cas
 verdict, scenario, frontend, backend and stream flag.
 
 Grouping (as on the terminal and in summary.json): the suite's `<properties>` hold one `group` property per group
-of failing cases (`<id>: <count> x <verdict> at <path>: <reason> (e.g. <case>)`), and each of those cases a
-`group` property with its group's id, and its failure message ends with `[group <id>: <count> cases]`, so a CI
-view that lists failures shows which ones are the same bug.
+of failing cases (`<id>: <count> x <verdict>: <cause>[: <reason>] (e.g. <case>)`), and each of those cases a
+`group` property per group it is in (its headline cause's first), and its failure message ends with `[group <id>:
+<count> cases]`, so a CI view that lists failures shows which ones are the same bug.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from harness.checks import explain
-from harness.report.groups import CaseGroup, failing
+from harness.report.groups import CaseGroup, failing, groups_of
 from harness.report.model import FileWriter, RunReport, failed_checks, json_value
 from harness.trace.model import CaseResult, Verdict
 
@@ -81,18 +82,29 @@ def _outcome(case: CaseResult, strict: bool) -> tuple[str, str, str] | None:
     if case.verdict.is_proxy_bug:
         if case.known:
             return ("skipped", "known_failure", f"known {case.verdict}: {case.known}")
-        return ("failure", case.verdict, f"{case.verdict}: {case.reason}")
+        return ("failure", case.verdict, f"{case.verdict}: {case.reason}{_values(case)}")
     return ("skipped", case.verdict, f"{case.verdict}: {case.reason}")
 
 
+VALUE_LIMIT = 60
+"""Longest divergence value in a failure message (the body has the whole value)."""
+
+
+def _values(case: CaseResult) -> str:
+    """`; at <path>: expected <value>, actual <value>` for the case's headline divergence, values shortened."""
+    first = case.first_divergence
+    if first is None:
+        return ""
+    expected, actual = json_value(first.left, VALUE_LIMIT), json_value(first.right, VALUE_LIMIT)
+    return f"; at {first.path}: expected {expected}, actual {actual}"
+
+
 def _group_text(group: CaseGroup) -> str:
-    return (
-        f"{group.id}: {len(group.cases)} x {group.verdict} at {group.path}: {group.reason} "
-        f"(e.g. {group.example.case_id})"
-    )
+    reason = f": {group.reason}" if group.reason != group.title else ""
+    return f"{group.id}: {len(group.cases)} x {group.verdict}: {group.title}{reason} (e.g. {group.example.case_id})"
 
 
-def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGroup | None) -> str | None:
+def _testcase(parent: ET.Element, case: CaseResult, strict: bool, groups: list[CaseGroup]) -> str | None:
     element = ET.SubElement(
         parent,
         "testcase",
@@ -113,7 +125,7 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGro
         ET.SubElement(
             props, "property", name="wire_deviation", value=xml_text(f"{deviation.rule}: {deviation.message}")
         )
-    if group is not None:
+    for group in groups:  # its headline cause's group first
         ET.SubElement(props, "property", name="group", value=group.id)
     outcome = _outcome(case, strict)
     if outcome is None:
@@ -121,7 +133,8 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool, group: CaseGro
             ET.SubElement(element, "system-out").text = xml_text(_details(case))
         return None
     tag, kind, message = outcome
-    if group is not None:
+    if groups:
+        group = groups[0]
         message += f" [group {group.id}: {len(group.cases)} case{'s' if len(group.cases) != 1 else ''}]"
     details = xml_text(_details(case))
     child = ET.SubElement(element, tag, message=xml_text(message), type=kind)
@@ -140,10 +153,10 @@ def render_junit(report: RunReport) -> str:
     groups = failing(report.cases)
     for group in groups:
         ET.SubElement(properties, "property", name="group", value=xml_text(_group_text(group)))
-    group_of = {c.case_id: g for g in groups for c in g.cases}
+    group_of = groups_of(groups)
     tally = {"failure": 0, "skipped": 0, "error": 0}
     for case in report.cases:
-        tag = _testcase(suite, case, report.strict, group_of.get(case.case_id))
+        tag = _testcase(suite, case, report.strict, group_of.get(case.case_id, []))
         if tag is not None:
             tally[tag] += 1
     for element in (root, suite):

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 
 from harness.report.commands import rerun_command
-from harness.report.groups import CaseGroup, failing
+from harness.report.groups import CaseGroup, failing, groups_of
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
 from harness.trace.writer import case_path
 
@@ -45,6 +45,7 @@ def _group(group: CaseGroup, report: RunReport) -> dict[str, Any]:
     return {
         "id": group.id,
         "verdict": group.verdict,
+        "title": group.title,
         "first_divergence": group.path,
         "reason": group.reason,
         "count": len(group.cases),
@@ -63,7 +64,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
     cells = report.cells()
     shard = report.shard
     groups = failing(report.cases)
-    group_of = {c.case_id: g.id for g in groups for c in g.cases}
+    group_of = {case_id: [g.id for g in mine] for case_id, mine in groups_of(groups).items()}
     return {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "run_id": report.run_id,
@@ -104,7 +105,8 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "first_divergence": first_path(c),
                 "known": c.known,
                 "deviations": [d.model_dump(mode="json") for d in c.deviations],
-                "group": group_of.get(c.case_id),
+                "group": group_of[c.case_id][0] if c.case_id in group_of else None,
+                "groups": group_of.get(c.case_id, []),
                 "duration_ms": round(c.duration_ms, 3),
                 "trace": f"cases/{case_path(Path(), c.case_id).name}",
             }

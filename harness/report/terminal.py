@@ -2,8 +2,8 @@
 
 - The matrix with the longer axis as rows (24 backends x 5 frontends fits 80 columns), full names, and compact
   cells: the passes, then each other verdict's count with its mark (`60 2S 10u`), explained by a legend.
-- Failing cases grouped by (verdict, first-divergence path, reason) with counts, one example and the command
-  that reruns it, instead of one block per case.
+- Failing cases grouped by (verdict, root cause) with counts, the values where the cause shows, one example and
+  the command that reruns it, instead of one block per case (a case with several causes is under each).
 - The totals. The gate line and the report path are printed by `conformance run` itself (`gate_line`), so they
   appear with `-q` too and can say what `--update-known` did.
 """
@@ -20,7 +20,7 @@ from rich.text import Text
 
 from harness.checks import explain
 from harness.report.commands import rerun_command
-from harness.report.groups import NO_PATH, CaseGroup, failing
+from harness.report.groups import CaseGroup, failing
 from harness.report.model import Collector, RunReport, json_value, verdict_info
 from harness.runner.run_events import RunnerEvent
 from harness.trace.model import CaseResult, Verdict
@@ -96,12 +96,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def _divergence(group: CaseGroup) -> Text:
-    first = group.example.first_divergence
-    text = Text(f"at {group.path}")
+    """The group's cause and, where a divergence shows it, the first case's values there: expected, then actual."""
+    text = Text(printable(group.title))
+    first = group.divergence
     if first is not None:
-        text.append(": ")
+        text.append(": expected ")
         text.append(printable(json_value(first.left, VALUE_LIMIT)), style="green")
-        text.append(" != ")
+        text.append(", actual ")
         text.append(printable(json_value(first.right, VALUE_LIMIT)), style="red")
     return text
 
@@ -146,18 +147,17 @@ def _names(label: str, names: list[str], limit: int = 6) -> str:
 
 
 def print_group(console: Console, number: int, group: CaseGroup, rerun: list[str]) -> None:
-    """One group: count, verdict and id; where it first diverges; why; where it happens; one example to rerun
-    (the command on one line of its own, unwrapped, to copy and paste)."""
+    """One group: count, verdict and id; its cause (with the values where it shows); the example's reason; why;
+    where it happens; one example to rerun (the command on one line of its own, unwrapped, to copy and paste)."""
     info = verdict_info(group.verdict)
     head = Text(f"{number:>2}. ")
     head.append(f"{len(group.cases)} x {info.label}", style=info.style)
     head.append(f"  [{group.id}]", style="dim")
     if group.known:
         head.append(f"  {group.known} known, {group.new} new", style="dim")
-    body: list[Text] = []
-    if group.path != NO_PATH or group.example.first_divergence is not None:
-        body.append(_divergence(group))
-    body.append(Text(printable(group.reason)))
+    body = [_divergence(group)]
+    if group.reason != group.title:
+        body.append(Text(printable(group.reason)))
     body += [Text(f"why {name} matters: {why}", style="dim") for name, why in explain(group.example)]
     body.append(Text(_names("frontends", group.axis("frontend")), style="dim"))
     body.append(Text(_names("backends", group.axis("backend")), style="dim"))
@@ -175,10 +175,10 @@ def print_groups(report: RunReport, console: Console) -> None:
         if verdict_info(group.verdict).listed:
             by_verdict.setdefault(group.verdict, []).append(group)
     if by_verdict:
-        console.print(Text("failing cases grouped by verdict, first-divergence path and reason:", style="dim"))
+        console.print(Text("failing cases grouped by verdict and root cause (a case under each):", style="dim"))
     for verdict, groups in by_verdict.items():
         info = verdict_info(verdict)
-        cases = sum(len(g.cases) for g in groups)
+        cases = len({c.case_id for g in groups for c in g.cases})
         console.print(Text(f"{info.label}: {_plural(cases, 'case')} in {_plural(len(groups), 'group')}", style="bold"))
         for number, group in enumerate(groups[:GROUPS_SHOWN], 1):
             print_group(console, number, group, report.rerun)

@@ -282,6 +282,7 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     failed = [c for c in checks if not c.passed]
     # `Timings.first_byte` is already an offset from the request's arrival (`start` is wall-clock time).
     first_byte = exchange.timings.first_byte * 1000 if exchange and exchange.timings.first_byte is not None else None
+    first_token = exchange.timings.first_token if exchange else None  # measured at the client: --sut runs
     trace = RunTrace.of(
         run,
         case_id,
@@ -296,7 +297,11 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
         grammar=grammar,
         status="error" if error else ("failed" if failed or grammar else "ok"),
         error=error,
-        timings=Timings(total_ms=total_ms, first_byte_ms=first_byte),
+        timings=Timings(
+            total_ms=total_ms,
+            first_byte_ms=first_byte,
+            first_token_ms=first_token * 1000 if first_token is not None else None,
+        ),
         wire=_wire(exchange, run),
         deviations=deviations,
         unreached=unreached[0] if unreached is not None and not unreached[1] else None,

@@ -160,8 +160,9 @@ class Timings(_Model):
     first_byte_ms: float | None = None
     """From the proxy receiving the request to its first response byte."""
     first_token_ms: float | None = None
-    """Time to first token, kept only by a slim trace (`harness.trace.slim`), whose wire it was measured from is
-    gone; None otherwise (the report measures it from the wire)."""
+    """Time to first token, kept by a slim trace (`harness.trace.slim`), whose wire it was measured from is gone,
+    and by an external proxy's run, where it is measured at the client (from the request sent to the first chunk
+    with answer content); None otherwise (the report measures it from the wire)."""
 
 
 VARYING_HEADERS = frozenset({"date"})

@@ -70,7 +70,10 @@ def test_matrix_charts_and_groups_render_and_nothing_is_fetched(browser: Browser
     assert texts(browser, "#shown") == ["(showing 8 of 8)"]
     groups = texts(browser, "details.group > summary .group-count")
     assert len(groups) == 8 and groups[0] == "1 \u00d7"  # every case its own group here
-    assert texts(browser, "details.group > summary .path")[:2] == ["request.tools[*]", "events[*].name"]
+    assert texts(browser, "details.group > summary .group-title")[:2] == [
+        "upstream request: tool call lost at request.tools[*]",
+        "text differs at events[*].text",
+    ]
     assert "gate FAIL (exit 1)" in texts(browser, "#run-facts")[0]
     assert browser.requested() == [index.resolve().as_uri()]
 

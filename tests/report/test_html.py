@@ -111,8 +111,10 @@ def test_index_holds_run_facts_verdicts_axes_and_one_row_per_case(scan: _Scan) -
     assert len(index["cases"]) == 7
     row = next(r for r in index["cases"] if r[0] == "text-basic[anthropic->openai,stream]")
     assert index["strings"][row[7]] == "events[2].text"
-    group = index["groups"][row[8]]
+    assert len(row[8]) == 1  # one cause: one group
+    group = index["groups"][row[8][0]]
     assert group[2] == "events[*].text" and group[4] == 1
+    assert index["strings"][group[5]] == "text differs at events[*].text"
     assert "runs" not in index and "views" not in index  # details live in the packs
 
 

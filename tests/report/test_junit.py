@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.report import emit, file_writers
-from harness.report.junit import xml_text
+from harness.report.junit import VALUE_LIMIT, xml_text
+from harness.report.model import json_value
+from harness.trace.model import DivergenceJSON
 from tests.report.factory import case, sample_events
 
 
@@ -54,7 +56,8 @@ def test_proxy_bug_failure_carries_verdict_and_first_divergence(suite: ET.Elemen
     failure = _by_name(suite)["text-basic[anthropic->openai,stream]"].find("failure")
     assert failure is not None
     assert failure.attrib["message"] == (
-        f"proxy_bug_response: translated run fails (text_equals) [group {_group_id(suite, 'text-basic')}: 1 case]"
+        'proxy_bug_response: translated run fails (text_equals); at events[2].text: expected "Hello world", '
+        f'actual "Hello wor" [group {_group_id(suite, "text-basic")}: 1 case]'
     )
     assert failure.attrib["type"] == "proxy_bug_response"
     body = failure.text or ""
@@ -116,7 +119,7 @@ def test_suite_lists_each_group_once_and_cases_name_theirs(suite: ET.Element) ->
     assert len(groups) == 5  # two request/response bugs, the known bug, the backend and the baseline issue
     text_group = next(g for g in groups if "text-basic" in g)
     assert text_group.endswith(
-        "1 x proxy_bug_response at events[*].text: translated run fails (text_equals) "
+        "1 x proxy_bug_response: text differs at events[*].text: translated run fails (text_equals) "
         "(e.g. text-basic[anthropic->openai,stream])"
     )
     case = _by_name(suite)["text-basic[anthropic->openai,stream]"]
@@ -124,3 +127,19 @@ def test_suite_lists_each_group_once_and_cases_name_theirs(suite: ET.Element) ->
     assert ids == [text_group.split(":")[0]]
     passing = _by_name(suite)["text-basic[openai->anthropic,stream]"]
     assert not [p for p in passing.iter("property") if p.attrib["name"] == "group"]
+
+
+def test_a_failure_message_shortens_long_values(tmp_path: Path) -> None:
+    long = "x" * 500
+    first = DivergenceJSON(path="events[2].text", left=long, right=long[:-1], event_index=2, change="values_changed")
+    bug = case(
+        "text-basic", "anthropic", "openai", "proxy_bug_response", "translated run fails (text_equals)", first=first
+    )
+    emit(sample_events([bug]), file_writers(tmp_path))
+    failure = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite/testcase/failure")
+    assert failure is not None
+    message = failure.attrib["message"]
+    expected = json_value(long, VALUE_LIMIT)
+    assert len(expected) == VALUE_LIMIT and expected.endswith("\u2026")
+    assert f"; at events[2].text: expected {expected}, actual {expected} [group g" in message
+    assert long in (failure.text or "")  # the body keeps the whole value

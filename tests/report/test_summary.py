@@ -99,15 +99,23 @@ def test_schema_rejects_an_unknown_verdict_and_a_missing_count(summary: dict[str
         validate_summary(bad)
 
 
-def test_failing_cases_are_grouped_by_verdict_path_pattern_and_reason(summary: dict[str, Any]) -> None:
+def test_failing_cases_are_grouped_by_verdict_and_cause(summary: dict[str, Any]) -> None:
     groups = summary["groups"]
     assert [(g["verdict"], g["first_divergence"], g["count"], g["new"]) for g in groups] == [
         ("proxy_bug_request", "request.tools[*]", 1, 1),
         ("proxy_bug_response", "events[*].text", 1, 1),
         ("proxy_bug_response", "response.usage.output_tokens", 1, 0),  # the known one
-        ("backend_issue", "(no divergence)", 1, 1),
-        ("baseline_issue", "(no divergence)", 1, 1),
+        ("backend_issue", None, 1, 1),
+        ("baseline_issue", None, 1, 1),
     ]
+    assert [g["title"] for g in groups] == [
+        "upstream request: tool call lost at request.tools[*]",
+        "text differs at events[*].text",
+        "usage count differs at response.usage.output_tokens",
+        groups[3]["reason"],  # a verdict no divergence decided is titled by its reason, never "(no divergence)"
+        groups[4]["reason"],
+    ]
+    assert not any("no divergence" in g["title"] for g in groups)
     by_case = {c["case_id"]: c["group"] for c in summary["cases"]}
     assert by_case["text-basic[openai->anthropic,stream]"] is None  # a pass is in no group
     assert {g["id"] for g in groups} == {v for v in by_case.values() if v is not None}

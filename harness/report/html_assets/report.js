@@ -12,11 +12,12 @@
   var VINFO = {};
   DATA.verdicts.forEach(function (v) { VINFO[v.id] = v; });
   var GROUPS = DATA.groups.map(function (g, i) {
-    return { index: i, id: g[0], verdict: VERDICTS[g[1]], path: g[2], reason: S[g[3]], count: g[4] };
+    return { index: i, id: g[0], verdict: VERDICTS[g[1]], path: g[2], reason: S[g[3]], count: g[4], title: S[g[5]] };
   });
   var CASES = DATA.cases.map(function (r, i) {
     return { order: i, id: r[0], scenario: DATA.scenarios[r[1]], frontend: DATA.frontends[r[2]], backend: DATA.backends[r[3]],
-      stream: r[4] === 1, verdict: VERDICTS[r[5]], reason: S[r[6]], path: r[7] < 0 ? null : S[r[7]], group: GROUPS[r[8]],
+      stream: r[4] === 1, verdict: VERDICTS[r[5]], reason: S[r[6]], path: r[7] < 0 ? null : S[r[7]],
+      groups: r[8].map(function (g) { return GROUPS[g]; }),
       known: r[9] < 0 ? null : S[r[9]], isNew: r[10] === 1, ms: r[11], pack: r[12] };
   });
   var BY_ID = new Map(CASES.map(function (c) { return [c.id, c]; }));
@@ -194,7 +195,7 @@
       select("stream", "stream", [["", "all"], ["true", "stream"], ["false", "non-stream"]]),
       el("label", {}, "case id ", el("input", { type: "search", name: "q", placeholder: "contains\u2026",
         on: { input: function (e) { state.q = e.target.value; filtersChanged(); } } })),
-      select("view", "show", [["groups", "grouped by first divergence"], ["list", "one row per case"]]),
+      select("view", "show", [["groups", "grouped by root cause"], ["list", "one row per case"]]),
       select("sort", "sort", [["plan", "run order"], ["divergence", "first divergence"], ["verdict", "verdict"], ["slowest", "slowest first"]]),
       el("button", { type: "button", text: "reset filters", on: { click: function () {
         state.verdicts = new Set(VERDICTS);
@@ -209,7 +210,7 @@
     ["scenario", "frontend", "backend", "stream", "q", "view", "sort"].forEach(function (f) { form.elements[f].value = state[f]; });
   }
 
-  /* ---- case list: grouped by (verdict, first-divergence path, reason), or one row per case ---- */
+  /* ---- case list: grouped by (verdict, root cause), a case under each of its causes, or one row per case ---- */
   var VORDER = {};
   VERDICTS.forEach(function (v, i) { VORDER[v] = i; });
   var SORTS = {
@@ -238,12 +239,15 @@
   }
   function renderGroups(shown) {
     var byGroup = new Map();
-    shown.forEach(function (c) { var list = byGroup.get(c.group) || []; list.push(c); byGroup.set(c.group, list); });
+    shown.forEach(function (c) {
+      c.groups.forEach(function (g) { var list = byGroup.get(g) || []; list.push(c); byGroup.set(g, list); });
+    });
     return GROUPS.filter(function (g) { return byGroup.has(g); }).map(function (g) {
       var cases = byGroup.get(g), isOpen = state.open === g.id;
       var box = el("details", { "class": "group", "data-group": g.id, open: isOpen },
         el("summary", {}, badge(g.verdict), el("span", { "class": "group-count", text: cases.length + (cases.length === g.count ? "" : " of " + g.count) + " \u00d7" }),
-          el("code", { "class": "path", text: g.path }), el("span", { "class": "group-reason", text: g.reason })));
+          el("span", { "class": "group-title", text: g.title }),
+          g.reason === g.title ? null : el("span", { "class": "group-reason", text: g.reason })));
       box.addEventListener("toggle", function () {
         if (box.open && !box.querySelector("table")) append0(box, caseRows(cases));
         if (box.open !== (state.open === g.id)) { state.open = box.open ? g.id : ""; history.replaceState(null, "", "#" + hashText()); }

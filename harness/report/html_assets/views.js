@@ -164,10 +164,10 @@ var RV = (function () {
     var W = 760, left = 150, laneH = 22, width = W - left - 10, height = present.length * 2 * laneH + 34;
     var x = function (t) { return left + (t / end) * width; };
     var chart = svg("svg", { "class": "timeline", viewBox: "0 0 " + W + " " + height, width: W, height: height, role: "img" },
-      svg("title", { text: "when each event arrived at the proxy and at the client" }));
+      svg("title", { text: "when each event came from upstream (read by the proxy; a --sut run: sent by the replay server) and reached the client" }));
     present.forEach(function (role, i) {
       var t = lines[role], y0 = 6 + i * 2 * laneH;
-      [["at proxy", 1], ["at client", 2]].forEach(function (lane, j) {
+      [["upstream", 1], ["at client", 2]].forEach(function (lane, j) {
         var y = y0 + j * laneH;
         chart.appendChild(svg("text", { x: 4, y: y + 14, "class": "lane", text: labels[role] + " " + lane[0] }));
         chart.appendChild(svg("line", { x1: left, x2: left + width, y1: y + 10, y2: y + 10, "class": "axis" }));
