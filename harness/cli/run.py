@@ -103,6 +103,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="--sut: poll the URL until it answers (a proxy still starting), at most SECONDS; then exit 2",
     )
     p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="--sut: the replay server sends streamed chunks MS milliseconds apart (0 to 200; default 0: back to "
+        "back), to tell a gateway's race on fast upstreams from a translation bug",
+    )
     p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
     key = p.add_mutually_exclusive_group()
     key.add_argument(
@@ -236,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
     if args.update_known and not known.parent.is_dir():
         return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
     try:  # a bad known-failures file fails before any case runs
+        pace = _pace(args)
         if args.hooks and args.sut:
             raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
         hooks = _hooks(args.hooks)
@@ -261,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
         validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
+        pace=pace,
         hooks=hooks,
         keep_traces=args.keep_traces,
         known=known,
@@ -313,6 +323,15 @@ def _note_unsigned(path: Path, entries: dict[str, Any]) -> None:
         print(note, file=sys.stderr)  # noqa: T201
 
 
+def _pace(args: argparse.Namespace) -> float:
+    """`--pace` in seconds; ValueError when it is out of range or given without `--sut`."""
+    from harness.backends.app import check_pace
+
+    if args.pace and not args.sut:
+        raise ValueError("--pace paces the replay server of a --sut run (the built-in proxy replays in-process)")
+    return check_pace(args.pace)
+
+
 def _hooks(name: str | None) -> Any:
     """The translate hooks of a catalogued fault; ValueError naming the known ones for an unknown name."""
     if name is None:
@@ -342,6 +361,8 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
     if args.sut and (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
         out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
     # The variable's name, never a key: --client-key and --sut-header values may hold secrets, and reports keep none.
+    if args.sut and args.pace:
+        out += ["--pace", f"{args.pace:g}"]
     if args.sut and args.client_key_env:
         out += ["--client-key-env", args.client_key_env]
     if args.sut and args.sut_headers:

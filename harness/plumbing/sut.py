@@ -170,6 +170,7 @@ class SutTarget:
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
         rechunk: Rechunk | None = None,
+        pace: float = 0.0,
         client: SutClient | None = None,
         models: Mapping[str, str] | None = None,
         timeout: float = CLIENT_TIMEOUT_S,
@@ -187,7 +188,7 @@ class SutTarget:
         self._run_locks: dict[tuple[str, str], threading.Lock] = {}
         self._answered = False
         try:
-            app = wire_app(list(backends), self._reply, scenarios)
+            app = wire_app(list(backends), self._reply, scenarios, pace=pace)
             self.server = ServerThread(app, replay_host, replay_port).start()
         except (RuntimeError, TimeoutError) as exc:
             raise SetupError(f"the replay server did not start on {replay_host}:{replay_port}: {exc}") from None
