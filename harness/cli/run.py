@@ -94,7 +94,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--sut",
         metavar="URL",
         help="gate a proxy running elsewhere: translated runs go to URL (baselines stay on the built-in pass-through); "
-        "its upstreams must point at the replay server this run starts (config: `conformance sut-config`)",
+        "its upstreams must point at the replay server this run starts (config: `conformance sut-config`). The SDK "
+        "appends its own path (/v1/chat/completions, /v1/messages, ...) to URL, which may hold a path and "
+        "{frontend} {backend} {scenario}, filled per run (a gateway that serves each protocol under its own path)",
     )
     p.add_argument(
         "--wait-for-sut",
@@ -184,8 +186,10 @@ def _fail(message: str) -> int:
 
 def sut_client(args: argparse.Namespace) -> SutClient:
     """The client key and extra headers of the `--sut` options; SutClientError names a bad option."""
-    from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header
+    from harness.plumbing.sut_client import SutClient, SutClientError, check_sut_url, load_headers, parse_header
 
+    if args.sut:
+        check_sut_url(args.sut)
     key = args.client_key
     if args.client_key_env:
         key = os.environ.get(args.client_key_env)
