@@ -144,7 +144,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         jobs=args.jobs,
         known=known,
         run_id=args.run_id or f"gateway-{spec.name}",
-        sut=f"http://127.0.0.1:{port}",
+        sut=f"http://127.0.0.1:{port}{spec.sut_path}",
         replay_port=replay_port,
         pace=pace,
         sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
