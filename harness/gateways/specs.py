@@ -62,6 +62,9 @@ class GatewaySpec:
     """A variable it reads its upstream key from: set to the planted key (a config that cannot name a variable)."""
     cwd_is_run_dir: bool = False
     """It runs in the run's folder (a gateway that reads its config from, or writes its state to, its cwd)."""
+    pace_ms: float = 0.0
+    """The replay server's `--pace` when the gate names none: a gateway whose stream race kills it on back-to-back
+    chunks is gated paced, so its translation is judged at all (the race is reproduced with `--pace 0`)."""
     sut_path: str = ""
     """The path the SDKs are pointed at under its root, with `--sut` URL placeholders (a gateway that serves each
     client protocol or route under a path of its own)."""
@@ -264,6 +267,7 @@ NULLPLATFORM = GatewaySpec(
     install_hint="run `npm ci` in gateways/nullplatform (nox -s gateway-nullplatform does)",
     executable="node",
     port_env=NULLPLATFORM_PORT_ENV,  # its config reads it: the port has no option of its own
+    pace_ms=20.0,  # back to back, its OpenAI stream handler writes after the end and the process exits (NP1)
     sut_path=NULLPLATFORM_SUT_PATH,
 )
 """nullplatform's LLM Gateway: a project per route, OpenAI clients under `/openai`, Anthropic ones under
