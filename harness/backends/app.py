@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
@@ -29,6 +30,16 @@ def _http_request(request: Request, body: bytes, prefix: str) -> HttpRequest:
 
 ReplyFn = Callable[[str, HttpRequest], WireReply]
 """Answers one backend request: (backend name, request relative to the backend's base URL) -> wire reply."""
+PACE_MAX_MS = 200.0
+"""The longest `--pace`: the 546 chunks of `long-output` then take 109 s, within a run's wall-clock limit (240 s at
+the default `--timeout`)."""
+
+
+def check_pace(ms: float) -> float:
+    """`--pace MS` as seconds between chunks; ValueError unless 0 <= MS <= PACE_MAX_MS."""
+    if not 0.0 <= ms <= PACE_MAX_MS:  # also refuses NaN
+        raise ValueError(f"--pace {ms:g}: milliseconds between streamed chunks, from 0 to {PACE_MAX_MS:g}")
+    return ms / 1000.0
 
 
 def _model_list(backend: str) -> ModelList | None:
@@ -51,7 +62,7 @@ def model_listing(backend: str, path: str, scenarios: Sequence[Scenario]) -> Wir
 
 
 def _endpoint(
-    backend: str, reply_fn: ReplyFn, scenarios: Sequence[Scenario]
+    backend: str, reply_fn: ReplyFn, scenarios: Sequence[Scenario], pace: float = 0.0
 ) -> Callable[[Request], Awaitable[Response]]:
     prefix = f"/{backend}"
 
@@ -70,7 +81,9 @@ def _endpoint(
             return JSONResponse({"error": {"message": f"{backend}: {exc}"}}, status_code=400)
 
         async def chunks() -> AsyncIterator[bytes]:
-            for chunk in reply.chunks:
+            for n, chunk in enumerate(reply.chunks):
+                if n and pace:  # `pace` seconds between chunks, none before the first
+                    await asyncio.sleep(pace)
                 yield chunk
 
         return StreamingResponse(chunks(), status_code=reply.status, headers=reply.headers)
@@ -78,11 +91,17 @@ def _endpoint(
     return handle
 
 
-def wire_app(backends: Sequence[str], reply_fn: ReplyFn, scenarios: Sequence[Scenario] = ()) -> Starlette:
-    """An app serving each backend under `/<backend>/...`, answering POSTs with `reply_fn`, chunk boundaries kept,
-    and GETs of the backend's model listing paths with the `scenarios`' listed models (`model_listing`)."""
+def wire_app(
+    backends: Sequence[str], reply_fn: ReplyFn, scenarios: Sequence[Scenario] = (), *, pace: float = 0.0
+) -> Starlette:
+    """An app serving each backend under `/<backend>/...`, answering POSTs with `reply_fn`, chunk boundaries kept
+    (and `pace` seconds apart when not 0: `--pace`), and GETs of the backend's model listing paths with the
+    `scenarios`' listed models (`model_listing`)."""
     mounts = [
-        Mount(f"/{name}", routes=[Route("/{path:path}", _endpoint(name, reply_fn, scenarios), methods=["POST", "GET"])])
+        Mount(
+            f"/{name}",
+            routes=[Route("/{path:path}", _endpoint(name, reply_fn, scenarios, pace), methods=["POST", "GET"])],
+        )
         for name in backends
     ]
     return Starlette(routes=mounts)

@@ -48,6 +48,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="only these upstreams (default: all it names)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
+    p.add_argument(
+        "--pace",
+        type=float,
+        metavar="MS",
+        help="the replay server sends streamed chunks MS milliseconds apart (0 to 200; default: the gateway's own, "
+        "0 = back to back, but 20 for nullplatform, whose stream race kills it at 0: docs/gateways.md)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="the SDK clients' timeout (connect, and between bytes), as `conformance run --timeout` (default: 60)",
+    )
     p.add_argument("--scenarios", type=Path, default=Path("scenarios"), help="scenario folder")
     p.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
     p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder")
@@ -91,6 +105,7 @@ def _client_key() -> str:
 def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path, keys: dict[str, str]) -> int:
     from rich.console import Console
 
+    from harness.backends.app import check_pace
     from harness.cli.run import gate_text, harness_error_line
     from harness.gateways import render
     from harness.gateways.launch import GatewayStartError, free_port, running
@@ -111,6 +126,9 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     port = args.port or free_port()
     replay_url = f"http://127.0.0.1:{replay_port}"
     try:
+        pace = check_pace(spec.pace_ms if args.pace is None else args.pace)
+        if not args.timeout > 0 or args.timeout == float("inf"):
+            raise ValueError(f"--timeout {args.timeout}: must be a positive, finite number of seconds")
         frontends = _subset("frontend", args.frontend, spec.frontends())
         backends = _subset("backend", args.backend, spec.backends())
         scenarios = select(load_scenarios(args.scenarios), args.scenario)
@@ -135,8 +153,10 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         jobs=args.jobs,
         known=known,
         run_id=args.run_id or f"gateway-{spec.name}",
-        sut=f"http://127.0.0.1:{port}",
+        sut=f"http://127.0.0.1:{port}{spec.sut_path}",
         replay_port=replay_port,
+        pace=pace,
+        timeout=args.timeout,
         sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
         rerun=gateway_rerun(args),
     )
@@ -179,6 +199,8 @@ def gateway_rerun(args: argparse.Namespace) -> list[str]:
         ("--scenarios", args.scenarios, Path("scenarios")),
         ("--cassettes", args.cassettes, Path("cassettes")),
         ("--known", args.known, None),
+        ("--pace", f"{args.pace:g}" if args.pace is not None else None, None),
+        ("--timeout", f"{args.timeout:g}" if args.timeout != 60.0 else None, None),
     ):
         if value is not None and value != default:
             out += [flag, str(value)]

@@ -26,14 +26,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_bind_options(p, 8790)
     add_layer_options(p)
     p.add_argument("--rechunk", choices=("bytes", "random", "utf8"), help="re-cut streams adversarially")
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="send streamed chunks MS milliseconds apart (0 to 200; default 0: back to back)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    from harness.backends.app import check_pace
     from harness.record import Rechunk, Replayer, create_replay_app, recorded
     from harness.scenarios.loader import ScenarioError, load_scenarios
 
+    try:
+        pace = check_pace(args.pace)
+    except ValueError as exc:
+        say_error("replay-server", exc)
+        return 2
     problem = layer_problem(args)
     if problem:
         say_error("replay-server", problem)
@@ -51,4 +64,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"conformance replay-server: no cassettes under {shown}", file=sys.stderr)  # noqa: T201
         return 2
     banner = [f"replaying {b}: {{base}}/{b}" for b in backends]
-    return serve(create_replay_app(replayer, backends), args, banner)
+    return serve(create_replay_app(replayer, backends, pace=pace), args, banner)

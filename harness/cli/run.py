@@ -94,7 +94,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--sut",
         metavar="URL",
         help="gate a proxy running elsewhere: translated runs go to URL (baselines stay on the built-in pass-through); "
-        "its upstreams must point at the replay server this run starts (config: `conformance sut-config`)",
+        "its upstreams must point at the replay server this run starts (config: `conformance sut-config`). The SDK "
+        "appends its own path (/v1/chat/completions, /v1/messages, ...) to URL, which may hold a path and "
+        "{frontend} {backend} {scenario}, filled per run (a gateway that serves each protocol under its own path)",
     )
     p.add_argument(
         "--wait-for-sut",
@@ -103,6 +105,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="--sut: poll the URL until it answers (a proxy still starting), at most SECONDS; then exit 2",
     )
     p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="--sut: the replay server sends streamed chunks MS milliseconds apart (0 to 200; default 0: back to "
+        "back), to tell a gateway's race on fast upstreams from a translation bug",
+    )
     p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
     key = p.add_mutually_exclusive_group()
     key.add_argument(
@@ -176,8 +186,10 @@ def _fail(message: str) -> int:
 
 def sut_client(args: argparse.Namespace) -> SutClient:
     """The client key and extra headers of the `--sut` options; SutClientError names a bad option."""
-    from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header
+    from harness.plumbing.sut_client import SutClient, SutClientError, check_sut_url, load_headers, parse_header
 
+    if args.sut:
+        check_sut_url(args.sut)
     key = args.client_key
     if args.client_key_env:
         key = os.environ.get(args.client_key_env)
@@ -236,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
     if args.update_known and not known.parent.is_dir():
         return _fail(f"--update-known: {known}: no folder {known.parent} to write it in")
     try:  # a bad known-failures file fails before any case runs
+        pace = _pace(args)
         if args.hooks and args.sut:
             raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
         hooks = _hooks(args.hooks)
@@ -261,6 +274,7 @@ def run(args: argparse.Namespace) -> int:
         validate_traces=args.validate_traces,
         socket=args.socket,
         rechunk=Rechunk(args.rechunk) if args.rechunk else None,
+        pace=pace,
         hooks=hooks,
         keep_traces=args.keep_traces,
         known=known,
@@ -313,6 +327,15 @@ def _note_unsigned(path: Path, entries: dict[str, Any]) -> None:
         print(note, file=sys.stderr)  # noqa: T201
 
 
+def _pace(args: argparse.Namespace) -> float:
+    """`--pace` in seconds; ValueError when it is out of range or given without `--sut`."""
+    from harness.backends.app import check_pace
+
+    if args.pace and not args.sut:
+        raise ValueError("--pace paces the replay server of a --sut run (the built-in proxy replays in-process)")
+    return check_pace(args.pace)
+
+
 def _hooks(name: str | None) -> Any:
     """The translate hooks of a catalogued fault; ValueError naming the known ones for an unknown name."""
     if name is None:
@@ -342,6 +365,8 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
     if args.sut and (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
         out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
     # The variable's name, never a key: --client-key and --sut-header values may hold secrets, and reports keep none.
+    if args.sut and args.pace:
+        out += ["--pace", f"{args.pace:g}"]
     if args.sut and args.client_key_env:
         out += ["--client-key-env", args.client_key_env]
     if args.sut and args.sut_headers:

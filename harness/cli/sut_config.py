@@ -26,13 +26,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "$CONFORMANCE_PLANTED_KEY. Formats: conformance (TOML for `conformance serve`), litellm (proxy YAML; "
             "master key from $CONFORMANCE_CLIENT_KEY), louter (backends YAML), portkey (a headers file for "
             "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
-            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), json "
+            "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), "
+            "mlflow (MLflow AI Gateway's endpoints YAML), nullplatform (LLM Gateway's YAML: a project per route, "
+            "the --sut URL to gate it with in its first lines), json "
             "(each backend's single upstream and request paths, each route's upstream URL and model: for a gateway "
             "set up by hand or by script, one that routes by path or header, or one gateway per upstream)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "json")
+    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform", "json")
     p.add_argument("--format", choices=formats, default="conformance")
     p.add_argument(
         "--upstream-model",

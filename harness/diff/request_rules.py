@@ -38,8 +38,9 @@ _SEPARATORS = ("", "\n")
 
 
 def inert_settings(request: Json) -> Json:
-    """Settings that cannot have an effect compare as unset: a thinking budget while thinking is disabled, and
-    parallel_tool_calls under tool_choice none (no calls at all). Protocols drop them (Anthropic, Gemini)."""
+    """Settings that cannot have an effect compare as unset: a thinking budget while thinking is disabled,
+    parallel_tool_calls under tool_choice none (no calls at all), and tool_choice auto where tools are offered
+    (every protocol's default then: LLM Gateway sends it explicitly). Protocols drop them (Anthropic, Gemini)."""
     out = copy.deepcopy(request)
     thinking = out.get("thinking")
     if isinstance(thinking, dict) and thinking.get("enabled") is False:
@@ -47,6 +48,8 @@ def inert_settings(request: Json) -> Json:
     choice = out.get("tool_choice")
     if isinstance(choice, dict) and choice.get("kind") == "none":
         out["parallel_tool_calls"] = None
+    if isinstance(choice, dict) and choice.get("kind") == "auto" and out.get("tools"):
+        out["tool_choice"] = None
     return out
 
 

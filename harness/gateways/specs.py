@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.gateways.configs import NULLPLATFORM_PORT_ENV, NULLPLATFORM_SUT_PATH
 from harness.gateways.launch import Launch
 from harness.plumbing.keys import planted_key
 from harness.protocols import registry
@@ -61,6 +62,12 @@ class GatewaySpec:
     """A variable it reads its upstream key from: set to the planted key (a config that cannot name a variable)."""
     cwd_is_run_dir: bool = False
     """It runs in the run's folder (a gateway that reads its config from, or writes its state to, its cwd)."""
+    pace_ms: float = 0.0
+    """The replay server's `--pace` when the gate names none: a gateway whose stream race kills it on back-to-back
+    chunks is gated paced, so its translation is judged at all (the race is reproduced with `--pace 0`)."""
+    sut_path: str = ""
+    """The path the SDKs are pointed at under its root, with `--sut` URL placeholders (a gateway that serves each
+    client protocol or route under a path of its own)."""
 
     @property
     def naming(self) -> str:
@@ -224,7 +231,51 @@ CODEX_ROSETTA = GatewaySpec(
 )
 """codex-rosetta: the Responses API (Codex's) in front of one Chat Completions upstream, configured by a `.env`."""
 
-GATEWAYS: Mapping[str, GatewaySpec] = {g.name: g for g in (LITELLM, PORTKEY, CCR, LITELLM_RESPONSES, CODEX_ROSETTA)}
+MLFLOW = GatewaySpec(
+    name="mlflow",
+    package="mlflow[gateway]==3.17.2",
+    version="3.17.2",
+    config_file="mlflow-gateway.yaml",
+    argv=(
+        "{bin}",
+        "gateway",
+        "start",
+        "--config-path",
+        "{config}",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "{port}",
+        "--workers",
+        "1",
+    ),
+    ready_path="/health",
+    install_hint="pip install 'mlflow[gateway]==3.17.2' (nox -s gateway-mlflow does; 3.18.0 does not install)",
+    executable="mlflow",
+    env={"MLFLOW_DISABLE_TELEMETRY": "true", "DO_NOT_TRACK": "true"},
+)
+"""MLflow AI Gateway (`mlflow gateway start`, the YAML-configured one): OpenAI clients on /v1/chat/completions,
+the endpoint named by the model."""
+
+NULLPLATFORM = GatewaySpec(
+    name="nullplatform",
+    package="@nullplatform/llm-gateway@2.0.11",
+    version="2.0.11",
+    config_file="llm-gateway.yaml",
+    argv=("{bin}", "{home}/node_modules/@nullplatform/llm-gateway/dist/cli.js", "start", "-c", "{config}"),
+    ready_path="/health",
+    install_hint="run `npm ci` in gateways/nullplatform (nox -s gateway-nullplatform does)",
+    executable="node",
+    port_env=NULLPLATFORM_PORT_ENV,  # its config reads it: the port has no option of its own
+    pace_ms=20.0,  # back to back, its OpenAI stream handler writes after the end and the process exits (NP1)
+    sut_path=NULLPLATFORM_SUT_PATH,
+)
+"""nullplatform's LLM Gateway: a project per route, OpenAI clients under `/openai`, Anthropic ones under
+`/anthropic`."""
+
+GATEWAYS: Mapping[str, GatewaySpec] = {
+    g.name: g for g in (LITELLM, PORTKEY, CCR, LITELLM_RESPONSES, CODEX_ROSETTA, MLFLOW, NULLPLATFORM)
+}
 """The gated gateways by name."""
 
 

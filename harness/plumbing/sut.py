@@ -28,7 +28,7 @@ from harness import ir
 from harness.backends import WireReply, wire_app
 from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.routes import upstream_models
-from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends
+from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends, sut_root, sut_url
 from harness.plumbing.sut_timing import SendTimes, clock, decode_by_chunk, first_content, sends
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
@@ -67,7 +67,7 @@ def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
     """Raise SetupError unless something answers HTTP at `url` (any status will do: a gateway's root may be 404)."""
     try:
         with httpx2.Client(timeout=httpx2.Timeout(min(timeout, PREFLIGHT_S))) as client:
-            client.get(url)
+            client.get(sut_root(url))
     except httpx2.TransportError as exc:
         detail = str(exc) or type(exc).__name__
         raise SetupError(
@@ -184,6 +184,7 @@ class SutTarget:
         replay_host: str = "127.0.0.1",
         replay_port: int = 0,
         rechunk: Rechunk | None = None,
+        pace: float = 0.0,
         client: SutClient | None = None,
         models: Mapping[str, str] | None = None,
         timeout: float = CLIENT_TIMEOUT_S,
@@ -201,7 +202,7 @@ class SutTarget:
         self._run_locks: dict[tuple[str, str], threading.Lock] = {}
         self._answered = False
         try:
-            app = wire_app(list(backends), self._reply, scenarios)
+            app = wire_app(list(backends), self._reply, scenarios, pace=pace)
             self.server = ServerThread(SendTimes(app), replay_host, replay_port).start()
         except (RuntimeError, TimeoutError) as exc:
             raise SetupError(f"the replay server did not start on {replay_host}:{replay_port}: {exc}") from None
@@ -253,7 +254,8 @@ class SutTarget:
             keyed = ClientKeyTransport(httpx2.HTTPTransport(), self.client, self.client.headers_for(address))
             capture = CapturingTransport(keyed, budget=DEADLINE_FACTOR * self.timeout)
             http = sdk_client(run.client, capture, headers, timeout=self.timeout)
-            session = Session(self.url, http, replay_url=self.replay_url, answered_before=self._answered)
+            url = sut_url(self.url, run.client, run.backend, run.scenario)
+            session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered)
             started = time.time()
             try:
                 with session.http:

@@ -25,6 +25,9 @@ from harness.scenarios.resolve import scenario_path
 
 PLACEHOLDERS = ("{backend}", "{scenario}", "{replay}", "{upstream}", "{model}")
 """The placeholders a header value may use."""
+URL_PLACEHOLDERS = ("{frontend}", "{backend}", "{scenario}")
+"""The placeholders a `--sut` URL may use, filled per run: a gateway that serves each client protocol, upstream or
+route under a path of its own (`http://127.0.0.1:4000/{backend}/{frontend}`)."""
 REDACTED_CLIENT_KEY = "[REDACTED: client key]"
 """What replaces the client key in anything the harness writes."""
 
@@ -131,6 +134,26 @@ def load_headers(path: Path) -> tuple[SutHeader, ...]:
         else:
             raise SutClientError(f"{path}: headers.{key}: expected a string or a table of strings")
     return tuple(out)
+
+
+def sut_url(template: str, frontend: str, backend: str, scenario: str) -> str:
+    """The `--sut` URL of one run: `template` with `URL_PLACEHOLDERS` filled."""
+    for placeholder, value in zip(URL_PLACEHOLDERS, (frontend, backend, scenario), strict=True):
+        template = template.replace(placeholder, value)
+    return template
+
+
+def sut_root(template: str) -> str:
+    """Where a `--sut` URL with placeholders answers for every run: the part before the first one."""
+    return template.split("{", 1)[0]
+
+
+def check_sut_url(template: str) -> None:
+    """SutClientError when a `--sut` URL holds a brace that is not one of `URL_PLACEHOLDERS`."""
+    rest = sut_url(template, "", "", "")
+    if "{" in rest or "}" in rest:
+        known = " ".join(URL_PLACEHOLDERS)
+        raise SutClientError(f"--sut {template}: a placeholder it cannot fill (a --sut URL may use {known})")
 
 
 def check_backends(client: SutClient, backends: Sequence[str]) -> None:

@@ -180,10 +180,11 @@ def rejection(codec: Codec, request: HttpRequest) -> WireReply | None:
     return WireReply(out.status, dict(out.headers), [out.body], "", codec.is_stream_request(request))
 
 
-def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None) -> Starlette:
-    """The cassettes served as provider endpoints, each backend under `/<backend>/...`, chunk boundaries kept."""
+def create_replay_app(replayer: Replayer, backends: Sequence[str] | None = None, *, pace: float = 0.0) -> Starlette:
+    """The cassettes served as provider endpoints, each backend under `/<backend>/...`, chunk boundaries kept (and
+    `pace` seconds apart when not 0)."""
     names = list(backends) if backends is not None else sorted({r.backend for r in recorded(replayer.root)})
-    return wire_app(names, replayer.reply, replayer.scenarios)
+    return wire_app(names, replayer.reply, replayer.scenarios, pace=pace)
 
 
 class _ChunkStream(httpx2.AsyncByteStream):

@@ -119,6 +119,7 @@ class CaseRunner:
             self.options.cassettes,
             socket=self.options.socket,
             rechunk=self.options.rechunk,
+            pace=self.options.pace,
             hooks=self.options.hooks,
             sut=self.options.sut,
             replay_host=self.options.replay_host,

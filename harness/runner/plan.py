@@ -43,6 +43,8 @@ class RunOptions:
     jobs: int = 1
     socket: bool = False
     rechunk: Rechunk | None = None
+    pace: float = 0.0
+    """Seconds between the streamed chunks the replay server sends an external proxy (`--pace`; 0: back to back)."""
     known: Path = Path("conformance-known.toml")
     run_id: str | None = None
     hooks: TranslateHooks | None = None

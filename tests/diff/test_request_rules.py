@@ -100,6 +100,14 @@ def test_settings_without_effect_compare_as_unset() -> None:
     assert paths(auto, request(tool_choice=ir.ToolChoiceAuto())) == ["request.parallel_tool_calls"]
 
 
+def test_tool_choice_auto_where_tools_are_offered_compares_as_unset() -> None:
+    """Quirk: LLM Gateway sends `tool_choice: auto` to Anthropic for a client that named none (the default)."""
+    tool = ir.Tool(name="get_weather", parameters={"type": "object"})
+    assert paths(request(tools=[tool]), request(tools=[tool], tool_choice=ir.ToolChoiceAuto())) == []
+    assert paths(request(tools=[tool]), request(tools=[tool], tool_choice=ir.ToolChoiceRequired())) != []
+    assert paths(request(), request(tool_choice=ir.ToolChoiceAuto())) == ["request.tool_choice"]  # no tools
+
+
 def test_rules_do_not_mutate_their_input() -> None:
     client = request(user(text("a"), text("b")), thinking=ir.ThinkingConfig(enabled=False, budget_tokens=5))
     upstream = request(user(text("a\nb")))

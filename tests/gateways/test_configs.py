@@ -135,3 +135,52 @@ def test_portkey_holds_hono_node_server_below_1_14() -> None:
     locked = json.loads((home / "package-lock.json").read_text(encoding="utf-8"))["packages"]
     versions = {v["version"] for k, v in locked.items() if k.endswith("node_modules/@hono/node-server")}
     assert versions == {"1.13.8"}
+
+
+def test_mlflow_config_has_a_chat_endpoint_per_route_at_its_upstream() -> None:
+    doc = yaml.safe_load(render("mlflow", REPLAY, SCENARIOS, ["openai", "anthropic", "gemini"]))
+    by_name = {e["name"]: e for e in doc["endpoints"]}
+    assert set(by_name) == {f"{s.id}--{b}--translate" for s in SCENARIOS for b in ("openai", "anthropic")}
+    assert by_name["text-basic--anthropic--translate"] == {
+        "name": "text-basic--anthropic--translate",
+        "endpoint_type": "llm/v1/chat",
+        "model": {
+            "provider": "anthropic",
+            "name": "claude-sonnet-4-5-20250929",
+            "config": {
+                "anthropic_api_key": "$CONFORMANCE_PLANTED_KEY",
+                "anthropic_api_base": f"{REPLAY}/anthropic/_s/text-basic/v1",
+            },
+        },
+    }
+    assert by_name["tool-call-single--openai--translate"]["model"]["config"]["openai_api_base"] == (
+        f"{REPLAY}/openai/_s/tool-call-single/v1"
+    )
+    assert GATEWAYS["mlflow"].frontends() == ["openai"] and GATEWAYS["mlflow"].backends() == ["anthropic", "openai"]
+
+
+def test_nullplatform_config_has_a_project_per_route_reached_by_the_sut_path() -> None:
+    from harness.plumbing.sut_client import sut_url
+
+    text = render("nullplatform", REPLAY, SCENARIOS, ["openai", "anthropic", "gemini"])
+    doc = yaml.safe_load(text)
+    assert doc["server"] == {"host": "127.0.0.1", "port": "${CONFORMANCE_GATEWAY_PORT}"}
+    projects = {p["name"]: p["models"] for p in doc["projects"]}
+    assert set(projects) == {f"{s.id}--{b}" for s in SCENARIOS for b in ("openai", "anthropic")}
+    (model,) = projects["text-basic--openai"]
+    assert model["isDefault"] is True
+    assert model["provider"] == {
+        "type": "openai",
+        "config": {
+            "baseUrl": f"{REPLAY}/openai/_s/text-basic/v1",
+            "apiKey": "${CONFORMANCE_PLANTED_KEY}",
+            "model": "gpt-4o-mini",
+            "retryAttempts": 1,
+        },
+    }
+    assert projects["text-basic--anthropic"][0]["provider"]["config"]["baseUrl"] == f"{REPLAY}/anthropic/_s/text-basic"
+    # The gate's --sut URL reaches the route's project under each client protocol's own path.
+    spec = GATEWAYS["nullplatform"]
+    url = sut_url(f"http://127.0.0.1:4000{spec.sut_path}", "anthropic", "openai", "text-basic")
+    assert url == "http://127.0.0.1:4000/text-basic--openai/anthropic"
+    assert spec.sut_path in text and spec.pace_ms == 20.0

@@ -16,8 +16,11 @@ from harness.plumbing.sut_client import (
     SutClientError,
     SutHeader,
     check_backends,
+    check_sut_url,
     load_headers,
     parse_header,
+    sut_root,
+    sut_url,
 )
 
 ADDRESS = RunAddress("gemini", "text-basic", "http://127.0.0.1:8891/", "gemini-2.5-flash")
@@ -96,3 +99,15 @@ def test_the_client_key_is_redacted_and_never_shown() -> None:
     client = SutClient(key="sk-master")
     assert "sk-master" not in repr(client)
     assert client.redact("key sk-master here") == "key [REDACTED: client key] here"
+
+
+def test_a_sut_url_fills_frontend_backend_and_scenario_per_run_and_is_reached_at_its_root() -> None:
+    template = "http://127.0.0.1:4000/gw/{scenario}--{backend}/{frontend}"
+    assert sut_url(template, "anthropic", "openai", "text-basic") == (
+        "http://127.0.0.1:4000/gw/text-basic--openai/anthropic"
+    )
+    assert sut_root(template) == "http://127.0.0.1:4000/gw/"
+    assert sut_root("http://127.0.0.1:4000") == "http://127.0.0.1:4000"
+    check_sut_url(template)  # every placeholder known
+    with pytest.raises(SutClientError, match=r"--sut http://h/\{model\}: a placeholder it cannot fill .*\{frontend\}"):
+        check_sut_url("http://h/{model}")

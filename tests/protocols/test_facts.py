@@ -16,7 +16,7 @@ from harness.protocols.facts import GatewayName, ModelInBody, ProtocolFacts, Req
 from tests.conftest import REPO
 
 NAMES = registry.names()
-KNOWN_GATEWAYS = {"litellm", "louter", "portkey", "ccr", "codex-rosetta"}
+KNOWN_GATEWAYS = {"litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform"}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -290,3 +290,59 @@ def test_a_gzip_stored_cassette_is_served_decoded_and_judged(tmp_path: Path) -> 
     opts = options(tmp_path, cassettes=cassettes, frontends=["openai"], backends=["gemini"], streams=(True,))
     code, results = run(opts)
     assert (code, [r.verdict for r in results]) == (0, [Verdict.PASS])
+
+
+class _RefusesStreams(_Mute):
+    """A gateway that forwards a non-streamed call to the replay server and refuses a streamed one itself after
+    sending its headers: HTTP 200, then the connection closes with no byte of body (MLflow AI Gateway refusing
+    temperature with top_p for Anthropic)."""
+
+    replay = ""
+
+    def do_POST(self) -> None:
+        import json
+        import urllib.request
+
+        body = self.rfile.read(int(self.headers["content-length"]))
+        if json.loads(body).get("stream"):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            self.close_connection = True
+            return
+        upstream = f"{self.replay}/openai/_s/text-basic/v1/chat/completions"
+        request = urllib.request.Request(upstream, body, {"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            data = answer.read()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_an_empty_200_while_other_calls_get_through_is_the_proxy_refusing_not_another_server(tmp_path: Path) -> None:
+    """Quirk: a 2xx with no body and nothing at the replay server was read as another server answering in the
+    replay server's place (a harness error); the gateway had refused the request itself, after its headers."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        replay_port = probe.getsockname()[1]
+    handler = type("Handler", (_RefusesStreams,), {"replay": f"http://127.0.0.1:{replay_port}"})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        opts = options(tmp_path, sut=f"http://127.0.0.1:{server.server_address[1]}", replay_port=replay_port, jobs=1)
+        _, results = run(opts)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    stream = by_id(results)["text-basic[openai->openai,stream]"]
+    assert stream.verdict is Verdict.PROXY_BUG_REQUEST
+    assert stream.reason.startswith("the proxy answered this request itself, though other requests to openai got")
+    assert "HTTP 200 (), and nothing reached" in stream.reason
+    assert by_id(results)["text-basic[openai->openai,nonstream]"].verdict is not Verdict.HARNESS_ERROR

@@ -61,6 +61,8 @@ FACTS = facts.ProtocolFacts(
         "louter": facts.GatewayName("anthropic", appends="/v1/messages"),
         "portkey": facts.GatewayName("anthropic", appends="/messages"),
         "ccr": facts.GatewayName("Anthropic", appends="/v1/messages", endpoint=True, frontend=True),
+        "mlflow": facts.GatewayName("anthropic", appends="/messages"),  # `anthropic_api_base` ends with /v1
+        "nullplatform": facts.GatewayName("anthropic", appends="/v1/messages", frontend=True),  # under /anthropic
     },
     upstream_request=facts.UpstreamRequest(
         headers=(

@@ -75,6 +75,10 @@ FAMILY = facts.ProtocolFacts(
         "ccr": facts.GatewayName("OpenAI", appends="/chat/completions", endpoint=True),
         # Its UPSTREAM_PROVIDER; it appends the path to UPSTREAM_BASE_URL (anthropic and google are the same wire).
         "codex-rosetta": facts.GatewayName("openai", appends="/chat/completions"),
+        # MLflow AI Gateway's provider (`openai_api_base`) and its OpenAI-compatible /v1/chat/completions route.
+        "mlflow": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
+        # LLM Gateway's provider `type` (its `baseUrl`); it serves OpenAI clients under /openai.
+        "nullplatform": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
     },
     text_runs_joined=True,  # a message has one content string
     upstream_request=facts.UpstreamRequest(
