@@ -302,8 +302,14 @@ class AnthropicDriver:
 
     def client(self, base_url: str, http_client: httpx2.Client) -> anthropic.Anthropic:
         """An SDK client pointed at `base_url` (it adds `/v1/messages`), without retries."""
+        # The client's own timeout, named: an SDK takes httpx's default (5 s) on the client for "none set" and
+        # waits its own 600 s instead, so `--timeout 5` would not bound a stalled stream.
         return anthropic.Anthropic(
-            api_key=DUMMY_API_KEY, base_url=base_url.rstrip("/"), http_client=http_client, max_retries=0
+            api_key=DUMMY_API_KEY,
+            base_url=base_url.rstrip("/"),
+            http_client=http_client,
+            max_retries=0,
+            timeout=http_client.timeout,
         )
 
     def run(self, request: ir.Request, *, stream: bool, base_url: str, http_client: Any) -> SdkResult:
