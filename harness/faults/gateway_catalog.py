@@ -14,6 +14,7 @@ _NONSTREAM = (False,)
 _LITELLM = "LiteLLM proxy 1.106.2"
 _PORTKEY = "Portkey AI Gateway 1.15.2"
 _CCR = "claude-code-router 2.0.0"
+_NULLPLATFORM = "nullplatform LLM Gateway 2.0.11"
 
 GATEWAY_FAULTS: tuple[Fault, ...] = (
     Fault(
@@ -242,6 +243,25 @@ GATEWAY_FAULTS: tuple[Fault, ...] = (
         g.TOOL_RESULT_STRINGIFIED,
         Scope(("tool-result-roundtrip",)),
         witness("tool-result-roundtrip", "anthropic", "openai", False),
+    ),
+    Fault(
+        "system-as-assistant-turn",
+        "The system prompt reaches the backend as a leading assistant turn.",
+        f"{_NULLPLATFORM} (NP8): before Anthropic the persona is something the model said, not its instructions.",
+        "request side",
+        g.SYSTEM_AS_ASSISTANT_TURN,
+        Scope(("system-prompt",)),
+        witness("system-prompt", "anthropic", "anthropic", False),
+    ),
+    Fault(
+        "text-sent-again-at-stop",
+        "A streamed text block's text is sent a second time as the block closes.",
+        f"{_NULLPLATFORM} (NP19): an OpenAI client before Anthropic, stopped by a stop sequence, reads "
+        "'1, 2, 31, 2, 3, ' for '1, 2, 3, '.",
+        "response side (text_equals)",
+        g.TEXT_SENT_AGAIN,
+        Scope(("stop-sequence",), streams=_STREAM),
+        witness("stop-sequence", "openai", "anthropic", True),
     ),
 )
 """The faults found by gating real gateways, in the order of docs/gateways.md."""

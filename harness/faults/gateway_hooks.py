@@ -251,3 +251,33 @@ PARALLEL_CALLS_SAME_INDEX = _when(
     lambda c: c.frontend_protocol == "openai",
     TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _all_index_zero)),
 )
+
+
+def _system_as_assistant(request: ir.Request) -> ir.Request:
+    if not request.system:
+        return request
+    turn = ir.Message(role="assistant", content=[ir.TextPart(text=request.system)])
+    return request.model_copy(update={"system": None, "messages": [turn, *request.messages]})
+
+
+SYSTEM_AS_ASSISTANT_TURN = TranslateHooks(on_upstream_request=_system_as_assistant)
+"""The system prompt sent as a leading assistant turn (nullplatform NP8)."""
+
+
+def _text_again(_context: HookContext) -> TranslateHooks:
+    sent: list[ir.StreamEvent] = []
+
+    def event(e: ir.StreamEvent) -> Events:
+        # The block's text is sent once more as it closes (nullplatform NP19: after a stop sequence).
+        if isinstance(e, ir.TextDelta):
+            sent.append(e)
+        elif isinstance(e, ir.TextEnd):
+            again = [d for d in sent if isinstance(d, ir.TextDelta) and d.index == e.index]
+            sent.clear()
+            return (*again, e)
+        return (e,)
+
+    return TranslateHooks(on_upstream_event=event)
+
+
+TEXT_SENT_AGAIN = _per_request(_text_again)

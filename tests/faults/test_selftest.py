@@ -36,6 +36,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "error-type-null": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "thinking-start-unsigned": ("proxy_bug_response", "translated run fails (answer.spec)"),
     "events-unnumbered": ("proxy_bug_response", "translated run fails (answer.spec, frontend_wire)"),
+    "system-as-assistant-turn": ("proxy_bug_request", 'request.messages[0].content[0].text: "How is the sea today?"'),
+    "text-sent-again-at-stop": ("proxy_bug_response", 'events[2].text: "1, 2, 3, " -> "1, 2, 3, 1, 2, 3, "'),
     "gemini-function-response-name-hardcoded": (
         "proxy_bug_request",
         'request.messages[2].content[0].name: "get_weather" -> "function"',
