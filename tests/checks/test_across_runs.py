@@ -6,11 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.checks import across_runs as headers
-from harness.faults import by_name
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
 from harness.trace.model import Check, Deviation, RunTrace, Wire
-from tests.conftest import REPO
+from tests.checks.support import run_fault
 
 
 def _run(role: str, client: str, backend: str, answer: dict[str, str], upstream: dict[str, str]) -> RunTrace:
@@ -69,20 +66,8 @@ def test_a_version_other_than_the_clients_is_a_warning_only_within_one_api() -> 
 
 
 def test_a_dropped_retry_after_fails_the_case_on_the_header(tmp_path: Path) -> None:
-    options = RunOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        reports=tmp_path,
-        frontends=["openai"],
-        backends=["anthropic"],
-        only=["error-rate-limit-429"],
-        streams=(False,),
-        known=tmp_path / "known.toml",
-        run_id="fault",
-        hooks=by_name("retry-after-dropped").hooks,
-    )
-    assert Runner(options).run().exit_code == 1
-    (result,) = options.results
+    code, result = run_fault(tmp_path, "retry-after-dropped", "error-rate-limit-429", stream=False)
+    assert code == 1
     assert result.verdict == "proxy_bug_response"
     failed = {c.name: c for c in result.runs["translated"].checks if not c.passed}
     assert failed[headers.RETRY_AFTER].actual is None

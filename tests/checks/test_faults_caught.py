@@ -7,10 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.faults import by_name
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
-from tests.conftest import REPO
+from tests.checks.support import run_fault
 
 
 @pytest.mark.parametrize(
@@ -42,20 +39,8 @@ from tests.conftest import REPO
 def test_the_fault_fails_its_check_in_the_translated_run_only(
     tmp_path: Path, fault: str, scenario: str, stream: bool, check: str, actual: list[str]
 ) -> None:
-    options = RunOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        reports=tmp_path,
-        frontends=["openai"],
-        backends=["anthropic"],
-        only=[scenario],
-        streams=(stream,),
-        known=tmp_path / "known.toml",
-        run_id="fault",
-        hooks=by_name(fault).hooks,
-    )
-    assert Runner(options).run().exit_code == 1
-    (result,) = options.results
+    code, result = run_fault(tmp_path, fault, scenario, stream=stream)
+    assert code == 1
     assert result.verdict == "proxy_bug_request"
     failed = {c.name: c.actual for c in result.runs["translated"].checks if not c.passed}
     assert failed[check] == actual
@@ -79,20 +64,8 @@ def test_each_gateway_spec_class_is_caught_by_answer_spec(
     tmp_path: Path, fault: str, scenario: str, frontend: str, backend: str, stream: bool, finding: str
 ) -> None:
     """A26, P7, CR11, A27, R13 and LR15 of docs/gateways.md, each a fault of our proxy: `answer.spec` names it."""
-    options = RunOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        reports=tmp_path,
-        frontends=[frontend],
-        backends=[backend],
-        only=[scenario],
-        streams=(stream,),
-        known=tmp_path / "known.toml",
-        run_id="fault",
-        hooks=by_name(fault).hooks,
-    )
-    assert Runner(options).run().exit_code == 1
-    (result,) = options.results
+    code, result = run_fault(tmp_path, fault, scenario, frontend=frontend, backend=backend, stream=stream)
+    assert code == 1
     assert result.verdict == "proxy_bug_response"
     failed = {c.name: c.actual for c in result.runs["translated"].checks if not c.passed}
     assert any(finding in line for line in failed["answer.spec"]), failed

@@ -7,14 +7,11 @@ from pathlib import Path
 
 from harness import ir
 from harness.checks.wire import frontend_wire, text_buffering
-from harness.faults import by_name
 from harness.plumbing import PLANTED_KEY_ENV
 from harness.protocols import encode_events, registry
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
 from harness.runner.wire_checks import leaks
 from harness.trace import read_trace_bytes
-from tests.conftest import REPO
+from tests.checks.support import run_fault
 
 STREAM = [
     ir.MessageStart(id="msg_1", model="m"),
@@ -79,27 +76,15 @@ def test_leaks_name_the_parts_with_the_planted_key_or_a_real_looking_one() -> No
 def test_echoed_upstream_key_is_a_proxy_bug_and_never_reaches_the_trace(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     planted = "PLANTED-TEST-KEY-leaktest0123"
     monkeypatch.setenv(PLANTED_KEY_ENV, planted)
-    options = RunOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        reports=tmp_path,
-        frontends=["openai"],
-        backends=["anthropic"],
-        only=["error-auth-401"],
-        streams=(False,),
-        known=tmp_path / "known.toml",
-        run_id="leak",
-        hooks=by_name("upstream-key-echoed").hooks,
-    )
-    assert Runner(options).run().exit_code == 1
-    (result,) = options.results
+    code, result = run_fault(tmp_path, "upstream-key-echoed", "error-auth-401", stream=False)
+    assert code == 1
     assert result.verdict == "proxy_bug_response"
     assert result.reason == "the proxy leaked its upstream key (translated run: upstream key found in sdk, wire)"
     leak = [c for c in result.runs["translated"].checks if c.name == "secret_leak"]
     assert [(c.passed, c.actual) for c in leak] == [(False, "upstream key found in sdk, wire")]
     assert planted not in result.model_dump_json()
     assert planted.encode() not in read_trace_bytes(
-        tmp_path / "leak" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json.gz"
+        tmp_path / "fault" / "cases" / "error-auth-401__openai-to-anthropic_nonstream.json.gz"
     )
     error = result.runs["translated"].sdk.error
     assert error is not None and "[REDACTED: planted upstream key]" in error.message

@@ -1,0 +1,32 @@
+"""Running one case with a catalogued fault switched on, for the tests of the checks that catch it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.faults import by_name
+from harness.runner.engine import Runner
+from harness.runner.plan import RunOptions
+from harness.trace.model import CaseResult
+from tests.conftest import REPO
+
+
+def run_fault(
+    tmp_path: Path, fault: str, scenario: str, *, frontend: str = "openai", backend: str = "anthropic", stream: bool
+) -> tuple[int, CaseResult]:
+    """The exit code and the one case of `scenario[frontend->backend]` run with `fault`'s hooks."""
+    options = RunOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        reports=tmp_path,
+        frontends=[frontend],
+        backends=[backend],
+        only=[scenario],
+        streams=(stream,),
+        known=tmp_path / "known.toml",
+        run_id="fault",
+        hooks=by_name(fault).hooks,
+    )
+    code = Runner(options).run().exit_code
+    (result,) = options.results
+    return code, result
