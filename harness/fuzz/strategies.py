@@ -203,10 +203,26 @@ def _request(draw: st.DrawFn, space: Space, *, tools: bool) -> dict[str, Any]:
     return request
 
 
+def _tool_choice(draw: st.DrawFn, space: Space, request: dict[str, Any]) -> str | None:
+    """Where the pair carries a tool choice, maybe one the reply's calls keep to (`required`, or one named tool,
+    which every call then uses); returns the name every call must use ("" for any). Not `auto`: with tools
+    offered it is every protocol's default, so a proxy may leave it out (the request diff reads them as one)."""
+    if not space.has(Capability.TOOL_CHOICE) or not draw(st.booleans()):
+        return None
+    kind = draw(st.sampled_from(("required", "tool")))
+    if kind != "tool":
+        request["tool_choice"] = {"kind": kind}
+        return ""
+    name = draw(st.sampled_from([t["name"] for t in request["tools"]]))
+    request["tool_choice"] = {"kind": "tool", "name": name}
+    return str(name)
+
+
 @st.composite
 def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
-    """A request answered with content: text, tool calls (1 to 5 in one turn where the pair has parallel calls),
-    a thinking block with its signature, usage; the stop reason that follows from them."""
+    """A request answered with content: text, tool calls (1 to 5 in one turn where the pair has parallel calls,
+    under a tool choice they keep to where the pair carries one), a thinking block with its signature, usage;
+    the stop reason that follows from them."""
     requires: set[Capability] = set()
     calls = 0
     if space.has(Capability.TOOLS) and draw(st.booleans()):
@@ -233,9 +249,12 @@ def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
     text = draw(TEXT) if calls == 0 or draw(st.booleans()) else None
     if text is not None:
         content.append({"kind": "text", "text": text})
+    forced = _tool_choice(draw, space, request) if calls else None
+    if forced is not None:
+        requires.add(Capability.TOOL_CHOICE)
     expected_calls = []
     for i in range(calls):
-        name = draw(st.sampled_from([t["name"] for t in request["tools"]]))
+        name = forced or draw(st.sampled_from([t["name"] for t in request["tools"]]))
         arguments = draw(ARGUMENTS)
         content.append({"kind": "tool_call", "id": f"call_{i}_{name}", "name": name, "arguments": arguments})
         expected_calls.append({"name": name, "arguments": arguments})
@@ -248,6 +267,8 @@ def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
         "output_tokens": draw(st.integers(min_value=1, max_value=8192)),
     }
     expect: dict[str, Any] = {"stop_reason": stop, "usage_present": True, "tool_calls": expected_calls}
+    if Capability.TOOL_CHOICE in requires:
+        expect["request_fields"] = ["tool_choice"]
     if text is not None:
         expect["text_equals"] = text
     if Capability.THINKING in requires:

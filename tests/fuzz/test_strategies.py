@@ -74,3 +74,29 @@ def test_special_text_splits_utf8() -> None:
     widths = {len(ch.encode("utf-8")) for text in SPECIAL_TEXT for ch in text}
     assert {2, 3, 4} <= widths
     assert any("\u200d" in text for text in SPECIAL_TEXT)
+
+
+@settings(max_examples=40)
+@given(scenario=scenarios(space_of("anthropic", "openai", False)))
+def test_a_drawn_tool_choice_is_kept_by_the_reply_and_checked(scenario: object) -> None:
+    from harness.scenarios.model import Scenario
+
+    assert isinstance(scenario, Scenario)
+    choice = scenario.request.tool_choice
+    if choice is None or scenario.reply.kind != "ok":
+        return
+    calls = [p for p in scenario.reply.content if p.kind == "tool_call"]
+    assert calls, "a tool choice is drawn only for a reply with calls"
+    assert Capability.TOOL_CHOICE in scenario.requires
+    assert "tool_choice" in (scenario.expect.request_fields or [])
+    if choice.kind == "tool":
+        assert {c.name for c in calls} == {choice.name}
+
+
+def test_tool_choice_is_drawn_where_the_pair_carries_it() -> None:
+    from hypothesis import find
+
+    found = find(scenarios(space_of("anthropic", "openai", False)), lambda s: s.request.tool_choice is not None)
+    assert found.request.tool_choice is not None
+    never = space_of("openai", "ollama", False)  # Ollama's wire has no tool_choice
+    assert not never.has(Capability.TOOL_CHOICE)
