@@ -23,9 +23,8 @@ JSON = "application/json"
     baseline the same way.""",
 )
 def _content_type(subject: Subject) -> Iterable[Result]:
-    headers = {k.lower(): v for k, v in subject.frontend_response_headers.items()}
-    if subject.frontend_status is None or not subject.frontend_chunks or not headers:
+    if subject.frontend_status is None or not subject.frontend_chunks or not subject.frontend_response_headers:
         return []
-    value = headers.get("content-type")
+    value = subject.answer_header("content-type")
     ok = value is not None and value.lower().startswith(JSON)
     return [Check(name=CONTENT_TYPE, passed=ok, expected=JSON, actual=value)]

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject
-from harness.protocols import HttpResponse, encode_events, registry
+from harness.protocols import encode_events, registry
 from harness.protocols.wire_schema import answer_payloads
 from harness.trace.model import Deviation
 
@@ -43,14 +43,15 @@ def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:
     return out
 
 
-def _expected(subject: Subject, body: bytes) -> HttpResponse | bytes:
-    """The frontend codec's own encoding of the answer the client received, decoded."""
+def _expected(subject: Subject, body: bytes, media_type: str) -> tuple[bytes, str]:
+    """The frontend codec's own encoding of the answer the client received, decoded: its body and media type."""
     codec = registry.get(subject.client)
     if subject.stream:
         decoder = codec.stream_decoder()
         events = [e for chunk in subject.frontend_chunks for e in decoder.feed(chunk)] + list(decoder.close())
-        return encode_events(codec, events, request=subject.frontend_request)
-    return codec.encode_response(codec.decode_response(body), request=subject.frontend_request)
+        return encode_events(codec, events, request=subject.frontend_request), media_type
+    response = codec.encode_response(codec.decode_response(body), request=subject.frontend_request)
+    return response.body, response.headers.get("content-type", media_type)
 
 
 @check(
@@ -70,11 +71,9 @@ def _raw_fields(subject: Subject) -> Iterable[Result]:
     if subject.scenario.kind == "models_list":
         return []
     body = b"".join(subject.frontend_chunks)
-    media = {k.lower(): v for k, v in subject.frontend_response_headers.items()}.get("content-type", "")
+    media = subject.answer_header("content-type") or ""
     try:
-        expected = _expected(subject, body)
-        ours = expected if isinstance(expected, bytes) else expected.body
-        ours_type = media if isinstance(expected, bytes) else expected.headers.get("content-type", media)
+        ours, ours_type = _expected(subject, body, media)
         wanted, sent = _by_kind(ours, ours_type), _by_kind(body, media)
     except ValueError:  # an answer its own decoder cannot read: frontend_wire and the SDK judge that
         return []

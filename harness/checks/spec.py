@@ -79,8 +79,7 @@ UPSTREAM_WARNINGS = declare(
 
 
 def _media_type(subject: Subject) -> str:
-    headers = {k.lower(): v for k, v in subject.frontend_response_headers.items()}
-    return headers.get("content-type", "")
+    return subject.answer_header("content-type") or ""
 
 
 @check(

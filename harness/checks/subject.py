@@ -48,3 +48,8 @@ class Subject:
     """Whether the tap cut the recorded bytes (nothing about the whole answer can be judged)."""
     upstream_text_chunks: tuple[int, ...] = ()
     frontend_text_chunks: tuple[int, ...] = ()
+
+    def answer_header(self, name: str) -> str | None:
+        """A header of the answer the client received, by its name in any case; None when absent."""
+        wanted = name.lower()
+        return next((v for k, v in self.frontend_response_headers.items() if k.lower() == wanted), None)

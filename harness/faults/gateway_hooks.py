@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from harness import ir
 from harness.faults.hooks import MIDSTREAM_ERROR_AS_STOP
@@ -40,14 +40,19 @@ JSON_MODE_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(up
 THINKING_CONFIG_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(update={"thinking": None}))
 
 
-def _system_as_user(request: ir.Request) -> ir.Request:
-    if not request.system:
-        return request
-    turn = ir.Message(role="user", content=[ir.TextPart(text=request.system)])
-    return request.model_copy(update={"system": None, "messages": [turn, *request.messages]})
+def _system_as_turn(role: Literal["user", "assistant"]) -> Callable[[ir.Request], ir.Request]:
+    """The system prompt moved into a leading turn of `role`."""
+
+    def move(request: ir.Request) -> ir.Request:
+        if not request.system:
+            return request
+        turn = ir.Message(role=role, content=[ir.TextPart(text=request.system)])
+        return request.model_copy(update={"system": None, "messages": [turn, *request.messages]})
+
+    return move
 
 
-SYSTEM_AS_USER_TURN = TranslateHooks(on_upstream_request=_system_as_user)
+SYSTEM_AS_USER_TURN = TranslateHooks(on_upstream_request=_system_as_turn("user"))
 
 
 def _empty_schemas(request: ir.Request) -> ir.Request:
@@ -253,14 +258,7 @@ PARALLEL_CALLS_SAME_INDEX = _when(
 )
 
 
-def _system_as_assistant(request: ir.Request) -> ir.Request:
-    if not request.system:
-        return request
-    turn = ir.Message(role="assistant", content=[ir.TextPart(text=request.system)])
-    return request.model_copy(update={"system": None, "messages": [turn, *request.messages]})
-
-
-SYSTEM_AS_ASSISTANT_TURN = TranslateHooks(on_upstream_request=_system_as_assistant)
+SYSTEM_AS_ASSISTANT_TURN = TranslateHooks(on_upstream_request=_system_as_turn("assistant"))
 """The system prompt sent as a leading assistant turn (nullplatform NP8)."""
 
 

@@ -320,6 +320,7 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
     except DecodeError:
         frontend_request = None
     first = received[0] if received else None
+    raw = first.raw if first else None  # the request as the replay server got it
     events, response, where = _upstream_ir(run.backend, first.reply, first.reply.stream) if first else ((), None, [])
     chunks = inflate(capture.chunks, capture.headers.get("content-encoding", ""))
     content = first_content(registry.get(run.client).stream_decoder(), chunks) if run.stream and chunks else None
@@ -335,8 +336,8 @@ def exchange_of(capture: CapturingTransport, received: list[Received], run: Run,
         upstream_protocol=run.backend,
         frontend_request=frontend_request,
         upstream_request=first.request if first else None,
-        upstream_body=first.raw.body if first and first.raw else b"",
-        upstream_headers=safe_headers(first.raw.headers) if first and first.raw else {},
+        upstream_body=raw.body if raw else b"",
+        upstream_headers=safe_headers(raw.headers) if raw else {},
         frontend_headers=safe_headers(capture.request.headers),
         frontend_response_headers=safe_headers(capture.headers),
         upstream_status=first.reply.status if first else None,
