@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,7 +15,7 @@ import jsonschema
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing, groups_of
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
-from harness.trace.writer import case_path
+from harness.trace.pack import trace_file
 
 SUMMARY_SCHEMA_VERSION = 2
 """2: the harness_error verdict, harness errors, wire deviations and the strict flag (1 is still read)."""
@@ -108,7 +107,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "group": group_of[c.case_id][0] if c.case_id in group_of else None,
                 "groups": group_of.get(c.case_id, []),
                 "duration_ms": round(c.duration_ms, 3),
-                "trace": f"cases/{case_path(Path(), c.case_id).name}",
+                "trace": f"cases/{trace_file(c)}",
             }
             for c in report.cases
         ],

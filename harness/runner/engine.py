@@ -47,6 +47,7 @@ from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.pack import pack_line, trace_file, write_pack
 from harness.trace.slim import needs_triage, slim
 from harness.trace.writer import write_case_text
 
@@ -194,19 +195,26 @@ class CaseRunner:
             self.traces[run] = error_trace(run, first.get(run, ""), reason)
         self.run_here(first, report)
         done = Done(task.number, [])
+        packs: dict[str, list[str]] = {}
         for case, gap in task.cases:
             result = self._known_note(self.judge(case, gap))
-            if self.options.keep_traces != "all" and not needs_triage(result):
+            whole = needs_triage(result)
+            if self.options.keep_traces != "all" and not whole:
                 result = slim(result)  # a clean pass keeps its verdict, checks and timings, not its wire
-            text = case_text(result)
+            text = case_text(result) if whole else pack_line(result)
             if self.options.validate_traces:
                 parse_case(text, case.case_id, full_check=True)
-            if self.options.write_traces:
+            if whole and self.options.write_traces:
                 write_case_text(case.case_id, text, self.cases_folder)
+            elif not whole:
+                packs.setdefault(trace_file(result), []).append(text)
             done.results.append(result)
             done.cases.append((case.case_id, text))
             if report is not None:
                 report("case", case.case_id)
+        if self.options.write_traces:
+            for name, lines in packs.items():
+                write_pack(self.cases_folder, name, lines)
         if task.keep_traces:
             for run, _ in task.runs:
                 outcome = self.traces[run]
