@@ -76,6 +76,16 @@ def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> N
     assert b"proxy_bug_response" in serial["summary.json"]  # the broken adapter is caught, the same way twice
 
 
+def test_the_page_made_in_workers_is_the_page_a_rerender_makes(tmp_path: Path) -> None:
+    """Each unit's part of `index.html` is made in the worker that judged it; a re-render from the traces on disk
+    (slim passes read back from their packs) makes the same page, byte for byte."""
+    folder = write_run(options(tmp_path, jobs=2, keep_traces="failing"))
+    made = (folder / "index.html").read_bytes()
+    (folder / "index.html").unlink()
+    assert main(["report", "--run", str(folder), "--quiet"]) == 0
+    assert (folder / "index.html").read_bytes() == made
+
+
 def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) -> None:
     """Without `steady`, timings and trace ids differ between two runs on the same bytes; they are all that does."""
     one, two = (files(write_run(options(tmp_path / name, steady=False, only=["text-basic"], jobs=1))) for name in "ab")
