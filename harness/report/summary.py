@@ -43,10 +43,10 @@ def validate_summary(data: dict[str, Any]) -> None:
     checked against the schema once per shape (`_shape`: its keys, the JSON type of each value, the verdict, the
     sign of its duration, the item types of its lists); an entry with deviations is always checked."""
     cases = data.get("cases")
-    listed = isinstance(cases, list)
-    _raise_first(_validator().iter_errors({**data, "cases": []} if listed else data), "")
-    if not listed:
+    if not isinstance(cases, list):
+        _raise_first(_validator().iter_errors(data), "")
         return
+    _raise_first(_validator().iter_errors({**data, "cases": []}), "")
     entry = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
     seen: set[tuple[Any, ...]] = set()
     for number, case in enumerate(cases):
