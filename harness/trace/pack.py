@@ -7,9 +7,11 @@ keeps a file of its own, which `conformance diff` and the report's commands name
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from harness.trace.bound import LARGE_CHARS, bounded
 from harness.trace.identity import stream_mode
 from harness.trace.model import CaseResult
 from harness.trace.slim import needs_triage
@@ -41,8 +43,12 @@ def trace_file(result: CaseResult) -> str:
 
 
 def pack_line(result: CaseResult) -> str:
-    """A case's trace as one line of a pack (compact JSON: a newline inside a string is escaped)."""
-    return result.model_dump_json(by_alias=True)
+    """A case's trace as one line of a pack (compact JSON: a newline inside a string is escaped), within the bound
+    every trace keeps (`bound`: a huge answer's strings and event lists cut)."""
+    text = result.model_dump_json(by_alias=True)
+    if len(text) <= LARGE_CHARS:
+        return text
+    return json.dumps(json.loads(bounded(text)), ensure_ascii=False, separators=(",", ":"))
 
 
 def write_pack(folder: Path, name: str, lines: Iterable[str]) -> Path:

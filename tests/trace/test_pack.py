@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.trace import TraceError, read_cases, trace_file, trace_files
-from harness.trace.model import Verdict
+from harness.trace import TraceError, bound, pack, read_cases, trace_file, trace_files
+from harness.trace.model import CaseResult, Verdict
 from harness.trace.pack import pack_line, write_pack
 from tests.report.factory import dropped_call
 
@@ -25,6 +25,19 @@ def test_a_pack_reads_back_to_the_same_cases(tmp_path: Path) -> None:
     path = write_pack(tmp_path, trace_file(cases[0]), [pack_line(c) for c in cases])
     assert read_cases(path) == cases
     assert trace_files(tmp_path) == [path]
+
+
+def test_a_huge_pass_is_one_line_within_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--keep-traces all` packs whole passes: one whose trace is past the bound is cut as every trace is, and
+    stays one line."""
+    for module in (pack, bound):
+        monkeypatch.setattr(module, "LARGE_CHARS", 1000)
+    monkeypatch.setattr(bound, "MAX_STRING", 1000)
+    case = dropped_call().model_copy(update={"verdict": Verdict.PASS, "reason": "x" * 5000})
+    line = pack.pack_line(case)
+    assert "\n" not in line
+    back = CaseResult.model_validate_json(line)
+    assert back.cut == ["reason: 4,000 of 5,000 characters cut"] and len(back.reason) < 1100
 
 
 def test_a_case_that_needs_triage_keeps_a_file_of_its_own() -> None:
