@@ -65,7 +65,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the config."""
     from harness.gateways import render, scenario_table
-    from harness.gateways.configs import GATEWAYS, naming
+    from harness.gateways.configs import GATEWAYS
+    from harness.gateways.names import naming
     from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.runner import names

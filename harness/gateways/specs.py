@@ -1,7 +1,7 @@
 """The real gateways the project gates (`conformance gateway NAME`, `nox -s gateway-NAME`): the pinned version,
 how each is started on loopback from its install and its generated config, and when it is ready. Which protocols
-a gateway serves to clients and which upstreams it can name are the protocols' facts (`ProtocolFacts.gateways`),
-so a protocol added later (a Responses frontend) is gated without a change here.
+a gateway serves to clients and which upstreams it can name are in its names table (`names.NAMES`), so a profile
+added later (an OpenAI-compatible provider) is gated without a change here.
 
 Installs live outside the harness: LiteLLM in the Python environment that runs the gate (its `litellm` script),
 the npm gateways in `gateways/<name>/node_modules` (pinned by the committed `package.json` and `package-lock.json`).
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.gateways.configs import NULLPLATFORM_PORT_ENV, NULLPLATFORM_SUT_PATH
 from harness.gateways.launch import Launch
+from harness.gateways.names import naming
 from harness.plumbing.keys import planted_key
 from harness.protocols import registry
 
@@ -84,8 +85,8 @@ class GatewaySpec:
             for name in registry.names()
             if registry.facts(name).sdk is not None
             and registry.facts(name).frontend is not None
-            and (naming := registry.facts(name).gateways.get(self.naming)) is not None
-            and naming.frontend
+            and (name_there := naming(self.naming, name)) is not None
+            and name_there.frontend
         ]
 
     def backends(self) -> list[str]:
@@ -96,7 +97,7 @@ class GatewaySpec:
         return [
             name
             for name in registry.names()
-            if registry.facts(name).sdk is not None and self.naming in registry.facts(name).gateways
+            if registry.facts(name).sdk is not None and naming(self.naming, name) is not None
         ]
 
     def program(self) -> str:

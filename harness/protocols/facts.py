@@ -18,7 +18,6 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Literal
 
 from harness import ir
@@ -280,34 +279,6 @@ class TypicalChunking:
 
 
 @dataclass(frozen=True)
-class GatewayName:
-    """How one known gateway names this protocol in its config, and whether it serves it to clients."""
-
-    provider: str
-    """The gateway's name for the protocol (LiteLLM's model prefix, Louter's backend `type`, Portkey's provider,
-    claude-code-router's transformer)."""
-    appends: str = ""
-    """What the gateway appends to the configured base URL itself: the upstream base URL is the codec's request
-    path cut where this begins (empty: the base URL is the backend root)."""
-    note: str = ""
-    """What a user of the generated config should know about this gateway and protocol (printed as a comment)."""
-    endpoint: bool = False
-    """The configured URL runs through `appends` (claude-code-router takes the whole endpoint, or the Gemini
-    `models/` folder it appends the model and method to)."""
-    frontend: bool = False
-    """The gateway also serves this protocol to its clients (its gate drives this protocol's SDK at it)."""
-
-    def base_path(self, request_path: str) -> str:
-        """The part of the codec's request path the gateway's configured base URL must end with."""
-        if not self.appends:
-            return ""
-        cut = request_path.find(self.appends)
-        if cut < 0:
-            return ""
-        return request_path[: cut + len(self.appends)] if self.endpoint else request_path[:cut]
-
-
-@dataclass(frozen=True)
 class WireSpec:
     """One vendored spec document of the protocol's wire (`<package>/<document>.json`, with its PROVENANCE.json),
     read by `harness.protocols.wire_schema`."""
@@ -319,10 +290,6 @@ class WireSpec:
     strict_requests: bool = True
     """Whether an unknown request field is a violation where the document says the API rejects them; False for a
     server that ignores what it does not know (the OpenAI-compatible ones): it only warns."""
-
-
-def _frozen(mapping: Mapping[str, GatewayName]) -> Mapping[str, GatewayName]:
-    return MappingProxyType(dict(mapping))
 
 
 @dataclass(frozen=True)
@@ -386,8 +353,6 @@ class ProtocolFacts:
     """Headers and key shapes to scrub."""
     chunking: TypicalChunking
     """Typical stream chunking of its reference backend."""
-    gateways: Mapping[str, GatewayName]
-    """How the known gateways (`litellm`, `louter`, ...) name it; a gateway missing here does not serve it."""
     stream_only: bool = False
     """Whether its only answer is a stream (swink's `/v1/stream`): its non-streamed cases cannot run, as a
     frontend or as a backend, and are planned as unsupported. The one fact with a default: nearly every
@@ -403,13 +368,12 @@ class ProtocolFacts:
     upstream_request: UpstreamRequest | None = None
     """What its API needs of a request beyond the codec (headers, documented fields); None: not declared."""
 
+    gateway_upstream: bool = True
+    """Whether a gateway config can name it as an upstream the way it names its family (a base URL and a key);
+    False for a backend whose auth no such config holds (Vertex AI's OAuth access token)."""
     wire_specs: tuple[WireSpec, ...] = ()
     """The provider's own published specs of its wire (answers, stream events, errors, requests), the governing one
     first; a profile inherits its family's. Empty: none is vendored (`wire_schema.has_spec` is False)."""
-
-    def __post_init__(self) -> None:
-        # A derived profile must never change its family's table through a shared dict.
-        object.__setattr__(self, "gateways", _frozen(self.gateways))
 
     def derive(self, **changes: Any) -> ProtocolFacts:
         """These facts with some replaced: how a profile inherits from its family and overrides."""

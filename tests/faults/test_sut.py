@@ -142,7 +142,7 @@ def test_external_proxy_that_zeroes_input_at_message_start_turns_the_gate_red(tm
 
 @pytest.mark.parametrize("fmt", ["litellm", "louter"])
 def test_sut_config_leaves_out_a_backend_the_gateway_cannot_name(tmp_path: Path, fmt: str) -> None:
-    # No known gateway config names a Responses upstream (its facts' `gateways` is empty).
+    # No known gateway config names a Responses upstream (harness/gateways/names.py names none).
     out = tmp_path / f"sut.{fmt}"
     args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--format", fmt, "--scenario", "text-basic"]
     assert main([*args, "--backend", "openai,responses", "-o", str(out)]) == 0

@@ -12,11 +12,10 @@ import pytest
 from harness import drivers
 from harness.ir import Capability
 from harness.protocols import HttpRequest, registry
-from harness.protocols.facts import GatewayName, ModelInBody, ProtocolFacts, RequestShapeError
+from harness.protocols.facts import ModelInBody, ProtocolFacts, RequestShapeError
 from tests.conftest import REPO
 
 NAMES = registry.names()
-KNOWN_GATEWAYS = {"litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -44,8 +43,6 @@ def test_every_protocol_declares_its_facts(name: str) -> None:
     if facts.real is not None:
         assert facts.real.base_url.startswith(("http://", "https://")) and facts.real.model
         assert all(re.fullmatch(r"[A-Z][A-Z0-9_]*", env) for env in facts.real.key_env)
-    assert set(facts.gateways) <= KNOWN_GATEWAYS
-    assert all(naming.provider for naming in facts.gateways.values())
 
 
 def test_every_frontend_route_names_where_its_model_sits() -> None:
@@ -172,29 +169,6 @@ def test_model_in_body_reads_and_rewrites_the_model_field() -> None:
         location.model_of(_request("/v1/chat/completions", b"{"))
 
 
-@pytest.mark.parametrize(
-    ("appends", "path", "base"),
-    [
-        ("/chat/completions", "/openai/v1/chat/completions", "/openai/v1"),
-        ("/v1/chat/completions", "/chat/completions", ""),
-        ("/models/", "/v1beta/models/m:generateContent", "/v1beta"),
-        ("", "/v1/messages", ""),
-    ],
-)
-def test_a_gateway_base_path_is_the_request_path_cut_where_the_gateway_appends(
-    appends: str, path: str, base: str
-) -> None:
-    assert GatewayName("x", appends=appends).base_path(path) == base
-
-
-def test_a_gateway_that_takes_the_endpoint_keeps_what_it_would_append() -> None:
-    gemini = GatewayName("gemini", appends="/models/", endpoint=True)
-    assert gemini.base_path("/v1beta/models/m:generateContent") == "/v1beta/models/"
-    assert GatewayName("OpenAI", appends="/chat/completions", endpoint=True).base_path("/v1/chat/completions") == (
-        "/v1/chat/completions"
-    )
-
-
 def test_every_backend_names_a_realistic_upstream_model() -> None:
     for name in registry.names():
         model = registry.facts(name).upstream_model
@@ -203,7 +177,7 @@ def test_every_backend_names_a_realistic_upstream_model() -> None:
 
 def test_a_profile_inherits_its_family_and_overrides_what_differs() -> None:
     openai, groq = registry.facts("openai"), registry.facts("groq")
-    assert groq.gateways == openai.gateways
+    assert groq.gateway_upstream and openai.gateway_upstream
     assert groq.chunking.text_chunk_size == 5 and groq.chunking.arguments_chunk_size is None
     assert groq.real is not None and groq.real.key_env == ("GROQ_API_KEY",)
     assert set(openai.secrets.key_patterns) < set(groq.secrets.key_patterns)

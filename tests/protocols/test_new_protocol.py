@@ -1,8 +1,10 @@
 """A protocol is its package: a codec registered with its facts is served, recorded, scrubbed, chunked and named
-by the rest of the harness without a change anywhere else (ARCHITECTURE.md, "Adding a protocol").
+by the rest of the harness without a change anywhere else (ARCHITECTURE.md, "Adding a protocol"); a gateway
+that serves it says how it names it in its own table (`harness/gateways/names.py`).
 
 The stand-in protocol `toyproto` is OpenAI Chat Completions under another name and other facts: its own route,
-model list path, key shape, endpoint, chunking and gateway name. Nothing outside this test mentions it.
+model list path, key shape, endpoint and chunking; a gateway's table names it where that gateway serves it.
+Nothing outside this test mentions it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 
 from harness import ir
 from harness.backends.chunking import effective
-from harness.gateways import configs
+from harness.gateways import configs, names
 from harness.protocols import HttpRequest, facts, registry
 from harness.record import scrub
 from harness.record.real import resolve_endpoint
@@ -61,7 +63,6 @@ FACTS = facts.ProtocolFacts(
     upstream_model="toy-large",
     secrets=facts.Secrets(headers=frozenset({"x-toy-key"}), key_patterns=(r"toy-[a-z0-9]{20}",)),
     chunking=facts.TypicalChunking(text_chunk_size=2, arguments_chunk_size=3),
-    gateways={"litellm": facts.GatewayName("toy", appends="/v1/generate")},
 )
 
 
@@ -97,7 +98,10 @@ def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(toy: None, m
     assert scrub.is_secret_header("X-Toy-Key")
     assert scrub.find_secrets(f"leaked {KEY} here") == [KEY]
     assert effective(NAME, Chunking(text_chunk_size=9)) == Chunking(text_chunk_size=9, arguments_chunk_size=3)
-    assert configs.naming("litellm", NAME) == facts.GatewayName("toy", appends="/v1/generate")
+    # A gateway's own table says how it names the new protocol (the gateway's knowledge, not the protocol's).
+    toy_name = names.GatewayName("toy", appends="/v1/generate")
+    monkeypatch.setattr(names, "NAMES", {**names.NAMES, "litellm": {**names.NAMES["litellm"], NAME: toy_name}})
+    assert configs.naming("litellm", NAME) == toy_name
     assert configs.request_path(NAME) == "/toy/v1/generate"
     assert FACTS.model_list is not None and FACTS.model_list.entry(facts.ListedModel("m", "translate")) == {"toy": "m"}
     assert httpx2.URL(FACTS.real.base_url).host == "api.toy.example"  # type: ignore[union-attr]

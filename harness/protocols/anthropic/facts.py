@@ -56,14 +56,6 @@ FACTS = facts.ProtocolFacts(
     ),
     # Somewhat larger text deltas than OpenAI's, and input_json_delta fragments.
     chunking=facts.TypicalChunking(text_chunk_size=7, arguments_chunk_size=10),
-    gateways={
-        "litellm": facts.GatewayName("anthropic", appends="/v1/messages", frontend=True),
-        "louter": facts.GatewayName("anthropic", appends="/v1/messages"),
-        "portkey": facts.GatewayName("anthropic", appends="/messages"),
-        "ccr": facts.GatewayName("Anthropic", appends="/v1/messages", endpoint=True, frontend=True),
-        "mlflow": facts.GatewayName("anthropic", appends="/messages"),  # `anthropic_api_base` ends with /v1
-        "nullplatform": facts.GatewayName("anthropic", appends="/v1/messages", frontend=True),  # under /anthropic
-    },
     upstream_request=facts.UpstreamRequest(
         headers=(
             facts.HeaderRule("anthropic-version", "version", required=True),

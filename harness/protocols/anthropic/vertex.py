@@ -137,7 +137,7 @@ FACTS = ANTHROPIC_FACTS.derive(
     real=facts.RealEndpoint(
         f"https://{DEFAULT_LOCATION}-aiplatform.googleapis.com", ("GOOGLE_CLOUD_ACCESS_TOKEN",), "claude-sonnet-4-5"
     ),
-    gateways={},
+    gateway_upstream=False,  # an OAuth access token, no key a gateway config holds
     upstream_request=None,  # `anthropic_version` in the body, no version header, no model field
     wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "vertex"),),
 )

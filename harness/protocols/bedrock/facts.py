@@ -43,9 +43,6 @@ TEXT_CHUNK_SIZE = 13
 fragments (one delta in 3 of the 4 recorded calls), so argument chunking stays whole."""
 RESPONSE_HEADERS = {"x-amzn-requestid": "a UUID"}
 """Headers every Bedrock response carries beside content-type (errors add x-amzn-errortype)."""
-LITELLM_MODEL = "bedrock/converse/{model}"
-"""How LiteLLM names a Converse upstream (with aws_access_key_id, aws_secret_access_key, aws_region_name); not a
-generated gateway config: LiteLLM takes AWS credentials and a region, not a key and an api_base."""
 
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH, request_id_header=REQUEST_ID_HEADER),
@@ -62,6 +59,5 @@ FACTS = facts.ProtocolFacts(
         check=rejection,
     ),
     chunking=facts.TypicalChunking(text_chunk_size=TEXT_CHUNK_SIZE),
-    gateways={},
 )
 """AWS Bedrock Converse."""

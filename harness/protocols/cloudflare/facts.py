@@ -59,7 +59,6 @@ FACTS = facts.ProtocolFacts(
     upstream_model="@cf/meta/llama-3.1-8b-instruct",
     secrets=facts.Secrets(headers=frozenset({"cf-aig-authorization"})),
     chunking=facts.TypicalChunking(text_chunk_size=4),  # about one token per event
-    gateways={},
     text_runs_joined=True,  # one `response` string
     upstream_request=facts.UpstreamRequest(
         # Not documented as required (the REST examples send JSON without naming it): a wrong one only warns.

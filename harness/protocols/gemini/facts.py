@@ -74,18 +74,6 @@ FACTS = facts.ProtocolFacts(
     secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
     # Whole sentences per chunk and whole functionCall objects.
     chunking=facts.TypicalChunking(text_chunk_size=24),
-    gateways={
-        "litellm": facts.GatewayName(
-            "gemini",
-            appends="/models/",
-            note="Gemini: LiteLLM builds {api_base}/models/{model}:{action} (versions before that used "
-            "{api_base}:{action}).",
-            frontend=True,
-        ),
-        "louter": facts.GatewayName("gemini"),
-        "portkey": facts.GatewayName("google", appends="/models/"),
-        "ccr": facts.GatewayName("gemini", appends="/models/", endpoint=True),
-    },
     tool_results_as_objects=True,
     text_runs_joined=True,  # a candidate is a run of parts; adjacent text parts are one answer
     upstream_request=facts.UpstreamRequest(

@@ -118,7 +118,7 @@ FACTS = GEMINI_FACTS.derive(
     real=facts.RealEndpoint(
         f"https://{DEFAULT_LOCATION}-aiplatform.googleapis.com", ("GOOGLE_CLOUD_ACCESS_TOKEN",), "gemini-2.5-flash"
     ),
-    gateways={},
+    gateway_upstream=False,  # an OAuth access token, no key a gateway config holds
 )
 """Vertex AI Gemini: a backend of the Gemini family, recorded with an OAuth access token."""
 

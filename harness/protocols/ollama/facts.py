@@ -34,7 +34,6 @@ FACTS = facts.ProtocolFacts(
     secrets=facts.Secrets(),
     # One token per line; whole tool calls.
     chunking=facts.TypicalChunking(text_chunk_size=3),
-    gateways={"litellm": facts.GatewayName("ollama_chat", appends=CHAT_PATH)},
     text_runs_joined=True,  # one `message.content`
     upstream_request=facts.UpstreamRequest(
         # Ollama's server binds any body as JSON, whatever its content type says: a wrong one only warns.

@@ -60,26 +60,6 @@ FAMILY = facts.ProtocolFacts(
     secrets=SECRETS,
     # A few characters per delta and argument fragments, as api.openai.com streams.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
-    gateways={
-        "litellm": facts.GatewayName(
-            "openai",
-            appends="/chat/completions",
-            note="OpenAI: LiteLLM sends an Anthropic client's request for an openai/ model to {api_base}/responses "
-            "unless litellm_settings.use_chat_completions_url_for_anthropic_messages is true (set here: the gate "
-            "judges the Chat Completions path).",
-            frontend=True,
-        ),
-        "louter": facts.GatewayName("openai", appends="/v1/chat/completions"),
-        "portkey": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
-        # No transformer: the OpenAI one only names the endpoint.
-        "ccr": facts.GatewayName("OpenAI", appends="/chat/completions", endpoint=True),
-        # Its UPSTREAM_PROVIDER; it appends the path to UPSTREAM_BASE_URL (anthropic and google are the same wire).
-        "codex-rosetta": facts.GatewayName("openai", appends="/chat/completions"),
-        # MLflow AI Gateway's provider (`openai_api_base`) and its OpenAI-compatible /v1/chat/completions route.
-        "mlflow": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
-        # LLM Gateway's provider `type` (its `baseUrl`); it serves OpenAI clients under /openai.
-        "nullplatform": facts.GatewayName("openai", appends="/chat/completions", frontend=True),
-    },
     text_runs_joined=True,  # a message has one content string
     upstream_request=facts.UpstreamRequest(
         headers=(facts.HeaderRule("content-type", "content type", value="application/json", required=True),),

@@ -48,8 +48,5 @@ FACTS = facts.ProtocolFacts(
     secrets=CHAT_COMPLETIONS.secrets,
     # output_text.delta carries a token or two, as api.openai.com streams; function arguments in fragments.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
-    # No known gateway config names a Responses upstream: LiteLLM's `openai/` models forward /v1/responses
-    # natively only when the client itself calls /v1/responses (issue 15, gating Responses gateways).
-    gateways={},
 )
 """OpenAI Responses."""

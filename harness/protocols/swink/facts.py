@@ -18,7 +18,6 @@ FACTS = facts.ProtocolFacts(
     upstream_model="claude-sonnet-4-5-20250929",  # a swink proxy fronts an agent's provider; any model name
     secrets=facts.Secrets(),
     chunking=facts.TypicalChunking(text_chunk_size=5),  # one event per delta, as swink's ProxyStreamFn emits
-    gateways={},
     stream_only=True,
     upstream_request=facts.UpstreamRequest(
         headers=(facts.HeaderRule("content-type", "content type", value="application/json"),),
