@@ -129,12 +129,16 @@ def test_gemini_signature_only_thinking_block_through_a_backend_without_signatur
     assert {c for c, v in verdicts.items() if v != "pass"} == caught
 
 
-def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signed", [False, True])
+def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_path: Path, signed: bool) -> None:
     # Gemini's code execution answer (text, executableCode, codeExecutionResult, text; documented format, see
     # tests/protocols/gemini/test_code_execution.py) used to abort the decode, so it could not even be imported.
-    from tests.protocols.gemini.test_code_execution import _code_execution_answer
+    # Signed: Gemini 3 puts a thoughtSignature on the executableCode part, which Gemini to Gemini wrote twice.
+    from tests.protocols.gemini.test_code_execution import SIGNATURE, _code_execution_answer
 
     chunks = _code_execution_answer()
+    if signed:
+        chunks[1]["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = SIGNATURE
     (tmp_path / "body.sse").write_bytes(b"".join(b"data: " + json.dumps(o).encode() + b"\r\n\r\n" for o in chunks))
     prompt = {"role": "user", "parts": [{"text": "Sum the first 50 primes; run code."}]}
     (tmp_path / "request.json").write_text(json.dumps({"contents": [prompt], "tools": [{"codeExecution": {}}]}))

@@ -117,3 +117,24 @@ def test_gemini_grounding_metadata_breaks_nothing() -> None:
     streamed = decode_events(CODEC, [_sse([_chunk([text]), body])])
     assert validate(streamed) == []
     assert accumulate(streamed).response.content == [ir.TextPart(text="Spain won Euro 2024.Spain won Euro 2024.")]
+
+
+SIGNATURE = "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4v"  # base64, as the google-genai SDK reads it
+
+
+def test_gemini_signature_on_a_code_execution_part_is_written_back_once() -> None:
+    # Gemini 3 signs its first executableCode part (a real gemini-3-flash-preview stream, pydantic-ai's
+    # test_code_execution_stream cassette). The signature was kept both in the provider event and as the
+    # thinking block it ends, so the encoder wrote it twice: on the code part and again on the next text part,
+    # and a Gemini client through the proxy saw a second thinking block.
+    code = {"executableCode": {**CODE, "id": "8xju7mua"}, "thoughtSignature": SIGNATURE}
+    chunks = [_chunk([code, {"text": ""}]), *_code_execution_answer()[2:]]
+    events = decode_events(CODEC, [_sse(chunks)])
+    assert [e for e in events if isinstance(e, ir.ThinkingEnd)] == [ir.ThinkingEnd(index=0, signature=SIGNATURE)]
+    kept = [e for e in events if isinstance(e, ir.ProviderEvent)]
+    assert kept[0].data == _chunk([{"executableCode": {**CODE, "id": "8xju7mua"}}])
+    wire = encode_events(CODEC, events)
+    assert wire.count(SIGNATURE.encode()) == 1
+    first = json.loads(wire.split(b"\r\n\r\n")[0].removeprefix(b"data: "))
+    assert first["candidates"][0]["content"]["parts"] == [code]
+    assert decode_events(CODEC, [wire]) == events
