@@ -162,3 +162,33 @@ def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_p
     )
     Runner(options).run()
     assert [r.verdict.value for r in options.results] == ["pass"] * 3
+
+
+def test_an_empty_system_prompt_from_a_real_request_is_no_system_prompt(tmp_path: Path) -> None:
+    # Real Responses requests carry `instructions: ""` (pydantic-ai's, March 2025): an empty system prompt. The
+    # proxy sent `"system": ""` to Anthropic, whose decoder reads it as none, and the request diff called that a
+    # proxy bug; Bedrock's SDK refuses an empty system block, so a Bedrock client's run could not even start.
+    # The corpus's real stream-text exchange with that one field added.
+    item = load_interactions(corpus_dir("openai_responses") / "stream-text.yaml")[0]
+    request = {**json.loads(item.request.body), "instructions": ""}
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    (tmp_path / "body.sse").write_bytes(item.response.body)
+    exchange = from_raw(tmp_path / "body.sse", tmp_path / "request.json", protocol="responses")
+    backends = ["anthropic", "bedrock"]
+    case = import_exchange(exchange, "empty-sys", scenarios=tmp_path / "s", cassettes=tmp_path / "c", backends=backends)
+    assert case.scenario.request.system == ""
+    options = RunOptions(
+        scenarios=tmp_path / "s",
+        cassettes=tmp_path / "c",
+        reports=tmp_path / "reports",
+        frontends=["responses", "bedrock"],
+        backends=backends,
+        only=["empty-sys"],
+        streams=(True,),
+        known=tmp_path / "none.toml",
+        write_traces=False,
+    )
+    Runner(options).run()
+    assert {r.case_id: r.verdict.value for r in options.results} == {
+        f"empty-sys[{front}->{back},stream]": "pass" for front in ("responses", "bedrock") for back in backends
+    }
