@@ -138,3 +138,33 @@ def test_gemini_signature_on_a_code_execution_part_is_written_back_once() -> Non
     first = json.loads(wire.split(b"\r\n\r\n")[0].removeprefix(b"data: "))
     assert first["candidates"][0]["content"]["parts"] == [code]
     assert decode_events(CODEC, [wire]) == events
+
+
+def test_gemini_3_built_in_tool_call_and_response_parts_keep_text_stop_and_usage() -> None:
+    # Gemini 3 with File Search (a real gemini-3-flash-preview answer, pydantic-ai's
+    # test_google_model_file_search_grounding_gemini_3 cassette): a `toolCall` part and a `toolResponse` part, each
+    # signed, before the answer text. They aborted the decode ("unsupported part 'toolCall'"), streamed or not.
+    signatures = [SIGNATURE, "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4w", "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4x"]
+    call = {"thoughtSignature": signatures[0], "toolCall": {"id": "1ml9ew09", "toolType": "FILE_SEARCH"}}
+    result = {"thoughtSignature": signatures[1], "toolResponse": {"id": "1ml9ew09", "toolType": "FILE_SEARCH"}}
+    text = {"text": "Paris is home to the Eiffel Tower.", "thoughtSignature": signatures[2]}
+    usage = {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}
+    body = {**_chunk([call, result, text], finishReason="STOP"), "usageMetadata": usage}
+    response = CODEC.decode_response(json.dumps(body).encode())
+    assert response.content == [
+        ir.ThinkingPart(text="", signature=signatures[0]),
+        ir.ThinkingPart(text="", signature=signatures[1]),
+        ir.ThinkingPart(text="", signature=signatures[2]),
+        ir.TextPart(text="Paris is home to the Eiffel Tower."),
+    ]
+    assert response.stop_reason is not None and response.stop_reason.kind == "end_turn"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (12, 9)
+    last = {**body, "candidates": [{**body["candidates"][0], "content": {"parts": [text], "role": "model"}}]}
+    events = decode_events(CODEC, [_sse([_chunk([call]), _chunk([result]), last])])
+    assert validate(events) == []
+    kept = [e for e in events if isinstance(e, ir.ProviderEvent)]
+    assert [e.type for e in kept] == ["toolCall", "toolResponse"]
+    assert accumulate(events).response.content == response.content
+    wire = encode_events(CODEC, events)
+    assert [wire.count(s.encode()) for s in signatures] == [1, 1, 1]
+    assert decode_events(CODEC, [wire]) == events
