@@ -9,8 +9,7 @@ Wire data with no IR form at all never reaches an IR value, so no key names it: 
 execution (`executableCode`, `codeExecutionResult`) and of Gemini 3's built-in tools (`toolCall`, `toolResponse`)
 are kept in a stream as provider events that only this encoder writes back, and left out of a non-streamed
 response; another protocol's client never sees them (the text before and after them, the stop reason and the
-usage it does). A candidate's `groundingMetadata` (Google
-Search, File Search) is not read.
+usage it does). A candidate's `groundingMetadata` (Google Search, File Search) is not read.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ a trailing `{"text": ""}` part when nothing (or another thinking block) follows,
 The parts of Gemini's own server-side tools (code execution's `executableCode`, the code the model ran, and
 `codeExecutionResult`, its outcome and output; Gemini 3's `toolCall` and `toolResponse` for its built-in tools,
 Google Search and File Search) have no IR form: each ends the open block and becomes a `ProviderEvent` holding a
-chunk of that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out (see
-`losses`). The text, calls, stop reason and usage around them decode as usual. A `thoughtSignature` on such a
-part (Gemini 3 signs its first `executableCode`) is taken off the part into the thinking block it ends, like any
-signature, and the encoder puts it back on the part: kept in both, it reached the client twice (a second thinking
-block on the text after the code).
+chunk of that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out
+(see `losses`). The text, calls, stop reason and usage around them decode as usual. A `thoughtSignature` on such
+a part (Gemini 3 signs its first `executableCode`) is taken off the part into the thinking block it ends, like
+any signature, and the encoder puts it back on the part: kept in both, it reached the client twice (a second
+thinking block on the text after the code).
 """
 
 from __future__ import annotations
