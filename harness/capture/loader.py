@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from harness import safeyaml
-from harness.wire.content import decode_content
+from harness.wire.content import decode_content_noted
 from harness.wire.http import HttpRequest, HttpResponse
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -36,6 +36,8 @@ class Interaction:
     """The response, body decoded from gzip/deflate and chunked transfer encoding."""
     chunks: tuple[int, ...] | None = None
     """Byte length of each response chunk as the backend sent it, where the cassette kept them (ours do)."""
+    notes: tuple[str, ...] = ()
+    """What reading the interaction took on trust (a body stored decoded that keeps `Content-Encoding: gzip`)."""
 
     def response_chunks(self) -> list[bytes]:
         """The response body cut at its recorded chunk boundaries (one piece when none were kept)."""
@@ -186,8 +188,9 @@ def _make(
     resp_body: bytes,
 ) -> Interaction:
     request = HttpRequest.from_url(method, url, req_headers, req_body)
-    body = decode_content(resp_body, resp_headers)
-    return Interaction(request=request, url=url, response=HttpResponse(status, resp_headers, body))
+    body, note = decode_content_noted(resp_body, resp_headers)
+    response = HttpResponse(status, resp_headers, body)
+    return Interaction(request=request, url=url, response=response, notes=(note,) if note else ())
 
 
 def _load_httprr(path: Path, raw: bytes) -> list[Interaction]:

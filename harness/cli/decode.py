@@ -92,6 +92,8 @@ def _from_capture(codec: registry.Codec, args: argparse.Namespace) -> dict[str, 
     if not 0 <= args.interaction < len(items):
         raise UsageError(f"{args.file}: --interaction {args.interaction}: the cassette has {len(items)} (0-based)")
     item = items[args.interaction]
+    for note in item.notes:
+        _say(f"note: {args.file}: interaction {args.interaction}: {note}")
     if args.kind == "request":
         return {"request": ir.to_json(codec.decode_request(item.request))}
     return _response(codec, args.kind, item.response.status, dict(item.response.headers), item.response_chunks())

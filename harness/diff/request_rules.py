@@ -39,9 +39,13 @@ _SEPARATORS = ("", "\n")
 
 def inert_settings(request: Json) -> Json:
     """Settings that cannot have an effect compare as unset: a thinking budget while thinking is disabled,
-    parallel_tool_calls under tool_choice none (no calls at all), and tool_choice auto where tools are offered
-    (every protocol's default then: LLM Gateway sends it explicitly). Protocols drop them (Anthropic, Gemini)."""
+    parallel_tool_calls under tool_choice none (no calls at all), tool_choice auto where tools are offered
+    (every protocol's default then: LLM Gateway sends it explicitly), and an empty system prompt (a real
+    Responses request's `instructions: ""`; Anthropic's decoder reads `"system": ""` as none). Protocols drop
+    them (Anthropic, Gemini)."""
     out = copy.deepcopy(request)
+    if out.get("system") == "":
+        out["system"] = None
     thinking = out.get("thinking")
     if isinstance(thinking, dict) and thinking.get("enabled") is False:
         thinking["budget_tokens"] = None

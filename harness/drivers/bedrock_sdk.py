@@ -153,7 +153,7 @@ def _tool_config(request: ir.Request) -> dict[str, Any] | None:
 def params(request: ir.Request) -> dict[str, Any]:
     """The keyword arguments of `converse` / `converse_stream`."""
     out: dict[str, Any] = {"modelId": request.model, "messages": messages(request)}
-    if request.system is not None:
+    if request.system:  # boto3 refuses an empty system block (its text has a minimum length of 1)
         out["system"] = [{"text": request.system}]
     inference: dict[str, Any] = {
         k: v

@@ -247,7 +247,7 @@ def _check_protocol(name: str) -> str:
 
 
 def _recorded_of(item: Interaction) -> _Recorded:
-    notes = []
+    notes = list(item.notes)
     if item.chunks:
         chunks = item.response_chunks()
     else:

@@ -37,25 +37,35 @@ def inflate(body: bytes, wbits: int, what: str, limit: int = MAX_INFLATED) -> by
 
 
 def decode_content(body: bytes, headers: dict[str, str]) -> bytes:
-    """The body with its `Content-Encoding` (gzip or deflate) undone, bounded.
+    """The body with its `Content-Encoding` (gzip or deflate) undone, bounded (see `decode_content_noted`)."""
+    return decode_content_noted(body, headers)[0]
 
-    Quirk: some recorders store a body already decoded but keep `Content-Encoding: gzip` (or `deflate`); a body
-    that is plainly JSON or an event stream is taken as it stands, anything else that does not inflate is an
-    error. A gzip body without the header (gzip magic bytes) is inflated too."""
+
+def decode_content_noted(body: bytes, headers: dict[str, str]) -> tuple[bytes, str | None]:
+    """The body with its `Content-Encoding` (gzip or deflate) undone, bounded, and a note when the body was taken
+    as stored despite its header.
+
+    Quirk: some recorders store a body already decoded but keep `Content-Encoding: gzip` (or `deflate`). Gzip
+    data starts with its magic bytes: a gzip body without them is taken as it stands, and the note says so (a
+    body that has them but does not inflate stays an error). Deflate has no magic: a deflate body that is plainly
+    JSON or an event stream is taken as it stands, with the note. A gzip body without the header (gzip magic
+    bytes) is inflated too."""
     encoding = headers.get("content-encoding", "").lower()
     if "gzip" in encoding or body.startswith(_GZIP_MAGIC):
         if not body.startswith(_GZIP_MAGIC):
-            if _looks_decoded(body):
-                return body  # stored already decoded
-            raise InflateError("the body says gzip but does not gunzip: no gzip header")
-        return inflate(body, _GZIP_WBITS, "gzip")
+            return body, _stored_decoded("gzip", "it has no gzip header")
+        return inflate(body, _GZIP_WBITS, "gzip"), None
     if "deflate" in encoding:
         if _looks_decoded(body):
-            return body
+            return body, _stored_decoded("deflate", "it is plainly JSON or an event stream")
         # RFC 9110's deflate is a zlib stream, but many servers send raw deflate: zlib's header says which.
         zlib_header = len(body) >= 2 and (body[0] & 0x0F) == 8 and ((body[0] << 8) | body[1]) % 31 == 0
-        return inflate(body, zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS, "deflate")
-    return body
+        return inflate(body, zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS, "deflate"), None
+    return body, None
+
+
+def _stored_decoded(encoding: str, why: str) -> str:
+    return f"the body says Content-Encoding {encoding} but {why}: taken as stored (already decoded by the recorder)"
 
 
 def _looks_decoded(body: bytes) -> bool:

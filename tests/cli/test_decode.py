@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from harness.capture import load_interactions
 from harness.cli import main
@@ -212,3 +213,37 @@ def test_every_capture_form_decodes(
     else:
         assert response["stop_reason"]["kind"] == expected[0] and text
     assert response["usage"]["output_tokens"] == expected[1]
+
+
+@pytest.mark.corpus
+def test_a_body_stored_decoded_that_keeps_content_encoding_gzip_decodes_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Quirk (issue 25): some recorders store the body decoded and keep `Content-Encoding: gzip`; the decode used
+    # to abort. Now it decodes, and says on stderr what it took on trust.
+    path = gzip_labelled_capture(tmp_path)
+    code, out, err = decode(capsys, "--protocol", "anthropic", "--kind", "stream", str(path), "--interaction", "0")
+    assert code == 0
+    assert out["response"]["content"] == [{"kind": "text", "text": "4200 + 42 = 4242"}]
+    assert out["response"]["stop_reason"]["kind"] == "end_turn"
+    assert err == (
+        f"conformance decode: note: {path}: interaction 0: the body says Content-Encoding gzip but it has no gzip "
+        "header: taken as stored (already decoded by the recorder)\n"
+    )
+
+
+def gzip_labelled_capture(tmp_path: Path) -> Path:
+    """The corpus's real Anthropic stream as a recorder that keeps `Content-Encoding: gzip` on the decoded body
+    would store it."""
+    item = load_interactions(corpus_dir("anthropic") / "stream-text.yaml")[0]
+    path = tmp_path / "labelled.yaml"
+    interaction = {
+        "request": {"method": "POST", "uri": item.url, "body": item.request.body.decode()},
+        "response": {
+            "status": {"code": 200},
+            "headers": {"Content-Type": ["text/event-stream"], "Content-Encoding": ["gzip"]},
+            "body": {"string": item.response.body.decode()},
+        },
+    }
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": [interaction]}), encoding="utf-8")
+    return path

@@ -211,3 +211,17 @@ def test_nested_tool_arguments_are_one_line_and_nothing_is_kept(
     assert err == [f"conformance import: {tmp_path / 'answer.json'}: the exchange nests too deeply to import "
                    "(JSON thousands of levels deep)"]  # fmt: skip
     assert not list(out.rglob("*.yaml"))
+
+
+@pytest.mark.corpus
+def test_a_body_stored_decoded_that_keeps_content_encoding_gzip_imports_with_a_note(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.cli.test_decode import gzip_labelled_capture
+
+    code, out, err = run(capsys, tmp_path, str(gzip_labelled_capture(tmp_path)), "--backends", "none")
+    assert (code, err) == (0, "")
+    assert "note: the body says Content-Encoding gzip but it has no gzip header: taken as stored" in out
+    [scenario] = load_scenarios(tmp_path / "s")
+    assert scenario.expect.text_equals == "4200 + 42 = 4242"
+    assert "taken as stored (already decoded by the recorder)" in scenario.description

@@ -108,6 +108,13 @@ def test_tool_choice_auto_where_tools_are_offered_compares_as_unset() -> None:
     assert paths(request(), request(tool_choice=ir.ToolChoiceAuto())) == ["request.tool_choice"]  # no tools
 
 
+def test_an_empty_system_prompt_compares_as_none() -> None:
+    """Quirk: a real Responses request sends `instructions: ""` (pydantic-ai, March 2025); through Anthropic the
+    proxy's upstream request decodes with no system prompt, which is the same request, not a proxy bug."""
+    assert paths(request(system=""), request()) == []
+    assert paths(request(system="Be brief."), request()) == ["request.system"]  # a dropped prompt still differs
+
+
 def test_rules_do_not_mutate_their_input() -> None:
     client = request(user(text("a"), text("b")), thinking=ir.ThinkingConfig(enabled=False, budget_tokens=5))
     upstream = request(user(text("a\nb")))

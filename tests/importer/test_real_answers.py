@@ -129,12 +129,16 @@ def test_gemini_signature_only_thinking_block_through_a_backend_without_signatur
     assert {c for c, v in verdicts.items() if v != "pass"} == caught
 
 
-def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signed", [False, True])
+def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_path: Path, signed: bool) -> None:
     # Gemini's code execution answer (text, executableCode, codeExecutionResult, text; documented format, see
     # tests/protocols/gemini/test_code_execution.py) used to abort the decode, so it could not even be imported.
-    from tests.protocols.gemini.test_code_execution import _code_execution_answer
+    # Signed: Gemini 3 puts a thoughtSignature on the executableCode part, which Gemini to Gemini wrote twice.
+    from tests.protocols.gemini.test_code_execution import SIGNATURE, _code_execution_answer
 
     chunks = _code_execution_answer()
+    if signed:
+        chunks[1]["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = SIGNATURE
     (tmp_path / "body.sse").write_bytes(b"".join(b"data: " + json.dumps(o).encode() + b"\r\n\r\n" for o in chunks))
     prompt = {"role": "user", "parts": [{"text": "Sum the first 50 primes; run code."}]}
     (tmp_path / "request.json").write_text(json.dumps({"contents": [prompt], "tools": [{"codeExecution": {}}]}))
@@ -158,3 +162,33 @@ def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_p
     )
     Runner(options).run()
     assert [r.verdict.value for r in options.results] == ["pass"] * 3
+
+
+def test_an_empty_system_prompt_from_a_real_request_is_no_system_prompt(tmp_path: Path) -> None:
+    # Real Responses requests carry `instructions: ""` (pydantic-ai's, March 2025): an empty system prompt. The
+    # proxy sent `"system": ""` to Anthropic, whose decoder reads it as none, and the request diff called that a
+    # proxy bug; Bedrock's SDK refuses an empty system block, so a Bedrock client's run could not even start.
+    # The corpus's real stream-text exchange with that one field added.
+    item = load_interactions(corpus_dir("openai_responses") / "stream-text.yaml")[0]
+    request = {**json.loads(item.request.body), "instructions": ""}
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    (tmp_path / "body.sse").write_bytes(item.response.body)
+    exchange = from_raw(tmp_path / "body.sse", tmp_path / "request.json", protocol="responses")
+    backends = ["anthropic", "bedrock"]
+    case = import_exchange(exchange, "empty-sys", scenarios=tmp_path / "s", cassettes=tmp_path / "c", backends=backends)
+    assert case.scenario.request.system == ""
+    options = RunOptions(
+        scenarios=tmp_path / "s",
+        cassettes=tmp_path / "c",
+        reports=tmp_path / "reports",
+        frontends=["responses", "bedrock"],
+        backends=backends,
+        only=["empty-sys"],
+        streams=(True,),
+        known=tmp_path / "none.toml",
+        write_traces=False,
+    )
+    Runner(options).run()
+    assert {r.case_id: r.verdict.value for r in options.results} == {
+        f"empty-sys[{front}->{back},stream]": "pass" for front in ("responses", "bedrock") for back in backends
+    }

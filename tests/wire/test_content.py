@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.capture import CaptureError, load_interactions
-from harness.wire.content import InflateError, decode_content, inflate
+from harness.wire.content import InflateError, decode_content, decode_content_noted, inflate
 
 
 def _capture(tmp_path: Path, encoding: str, body: bytes) -> Path:
@@ -55,10 +55,24 @@ def test_raw_and_zlib_deflate_both_inflate(tmp_path: Path) -> None:
 
 
 def test_body_already_decoded_but_content_encoding_gzip_is_taken_as_stored(tmp_path: Path) -> None:
-    # Quirk (issue 25): some recorders store the decoded body and keep `Content-Encoding: gzip`.
+    # Quirk (issue 25): some recorders store the decoded body and keep `Content-Encoding: gzip`; the interaction
+    # says so in a note, so that `decode` and `import` tell the user.
     stream = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
-    assert load_interactions(_capture(tmp_path, "gzip", stream))[0].response.body == stream
+    [item] = load_interactions(_capture(tmp_path, "gzip", stream))
+    assert item.response.body == stream
+    assert len(item.notes) == 1 and "Content-Encoding gzip but it has no gzip header" in item.notes[0]
     assert load_interactions(_capture(tmp_path, "gzip", b'{"id": "x"}'))[0].response.body == b'{"id": "x"}'
+    [deflated] = load_interactions(_capture(tmp_path, "deflate", b'{"id": "x"}'))
+    assert deflated.response.body == b'{"id": "x"}' and "Content-Encoding deflate" in deflated.notes[0]
+    # A body that really is gzip needs no note.
+    assert load_interactions(_capture(tmp_path, "gzip", gzip.compress(b'{"id": "x"}')))[0].notes == ()
+    assert decode_content_noted(b"[1]", {}) == (b"[1]", None)
+
+
+def test_gzip_magic_that_does_not_inflate_stays_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(CaptureError, match=r"interaction 0: .*says gzip but does not inflate") as caught:
+        load_interactions(_capture(tmp_path, "gzip", b"\x1f\x8b\x08\x00 corrupt body"))
+    assert "\n" not in str(caught.value)
 
 
 def test_truncated_gzip_is_a_one_line_capture_error(tmp_path: Path) -> None:

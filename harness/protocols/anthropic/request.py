@@ -367,7 +367,7 @@ def encode_body(request: ir.Request) -> dict[str, Any]:
     body: dict[str, Any] = {k: v for k, v in extra.items() if k not in _KNOWN and k not in _HEADERS}
     body["model"] = request.model
     body["max_tokens"] = request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS
-    if request.system is not None:
+    if request.system:  # an empty prompt is none (the decoder reads `"system": ""` so): never sent empty
         body["system"] = _raw_or(extra, "system", decode_system, request.system, request.system)
     body["messages"] = _raw_or(extra, "messages", decode_messages, request.messages, None)
     if body["messages"] is None:

@@ -278,7 +278,7 @@ def encode_messages(messages: list[ir.Message]) -> list[dict[str, Any]]:
 
 
 def _system(system: str | None) -> list[dict[str, Any]]:
-    return [] if system is None else [{"text": system}]
+    return [{"text": system}] if system else []  # a system block's text may not be empty (NonEmptyString)
 
 
 def _tool_config(tools: list[ir.Tool], choice: ir.ToolChoice | None) -> dict[str, Any] | None:
@@ -366,7 +366,7 @@ def encode_body(request: ir.Request) -> dict[str, Any]:
     body["messages"] = _raw_or(extra, "messages", decode_messages, request.messages, None)
     if body["messages"] is None:
         body["messages"] = encode_messages(request.messages)
-    if request.system is not None or "system" in extra:
+    if request.system or "system" in extra:
         body["system"] = _raw_or(extra, "system", decode_system, request.system, _system(request.system))
     config = _tool_config(request.tools, request.tool_choice)
     if "toolConfig" in extra and _same(decode_tool_config, extra["toolConfig"], (request.tools, request.tool_choice)):

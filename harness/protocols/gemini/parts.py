@@ -12,10 +12,14 @@ when no thoughts were returned, or on a trailing empty text part):
 The encoder mirrors this: a ThinkingPart's signature rides on the next text / functionCall / image part, or on
 a trailing `{"text": ""}` part when nothing (or another thinking block) follows, so every signature round-trips.
 
-The parts of Gemini's own code execution (`executableCode`: the code the model ran; `codeExecutionResult`: its
-outcome and output) have no IR form: each ends the open block and becomes a `ProviderEvent` holding a chunk of
-that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out (see
-`losses`). The text, calls, stop reason and usage around them decode as usual.
+The parts of Gemini's own server-side tools (code execution's `executableCode`, the code the model ran, and
+`codeExecutionResult`, its outcome and output; Gemini 3's `toolCall` and `toolResponse` for its built-in tools,
+Google Search and File Search) have no IR form: each ends the open block and becomes a `ProviderEvent` holding a
+chunk of that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out
+(see `losses`). The text, calls, stop reason and usage around them decode as usual. A `thoughtSignature` on such
+a part (Gemini 3 signs its first `executableCode`) is taken off the part into the thinking block it ends, like
+any signature, and the encoder puts it back on the part: kept in both, it reached the client twice (a second
+thinking block on the text after the code).
 """
 
 from __future__ import annotations
@@ -44,9 +48,11 @@ from harness.protocols.gemini.mapping import standard_base64
 
 # Part fields that describe a part rather than carry its data.
 _PART_META = spellings(["thought", "thoughtSignature", "partMetadata", "mediaResolution", "videoMetadata"])
-CODE_EXECUTION_PARTS = ("executableCode", "codeExecutionResult")
-"""Parts of Gemini's server-side code execution (tool `codeExecution`), which the IR has no form for."""
+CODE_EXECUTION_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
+"""Parts of Gemini's server-side tools (code execution; Gemini 3's built-in tool calls and their responses, e.g.
+`{"toolCall": {"id", "toolType": "FILE_SEARCH"}}`), which the IR has no form for."""
 _CODE_EXECUTION = {spelling: name for name in CODE_EXECUTION_PARTS for spelling in spellings([name])}
+_SIGNATURE = spellings(["thoughtSignature"])
 
 
 class ContentMachine:
@@ -125,7 +131,8 @@ class ContentMachine:
         """A code-execution part: it ends the open block and is kept as a provider event (a chunk of that part)."""
         as_object(get(part, key), f"{where}.{key}")
         out = self.signature(sig) + self.close()
-        chunk = {"candidates": [{"content": {"parts": [part], "role": "model"}, "index": 0}]}
+        unsigned = {k: v for k, v in part.items() if k not in _SIGNATURE}  # the signature is the block's now
+        chunk = {"candidates": [{"content": {"parts": [unsigned], "role": "model"}, "index": 0}]}
         return [*out, ir.ProviderEvent(protocol=PROTOCOL, type=_CODE_EXECUTION[key], data=chunk)]
 
     def _text(self, text: str) -> list[ir.StreamEvent]:

@@ -8,6 +8,7 @@ usage known so far; the finishReason goes on a last chunk of its own with an emp
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from harness import ir
@@ -67,7 +68,7 @@ class GeminiStreamEncoder:
             case ir.Done():
                 return self._done(event)
             case ir.ProviderEvent() if event.protocol == PROTOCOL and isinstance(event.data, dict):
-                return self._frame(event.data)
+                return self._frame(self._signed(event.data))
             case ir.ErrorEvent():
                 self._ended = True
                 return self._frame(error_object(event.error)[1])
@@ -101,6 +102,20 @@ class GeminiStreamEncoder:
         if self._pending is not None:
             part["thoughtSignature"], self._pending = self._pending, None
         return part
+
+    def _signed(self, chunk: dict[str, Any]) -> dict[str, Any]:
+        """A provider event's chunk (a code-execution part, `parts`) with the pending thinking signature put back
+        on its first part, where Gemini sent it."""
+        if self._pending is None:
+            return chunk
+        out = copy.deepcopy(chunk)
+        candidates = out.get("candidates")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        content = first.get("content") if isinstance(first, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if isinstance(parts, list) and parts and isinstance(parts[0], dict):
+            self._attach(parts[0])
+        return out
 
     def _flush_signature(self) -> bytes:
         if self._pending is None:

@@ -476,7 +476,9 @@ def system_in_first_user_turn(body: JSONDict, request: ir.Request) -> JSONDict:
 
 def reasoning_details_signature(chunk: JSONDict) -> JSONDict:
     """OpenRouter: Anthropic's thinking signature arrives only in `delta.reasoning_details` (a `reasoning.text`
-    entry with a `signature` and no text, after the thinking text); hand it to the decoder."""
+    entry with a `signature` and no text, after the thinking text); hand it to the decoder. An entry whose
+    signature is empty is no signature: OpenRouter opens a block with `{"text": "", "signature": ""}` (seen in a
+    real stream from claude-sonnet-4.5, December 2025)."""
     return _map_choices(chunk, "delta", _with_signature)
 
 
@@ -492,5 +494,6 @@ def _with_signature(message: Any) -> Any:
         d["signature"]
         for d in message["reasoning_details"]
         if isinstance(d, dict) and d.get("type") == "reasoning.text" and isinstance(d.get("signature"), str)
+        if d["signature"]
     ]
     return {**message, REASONING_SIGNATURE: signatures[-1]} if signatures else message

@@ -297,3 +297,14 @@ def test_anthropic_version_of_the_client_is_kept_through_translation() -> None:
     assert CODEC.encode_request(request).headers["anthropic-version"] == "2026-10-21"
     plain = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
     assert CODEC.encode_request(plain).headers["anthropic-version"] == "2023-06-01"
+
+
+def test_an_empty_system_prompt_is_not_sent() -> None:
+    # A real Responses request's `instructions: ""` is an empty IR system prompt; `"system": ""` is no Anthropic
+    # client's request (and the decoder reads it as none), so the proxy leaves the field out.
+    empty = ir.Request(model="m", system="", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+    body = json.loads(CODEC.encode_request(empty).body)
+    assert "system" not in body
+    assert json.loads(CODEC.encode_request(empty.model_copy(update={"system": "Be brief."})).body)["system"] == (
+        "Be brief."
+    )

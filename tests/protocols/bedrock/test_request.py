@@ -201,3 +201,13 @@ def test_losses_are_what_the_table_says() -> None:
 def test_malformed_requests_raise_decode_error(body: dict[str, Any], path: str, problem: str) -> None:
     with pytest.raises(DecodeError, match=problem):
         decode(body, path)
+
+
+def test_an_empty_system_prompt_is_not_sent() -> None:
+    # Converse's system block text is a NonEmptyString (the service model; boto3 refuses ""): an empty IR system
+    # prompt (a real Responses request's `instructions: ""`) is sent as no system block at all.
+    empty = ir.Request(model="m", system="", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+    assert "system" not in json.loads(CODEC.encode_request(empty).body)
+    assert json.loads(CODEC.encode_request(empty.model_copy(update={"system": "Be brief."})).body)["system"] == [
+        {"text": "Be brief."}
+    ]

@@ -117,3 +117,54 @@ def test_gemini_grounding_metadata_breaks_nothing() -> None:
     streamed = decode_events(CODEC, [_sse([_chunk([text]), body])])
     assert validate(streamed) == []
     assert accumulate(streamed).response.content == [ir.TextPart(text="Spain won Euro 2024.Spain won Euro 2024.")]
+
+
+SIGNATURE = "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4v"  # base64, as the google-genai SDK reads it
+
+
+def test_gemini_signature_on_a_code_execution_part_is_written_back_once() -> None:
+    # Gemini 3 signs its first executableCode part (a real gemini-3-flash-preview stream, pydantic-ai's
+    # test_code_execution_stream cassette). The signature was kept both in the provider event and as the
+    # thinking block it ends, so the encoder wrote it twice: on the code part and again on the next text part,
+    # and a Gemini client through the proxy saw a second thinking block.
+    code = {"executableCode": {**CODE, "id": "8xju7mua"}, "thoughtSignature": SIGNATURE}
+    chunks = [_chunk([code, {"text": ""}]), *_code_execution_answer()[2:]]
+    events = decode_events(CODEC, [_sse(chunks)])
+    assert [e for e in events if isinstance(e, ir.ThinkingEnd)] == [ir.ThinkingEnd(index=0, signature=SIGNATURE)]
+    kept = [e for e in events if isinstance(e, ir.ProviderEvent)]
+    assert kept[0].data == _chunk([{"executableCode": {**CODE, "id": "8xju7mua"}}])
+    wire = encode_events(CODEC, events)
+    assert wire.count(SIGNATURE.encode()) == 1
+    first = json.loads(wire.split(b"\r\n\r\n")[0].removeprefix(b"data: "))
+    assert first["candidates"][0]["content"]["parts"] == [code]
+    assert decode_events(CODEC, [wire]) == events
+
+
+def test_gemini_3_built_in_tool_call_and_response_parts_keep_text_stop_and_usage() -> None:
+    # Gemini 3 with File Search (a real gemini-3-flash-preview answer, pydantic-ai's
+    # test_google_model_file_search_grounding_gemini_3 cassette): a `toolCall` part and a `toolResponse` part, each
+    # signed, before the answer text. They aborted the decode ("unsupported part 'toolCall'"), streamed or not.
+    signatures = [SIGNATURE, "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4w", "EhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4x"]
+    call = {"thoughtSignature": signatures[0], "toolCall": {"id": "1ml9ew09", "toolType": "FILE_SEARCH"}}
+    result = {"thoughtSignature": signatures[1], "toolResponse": {"id": "1ml9ew09", "toolType": "FILE_SEARCH"}}
+    text = {"text": "Paris is home to the Eiffel Tower.", "thoughtSignature": signatures[2]}
+    usage = {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}
+    body = {**_chunk([call, result, text], finishReason="STOP"), "usageMetadata": usage}
+    response = CODEC.decode_response(json.dumps(body).encode())
+    assert response.content == [
+        ir.ThinkingPart(text="", signature=signatures[0]),
+        ir.ThinkingPart(text="", signature=signatures[1]),
+        ir.ThinkingPart(text="", signature=signatures[2]),
+        ir.TextPart(text="Paris is home to the Eiffel Tower."),
+    ]
+    assert response.stop_reason is not None and response.stop_reason.kind == "end_turn"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (12, 9)
+    last = {**body, "candidates": [{**body["candidates"][0], "content": {"parts": [text], "role": "model"}}]}
+    events = decode_events(CODEC, [_sse([_chunk([call]), _chunk([result]), last])])
+    assert validate(events) == []
+    kept = [e for e in events if isinstance(e, ir.ProviderEvent)]
+    assert [e.type for e in kept] == ["toolCall", "toolResponse"]
+    assert accumulate(events).response.content == response.content
+    wire = encode_events(CODEC, events)
+    assert [wire.count(s.encode()) for s in signatures] == [1, 1, 1]
+    assert decode_events(CODEC, [wire]) == events

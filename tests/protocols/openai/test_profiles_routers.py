@@ -129,6 +129,30 @@ def test_openrouter_anthropic_signature_only_thinking_block_is_kept() -> None:
     assert response.content == [ir.ThinkingPart(text="", signature=_SIGNED), ir.TextPart(text="4")]
 
 
+def test_openrouter_empty_signature_opening_a_thinking_block_is_no_signature() -> None:
+    # A real stream (anthropic/claude-sonnet-4.5 through OpenRouter, December 2025) opens the block with an entry
+    # whose text and signature are both empty; taken as a signature it made an empty unsigned thinking block
+    # before the real one, which the next turn would send back to Anthropic.
+    body = chunk_bytes(
+        choice({"role": "assistant", "content": "", "reasoning": None, "reasoning_details": []}),
+        choice(
+            {"role": "assistant", "content": "", "reasoning": None, "reasoning_details": _detail(text="", signature="")}
+        ),
+        choice(
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning": "Add them.",
+                "reasoning_details": _detail(text="Add them."),
+            }
+        ),
+        choice({"role": "assistant", "content": "", "reasoning_details": _detail(signature=_SIGNED)}),
+        choice({"role": "assistant", "content": "4"}, "stop"),
+    )
+    response = accumulate(decode_events(OPENROUTER, [body])).response
+    assert response.content == [ir.ThinkingPart(text="Add them.", signature=_SIGNED), ir.TextPart(text="4")]
+
+
 def test_openrouter_anthropic_thinking_signature_in_a_message_is_kept() -> None:
     message = {"role": "assistant", "content": "4", "reasoning": "Add them.",
                "reasoning_details": _detail(text="Add them.", signature=_SIGNED)}  # fmt: skip
