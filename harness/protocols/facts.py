@@ -260,6 +260,11 @@ class Secrets:
     """How the key string `Codec.with_auth` takes is written around one opaque secret (Bedrock:
     `ACCESS_KEY_ID:SECRET`, which it signs with): the harness plants its test key in this shape, so the proxy
     authenticates upstream the way it would with a real key."""
+    credentials: frozenset[str] = frozenset()
+    """Header names (lower case) its clients authenticate with besides `authorization` (`x-api-key`): a proxy that
+    holds its own upstream key never forwards a client's."""
+    credential_query: frozenset[str] = frozenset()
+    """Query parameters its clients may authenticate with (Gemini's `key`), never forwarded either."""
     check: Callable[[HttpRequest], IRError | None] | None = None
     """The error a replayed upstream answers a request whose credentials have the wrong shape with, checked
     without real keys (Bedrock: a SigV4 signature's algorithm, scope and signed headers); None: it looks right,

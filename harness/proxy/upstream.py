@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
@@ -10,12 +11,11 @@ from urllib.parse import urlencode
 import httpx2
 
 from harness import ir
-from harness.protocols import Codec, HttpRequest
+from harness.protocols import Codec, HttpRequest, registry
 from harness.proxy.config import UpstreamConfig
 
-# Credentials a client may have sent to the proxy; the proxy never forwards them (it uses its own key).
-CLIENT_CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
-CLIENT_CREDENTIAL_QUERY = frozenset({"key"})
+GENERIC_CREDENTIALS = frozenset({"authorization"})
+"""The HTTP credential header of any protocol; each protocol's own are its facts (`Secrets.credentials`)."""
 # Connection-level headers that belong to one hop only (RFC 9110 7.6.1) plus those httpx2 sets itself.
 HOP_BY_HOP = frozenset(
     {
@@ -66,10 +66,24 @@ def api_key(upstream: UpstreamConfig) -> str | None:
     return value
 
 
+@functools.cache
+def client_credentials() -> tuple[frozenset[str], frozenset[str]]:
+    """The headers and query parameters any protocol's clients authenticate with (its facts), which the proxy never
+    forwards: it uses its own key."""
+    headers: set[str] = set(GENERIC_CREDENTIALS)
+    query: set[str] = set()
+    for name in registry.names():
+        secrets = registry.facts(name).secrets
+        headers |= secrets.credentials
+        query |= secrets.credential_query
+    return frozenset(headers), frozenset(query)
+
+
 def without_client_credentials(request: HttpRequest) -> HttpRequest:
     """The request minus the client's own credentials and hop-by-hop headers."""
-    headers = {k: v for k, v in request.headers.items() if k not in CLIENT_CREDENTIAL_HEADERS and k not in HOP_BY_HOP}
-    query = {k: v for k, v in request.query.items() if k not in CLIENT_CREDENTIAL_QUERY}
+    credentials, credential_query = client_credentials()
+    headers = {k: v for k, v in request.headers.items() if k not in credentials and k not in HOP_BY_HOP}
+    query = {k: v for k, v in request.query.items() if k not in credential_query}
     return HttpRequest(method=request.method, path=request.path, query=query, headers=headers, body=request.body)
 
 

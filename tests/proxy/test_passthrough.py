@@ -12,8 +12,9 @@ import pytest
 
 from harness import ir
 from harness.capture import Interaction, load_interactions
-from harness.protocols import decode_events, registry
+from harness.protocols import HttpRequest, decode_events, registry
 from harness.proxy import TRACE_HEADER
+from harness.proxy import upstream as proxy_upstream
 from tests.conftest import corpus_dir, corpus_files
 from tests.proxy.client import proxy
 from tests.proxy.upstreams import (
@@ -208,3 +209,24 @@ async def test_gzip_bomb_in_a_passthrough_stream_passes_through_and_the_tap_give
     assert b"".join(p.exchange.frontend_chunks) == compressed
     assert response.status_code == 200
     assert any("inflates beyond 1024 bytes" in problem for problem in p.exchange.problems), p.exchange.problems
+
+
+def test_the_client_credentials_never_forwarded_are_the_protocols_facts() -> None:
+    """The proxy drops what any protocol's clients authenticate with, as their facts say (`Secrets.credentials`),
+    plus `authorization`; each is among the headers the recorder scrubs too."""
+    assert proxy_upstream.client_credentials() == (
+        frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"}),
+        frozenset({"key"}),
+    )
+    for name in registry.names():
+        secrets = registry.facts(name).secrets
+        assert secrets.credentials <= secrets.headers, name
+    request = HttpRequest(
+        method="POST",
+        path="/v1beta/models/m:generateContent",
+        query={"key": "AIza-client", "alt": "sse"},
+        headers={"x-goog-api-key": "c", "api-key": "c", "x-api-key": "c", "authorization": "c", "x-keep": "1"},
+        body=b"{}",
+    )
+    kept = proxy_upstream.without_client_credentials(request)
+    assert kept.headers == {"x-keep": "1"} and kept.query == {"alt": "sse"}

@@ -51,6 +51,7 @@ FACTS = facts.ProtocolFacts(
     wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "anthropic"),),
     secrets=facts.Secrets(
         headers=frozenset({"x-api-key", "anthropic-organization-id"}),
+        credentials=frozenset({"x-api-key"}),
         header_prefixes=("anthropic-ratelimit-", "x-stainless-"),
         key_patterns=(r"sk-ant-[A-Za-z0-9_\-]{8,}",),
     ),

@@ -71,7 +71,12 @@ FACTS = facts.ProtocolFacts(
     ),
     upstream_model="gemini-2.5-flash",
     wire_specs=(facts.WireSpec("harness.protocols.gemini.spec", "gemini"),),
-    secrets=facts.Secrets(headers=frozenset({"x-goog-api-key"}), key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",)),
+    secrets=facts.Secrets(
+        headers=frozenset({"x-goog-api-key"}),
+        key_patterns=(r"AIza[0-9A-Za-z_\-]{35}",),
+        credentials=frozenset({"x-goog-api-key"}),
+        credential_query=frozenset({"key"}),
+    ),
     # Whole sentences per chunk and whole functionCall objects.
     chunking=facts.TypicalChunking(text_chunk_size=24),
     tool_results_as_objects=True,

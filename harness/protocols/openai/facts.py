@@ -88,6 +88,7 @@ def backend(
     chunking: facts.TypicalChunking = FAMILY.chunking,
     key_patterns: tuple[str, ...] = (),
     headers: frozenset[str] = frozenset(),
+    credentials: frozenset[str] = frozenset(),
 ) -> facts.ProtocolFacts:
     """A profile's facts: the family's, as a backend only, with its own endpoint, model (default: the real
     endpoint's), chunking and key shapes."""
@@ -95,6 +96,7 @@ def backend(
         headers=SECRETS.headers | headers,
         header_prefixes=SECRETS.header_prefixes,
         key_patterns=(*SECRETS.key_patterns, *key_patterns),
+        credentials=SECRETS.credentials | credentials,
     )
     upstream_model = model or (real.model if real is not None else None)
     if upstream_model is None:
@@ -149,7 +151,9 @@ PROFILE_FACTS: Mapping[str, facts.ProtocolFacts] = MappingProxyType(
         "gptoss": backend(real=None, model="openai/gpt-oss-20b"),
         "gemma": backend(real=None, model="google/gemma-3-27b-it"),
         # Per-resource endpoints: no default; the model is the deployment name.
-        "azure": backend(real=None, model="gpt-4o-mini", headers=frozenset({"api-key"})),
+        "azure": backend(
+            real=None, model="gpt-4o-mini", headers=frozenset({"api-key"}), credentials=frozenset({"api-key"})
+        ),
         "cloudflare-openai": backend(
             real=facts.RealEndpoint(
                 "https://api.cloudflare.com",
