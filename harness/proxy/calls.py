@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from harness import ir
 from harness.protocols import HttpRequest
-from harness.proxy.responses import send_error, unless_disconnected
+from harness.proxy.sending import send_error, unless_disconnected
 from harness.proxy.state import Call
 from harness.proxy.tap import decode_request_for_tap
 from harness.proxy.upstream import build, error_for_exception, public_url, safe_headers

@@ -14,7 +14,7 @@ from harness import ir
 from harness.protocols import Codec, DecodeError
 from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, record_outgoing
-from harness.proxy.responses import TappedStream, send_error
+from harness.proxy.sending import TappedStream, send_error
 from harness.proxy.state import Call
 from harness.proxy.tap import TRACE_HEADER, StreamTap, decode_request_for_tap
 from harness.proxy.upstream import (

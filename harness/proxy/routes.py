@@ -15,7 +15,7 @@ from harness.protocols import HttpRequest, HttpResponse, registry
 from harness.protocols.facts import Frontend, ModelList, RequestShapeError
 from harness.protocols.facts import Route as FrontendRoute
 from harness.proxy import diagnostics, local_answers, passthrough, translate
-from harness.proxy.responses import send_error, send_whole
+from harness.proxy.sending import send_error, send_whole
 from harness.proxy.state import Call, ProxyState
 from harness.proxy.tap import TRACE_HEADER, Recorder
 from harness.proxy.upstream import MissingKeyError, safe_headers

@@ -15,7 +15,7 @@ from harness.protocols import Codec, DecodeError, HttpResponse
 from harness.protocols.facts import Frontend
 from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
 from harness.proxy.models import HookContext, TranslateHooks
-from harness.proxy.responses import TappedStream, own_headers, send_error, send_whole
+from harness.proxy.sending import TappedStream, own_headers, send_error, send_whole
 from harness.proxy.state import Call
 from harness.proxy.translate_stream import EventPipe, stop_for_client
 from harness.proxy.upstream import api_key, authorized, error_for_exception, safe_headers
