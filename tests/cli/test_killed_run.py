@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.trace import trace_files
 from tests.conftest import REPO
 
 WAIT_S = 60.0
@@ -34,7 +35,7 @@ def test_a_killed_run_is_refused_by_the_gate(tmp_path: Path, sig: signal.Signals
     run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + WAIT_S
-        while not list((folder / "cases").glob("*.json.gz")) and time.monotonic() < deadline and run.poll() is None:
+        while not trace_files(folder / "cases") and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.05)
         assert run.poll() is None, "the run ended before it could be killed"
         run.send_signal(sig)
