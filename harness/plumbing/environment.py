@@ -158,6 +158,14 @@ class Environment:
                 timeout=timeout,
             )
 
+    def retarget(self, scenarios: Sequence[Scenario]) -> None:
+        """Serve these scenarios (of the ids the environment was built with: the routes stay) from their cassettes
+        as they are now, in-process and on the replay server (`conformance fuzz`: one example after another)."""
+        self.scenarios = {s.id: s for s in scenarios}
+        self.replayer.retarget(scenarios)
+        if self.sut is not None:
+            self.sut.replayer.retarget(scenarios)
+
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""
         return sdk_client(protocol, self._transport, {RUN_HEADER: run_key}, timeout=self.timeout)
