@@ -355,7 +355,8 @@ def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
 
 MIDSTREAM_ERRORS: tuple[dict[str, Any], ...] = (
     {"kind": "server", "code": "api_error", "message": "The server had an error while processing your request."},
-    {"kind": "throttled", "code": "rate_limit_exceeded", "message": "Rate limit reached for requests."},
+    # Ollama's stream errors are a bare message: the SDK drivers read the kind from a code-like word in it.
+    {"kind": "throttled", "code": "rate_limit_exceeded", "message": "Rate limit reached (rate_limit_exceeded)."},
     {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded", "needs": Capability.OVERLOADED_ERROR},
 )
 """Errors a provider sends inside a 200 stream, after content began: the kinds every protocol names there (swink's

@@ -144,19 +144,23 @@ class Environment:
             self._transport = SyncBridge(StreamingASGITransport(self.app), self.loop)
         self.sut: SutTarget | None = None
         if sut is not None:
-            self.sut = SutTarget(
-                sut,
-                scenarios,
-                backends,
-                cassettes,
-                replay_host=replay_host,
-                replay_port=replay_port,
-                rechunk=rechunk,
-                pace=pace,
-                client=sut_client,
-                models=models,
-                timeout=timeout,
-            )
+            try:
+                self.sut = SutTarget(
+                    sut,
+                    scenarios,
+                    backends,
+                    cassettes,
+                    replay_host=replay_host,
+                    replay_port=replay_port,
+                    rechunk=rechunk,
+                    pace=pace,
+                    client=sut_client,
+                    models=models,
+                    timeout=timeout,
+                )
+            except Exception:  # a SUT that does not answer, a busy replay port: release the loop, then say so
+                self.close()
+                raise
 
     def retarget(self, scenarios: Sequence[Scenario]) -> None:
         """Serve these scenarios (of the ids the environment was built with: the routes stay) from their cassettes
