@@ -183,10 +183,10 @@ class _OnShared(CaseRunner):
         super().close()
 
 
-class SutSession:
-    """Examples through an external proxy: one environment for the session, whose replay server (the upstream
-    the gateway's routes point at) answers each example with that example's scripted reply, recorded just
-    before it runs."""
+class Session:
+    """One environment for the whole session (the built-in proxy and the replayed backends, and with `sut` the
+    replay server the gateway's routes point at), which answers each example with that example's scripted reply,
+    recorded just before it runs: no proxy or server is built per example."""
 
     def __init__(self, options: FuzzOptions, work: Path) -> None:
         self.options, self.work, self.case = options, work, options.case
@@ -197,7 +197,7 @@ class SutSession:
         self.env = self.host.env  # SetupError: the replay port cannot be bound, or the gateway does not answer
 
     def judge(self, scenario: Scenario) -> CaseResult:
-        """Record the example under the route's id, serve it, run and judge the case."""
+        """Record the example under the session's id, serve it, run and judge the case."""
         scenario = scenario.model_copy(update={"id": self.case.scenario})
         record(scenario, self.case, self.work)
         self.env.retarget([scenario])
@@ -208,7 +208,7 @@ class SutSession:
             runner.close()
 
     def close(self) -> None:
-        """Stop the replay server."""
+        """Stop the environment (and the replay server)."""
         self.host.close()
 
 
@@ -221,10 +221,7 @@ def _workdir() -> Iterator[Path]:
 @contextmanager
 def _judge(options: FuzzOptions, work: Path) -> Iterator[Callable[[Scenario], CaseResult]]:
     """How each example is judged: on the built-in proxy in-process, or through the external one."""
-    if options.sut is None:
-        yield lambda scenario: judge_example(scenario, options.case, work, options)
-        return
-    session = SutSession(options, work)
+    session = Session(options, work)
     try:
         yield session.judge
     finally:
