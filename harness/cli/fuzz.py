@@ -4,6 +4,7 @@ shrunk and written as a regression case, then reproduced by the matrix runner in
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
@@ -54,6 +55,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--timeout", type=_seconds, default=30.0, help="seconds an SDK client waits between bytes")
     p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder for what was found")
     p.add_argument("--run-id", help="report folder name of the reproduction (default: fuzz-<timestamp>)")
+    p.add_argument(
+        "--known",
+        type=Path,
+        metavar="FILE",
+        help="a known-failures file (e.g. gateways/NAME/conformance-known.toml): an example failing as one of its "
+        "entries for the pair and mode (same verdict, signature within the entry's) is counted known, not a finding",
+    )
     _add_sut_options(p)
     p.set_defaults(func=run)
 
@@ -93,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli.run import sut_client, wait_for_sut
     from harness.faults.catalog import by_name
     from harness.fuzz import FuzzOptions, fuzz, stream_modes, write_finding
+    from harness.fuzz.engine import known_for
     from harness.runner import names
+    from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import default_frontends
 
     try:
@@ -102,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
         hooks = by_name(args.hooks).hooks if args.hooks else None
         client = sut_client(args)  # SutClientError (a ValueError) names a bad option
-    except (ValueError, KeyError) as exc:
+        known = list(load_known(args.known, required=True).values()) if args.known else []
+    except (ValueError, KeyError, KnownFileError) as exc:
         say_error("fuzz", exc.args[0] if isinstance(exc, KeyError) else exc)
         return EXIT_USAGE
     waited = wait_for_sut(args)
@@ -133,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
             sut_client=client,
             route=args.route,
         )
+        options = dataclasses.replace(options, known=known_for(known, options.case))
         mode = "stream" if stream else "nonstream"
         progress = _Progress(f"{args.frontend}->{args.backend},{mode}", args.max_examples)
         try:

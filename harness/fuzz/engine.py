@@ -26,6 +26,7 @@ from harness.plumbing.sut_client import SutClient
 from harness.proxy import TranslateHooks
 from harness.record import RecordMode, record_one, reference_source
 from harness.runner.engine import CaseRunner
+from harness.runner.known import Known, matches
 from harness.runner.plan import RunOptions, capabilities, runs_of, streaming_gap
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Verdict
@@ -64,6 +65,10 @@ class FuzzOptions:
     replay_port: int = 8790
     sut_client: SutClient | None = None
     """The client key and extra headers the SDKs send to `sut`."""
+    known: tuple[Known, ...] = ()
+    """Accepted bugs (a gateway's known-failures entries): an example failing as one of them, with the same verdict
+    and nothing in its signature beyond the entry's, is counted `known` and explored past; only the pair's and
+    mode's entries apply (`known_for`)."""
     route: str = "text-basic"
     """With `sut`: the scenario id the examples run under, so that they travel a route the gateway already has
     (`<route>--<backend>--translate`, upstream `<replay>/<backend>/_s/<route>`)."""
@@ -240,11 +245,12 @@ def fuzz(options: FuzzOptions, on_example: Callable[[CaseResult], None] | None =
             if options.stop_at is not None and time.monotonic() > options.stop_at and not failing:
                 reject()  # out of time: hypothesis winds down without running more examples
             result = judge_one(scenario)
+            known = result.verdict in FAILING and any(matches(entry, result) for entry in options.known)
             outcome.examples += 1
-            outcome.verdicts[str(result.verdict)] += 1
+            outcome.verdicts["known" if known else str(result.verdict)] += 1
             if on_example is not None:
                 on_example(result)
-            if result.verdict in FAILING:
+            if result.verdict in FAILING and not known:
                 failing.append((scenario, result))
                 raise ExampleFailed(f"{result.verdict}: {result.reason}")
 
@@ -280,6 +286,13 @@ def fuzz(options: FuzzOptions, on_example: Callable[[CaseResult], None] | None =
         scenario, result = failing[-1]
         outcome.finding = Finding(scenario, result)
     return outcome
+
+
+def known_for(entries: Sequence[Known], case: Case) -> tuple[Known, ...]:
+    """The entries of a known-failures file about the case's pair and mode, whatever their scenario: a fuzzed
+    example is a new scenario, so an accepted bug is recognised by its verdict and signature alone."""
+    suffix = case.case_id[len(case.scenario) :]
+    return tuple(e for e in entries if e.id.endswith(suffix) and e.signature)
 
 
 def stream_modes(frontend: str, backend: str, wanted: Sequence[bool]) -> list[bool]:
