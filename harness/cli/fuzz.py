@@ -59,8 +59,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--known",
         type=Path,
         metavar="FILE",
-        help="a known-failures file (e.g. gateways/NAME/conformance-known.toml): an example failing as one of its "
-        "entries for the pair and mode (same verdict, signature within the entry's) is counted known, not a finding",
+        help="a known-failures file (e.g. gateways/NAME/conformance-known.toml): an example failing only as its "
+        "entries for the pair and mode do (their verdict, their signatures) is counted known, not a finding",
     )
     _add_sut_options(p)
     p.set_defaults(func=run)
