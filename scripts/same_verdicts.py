@@ -3,7 +3,8 @@
     python scripts/same_verdicts.py reports/before reports/after [--checks]
 
 Compares each case of the two runs' `summary.json`: the set of case ids, and per case the verdict, reason, first
-divergence path and known-failure note. With `--checks` it also compares every case trace (`cases/*.json`): each
+divergence path and known-failure note. With `--checks` it also compares every case trace (`cases/`: case files,
+plain or gzip-compressed, and packs of JSON lines): each
 run's status, error, failed checks and grammar violations, and every request- and response-side divergence.
 Prints each difference; exit 0 when there is none, 1 when there are some, 2 when a run cannot be read.
 Standard library only, so it runs against any two report folders.
@@ -12,6 +13,7 @@ Standard library only, so it runs against any two report folders.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -49,15 +51,30 @@ def _run_facts(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _traces(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every case trace of a run's `cases` folder, by case id."""
+    out = {}
+    for path in sorted((run_dir / "cases").iterdir()) if (run_dir / "cases").is_dir() else []:
+        try:
+            data = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
+            texts = data.splitlines() if path.name.endswith(".jsonl.gz") else [data]
+            for text in texts:
+                trace = json.loads(text)
+                out[trace["case_id"]] = trace
+        except (OSError, EOFError, gzip.BadGzipFile, json.JSONDecodeError, KeyError) as exc:
+            raise SystemExit(f"same_verdicts: cannot read {path}: {exc}") from exc
+    return out
+
+
 def trace_differences(before: Path, after: Path) -> list[str]:
     """Differences between the case traces of two runs: runs' outcomes and every divergence."""
     out = []
-    for path in sorted((before / "cases").glob("*.json")):
-        other = after / "cases" / path.name
-        if not other.is_file():
-            out.append(f"only before: cases/{path.name}")
+    traces_after = _traces(after)
+    for case_id, a in _traces(before).items():
+        b = traces_after.get(case_id)
+        if b is None:
+            out.append(f"only before: trace of {case_id}")
             continue
-        a, b = _load(path), _load(other)
         for key in ("request_divergences", "response_divergences"):
             if a[key] != b[key]:
                 out.append(f"{a['case_id']}: {key} differ")

@@ -1,7 +1,8 @@
 """ARCHITECTURE.md's rules, enforced: each part imports only the parts its row allows; nothing outside
 harness/protocols imports a protocol module by name (the engine goes through the registry); no module-level import
 cycle; and no protocol or provider name is written outside harness/protocols and the SDK drivers (the rest of the
-harness reads protocol facts through the registry)."""
+harness reads protocol facts through the registry). ARCHITECTURE.md itself stays an orientation (short, with short
+table rows), and its table, its picture of the layers and its list of name exceptions say what this file holds."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.conftest import REPO
 
 HARNESS = REPO / "harness"
 
-# part -> parts it may import (itself always allowed). Mirrors the table in ARCHITECTURE.md.
+# part -> parts it may import (itself always allowed). ARCHITECTURE.md's table and picture say the same (tested).
 ALLOWED: dict[str, set[str]] = {
     "ir": set(),
     "wire": set(),
@@ -257,3 +258,68 @@ def test_architecture_doc_lists_every_part() -> None:
     text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
     for part in [*ALLOWED, "cli"]:
         assert f"`harness/{part}`" in text
+
+
+ARCHITECTURE_DOC = REPO / "ARCHITECTURE.md"
+DOC_WORDS = 2000
+"""ARCHITECTURE.md is an orientation readable in five minutes: under this many words (`wc -w`)."""
+DOC_ROW = 160
+"""The longest table row ARCHITECTURE.md may have, in characters: detail belongs in docs/*.md."""
+
+
+def _doc_section(heading: str) -> str:
+    """The text of ARCHITECTURE.md under `heading` (a whole heading line), up to the next heading."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    assert f"\n{heading}\n" in text, f"ARCHITECTURE.md has no {heading!r}"
+    body = text.split(f"\n{heading}\n", 1)[1]
+    return re.split(r"\n#+ ", body, maxsplit=1)[0]
+
+
+def test_architecture_doc_is_short_with_short_table_rows() -> None:
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    assert len(text.split()) < DOC_WORDS
+    long_rows = [row[:60] for row in text.splitlines() if row.startswith("|") and len(row) > DOC_ROW]
+    assert long_rows == []
+
+
+def test_architecture_doc_table_says_what_each_part_may_import() -> None:
+    rows = {}
+    for row in _doc_section("## Parts and what each may import").splitlines():
+        found = re.match(r"\| `harness/(\w+)` \|.*\| ([^|]*) \|$", row)
+        if found:
+            rows[found.group(1)] = found.group(2)
+    assert set(rows) == {*ALLOWED, "cli"}
+    assert rows["cli"] == "everything"
+    for part, allowed in ALLOWED.items():
+        named = set(re.findall(r"\w+", rows[part])) - {"nothing"}
+        assert named == allowed, part
+
+
+def test_architecture_doc_layers_put_each_import_below() -> None:
+    # The picture of the layers: each part on one line, every part it may import on a lower line (or on its own
+    # line when the two may import each other); cli may import every part.
+    picture = _doc_section("## The layers").split("```")[1]
+    line_of: dict[str, int] = {}
+    for number, line in enumerate(picture.splitlines()):
+        for word in re.findall(r"\w+", line):
+            if word in {*ALLOWED, "cli"}:
+                assert word not in line_of, f"{word} is on two lines"
+                line_of[word] = number
+    assert set(line_of) == {*ALLOWED, "cli"}
+    assert line_of["cli"] < min(line_of[part] for part in ALLOWED)
+    for part, allowed in ALLOWED.items():
+        for target in allowed:
+            below = line_of[target] > line_of[part]
+            mutual = line_of[target] == line_of[part] and part in ALLOWED[target]
+            assert below or mutual, f"{part} imports {target}, which is not below it"
+
+
+def test_architecture_doc_lists_every_name_exception() -> None:
+    listed = set(re.findall(r"`(\w+/[\w/]+\.py)`", _doc_section("### The name rule")))
+    assert listed == {path.removeprefix("harness/") for path in NAME_EXCEPTIONS}
+
+
+def test_architecture_doc_names_the_public_protocol_modules() -> None:
+    section = _doc_section("### Protocols are private")
+    for module in PROTOCOLS_PUBLIC - {"harness.protocols"}:
+        assert f"`{module.rsplit('.', 1)[1]}`" in section, module

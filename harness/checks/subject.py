@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from harness import ir
+from harness.protocols import registry
 
 if TYPE_CHECKING:
     from harness.drivers.base import SdkResult
     from harness.scenarios.model import Scenario
+
+
+def decode_stream(protocol: str, chunks: Iterable[bytes]) -> tuple[list[ir.StreamEvent], str | None]:
+    """A stream decoded with `protocol`'s own decoder: the events, and why the decoder stopped (None: it read the
+    whole stream)."""
+    decoder = registry.get(protocol).stream_decoder()
+    events: list[ir.StreamEvent] = []
+    try:
+        for chunk in chunks:
+            events += decoder.feed(chunk)
+        events += decoder.close()
+    except ValueError as exc:  # DecodeError or FramingError: both carry the byte offset
+        return events, str(exc)
+    return events, None
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,12 @@ class Subject:
     """Whether the tap cut the recorded bytes (nothing about the whole answer can be judged)."""
     upstream_text_chunks: tuple[int, ...] = ()
     frontend_text_chunks: tuple[int, ...] = ()
+
+    @functools.cached_property
+    def client_stream(self) -> tuple[list[ir.StreamEvent], str | None]:
+        """The stream the client received, decoded once for every check with its protocol's own decoder: the events,
+        and why the decoder stopped (None: it read the whole stream)."""
+        return decode_stream(self.client, self.frontend_chunks)
 
     def answer_header(self, name: str) -> str | None:
         """A header of the answer the client received, by its name in any case; None when absent."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from harness import ir
 from harness.checks.registry import Result, Scope, Severity, check
-from harness.checks.subject import Subject
+from harness.checks.subject import Subject, decode_stream
 from harness.protocols import registry
 from harness.stream import validate
 from harness.trace.model import Check, Deviation
@@ -21,14 +22,12 @@ WIRE_RULES = "wire_rules"
 
 def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
     """The frontend stream decoded with `protocol`'s own decoder: no decode error, no grammar violation."""
-    decoder = registry.get(protocol).stream_decoder()
-    events = []
-    try:
-        for chunk in chunks:
-            events += decoder.feed(chunk)
-        events += decoder.close()
-    except ValueError as exc:  # DecodeError or FramingError: both carry the byte offset
-        return Check(name=FRONTEND_WIRE, passed=False, expected=f"a valid {protocol} stream", actual=str(exc))
+    return _wire_check(protocol, *decode_stream(protocol, chunks))
+
+
+def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | None) -> Check:
+    if error is not None:
+        return Check(name=FRONTEND_WIRE, passed=False, expected=f"a valid {protocol} stream", actual=error)
     violations = [str(v) for v in validate(events)]
     return Check(
         name=FRONTEND_WIRE, passed=not violations, expected=f"a valid {protocol} stream", actual=violations or "valid"
@@ -47,7 +46,7 @@ def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
 )
 def _frontend_wire(subject: Subject) -> Iterable[Result]:
     if subject.frontend_status == 200 and subject.frontend_chunks and not subject.truncated:
-        yield frontend_wire(subject.client, subject.frontend_chunks)
+        yield _wire_check(subject.client, *subject.client_stream)
 
 
 def text_buffering(upstream: Sequence[int], sent: Sequence[int], truncated: bool) -> Check | None:

@@ -1,7 +1,7 @@
 """The codec contract every wire protocol implements, in all four directions.
 
-One codec serves every role (see ARCHITECTURE.md): a frontend decodes requests and encodes responses,
-a backend encodes requests and decodes responses; reference backends and the replay server use the same
+One codec serves every role (docs/protocols.md, "The codec contract"): a frontend decodes requests and encodes
+responses, a backend encodes requests and decodes responses; reference backends and the replay server use the same
 functions. Codecs raise only `DecodeError` on bad input.
 """
 

@@ -19,7 +19,14 @@ BUILTIN: tuple[str, ...] = (
 )
 
 
+_LOADED: list[bool] = []
+"""Non-empty once every built-in module is imported (the registry asks tens of thousands of times per run)."""
+
+
 def load() -> None:
-    """Import (and so register) every built-in protocol; cheap after the first call."""
+    """Import (and so register) every built-in protocol; free after the first call."""
+    if _LOADED:
+        return
     for module in BUILTIN:
         importlib.import_module(module)
+    _LOADED.append(True)

@@ -128,14 +128,18 @@ def mask(secret: str) -> str:
     return (REDACTED + "*" * len(secret))[: len(secret)] if len(secret) >= len(REDACTED) else "*" * len(secret)
 
 
-def redact_text(text: str, values: Iterable[str] = ()) -> str:
+def redact_text(text: str, values: Iterable[str] = (), *, keys: bool = True) -> str:
     """`text` with every key-shaped string (`find_secrets`), every given literal value of at least `MIN_VALUE`
     characters and every URL's credentials (`user:pw@`) masked. Run on everything the harness writes from what the
-    system under test sent: traces, and through them the summary, JUnit, HTML and terminal."""
+    system under test sent: traces, and through them the summary, JUnit, HTML and terminal. `keys=False` leaves
+    the key scan out, for a caller that just scanned the same text and found none."""
     for value in sorted({v for v in values if len(v) >= MIN_VALUE}, key=len, reverse=True):
         text = text.replace(value, mask(value))
-    for found in sorted(set(find_secrets(text)), key=len, reverse=True):
-        text = text.replace(found, mask(found))
+    if keys:
+        for found in sorted(set(find_secrets(text)), key=len, reverse=True):
+            text = text.replace(found, mask(found))
+    if "@" not in text:  # no URL credentials without one (the scan is a regex over the whole text)
+        return text
     return USERINFO.sub(lambda m: m.group(1) + mask(m.group(2)) + "@", text)
 
 

@@ -15,14 +15,17 @@ The page embeds two kinds of data:
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import html
 import json
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from harness.checks import spec_for
@@ -31,6 +34,7 @@ from harness.report.groups import group_cases, groups_of
 from harness.report.html_case import Pack
 from harness.report.model import VERDICTS, FileWriter, RunReport, first_path, verdict_info
 from harness.report.timeline import first_token_ms
+from harness.runner.run_events import RunnerEvent, RunStarted, UnitDone, UnitWork
 from harness.trace.model import CaseResult, Verdict
 
 _ASSETS = "html_assets"
@@ -96,18 +100,29 @@ def first_tokens(report: RunReport) -> list[list[Any]]:
     return [[f, b, _median(t), _median(r), len(t)] for (f, b), (t, r) in found.items()]
 
 
-def _packs(report: RunReport, report_dir: str) -> tuple[dict[str, int], list[str]]:
-    """Which pack holds each case, and the packs: one per (scenario, streaming), whose cases share baselines."""
-    packs: dict[tuple[str, bool], tuple[int, Pack]] = {}
-    where: dict[str, int] = {}
-    for case in report.cases:
-        key = (case.scenario, case.stream)
-        if key not in packs:
-            packs[key] = (len(packs), Pack(report_dir, report.rerun))
-        number, pack = packs[key]
+def unit_pack(cases: Sequence[CaseResult], *, report_dir: str, rerun: Sequence[str]) -> str:
+    """The pack of one unit's cases (a scenario in one streaming mode: they share baselines)."""
+    pack = Pack(report_dir, list(rerun))
+    for case in cases:
         pack.add(case)
-        where[case.case_id] = number
-    return where, [pack_blob(pack.payload()) for _, pack in packs.values()]
+    return pack_blob(pack.payload())
+
+
+def _packs(
+    report: RunReport, report_dir: str, ready: Mapping[tuple[str, bool], str]
+) -> tuple[dict[str, int], list[str]]:
+    """Which pack holds each case, and the packs: one per (scenario, streaming), whose cases share baselines;
+    those `ready` (made where the unit was judged) are taken as they are."""
+    units: dict[tuple[str, bool], list[CaseResult]] = {}
+    for case in report.cases:
+        units.setdefault((case.scenario, case.stream), []).append(case)
+    number = {key: i for i, key in enumerate(units)}
+    where = {case.case_id: number[(case.scenario, case.stream)] for case in report.cases}
+    blobs = [
+        ready[key] if key in ready else unit_pack(cases, report_dir=report_dir, rerun=report.rerun)
+        for key, cases in units.items()
+    ]
+    return where, blobs
 
 
 def _row(
@@ -142,8 +157,10 @@ def _whys(report: RunReport) -> dict[str, str]:
     return out
 
 
-def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], list[str]]:
-    """The index JSON and the compressed packs of a finished run."""
+def build_index(
+    report: RunReport, report_dir: str, ready: Mapping[tuple[str, bool], str] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The index JSON and the compressed packs of a finished run (`ready`: packs already made, by unit)."""
     axes = {name: _Table() for name in ("scenario", "frontend", "backend", "verdict")}
     for name, values in (("scenario", report.scenarios), ("frontend", report.frontends), ("backend", report.backends)):
         for value in values:
@@ -155,7 +172,7 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
     groups = sorted(group_cases(report.cases), key=lambda g: g.verdict in (Verdict.PASS, Verdict.UNSUPPORTED))
     number = {g.id: i for i, g in enumerate(groups)}
     group_of = {case_id: [number[g.id] for g in mine] for case_id, mine in groups_of(groups).items()}
-    where, packs = _packs(report, report_dir)
+    where, packs = _packs(report, report_dir, ready or {})
     new = set(report.new_proxy_bugs)
     rows = [_row(c, axes, strings, group_of[c.case_id], where[c.case_id], c.case_id in new) for c in report.cases]
     index = {
@@ -191,9 +208,9 @@ def build_index(report: RunReport, report_dir: str) -> tuple[dict[str, Any], lis
     return index, packs
 
 
-def render_html(report: RunReport, report_dir: str = ".") -> str:
-    """The whole page for a finished run."""
-    index, packs = build_index(report, report_dir)
+def render_html(report: RunReport, report_dir: str = ".", ready: Mapping[tuple[str, bool], str] | None = None) -> str:
+    """The whole page for a finished run (`ready`: packs already made, by unit)."""
+    index, packs = build_index(report, report_dir, ready)
     blobs = "\n".join(
         f'<script type="application/octet-stream" id="pack-{i}">{blob}</script>' for i, blob in enumerate(packs)
     )
@@ -209,10 +226,27 @@ def render_html(report: RunReport, report_dir: str = ".") -> str:
 
 
 class HtmlWriter(FileWriter):
-    """Writes `index.html`."""
+    """Writes `index.html`. Each unit's pack is made where the unit was judged (its `unit_work`, in the worker
+    processes of a parallel run), so the page's heaviest part is not left to the end of the run."""
 
     file_name = "index.html"
 
+    def __init__(self, out_dir: Path) -> None:
+        super().__init__(out_dir)
+        self._ready: dict[tuple[str, bool], str] = {}
+
+    def unit_work(self, started: RunStarted) -> tuple[str, UnitWork]:
+        """The pack of each unit, with this page's commands."""
+        return "html", functools.partial(unit_pack, report_dir=shown_dir(self.out_dir), rerun=tuple(started.rerun))
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Keep each unit's ready pack; the rest as every file writer does."""
+        if isinstance(event, UnitDone) and "html" in event.parts:
+            self._ready[(event.scenario, event.stream)] = event.parts["html"]
+        elif isinstance(event, RunStarted):
+            self._ready = {}
+        super().handle(event)
+
     def render(self, report: RunReport) -> str:
         """The page text."""
-        return render_html(report, shown_dir(self.out_dir))
+        return render_html(report, shown_dir(self.out_dir), self._ready)

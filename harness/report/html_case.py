@@ -14,6 +14,7 @@ from harness.report.commands import diff_command, rerun_command
 from harness.report.eventdiff import event_diff
 from harness.report.timeline import timeline
 from harness.trace.model import CaseResult, RunTrace
+from harness.trace.slim import needs_triage
 
 
 def _run_payload(run: RunTrace) -> dict[str, Any]:
@@ -71,7 +72,7 @@ class Pack:
             if role != "baseline_backend" and (line := timeline(run))
         }
         data["commands"] = {"rerun": rerun_command(case, self.rerun)}
-        if case.runs:
+        if case.runs and needs_triage(case):  # a case file of its own (the others share a pack)
             data["commands"]["diff"] = diff_command(case, self.report_dir)
         self.cases[case.case_id] = data
 

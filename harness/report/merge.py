@@ -19,7 +19,7 @@ from harness.report.model import ReportError
 from harness.report.rerender import read_summary
 from harness.runner.folder import PLAN_FILE, read_plan
 from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code, judged_count
-from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_case
+from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_cases
 
 SAME_MATRIX = ("frontends", "backends", "scenarios", "sut")
 """Summary fields every shard of one matrix shares."""
@@ -92,14 +92,18 @@ def check_plans(dirs: Sequence[Path]) -> dict[str, Any]:
 
 def _shard_cases(run_dir: Path, summary: dict[str, Any], full_check: bool) -> list[tuple[CaseResult, Path]]:
     out = []
+    files: dict[Path, dict[str, CaseResult]] = {}  # a pack holds many cases: read once
     for entry in summary["cases"]:
         path = run_dir / entry["trace"]
-        try:
-            result = read_case(path, full_check=full_check)
-        except TraceError as exc:
-            raise ReportError(str(exc)) from exc
-        if result.case_id != entry["case_id"]:
-            raise ReportError(f"{path}: holds case {result.case_id}, the summary says {entry['case_id']}")
+        if path not in files:
+            try:
+                files[path] = {c.case_id: c for c in read_cases(path, full_check=full_check)}
+            except TraceError as exc:
+                raise ReportError(str(exc)) from exc
+        result = files[path].get(entry["case_id"])
+        if result is None:
+            held = ", ".join(sorted(files[path])) or "no case"
+            raise ReportError(f"{path}: holds {held}, not {entry['case_id']} as the summary says")
         out.append((result, path))
     return out
 
@@ -166,7 +170,7 @@ def copy_traces(files: dict[str, Path], out_dir: Path) -> None:
     """Copy each case's trace file into `out_dir/cases/` (so the joined folder re-renders like any run's)."""
     from harness.trace.writer import atomic_write_bytes
 
-    for path in files.values():
+    for path in set(files.values()):
         target = out_dir / "cases" / path.name  # compressed or not, as the shard wrote it
         if target.resolve() != path.resolve():
             atomic_write_bytes(target, path.read_bytes())

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.runner.run_events import CaseFinished, CaseJudged, RunFinished, RunnerEvent, RunStarted, Shard
+from harness.runner.run_events import (
+    CaseFinished,
+    CaseJudged,
+    RunFinished,
+    RunnerEvent,
+    RunStarted,
+    Shard,
+    UnitDone,
+)
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
 
@@ -163,7 +171,7 @@ class Collector:
             return None
         if self._started is None:
             raise ReportError(f"{type(event).__name__} before RunStarted")
-        if isinstance(event, CaseJudged):  # progress only: every case comes again as CaseFinished, in order
+        if isinstance(event, CaseJudged | UnitDone):  # every case comes again as CaseFinished, in order
             return None
         if isinstance(event, CaseFinished):
             if event.result.verdict not in VERDICTS:

@@ -26,7 +26,7 @@ from harness.runner.run_events import (
     gate_code,
     judged_count,
 )
-from harness.trace import CaseResult, TraceError, Verdict, read_case, trace_files
+from harness.trace import CaseResult, TraceError, Verdict, read_cases, trace_files
 
 UNKNOWN_SUT = "unknown (re-rendered from case traces)"
 
@@ -57,7 +57,7 @@ def load_cases(run_dir: Path, *, full_check: bool = False) -> list[CaseResult]:
     if not files:
         raise ReportError(f"no case traces in {folder}")
     try:
-        return [read_case(path, full_check=full_check) for path in files]
+        return [case for path in files for case in read_cases(path, full_check=full_check)]
     except TraceError as exc:
         raise ReportError(str(exc)) from exc
 

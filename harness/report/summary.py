@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,7 +15,7 @@ import jsonschema
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing, groups_of
 from harness.report.model import FileWriter, ReportError, RunReport, first_path
-from harness.trace.writer import case_path
+from harness.trace.pack import trace_file
 
 SUMMARY_SCHEMA_VERSION = 2
 """2: the harness_error verdict, harness errors, wire deviations and the strict flag (1 is still read)."""
@@ -30,14 +29,56 @@ def summary_schema() -> dict[str, Any]:
     return schema
 
 
-def validate_summary(data: dict[str, Any]) -> None:
-    """Raise ReportError when `data` does not match the summary schema."""
+@cache
+def _validator() -> Any:
     schema = summary_schema()
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def validate_summary(data: dict[str, Any]) -> None:
+    """Raise ReportError when `data` does not match the summary schema.
+
+    A full matrix's summary lists some 14,000 cases, and `jsonschema` takes a second over them; most entries differ
+    from another only in the text of their strings, which the schema does not constrain. So each case entry is
+    checked against the schema once per shape (`_shape`: its keys, the JSON type of each value, the verdict, the
+    sign of its duration, the item types of its lists); an entry with deviations is always checked."""
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        _raise_first(_validator().iter_errors(data), "")
+        return
+    _raise_first(_validator().iter_errors({**data, "cases": []}), "")
+    entry = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
+    seen: set[tuple[Any, ...]] = set()
+    for number, case in enumerate(cases):
+        shape = _shape(case)
+        if shape is None or shape not in seen:
+            _raise_first(entry.iter_errors(case), f"cases/{number}")
+            if shape is not None:
+                seen.add(shape)
+
+
+def _raise_first(errors: Any, prefix: str) -> None:
+    error = jsonschema.exceptions.best_match(errors)
     if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        raise ReportError(f"summary invalid at {where}: {error.message}")
+        where = "/".join([prefix, *map(str, error.absolute_path)] if prefix else map(str, error.absolute_path))
+        raise ReportError(f"summary invalid at {where or '(root)'}: {error.message}")
+
+
+def _shape(case: Any) -> tuple[Any, ...] | None:
+    """What the schema can tell apart in a case entry (None: an entry to check whatever its shape)."""
+    if not isinstance(case, dict) or case.get("deviations"):
+        return None
+    return tuple(sorted((key, case[key] if key == "verdict" else _kind(case[key])) for key in case))
+
+
+def _kind(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int | float):
+        return ("number", value >= 0)
+    if isinstance(value, list):
+        return ("list", tuple(sorted({type(item).__name__ for item in value})))
+    return type(value).__name__
 
 
 def _group(group: CaseGroup, report: RunReport) -> dict[str, Any]:
@@ -108,7 +149,7 @@ def build_summary(report: RunReport) -> dict[str, Any]:
                 "group": group_of[c.case_id][0] if c.case_id in group_of else None,
                 "groups": group_of.get(c.case_id, []),
                 "duration_ms": round(c.duration_ms, 3),
-                "trace": f"cases/{case_path(Path(), c.case_id).name}",
+                "trace": f"cases/{trace_file(c)}",
             }
             for c in report.cases
         ],

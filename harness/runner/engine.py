@@ -39,6 +39,9 @@ from harness.runner.run_events import (
     RunnerEvent,
     RunStarted,
     Shard,
+    UnitDone,
+    UnitWork,
+    UnitWriter,
     Writer,
     gate_code,
     judged_count,
@@ -47,6 +50,7 @@ from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.pack import pack_line, trace_file, write_pack
 from harness.trace.slim import needs_triage, slim
 from harness.trace.writer import write_case_text
 
@@ -88,6 +92,8 @@ class CaseRunner:
         self._reached: set[str] = set()
         """Backends a translated run reached, among the runs already forgotten (`execute` drops its runs)."""
         self._known: dict[str, Known] | None = None
+        self.unit_work: Mapping[str, UnitWork] = {}
+        """The writers' work on each task's judged cases (`execute` puts what it makes in `Done.parts`)."""
         self._set_clock = options.steady and STEADY_CLOCK not in os.environ
         if self._set_clock:
             os.environ[STEADY_CLOCK] = STEADY_TIME
@@ -194,19 +200,28 @@ class CaseRunner:
             self.traces[run] = error_trace(run, first.get(run, ""), reason)
         self.run_here(first, report)
         done = Done(task.number, [])
+        packs: dict[str, list[str]] = {}
         for case, gap in task.cases:
             result = self._known_note(self.judge(case, gap))
-            if self.options.keep_traces != "all" and not needs_triage(result):
+            whole = needs_triage(result)
+            if self.options.keep_traces != "all" and not whole:
                 result = slim(result)  # a clean pass keeps its verdict, checks and timings, not its wire
-            text = case_text(result)
+            text = case_text(result) if whole else pack_line(result)
             if self.options.validate_traces:
                 parse_case(text, case.case_id, full_check=True)
-            if self.options.write_traces:
+            if whole and self.options.write_traces:
                 write_case_text(case.case_id, text, self.cases_folder)
+            elif not whole:
+                packs.setdefault(trace_file(result), []).append(text)
             done.results.append(result)
             done.cases.append((case.case_id, text))
             if report is not None:
                 report("case", case.case_id)
+        if self.options.write_traces:
+            for name, lines in packs.items():
+                write_pack(self.cases_folder, name, lines)
+        if task.cases:
+            done.parts = {key: work(done.results) for key, work in self.unit_work.items()}
         if task.keep_traces:
             for run, _ in task.runs:
                 outcome = self.traces[run]
@@ -295,6 +310,7 @@ class NothingToJudge(ValueError):
 def worker_main(conn: Connection, config: WorkerConfig) -> None:
     """A worker's life: build the runner once, then run each task it is sent until told to stop."""
     runner = CaseRunner(config.options, config.scenarios, config.backends)
+    runner.unit_work = config.unit_work
     try:
         conn.send(("ready", None))
         while True:
@@ -358,7 +374,7 @@ class Runner:
         server listens on one port that a single process can bind."""
         return 1 if self.options.sut is not None else max(1, min(self.options.jobs, len(self.units)))
 
-    def _results(self, runner: CaseRunner | None) -> list[CaseResult]:
+    def _results(self, runner: CaseRunner | None, started: RunStarted) -> list[CaseResult]:
         """Every case's result, in plan order: run here by `runner` (`jobs` 1) or by the worker processes."""
         tasks = [
             Task(number, unit.runs, tuple((case, self.plan.gaps[case]) for case in unit.cases))
@@ -373,19 +389,26 @@ class Runner:
                 for task in tasks:
                     runner.run_here(dict(task.runs), report)
             checked = {}
+            runner.unit_work = self._unit_work(started)
             for task in tasks:
-                for result in runner.execute(task, report).results:
+                done = runner.execute(task, report)
+                for result in done.results:
                     checked[result.case_id] = result
                     self._emit(CaseJudged(result))
+                self._unit_done(task, done)
         else:
             options = dataclasses.replace(self.options, run_id=self.run_id)
-            config = WorkerConfig(portable(options), tuple(self.scenarios), tuple(self.plan.run_backends))
+            config = WorkerConfig(
+                portable(options), tuple(self.scenarios), tuple(self.plan.run_backends), self._unit_work(started)
+            )
             checked = {}
+            by_number = {task.number: task for task in tasks}
 
             def parse(done: Done) -> None:  # as each unit arrives, while the workers go on with the others
                 for case_id, text in done.cases:
                     checked[case_id] = parse_case(text, case_id)
                     self._emit(CaseJudged(checked[case_id]))
+                self._unit_done(by_number[done.number], done)
 
             timeout = self.options.stall_timeout
             pool = WorkerPool(
@@ -394,6 +417,15 @@ class Runner:
             pool.run(tasks)
             self.worker_cpu_s = pool.cpu_s
         return [checked[case.case_id] for case in self.cases]
+
+    def _unit_work(self, started: RunStarted) -> dict[str, UnitWork]:
+        """The unit work of the writers that have some, by key."""
+        return dict(w.unit_work(started) for w in self.writers if isinstance(w, UnitWriter))
+
+    def _unit_done(self, task: Task, done: Done) -> None:
+        if done.parts and task.cases:
+            case = task.cases[0][0]
+            self._emit(UnitDone(case.scenario, case.stream, done.parts))
 
     def _emit(self, event: RunnerEvent) -> None:
         for writer in self.writers:
@@ -416,20 +448,19 @@ class Runner:
                 clear_previous(self.folder)
                 hashes = {s.id: content_hash(s) for s in self.plan.scenarios}
                 write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun, hashes)
-            self._emit(
-                RunStarted(
-                    self.run_id,
-                    [c.case_id for c in self.cases],
-                    list(self.plan.frontends),
-                    list(self.plan.backends),
-                    [s.id for s in self.plan.scenarios],
-                    sut=without_userinfo(self.options.sut) if self.options.sut else "built-in proxy",
-                    shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
-                    descriptions={s.id: s.description for s in self.plan.scenarios},
-                    rerun=list(self.options.rerun),
-                )
+            beginning = RunStarted(
+                self.run_id,
+                [c.case_id for c in self.cases],
+                list(self.plan.frontends),
+                list(self.plan.backends),
+                [s.id for s in self.plan.scenarios],
+                sut=without_userinfo(self.options.sut) if self.options.sut else "built-in proxy",
+                shard=Shard(*self.options.shard, len(self.plan.cases)) if self.options.shard else None,
+                descriptions={s.id: s.description for s in self.plan.scenarios},
+                rerun=list(self.options.rerun),
             )
-            results = self._results(runner)
+            self._emit(beginning)
+            results = self._results(runner, beginning)
         finally:
             if runner is not None:
                 runner.close()

@@ -322,7 +322,7 @@ def without_secrets(trace: RunTrace, planted: str, values: Sequence[str] = ()) -
     every URL's credentials masked (`redact_text`), so that no trace or report ever carries them."""
     text = trace.model_dump_json()
     if not wire_checks.leaks({"trace": text}, planted):
-        clean = redact_text(text, values)  # no key, but maybe an echoed header value or a URL's password
+        clean = redact_text(text, values, keys=False)  # no key, but maybe an echoed header value or a URL's password
         return trace if clean == text else RunTrace.model_validate_json(clean)
     data = json.loads(text)
     parts = {name: json.dumps(value) for name, value in data.items() if name != "checks"}

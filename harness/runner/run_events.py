@@ -3,9 +3,9 @@ consumes them (as schemathesis' engine/events.py and reporting/ do)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from harness.trace.model import CaseResult
 
@@ -91,12 +91,30 @@ class CaseJudged:
     """The judged case."""
 
 
+UnitWork = Callable[[Sequence[CaseResult]], str]
+"""What a writer makes of one unit's judged cases, done where they were judged (in a worker process, in
+parallel) and sent back in `UnitDone`: a module-level function, or a partial of one, so that it pickles."""
+
+
+@dataclass(frozen=True)
+class UnitDone:
+    """The cases of one unit (a scenario in one streaming mode) are judged: what each writer's unit work made of
+    them, by the writer's key. It follows the unit's `CaseJudged` events."""
+
+    scenario: str
+    """Scenario id."""
+    stream: bool
+    """Streaming mode."""
+    parts: Mapping[str, str]
+    """Each `UnitWriter`'s part, by its key."""
+
+
 def judged_count(verdicts: Sequence[str]) -> int:
     """How many of these verdicts judged something: every verdict but `unsupported` (a case that did not run)."""
     return sum(1 for v in verdicts if v != "unsupported")
 
 
-RunnerEvent = RunStarted | CaseJudged | CaseFinished | RunFinished
+RunnerEvent = RunStarted | CaseJudged | UnitDone | CaseFinished | RunFinished
 
 
 def gate_code(
@@ -115,4 +133,13 @@ class Writer(Protocol):
 
     def handle(self, event: RunnerEvent) -> None:
         """Consume one event (write files on RunFinished)."""
+        ...
+
+
+@runtime_checkable
+class UnitWriter(Protocol):
+    """A writer with work to do on each unit's cases where they are judged (its `UnitDone` part)."""
+
+    def unit_work(self, started: RunStarted) -> tuple[str, UnitWork]:
+        """The writer's key and its unit work, for the run that started."""
         ...

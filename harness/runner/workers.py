@@ -27,6 +27,7 @@ from typing import Any
 
 from harness.runner import interrupts
 from harness.runner.plan import RunOptions, runs_of
+from harness.runner.run_events import UnitWork
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run
 
@@ -77,6 +78,8 @@ class Done:
     """(run, "trace" or "unexpressed", trace text or reason), when the task asked for them."""
     cpu_s: float = 0.0
     """CPU seconds the task took in the process that ran it."""
+    parts: dict[str, str] = field(default_factory=dict)
+    """What each writer's unit work made of the task's cases, by the writer's key (`run_events.UnitDone`)."""
     results: list[CaseResult] = field(default_factory=list)
     """The judged cases themselves, for the process that ran the task: a worker sends only their texts, which the
     parent parses (and so checks) itself."""
@@ -89,6 +92,8 @@ class WorkerConfig:
     options: RunOptions
     scenarios: tuple[Scenario, ...]
     backends: tuple[str, ...]
+    unit_work: Mapping[str, UnitWork] = field(default_factory=dict)
+    """The writers' work on each task's judged cases, by writer key."""
 
 
 def portable(options: RunOptions) -> RunOptions:

@@ -137,13 +137,6 @@ def case_path(folder: Path, case_id: str) -> Path:
     return folder / f"{case_file_name(case_id)}{TRACE_SUFFIX}"
 
 
-def trace_files(folder: Path) -> list[Path]:
-    """The case trace files of a `cases` folder, compressed or not, sorted by name."""
-    if not folder.is_dir():
-        return []
-    return sorted([*folder.glob(f"*{TRACE_SUFFIX}"), *folder.glob("*.json")])
-
-
 def read_trace_bytes(path: Path) -> bytes:
     """A trace file's JSON bytes, gunzipped when the file is compressed; TraceError naming the file otherwise."""
     try:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 from harness import ir
-from harness.checks import Subject, run_checks
+from harness.checks import Subject, raw_fields, run_checks
 from harness.checks.raw_fields import RAW_FIELDS, key_paths
 from harness.drivers.base import SdkResult
-from harness.protocols import registry
+from harness.protocols import encode_events, registry
 from harness.scenarios import load_scenario
 from harness.trace.model import Deviation
 from tests.conftest import REPO
@@ -59,3 +62,47 @@ def test_the_encoders_own_answer_leaves_nothing_out() -> None:
 
 def test_key_paths_generalise_list_indices() -> None:
     assert key_paths({"a": [{"b": 1}, {"c": None}], "d": {}}) == {"a", "a[*].b", "a[*].c", "d"}
+
+
+def test_the_encoders_own_bytes_are_not_compared_field_by_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frontend's own encoding, byte for byte (a faithful proxy's answer), leaves nothing out: no key path of
+    either side is listed. The same fields in another order are listed and compared."""
+    listed: list[object] = []
+    monkeypatch.setattr(raw_fields, "key_paths", lambda value, prefix="": listed.append(value) or set())
+    ours = registry.get("openai").encode_response(registry.get("openai").decode_response(json.dumps(_ours()).encode()))
+    assert _deviations(ours.body) == [] and listed == []
+    assert _deviations(json.dumps(_ours(), indent=1).encode()) == [] and listed
+
+
+def test_the_clients_stream_is_decoded_once_for_every_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    codec = registry.get("openai")
+    stream = registry_events_body(codec)
+    decoders: list[object] = []
+    real = codec.stream_decoder
+    monkeypatch.setattr(codec, "stream_decoder", lambda: decoders.append(1) or real())
+    subject = Subject(
+        role="translated",
+        client="openai",
+        backend="anthropic",
+        stream=True,
+        scenario=SCENARIO,
+        result=SdkResult(),
+        frontend_status=200,
+        frontend_chunks=(stream[:40], stream[40:]),
+        frontend_response_headers={"content-type": "text/event-stream"},
+    )
+    results = run_checks(subject)
+    assert len(decoders) == 1
+    assert any(getattr(r, "name", None) == "frontend_wire" and r.passed for r in results)
+
+
+def registry_events_body(codec: Any) -> bytes:
+    """A whole Chat stream of one short answer, as the openai encoder writes it."""
+    events = [
+        ir.MessageStart(id="chatcmpl-1", model="gpt-4o-mini"),
+        ir.TextStart(index=0),
+        ir.TextDelta(index=0, text="Hello."),
+        ir.TextEnd(index=0),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=3, output_tokens=2)),
+    ]
+    return encode_events(codec, events)

@@ -154,3 +154,25 @@ def test_one_bug_across_cells_and_event_indices_is_one_group_of_eight() -> None:
         "conformance run --scenario text-basic --frontend anthropic --backend openai --streaming stream"
     )
     assert len(top["cases"]) == 8
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        ({"duration_ms": -1.0}, "cases/500/duration_ms"),
+        ({"extra": "x"}, "cases/500"),
+        ({"stream": "yes"}, "cases/500/stream"),
+        ({"groups": [1]}, "cases/500/groups/0"),
+        ({"verdict": "flaky"}, "cases/500/verdict"),
+    ],
+)
+def test_a_bad_entry_among_many_alike_is_found(summary: dict[str, Any], change: dict[str, Any], where: str) -> None:
+    """Case entries are checked once per shape: one that differs from hundreds of valid ones only in what the
+    schema constrains is still checked, and named."""
+    bad = copy.deepcopy(summary)
+    first = bad["cases"][0]
+    bad["cases"] = [{**first, "case_id": f"c{i}", "reason": f"r{i}", "duration_ms": float(i)} for i in range(1000)]
+    validate_summary(bad)
+    bad["cases"][500] = {**bad["cases"][500], **change}
+    with pytest.raises(ReportError, match=where):
+        validate_summary(bad)

@@ -14,6 +14,7 @@ from harness.proxy import TranslateHooks
 from harness.runner.engine import Runner
 from harness.runner.known import load_known, write_known
 from harness.runner.plan import RunOptions
+from harness.trace import read_cases, trace_files
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 from tests.runner import hooks
@@ -49,7 +50,9 @@ def test_clean_matrix_passes_and_writes_a_trace_per_case(tmp_path: Path) -> None
     assert "tool-call-parallel[openai->anthropic,nonstream]" in ids
     translated = results[1].runs["translated"]
     assert translated.mode == "translate" and translated.frontend_request and translated.upstream_request
-    assert len(list((tmp_path / "reports" / "t" / "cases").glob("*.json.gz"))) == len(results)
+    files = trace_files(tmp_path / "reports" / "t" / "cases")
+    assert sorted(c.case_id for path in files for c in read_cases(path)) == sorted(ids)
+    assert len(files) == 2 * 2  # clean passes: one pack per scenario and streaming mode
 
 
 def test_parallel_run_reports_exactly_what_a_serial_run_does(tmp_path: Path) -> None:

@@ -53,6 +53,17 @@ def files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): read_trace_bytes(p) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def traces(files: dict[str, bytes]) -> dict[str, CaseResult]:
+    """The case traces among a report folder's files, by case id (a pack holds one per line)."""
+    texts = [
+        text
+        for name, data in files.items()
+        if name.startswith("cases/")
+        for text in (data.splitlines() if name.endswith(".pack.jsonl.gz") else [data])
+    ]
+    return {case.case_id: case for case in map(CaseResult.model_validate_json, texts)}
+
+
 def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> None:
     # The same folder for both: the page names its own folder in the commands it offers (`conformance diff`).
     serial = files(write_run(options(tmp_path, jobs=1)))
@@ -60,9 +71,19 @@ def test_parallel_reports_are_byte_identical_to_serial_ones(tmp_path: Path) -> N
     parallel = files(write_run(options(tmp_path, jobs=2)))
     assert serial.keys() == parallel.keys()
     assert {"index.html", "junit.xml", "summary.json"} < serial.keys()
-    assert len([name for name in serial if name.startswith("cases/")]) == 3 * 3 * 3 * 2
+    assert len(traces(serial)) == 3 * 3 * 3 * 2
     assert [name for name in serial if serial[name] != parallel[name]] == []
     assert b"proxy_bug_response" in serial["summary.json"]  # the broken adapter is caught, the same way twice
+
+
+def test_the_page_made_in_workers_is_the_page_a_rerender_makes(tmp_path: Path) -> None:
+    """Each unit's part of `index.html` is made in the worker that judged it; a re-render from the traces on disk
+    (slim passes read back from their packs) makes the same page, byte for byte."""
+    folder = write_run(options(tmp_path, jobs=2, keep_traces="failing"))
+    made = (folder / "index.html").read_bytes()
+    (folder / "index.html").unlink()
+    assert main(["report", "--run", str(folder), "--quiet"]) == 0
+    assert (folder / "index.html").read_bytes() == made
 
 
 def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) -> None:
@@ -70,12 +91,12 @@ def test_steady_runs_leave_out_only_what_differs_between_runs(tmp_path: Path) ->
     one, two = (files(write_run(options(tmp_path / name, steady=False, only=["text-basic"], jobs=1))) for name in "ab")
     assert one.keys() == two.keys() and one != two
     steady = files(write_run(options(tmp_path / "steady", only=["text-basic"], jobs=1)))
-    case = CaseResult.model_validate_json(steady["cases/text-basic__ollama-to-openai_stream.json.gz"])
+    case = traces(steady)["text-basic[ollama->openai,stream]"]
     translated = case.runs["translated"]
     assert translated.trace_id is None and translated.timings.total_ms == 0 and case.duration_ms == 0
     # The Ollama encoder's `created_at` is written from SOURCE_DATE_EPOCH (the steady time), not the clock.
     assert "2026-01-01T00:00:00.000000Z" in translated.wire.frontend
-    openai = CaseResult.model_validate_json(steady["cases/text-basic__openai-to-anthropic_stream.json.gz"])
+    openai = traces(steady)["text-basic[openai->anthropic,stream]"]
     assert openai.runs["translated"].wire.frontend.count('"created":1767225600') >= 2  # each chunk, the same
 
 
@@ -164,7 +185,7 @@ def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: i
     out = tmp_path / "out" / "joined"
     assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == gate == 1
     merged = files(out)
-    cases = [CaseResult.model_validate_json(text) for name, text in merged.items() if name.startswith("cases/")]
+    cases = list(traces(merged).values())
     assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in whole_opts.results)
     assert len(cases) == 3 * 3 * 3 * 2
     assert merged == whole

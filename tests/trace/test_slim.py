@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.cli import main
 from harness.report.timeline import first_token_ms
-from harness.trace import read_case
+from harness.trace import read_cases
 from harness.trace.model import Verdict
 from harness.trace.slim import needs_triage, slim
 from tests.report.factory import dropped_call, text_bug
@@ -40,8 +40,8 @@ def test_run_keeps_passing_cases_slim_unless_asked(tmp_path: Path) -> None:
             "--streaming", "stream", "--reports", str(tmp_path)]  # fmt: skip
     assert main([*args, "--run-id", "slim"]) == 0
     assert main([*args, "--run-id", "whole", "--keep-traces", "all"]) == 0
-    name = "text-basic__anthropic-to-openai_stream.json.gz"
-    thin, whole = read_case(tmp_path / "slim" / "cases" / name), read_case(tmp_path / "whole" / "cases" / name)
+    name = "text-basic__stream.pack.jsonl.gz"  # a clean pass is packed with its unit's other cases
+    [thin], [whole] = read_cases(tmp_path / "slim" / "cases" / name), read_cases(tmp_path / "whole" / "cases" / name)
     assert thin.verdict == whole.verdict == "pass"
     assert thin.runs["translated"].wire.frontend == "" and whole.runs["translated"].wire.frontend != ""
     assert (tmp_path / "slim" / "cases" / name).stat().st_size < (tmp_path / "whole" / "cases" / name).stat().st_size
