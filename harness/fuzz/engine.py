@@ -196,6 +196,7 @@ class Session:
         self.options, self.work, self.case = options, work, options.case
         self.run_options = _run_options(options, work)
         self.backends = backends_of(self.case)
+        # The routes are built for the session's id once; each example then takes the placeholder's place.
         placeholder = SURROGATE_PROBE.model_copy(update={"id": self.case.scenario})
         self.host = CaseRunner(self.run_options, [placeholder], self.backends)
         self.env = self.host.env  # SetupError: the replay port cannot be bound, or the gateway does not answer
