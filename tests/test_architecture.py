@@ -52,7 +52,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"ir", "trace", "diff", "runner", "checks"},
     "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
     "pytest_plugin": {"plumbing", "protocols", "proxy", "runner", "scenarios", "trace"},
-    "fuzz": {"ir", "proxy", "record", "runner", "scenarios", "trace", "importer"},
+    "fuzz": {"ir", "proxy", "record", "runner", "scenarios", "trace", "importer", "plumbing"},
 }
 # Modules of harness/protocols that the rest of the harness may use: the contract, the registry, the facts types,
 # shared helpers.

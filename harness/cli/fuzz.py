@@ -4,6 +4,7 @@ shrunk and written as a regression case, then reproduced by the matrix runner in
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
@@ -54,21 +55,70 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--timeout", type=_seconds, default=30.0, help="seconds an SDK client waits between bytes")
     p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder for what was found")
     p.add_argument("--run-id", help="report folder name of the reproduction (default: fuzz-<timestamp>)")
+    p.add_argument(
+        "--known",
+        type=Path,
+        metavar="FILE",
+        help="a known-failures file (e.g. gateways/NAME/conformance-known.toml): an example failing only as its "
+        "entries for the pair and mode do (their verdict, their signatures) is counted known, not a finding",
+    )
+    _add_sut_options(p)
     p.set_defaults(func=run)
+
+
+def _add_sut_options(p: argparse.ArgumentParser) -> None:
+    """`run`'s --sut options (the same names and meaning: `harness.cli.run.sut_client` reads them), and the route."""
+    p.add_argument(
+        "--sut",
+        metavar="URL",
+        help="fuzz a proxy running elsewhere, configured with `conformance sut-config`'s output as for `run --sut`: "
+        "each example travels the route of --route to the replay server this command starts, which answers it",
+    )
+    p.add_argument("--wait-for-sut", type=float, metavar="SECONDS", help="--sut: poll the URL until it answers")
+    p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
+    p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
+    p.add_argument(
+        "--route",
+        default="text-basic",
+        metavar="SCENARIO",
+        help="--sut: the scenario whose route the examples travel (any the gateway's config has; default %(default)s)",
+    )
+    key = p.add_mutually_exclusive_group()
+    key.add_argument("--client-key-env", metavar="VAR", help="--sut: send the key in environment variable VAR")
+    key.add_argument("--client-key", metavar="KEY", help="--sut: the same, given inline (visible to `ps`)")
+    p.add_argument(
+        "--sut-header",
+        metavar="[BACKEND:]NAME=VALUE",
+        action="append",
+        default=[],
+        help="--sut: an extra request header, as for `run` (repeatable)",
+    )
+    p.add_argument("--sut-headers", metavar="FILE", type=Path, help="--sut: extra headers from a TOML file")
 
 
 def run(args: argparse.Namespace) -> int:
     """Fuzz each asked mode until a failure is found or the budget is spent."""
+    from harness.cli.run import sut_client, wait_for_sut
     from harness.faults.catalog import by_name
     from harness.fuzz import FuzzOptions, fuzz, stream_modes, write_finding
+    from harness.fuzz.engine import known_for
     from harness.runner import names
+    from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import default_frontends
 
     try:
         names.check([args.frontend], [args.backend], default_frontends())
+        if args.hooks and args.sut:
+            raise ValueError("--hooks switches a fault on in the built-in proxy; it cannot act on a --sut")
         hooks = by_name(args.hooks).hooks if args.hooks else None
-    except (ValueError, KeyError) as exc:
+        client = sut_client(args)  # SutClientError (a ValueError) names a bad option
+        known = list(load_known(args.known, required=True).values()) if args.known else []
+    except (ValueError, KeyError, KnownFileError) as exc:
         say_error("fuzz", exc.args[0] if isinstance(exc, KeyError) else exc)
+        return EXIT_USAGE
+    waited = wait_for_sut(args)
+    if waited:
+        say_error("fuzz", waited)
         return EXIT_USAGE
     wanted = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
     modes = stream_modes(args.frontend, args.backend, wanted)
@@ -88,7 +138,13 @@ def run(args: argparse.Namespace) -> int:
             hooks=hooks,
             timeout=args.timeout,
             stop_at=stop_at,
+            sut=args.sut,
+            replay_host=args.replay_host,
+            replay_port=args.replay_port,
+            sut_client=client,
+            route=args.route,
         )
+        options = dataclasses.replace(options, known=known_for(known, options.case))
         mode = "stream" if stream else "nonstream"
         progress = _Progress(f"{args.frontend}->{args.backend},{mode}", args.max_examples)
         try:
@@ -99,12 +155,12 @@ def run(args: argparse.Namespace) -> int:
         progress.end(outcome)
         if outcome.finding is None:
             continue
-        written = write_finding(outcome.finding, options.case, args.out, hooks=args.hooks)
+        written = write_finding(outcome.finding, options.case, args.out, hooks=args.hooks, sut=_sut_rerun(args))
         print(f"shrunk failure: {outcome.finding.result.verdict}: {outcome.finding.result.reason}")  # noqa: T201
         print(f"  scenario:  {written.scenario}")  # noqa: T201
         print(f"  cassettes: {written.cassettes}")  # noqa: T201
-        print(f"  rerun:     {written.command}")  # noqa: T201
-        return _reproduce(args, written, hooks)
+        print(f"  rerun:     {written.replay_command or written.command}")  # noqa: T201
+        return _reproduce(args, written, hooks, client)
     print(f"fuzz: PASS (exit 0): no proxy bug in {args.frontend}->{args.backend}")  # noqa: T201
     return EXIT_OK
 
@@ -127,28 +183,52 @@ class _Progress:
         print(f"[{self.label}] {outcome.examples} examples in {took:.1f} s: {counts or 'none'}", file=sys.stderr)  # noqa: T201
 
 
-def _reproduce(args: argparse.Namespace, written: Any, hooks: Any) -> int:
-    """Rerun the written case with the matrix runner (its HTML report), and exit with its verdict's code."""
+def _sut_rerun(args: argparse.Namespace) -> list[str]:
+    """The `conformance run` options that reach the --sut (none without one): never a key or a header value, only
+    the variable or file that holds them, and never the URL's user:password@."""
+    from harness.record.scrub import without_userinfo
+
+    if not args.sut:
+        return []
+    out = ["--sut", without_userinfo(args.sut)]
+    if (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
+        out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
+    if args.client_key_env:
+        out += ["--client-key-env", args.client_key_env]
+    if args.sut_headers:
+        out += ["--sut-headers", str(args.sut_headers)]
+    return out
+
+
+def _reproduce(args: argparse.Namespace, written: Any, hooks: Any, client: Any) -> int:
+    """Rerun the written case with the matrix runner (its HTML report), and exit with its verdict's code; a case
+    found through --sut reruns through it, on its route."""
     from harness.report import file_writers
     from harness.runner.engine import Runner
     from harness.runner.plan import RunOptions
 
+    case = written.replay or written.case
+    folder = written.scenario.parent if written.replay is None else args.out / "sut"
     options = RunOptions(
-        scenarios=written.scenario.parent,
-        cassettes=written.cassettes,
+        scenarios=folder if written.replay is None else folder / "scenarios",
+        cassettes=written.cassettes if written.replay is None else folder / "cassettes",
         reports=args.reports,
-        frontends=[written.case.frontend],
-        backends=[written.case.backend],
-        only=[written.case.scenario],
-        streams=(written.case.stream,),
+        frontends=[case.frontend],
+        backends=[case.backend],
+        only=[case.scenario],
+        streams=(case.stream,),
         hooks=hooks,
         run_id=args.run_id or f"fuzz-{time.strftime('%Y%m%d-%H%M%S')}",
         timeout=args.timeout,
+        sut=args.sut,
+        replay_host=args.replay_host,
+        replay_port=args.replay_port,
+        sut_client=client,
     )
     runner = Runner(options)
     runner.writers = list(file_writers(runner.folder))
     finished = runner.run()
-    result = next(r for r in options.results if r.case_id == written.case.case_id)
+    result = next(r for r in options.results if r.case_id == case.case_id)
     print(f"report: {runner.folder / 'index.html'}")  # noqa: T201
     if finished.harness_errors:
         print(f"fuzz: ERROR (exit 2): {result.case_id}: {result.reason}")  # noqa: T201

@@ -10,14 +10,17 @@ reference backends, not at the example.
 
 from __future__ import annotations
 
+import base64
 import string
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
+from harness import ir
 from harness.ir import Capability
-from harness.scenarios.model import Scenario
+from harness.scenarios.model import Chunking, ReplyOk, Scenario
+from harness.scenarios.script import full_events
 
 FUZZ_ID = "fuzz"
 """The id every example runs under while fuzzing (a found failure is written under an id of its own)."""
@@ -35,6 +38,10 @@ SPECIAL_TEXT = (
 )
 """Text that framing and re-encoding get wrong: split inside UTF-8 sequences, escaped, or shaped by direction."""
 
+SIGNATURE = st.binary(min_size=6, max_size=30).map(lambda raw: base64.b64encode(raw).decode("ascii"))
+"""A thinking signature: base64, as every provider's are (the Gemini SDK reads `thoughtSignature` as base64 bytes
+and rejects a response whose signature is not)."""
+
 IDENT = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=12).filter(lambda s: s[0] != "_")
 """A tool, property or enum name: what every protocol accepts as a function or key name."""
 
@@ -47,6 +54,22 @@ def _text() -> st.SearchStrategy[str]:
 
 
 TEXT = _text()
+
+LONE_SURROGATES = ("\ud800", "\udfff", "\udbff", "\udc00")
+"""High and low surrogates on their own: no UTF-8 form, so a JSON encoder must write them as `\\udXXX` escapes,
+and a decoder that checks pairs, or a re-encoder to UTF-8, trips on them."""
+
+
+def reply_text(space: Space) -> st.SearchStrategy[str]:
+    """Text of the scripted reply: `TEXT`, with lone surrogates mixed in where every run of the pair carries them.
+
+    Only in the reply: the openai and anthropic SDKs encode a request as UTF-8 JSON without ASCII escapes and
+    raise UnicodeEncodeError before sending one that holds a lone surrogate, so no request of theirs can.
+    """
+    if not space.lone_surrogates:
+        return TEXT
+    return st.lists(st.one_of(TEXT, st.sampled_from(LONE_SURROGATES)), min_size=1, max_size=4).map("".join)
+
 
 JSON_SCALAR = st.one_of(
     st.none(),
@@ -103,6 +126,9 @@ class Space:
 
     capabilities: frozenset[Capability]
     stream: bool
+    lone_surrogates: bool = False
+    """Whether every run of the pair carries reply text holding a lone surrogate (JSON `"\\ud800"` on the wire):
+    probed by `harness.fuzz.engine.carries_lone_surrogates`, never assumed."""
 
     def has(self, capability: Capability) -> bool:
         """Whether every party can express `capability`."""
@@ -125,6 +151,22 @@ ERRORS: tuple[dict[str, Any], ...] = (
         "exception": "authentication",
         "expect": [401, 403],
         "message": "Incorrect API key provided.",
+    },
+    {
+        "status": 403,
+        "kind": "permission",
+        "code": "permission_error",
+        "exception": "permission_denied",
+        # swink's client reads every 401 and 403 as an auth failure (`classify_http_status`).
+        "seen_as": {"kind": ["permission", "auth"], "exception": ["permission_denied", "authentication"]},
+        "message": "Your API key does not have permission to use the specified resource.",
+    },
+    {
+        "status": 400,
+        "kind": "invalid_request",
+        "code": "invalid_request_error",
+        "exception": "bad_request",
+        "message": "Invalid value for 'temperature': expected a number between 0 and 2, got {n}.",
     },
     {
         "status": 500,
@@ -164,7 +206,7 @@ ERRORS: tuple[dict[str, Any], ...] = (
 def error_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
     """A request answered with an HTTP error: its kind, status and (429) retry-after, as the SDK must see it."""
     row = draw(st.sampled_from([e for e in ERRORS if "needs" not in e or space.has(e["needs"])]))
-    expect: dict[str, Any] = {"kind": row["kind"], "exception": row["exception"]}
+    expect: dict[str, Any] = {"kind": row["kind"], "exception": row["exception"], **row.get("seen_as", {})}
     number = draw(st.integers(min_value=200_001, max_value=999_999))
     if row.get("retry"):
         number = expect["retry_after"] = draw(st.integers(min_value=1, max_value=120))
@@ -186,14 +228,50 @@ def error_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
     }
 
 
+IMAGE_MAGIC = {
+    "image/png": b"\x89PNG\r\n\x1a\n",
+    "image/jpeg": b"\xff\xd8\xff\xe0",
+    "image/gif": b"GIF89a",
+    "image/webp": b"RIFF\x24\x00\x00\x00WEBPVP8 ",
+}
+"""The image types every codec maps (Bedrock's `format` enum), each with its magic bytes: Ollama's images carry no
+media type and its decoder sniffs it from them (its declared `Base64Image.media_type` loss)."""
+
+
+@st.composite
+def image(draw: st.DrawFn) -> dict[str, Any]:
+    """An inline image part: magic bytes of its type and a few more. Inline only: Bedrock and Ollama declare
+    `UrlImage` lost, and an image by URL is not sent to them."""
+    media_type = draw(st.sampled_from(sorted(IMAGE_MAGIC)))
+    raw = IMAGE_MAGIC[media_type] + draw(st.binary(min_size=1, max_size=24))
+    source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(raw).decode("ascii")}
+    return {"kind": "image", "source": source}
+
+
+@st.composite
+def _user_content(draw: st.DrawFn, space: Space) -> list[dict[str, Any]]:
+    """A user turn: text, and where the pair has vision, maybe images after or between texts."""
+    content: list[dict[str, Any]] = [{"kind": "text", "text": draw(TEXT)}]
+    if space.has(Capability.VISION) and draw(st.sampled_from((False, False, True))):
+        for _ in range(draw(st.integers(min_value=1, max_value=2))):
+            content.append(draw(image()))
+            if draw(st.booleans()):
+                content.append({"kind": "text", "text": draw(TEXT)})
+    return content
+
+
+def uses_images(request: dict[str, Any]) -> bool:
+    """Whether a drawn request holds an image (the case then needs vision)."""
+    return any(p["kind"] == "image" for m in request["messages"] for p in m["content"])
+
+
 @st.composite
 def _request(draw: st.DrawFn, space: Space, *, tools: bool) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     for _ in range(draw(st.integers(min_value=0, max_value=2))):
-        messages.append({"role": "user", "content": [{"kind": "text", "text": draw(TEXT)}]})
+        messages.append({"role": "user", "content": draw(_user_content(space))})
         messages.append({"role": "assistant", "content": [{"kind": "text", "text": draw(TEXT)}]})
-    content: list[dict[str, Any]] = [{"kind": "text", "text": draw(TEXT)}]
-    messages.append({"role": "user", "content": content})
+    messages.append({"role": "user", "content": draw(_user_content(space))})
     request: dict[str, Any] = {"messages": messages, "max_tokens": draw(st.integers(min_value=16, max_value=4096))}
     if draw(st.booleans()):
         request["system"] = draw(TEXT)
@@ -238,15 +316,13 @@ def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
             {
                 "kind": "thinking",
                 "text": draw(TEXT),
-                "signature": draw(
-                    st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=8, max_size=40)
-                ),
+                "signature": draw(SIGNATURE),
             }
         )
         request["thinking"] = {"enabled": True, "budget_tokens": 1024}
         request["max_tokens"] = max(request["max_tokens"], 2048)
         requires.add(Capability.THINKING)
-    text = draw(TEXT) if calls == 0 or draw(st.booleans()) else None
+    text = draw(reply_text(space)) if calls == 0 or draw(st.booleans()) else None
     if text is not None:
         content.append({"kind": "text", "text": text})
     forced = _tool_choice(draw, space, request) if calls else None
@@ -277,6 +353,49 @@ def ok_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
     return {"request": request, "reply": reply, "expect": expect, "requires": sorted(requires)}
 
 
+MIDSTREAM_ERRORS: tuple[dict[str, Any], ...] = (
+    {"kind": "server", "code": "api_error", "message": "The server had an error while processing your request."},
+    # Ollama's stream errors are a bare message: the SDK drivers read the kind from a code-like word in it.
+    {"kind": "throttled", "code": "rate_limit_exceeded", "message": "Rate limit reached (rate_limit_exceeded)."},
+    {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded", "needs": Capability.OVERLOADED_ERROR},
+)
+"""Errors a provider sends inside a 200 stream, after content began: the kinds every protocol names there (swink's
+stream errors cannot name an overloaded backend: it needs the capability)."""
+
+
+@st.composite
+def midstream_scenario(draw: st.DrawFn, space: Space) -> dict[str, Any]:
+    """A streamed answer (maybe thinking, then text) cut by an error event after at least one content delta: the
+    client must see the text sent before the cut, then raise the error, never end as if the answer were whole."""
+    requires: set[Capability] = set()
+    request = draw(_request(space, tools=False))
+    content: list[dict[str, Any]] = []
+    if space.has(Capability.THINKING) and draw(st.booleans()):
+        content.append({"kind": "thinking", "text": draw(TEXT), "signature": "c2lnbmF0dXJl"})
+        request["thinking"] = {"enabled": True, "budget_tokens": 1024}
+        request["max_tokens"] = max(request["max_tokens"], 2048)
+        requires.add(Capability.THINKING)
+    content.append({"kind": "text", "text": draw(reply_text(space))})
+    usage = {"input_tokens": draw(st.integers(min_value=1, max_value=100_000)), "output_tokens": 1}
+    cuts = draw(chunking())
+    # Said, not left to each backend's typical size: the cut then falls after the same text on every backend.
+    cuts.setdefault("text_chunk_size", draw(st.integers(min_value=1, max_value=12)))
+    reply: dict[str, Any] = {"kind": "ok", "content": content, "stop_reason": {"kind": "end_turn"}, "usage": usage}
+    events = full_events(ReplyOk.model_validate(reply), Chunking.model_validate(cuts))
+    first = next(i for i, e in enumerate(events) if isinstance(e, ir.TextDelta | ir.ThinkingDelta))
+    cut = draw(st.integers(min_value=first + 1, max_value=len(events) - 1))
+    row = draw(st.sampled_from([e for e in MIDSTREAM_ERRORS if "needs" not in e or space.has(e["needs"])]))
+    if "needs" in row:
+        requires.add(row["needs"])
+    error = {"kind": row["kind"], "code": row["code"], "message": row["message"]}
+    reply["midstream_error"] = {"after_events": cut, "error": error}
+    expect: dict[str, Any] = {"error": {"kind": row["kind"], "exception": "stream_error"}}
+    sent = "".join(e.text for e in events[:cut] if isinstance(e, ir.TextDelta))
+    if sent:
+        expect["text_contains"] = [sent]
+    return {"request": request, "reply": reply, "expect": expect, "requires": sorted(requires), "chunking": cuts}
+
+
 @st.composite
 def chunking(draw: st.DrawFn) -> dict[str, Any]:
     """How the reference backend cuts the answer: delta sizes and HTTP chunk sizes (odd sizes split UTF-8)."""
@@ -291,13 +410,19 @@ def chunking(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def scenarios(draw: st.DrawFn, space: Space) -> Scenario:
     """One example: a scenario under `FUZZ_ID` that the pair can express in `space.stream`'s mode."""
-    body = draw(st.one_of(ok_scenario(space), error_scenario(space)))
+    kinds = [ok_scenario(space), error_scenario(space)]
+    if space.stream:
+        kinds.append(midstream_scenario(space))
+    body = draw(st.one_of(kinds))
+    requires = {str(c) for c in body["requires"]}
+    if uses_images(body["request"]):
+        requires.add(str(Capability.VISION))
     doc = {
         "id": FUZZ_ID,
         "description": "Generated by conformance fuzz.",
         **body,
-        "requires": [str(c) for c in body["requires"]],
+        "requires": sorted(requires),
         "streaming": ["stream" if space.stream else "nonstream"],
-        "chunking": draw(chunking()),
+        "chunking": body["chunking"] if "chunking" in body else draw(chunking()),
     }
     return Scenario.model_validate(doc)

@@ -144,19 +144,31 @@ class Environment:
             self._transport = SyncBridge(StreamingASGITransport(self.app), self.loop)
         self.sut: SutTarget | None = None
         if sut is not None:
-            self.sut = SutTarget(
-                sut,
-                scenarios,
-                backends,
-                cassettes,
-                replay_host=replay_host,
-                replay_port=replay_port,
-                rechunk=rechunk,
-                pace=pace,
-                client=sut_client,
-                models=models,
-                timeout=timeout,
-            )
+            try:
+                self.sut = SutTarget(
+                    sut,
+                    scenarios,
+                    backends,
+                    cassettes,
+                    replay_host=replay_host,
+                    replay_port=replay_port,
+                    rechunk=rechunk,
+                    pace=pace,
+                    client=sut_client,
+                    models=models,
+                    timeout=timeout,
+                )
+            except Exception:  # a SUT that does not answer, a busy replay port: release the loop, then say so
+                self.close()
+                raise
+
+    def retarget(self, scenarios: Sequence[Scenario]) -> None:
+        """Serve these scenarios (of the ids the environment was built with: the routes stay) from their cassettes
+        as they are now, in-process and on the replay server (`conformance fuzz`: one example after another)."""
+        self.scenarios = {s.id: s for s in scenarios}
+        self.replayer.retarget(scenarios)
+        if self.sut is not None:
+            self.sut.replayer.retarget(scenarios)
 
     def client(self, run_key: str, protocol: str) -> Any:
         """An HTTP client of the kind `protocol`'s SDK needs, to the built-in proxy, tagged with `run_key`."""

@@ -60,6 +60,12 @@ class Replayer:
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
 
+    def retarget(self, scenarios: Sequence[Scenario]) -> None:
+        """Answer these scenarios from now on, reading their cassettes afresh (`conformance fuzz` records each
+        example's answers under one id and serves them from one long-lived replay server)."""
+        self.scenarios = list(scenarios)
+        self._cassettes.clear()
+
     def _cassette(self, backend: str, path: Path) -> Cassette:
         if path not in self._cassettes:
             codec = registry.get(backend)

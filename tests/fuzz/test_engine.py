@@ -3,6 +3,7 @@ written as a scenario and cassettes that reproduce under `conformance run`, earl
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,33 @@ def test_the_database_replays_an_earlier_failure_first(found: FuzzResult, databa
     again = fuzz(_options(database, max_examples=1, seed=5))
     assert again.finding is not None
     assert [p.kind for p in again.finding.scenario.reply.content] == ["tool_call", "tool_call"]
+
+
+def test_an_example_failing_as_a_known_bug_is_explored_past(found: FuzzResult, tmp_path: Path) -> None:
+    from harness.fuzz.engine import is_known, known_for
+    from harness.runner.known import Known, signature
+    from harness.trace import Verdict
+
+    assert found.finding is not None
+    result = found.finding.result
+    case = _options(tmp_path).case
+    entries = [
+        # Another scenario's entry on the same pair and mode: a fuzzed example is recognised by verdict and signature.
+        Known("tool-call-parallel[anthropic->openai,stream]", result.verdict, "dropped call", signature(result)),
+        Known("tool-call-parallel[anthropic->openai,nonstream]", result.verdict, "other mode", ("check:x",)),
+    ]
+    known = known_for(entries, case)
+    assert [k.id for k in known] == ["tool-call-parallel[anthropic->openai,stream]"]
+    # Two accepted bugs seen at once: each part known from some entry, whatever that entry's verdict.
+    parts = signature(result)
+    assert len(parts) >= 2, parts
+    split = [
+        Known("a[anthropic->openai,stream]", Verdict.PROXY_BUG_REQUEST, "one", parts[:1]),
+        Known("b[anthropic->openai,stream]", result.verdict, "two", parts[1:]),
+    ]
+    assert is_known(result, split) and not is_known(result, split[1:])
+    again = fuzz(dataclasses.replace(_options(tmp_path / "db", max_examples=60), known=known))
+    assert again.verdicts["known"] > 0
+    # What is reported is the same fault seen another way (text beside the calls, say): a signature of its own.
+    assert again.finding is not None
+    assert not set(signature(again.finding.result)) <= set(signature(result))
