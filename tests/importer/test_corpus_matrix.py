@@ -48,13 +48,6 @@ NOT_PASSING: dict[str, str] = {
     "openai-chat-stream-finish-length[cloudflare]": "baseline_issue",
     "openai-chat-stream-reasoning-model-finish-length-empty[cloudflare]": "baseline_issue",
     "openai-responses-stream-incomplete-max-output-tokens[cloudflare]": "baseline_issue",
-    # The recorded request has a tool with an empty description; boto3 validates Bedrock's toolSpec.description
-    # (min length 1) and refuses to send it, so the bedrock SDK's translated run never starts.
-    "anthropic-stream-parallel-tool-use-empty-input-gzip[bedrock]": "harness_error",
-    "gemini-sse-stream-function-call-thought-signature-gemini3-0[bedrock]": "harness_error",
-    "gemini-sse-stream-function-call-thought-signature-gemini3-1[bedrock]": "harness_error",
-    "gemini-sse-stream-thoughts-crlf[bedrock]": "harness_error",
-    "openai-compat-groq-stream-midstream-error-event[bedrock]": "harness_error",
     # swink's reference backend answers these Ollama requests with an error event ("the proxy request has no tools,
     # response format or stop sequences"): the swink frontend's own baseline fails; not investigated further.
     "ollama-api-chat-stream-local[swink]": "baseline_issue",
