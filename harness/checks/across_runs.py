@@ -22,7 +22,8 @@ RETRY_AFTER = declare(
     reads that header (`facts.Frontend.reads_retry_after`), the client receives it with the upstream's delay. The
     openai and anthropic SDKs wait exactly that long before retrying and back off blindly without it, so a lost
     header turns one rate limit into a burst of retries that each fail. Read from the headers, so it holds for
-    clients whose SDK does not show the delay (the `error.retry_after` scenario check judges the ones that do).""",
+    clients whose SDK does not show the delay (the `error.retry_after` scenario check judges the ones that do).
+    A successful answer's `Retry-After` (Together sends one on its 200s) is nobody's to keep: no SDK reads it.""",
 )
 REQUEST_ID = declare(
     "answer.request_id",
@@ -51,6 +52,8 @@ def _retry_after(client: str, base_b: RunTrace, translated: RunTrace) -> list[Re
     upstream = retry_after(base_b.wire.answer_headers)
     if frontend is None or not frontend.reads_retry_after or upstream is None or not translated.wire.answer_headers:
         return []
+    if base_b.upstream_status is not None and base_b.upstream_status < 400:
+        return []  # on a success no SDK waits or retries: Together sends `Retry-After: 2` on its 200s
     sent = retry_after(translated.wire.answer_headers)
     ok = sent is not None and upstream <= sent < upstream + 1  # whole seconds, rounded up, are the same delay
     expected = f"Retry-After of {upstream:g} s, as the upstream said"

@@ -131,10 +131,13 @@ def error_from_status(
     return ir.IRError.of(kind, message, status=status, retry_after=retry_after(headers or {}), code=code)
 
 
-def error_in_stream(message: str, *, code: str | None = None, status: int | None = None) -> ir.IRError:
-    """The IR error for an error that arrived inside a 200 stream: kind from the code (or a status in it)."""
-    # Without a code (Ollama sends only a message) the message itself may name the kind.
-    kind = kind_for_code(code) or kind_for_code(message)
+def error_in_stream(
+    message: str, *, code: str | None = None, status: int | None = None, error_type: str | None = None
+) -> ir.IRError:
+    """The IR error for an error that arrived inside a 200 stream: kind from the code, else from the error's type
+    (OpenAI's `invalid_request_error` beside a code such as "400" that names none), or a status in it."""
+    # Without either (Ollama sends only a message) the message itself may name the kind.
+    kind = kind_for_code(code) or kind_for_code(error_type) or kind_for_code(message)
     if kind is None and status is not None and status >= 400:
         kind = kind_for_status(status, message)
     if kind is None:

@@ -310,7 +310,9 @@ def _error(exc: openai.APIError) -> ir.IRError:
     # OpenRouter writes the HTTP status as a number in `code` (`{"code": 429, "message": ...}`): it says the kind.
     raw = body.get("code")
     status = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
-    return error_in_stream(str(body.get("message") or exc.message), code=code, status=status)
+    kind_type = body.get("type") or exc.type
+    error_type = kind_type if isinstance(kind_type, str) else None
+    return error_in_stream(str(body.get("message") or exc.message), code=code, status=status, error_type=error_type)
 
 
 class OpenAIDriver:

@@ -421,10 +421,12 @@ class _StreamState:
         return SdkResult(events=self.builder.done(self.stop))
 
 
-def _stream_error(message: str, code: str | None) -> ir.IRError:
-    """An error reported inside a 200 stream: by the Responses code first, then by its words."""
+def _stream_error(message: str, code: str | None, error_type: str | None = None) -> ir.IRError:
+    """An error reported inside a 200 stream: by the Responses code first, then by its type, then its words."""
     kind = _CODES.get(code or "")
-    return ir.IRError.of(kind, message, code=code) if kind else error_in_stream(message, code=code)
+    return (
+        ir.IRError.of(kind, message, code=code) if kind else error_in_stream(message, code=code, error_type=error_type)
+    )
 
 
 def _classify(
@@ -458,7 +460,10 @@ def _error(exc: openai.APIError) -> ir.IRError:
         return ir.IRError.of(ir.ErrorKind.TIMEOUT, with_cause(exc.message, exc))
     if isinstance(exc, openai.APIConnectionError):
         return ir.IRError.of(ir.ErrorKind.NETWORK, with_cause(exc.message, exc))
-    return _stream_error(str(body.get("message") or exc.message), code)
+    kind_type = body.get("type") or exc.type
+    return _stream_error(
+        str(body.get("message") or exc.message), code, kind_type if isinstance(kind_type, str) else None
+    )
 
 
 class ResponsesDriver:

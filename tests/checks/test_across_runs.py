@@ -10,7 +10,9 @@ from harness.trace.model import Check, Deviation, RunTrace, Wire
 from tests.checks.support import run_fault
 
 
-def _run(role: str, client: str, backend: str, answer: dict[str, str], upstream: dict[str, str]) -> RunTrace:
+def _run(
+    role: str, client: str, backend: str, answer: dict[str, str], upstream: dict[str, str], status: int | None = None
+) -> RunTrace:
     return RunTrace(
         case_id="c",
         role=role,  # type: ignore[arg-type]
@@ -20,6 +22,7 @@ def _run(role: str, client: str, backend: str, answer: dict[str, str], upstream:
         mode="translate" if role == "translated" else "passthrough",
         stream=False,
         wire=Wire(answer_headers=answer, upstream_headers=upstream),
+        upstream_status=status,
     )
 
 
@@ -44,6 +47,20 @@ def test_retry_after_ms_rounded_up_to_whole_seconds_is_the_same_delay() -> None:
     answers = ({"retry-after": "2"}, {"retry-after-ms": "1500"}, {"retry-after": "2"})
     (found,) = _compare("openai", "anthropic", answers, {})
     assert isinstance(found, Check) and found.passed, found
+
+
+def test_together_retry_after_on_a_200_is_not_asked_of_the_proxy() -> None:
+    # Together AI sends `Retry-After: 2` on a successful answer (corpus openai_compat/together-nonstream-gzip): no
+    # SDK waits on a success, so a proxy that drops it loses nothing; on an error the same header is required.
+    runs = {
+        "baseline_frontend": _run("baseline_frontend", "openai", "openai", {}, {}, 200),
+        "baseline_backend": _run("baseline_backend", "together", "together", {"retry-after": "2"}, {}, 200),
+        "translated": _run("translated", "openai", "together", {"content-type": "application/json"}, {}, 200),
+    }
+    assert headers.compare("openai", "together", runs) == []
+    runs["baseline_backend"] = runs["baseline_backend"].model_copy(update={"upstream_status": 429})
+    (found,) = headers.compare("openai", "together", runs)
+    assert isinstance(found, Check) and not found.passed and found.name == headers.RETRY_AFTER
 
 
 def test_no_retry_after_is_asked_of_a_client_whose_provider_sends_none() -> None:

@@ -153,6 +153,15 @@ def test_error_object_inside_the_stream_raises_api_error() -> None:
     assert all(c.passed for c in evaluate(SCENARIOS["midstream-error"], result))
 
 
+def test_a_stream_error_whose_code_names_no_kind_is_read_by_its_type() -> None:
+    # OpenRouter's in-stream `code: 400`, written back as OpenAI's error object, is the string "400" beside
+    # `type: invalid_request_error` (corpus openai_compat/openrouter-stream-comments-and-error-chunk): the type says it.
+    error = {"error": {"message": "Token limit reached", "type": "invalid_request_error", "param": None, "code": "400"}}
+    result, _ = _run("midstream-error", Reply.stream(sse(_chunk({"content": "Partial "}), error)), stream=True)
+    assert result.exception == SdkException.STREAM_ERROR
+    assert result.error == ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, "Token limit reached", code="400")
+
+
 def test_rate_limit_with_retry_after() -> None:
     body = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
     for stream in (False, True):

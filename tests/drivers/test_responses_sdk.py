@@ -306,6 +306,16 @@ def test_failures_the_sdk_yields_as_events_are_stream_errors(
     assert isinstance(result.events[-1], ir.ErrorEvent) and result.events[-1].error == result.error
 
 
+def test_a_stream_error_whose_code_names_no_kind_is_read_by_its_type() -> None:
+    # OpenRouter's in-stream `code: 400`, re-encoded as a Responses error event, keeps "400" as its code beside
+    # `type: invalid_request_error` (corpus openai_compat/openrouter-stream-comments-and-error-chunk).
+    nested = {"type": "invalid_request_error", "code": "400", "message": "Token limit reached", "param": None}
+    error = {"type": "error", "code": "400", "error": nested, "message": "Token limit reached", "param": None}
+    result, _ = _run("midstream-error", Reply.stream(_stream(*_partial(), error)), stream=True)
+    assert result.exception == SdkException.STREAM_ERROR
+    assert result.error == ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, "Token limit reached", code="400")
+
+
 def test_rate_limit_with_retry_after() -> None:
     body = {
         "error": {"message": "Rate limit reached", "type": "requests", "param": None, "code": "rate_limit_exceeded"}

@@ -39,26 +39,18 @@ NOT_PASSING: dict[str, str] = {
     "gemini-json-array-stream-thought-function-call-0[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-1[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-2[gemini]": "baseline_issue",
-    # Workers AI has no stop reason for a cut answer (the cloudflare codec's declared loss: it decodes as end_turn),
-    # so the cloudflare frontend's own baseline cannot say max_tokens; the committed max-tokens-length scenario
-    # gives the same baseline_issue.
-    "anthropic-stream-max-tokens[cloudflare]": "baseline_issue",
-    "gemini-sse-stream-max-tokens[cloudflare]": "baseline_issue",
-    "openai-chat-nonstream-finish-length[cloudflare]": "baseline_issue",
-    "openai-chat-stream-finish-length[cloudflare]": "baseline_issue",
-    "openai-chat-stream-reasoning-model-finish-length-empty[cloudflare]": "baseline_issue",
-    "openai-responses-stream-incomplete-max-output-tokens[cloudflare]": "baseline_issue",
-    # The recorded request has a tool with an empty description; boto3 validates Bedrock's toolSpec.description
-    # (min length 1) and refuses to send it, so the bedrock SDK's translated run never starts.
-    "anthropic-stream-parallel-tool-use-empty-input-gzip[bedrock]": "harness_error",
-    "gemini-sse-stream-function-call-thought-signature-gemini3-0[bedrock]": "harness_error",
-    "gemini-sse-stream-function-call-thought-signature-gemini3-1[bedrock]": "harness_error",
-    "gemini-sse-stream-thoughts-crlf[bedrock]": "harness_error",
-    "openai-compat-groq-stream-midstream-error-event[bedrock]": "harness_error",
-    # swink's reference backend answers these Ollama requests with an error event ("the proxy request has no tools,
-    # response format or stop sequences"): the swink frontend's own baseline fails; not investigated further.
-    "ollama-api-chat-stream-local[swink]": "baseline_issue",
-    "ollama-api-chat-stream-thinking-cloud[swink]": "baseline_issue",
+    # The recorded Gemini request attaches a text/plain file inline (Gemini's inlineData takes any mimeType). The IR
+    # carries inline media only as an image, so the anthropic and bedrock SDKs send it as an image block whose media
+    # type their specs restrict to image/* (Anthropic would answer 400, not the recorded 429): their own baselines
+    # fail upstream.spec and the scenario contradicts itself for them. Needs a document part in the IR.
+    "gemini-error-429-resource-exhausted[anthropic]": "harness_error",
+    "gemini-error-429-resource-exhausted[bedrock]": "harness_error",
+    # OpenRouter's in-stream error (code 400: invalid_request) cannot keep its kind inside an Ollama or swink stream:
+    # Ollama's error line is only {"error": message}, swink's error event names no error_kind for invalid_request
+    # (swink/losses.py), and "Token limit reached" names no kind, so both SDKs read it as server, in their own
+    # baselines as in the translated run. Needs a capability for naming a stream error's kind.
+    "openai-compat-openrouter-stream-comments-and-error-chunk[ollama]": "harness_error",
+    "openai-compat-openrouter-stream-comments-and-error-chunk[swink]": "harness_error",
     # A real difference of the built-in proxy, left standing: the Responses API answers an unknown model with 400
     # (code model_not_found); re-encoded for a Responses client the proxy says 404, as Chat Completions does. The
     # committed scenario error-not-found-404 expects 404 from every frontend, so the fix needs that scenario changed.
@@ -101,6 +93,17 @@ def unexpected(results: dict[tuple[str, str], CaseResult]) -> dict[str, tuple[st
     return out
 
 
+def stale(results: dict[tuple[str, str], CaseResult]) -> dict[str, str]:
+    """Explanations whose case no longer has the explained verdict (it passes now, or is declared unsupported)."""
+    out = {}
+    for key, verdict in NOT_PASSING.items():
+        scenario, frontend = key.rstrip("]").split("[")
+        seen = {r.verdict.value for (s, f), r in results.items() if s == scenario and frontend in (f, "*")}
+        if seen != {verdict}:
+            out[key] = ", ".join(sorted(seen)) or "no such case"
+    return out
+
+
 def run(
     script: ModuleType, tmp_path: Path, only: tuple[str, ...] | None
 ) -> tuple[list[tuple[object, Imported]], dict[tuple[str, str], CaseResult]]:
@@ -133,6 +136,7 @@ def test_every_corpus_exchange_is_a_case_and_each_that_does_not_pass_is_explaine
     done, results = run(script, tmp_path, None)
     assert len(done) == len(corpus_items(CORPUS)) == 73
     assert unexpected(results) == {}
-    assert sum(r.verdict.value == "pass" for r in results.values()) >= 461
-    patterns = {key.split("[")[0] for key in NOT_PASSING}
-    assert patterns <= {case.scenario.id for _, case in done}  # no stale explanation
+    assert stale(results) == {}
+    # 460 since imported scenarios declared what they need (0d36c8e); the two gemini-error-429 cases the request
+    # spec check now fails were false passes, the two OpenRouter stream-error cases the drivers now read are real.
+    assert sum(r.verdict.value == "pass" for r in results.values()) >= 460
