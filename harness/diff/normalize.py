@@ -310,14 +310,29 @@ def _coalesce_deltas(out: View) -> View:
 
 def tool_arguments_text(view: View) -> View:
     """Argument JSON text differs in whitespace, key order and fragmenting between protocols (an empty call may
-    send `{}` or nothing): compare the parsed arguments of the accumulated response, not the fragments."""
+    send `{}` or nothing): compare the parsed arguments of the accumulated response, not the fragments. `0.0` and
+    `0` are one JSON number (a JavaScript gateway parses and writes `{"a":0.0}` as `{"a":0}`): an integral float
+    is read as its int."""
     return _tool_arguments_text(json_copy(view))
+
+
+def _json_number(value: Any) -> Any:
+    kind = type(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    if kind is dict:
+        return {key: _json_number(item) for key, item in value.items()}
+    if kind is list:
+        return [_json_number(item) for item in value]
+    return value
 
 
 def _tool_arguments_text(out: View) -> View:
     def fix(node: dict[str, Any]) -> None:
         if node.get("kind") == "tool_call":
             node.pop("arguments_raw", None)
+            if "arguments" in node:
+                node["arguments"] = _json_number(node["arguments"])
 
     _walk(out, fix)
     if isinstance(out.get("events"), list):

@@ -22,7 +22,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import HypothesisException
 
 from harness.plumbing.environment import Environment
-from harness.plumbing.sut_client import SutClient
+from harness.plumbing.sut_client import SutClient, scoped_to
 from harness.proxy import TranslateHooks
 from harness.record import RecordMode, record_one, reference_source
 from harness.runner.engine import CaseRunner
@@ -158,7 +158,7 @@ def _run_options(options: FuzzOptions, work: Path) -> RunOptions:
         sut=options.sut,
         replay_host=options.replay_host,
         replay_port=options.replay_port,
-        sut_client=options.sut_client,
+        sut_client=scoped_to(options.sut_client, backends_of(options.case)),
     )
 
 

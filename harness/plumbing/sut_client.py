@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import httpx2
 
+from harness.protocols import registry
 from harness.scenarios.resolve import scenario_path
 
 PLACEHOLDERS = ("{backend}", "{scenario}", "{replay}", "{upstream}", "{model}")
@@ -154,6 +155,16 @@ def check_sut_url(template: str) -> None:
     if "{" in rest or "}" in rest:
         known = " ".join(URL_PLACEHOLDERS)
         raise SutClientError(f"--sut {template}: a placeholder it cannot fill (a --sut URL may use {known})")
+
+
+def scoped_to(client: SutClient | None, backends: Sequence[str]) -> SutClient | None:
+    """The client without the headers scoped to other upstreams: a headers file written for a whole gate
+    (`sut-config --format portkey`) names them all, and one fuzzed pair's runs talk to some. A header scoped to no
+    protocol at all is kept, so that `check_backends` refuses it as a typo."""
+    if client is None:
+        return None
+    others = set(registry.names()) - set(backends)
+    return replace(client, headers=tuple(h for h in client.headers if h.backend not in others))
 
 
 def check_backends(client: SutClient, backends: Sequence[str]) -> None:

@@ -281,3 +281,21 @@ def test_fa8_replay_app_serves_the_listing_on_get_and_404_elsewhere() -> None:
     listing = client.get("/openai/v1/models")  # Portkey forwards `GET /v1/models` to `{custom_host}/models`
     assert listing.status_code == 200 and listing.json()["object"] == "list"
     assert client.get("/openai/v1/responses").status_code == 404
+
+
+# --- FA9: `0.0` re-serialized as `0` by a JavaScript gateway is one JSON number (ccr, fuzz-found) -----------------
+
+
+def _call_answer(arguments: dict[str, Any]) -> dict[str, Any]:
+    call = ir.ToolCallPart(id="c1", name="a", arguments=arguments, arguments_raw=json.dumps(arguments))
+    return view([], ir.Response(id="r", model="m", content=[call]))
+
+
+def test_fa9_integral_float_arguments_equal_their_int_spelling() -> None:
+    assert compare(_call_answer({"a": 0.0, "b": [2.0, {"c": -1.0}]}), _call_answer({"a": 0, "b": [2, {"c": -1}]})) == []
+
+
+def test_fa9_a_changed_number_or_a_fraction_lost_still_diverges() -> None:
+    for left, right in ((0.5, 0), (1.0, True)):
+        found = compare(_call_answer({"a": left}), _call_answer({"a": right}))
+        assert [d.path for d in found] == ["response.content[0].arguments.a"]

@@ -121,3 +121,20 @@ def test_an_example_failing_as_a_known_bug_is_explored_past(found: FuzzResult, t
     # What is reported is the same fault seen another way (text beside the calls, say): a signature of its own.
     assert again.finding is not None
     assert not set(signature(again.finding.result)) <= set(signature(result))
+
+
+def test_a_headers_file_for_the_whole_gate_keeps_only_this_pairs_upstreams(tmp_path: Path) -> None:
+    # `sut-config --format portkey` scopes a header to each upstream; fuzzing anthropic->openai must not refuse it.
+    from harness.fuzz.engine import backends_of
+    from harness.plumbing.sut_client import SutClient, SutHeader, scoped_to
+
+    headers = tuple(SutHeader("x-cfg", b, b) for b in ("openai", "anthropic", "gemini", "typo"))
+    every = SutClient(key="k", headers=(SutHeader("x-all", "v"), *headers))
+    client = scoped_to(every, backends_of(_options(tmp_path).case))
+    assert client is not None and client.key == "k"
+    assert [(h.name, h.backend) for h in client.headers] == [
+        ("x-all", None),
+        ("x-cfg", "openai"),
+        ("x-cfg", "anthropic"),
+        ("x-cfg", "typo"),
+    ]
