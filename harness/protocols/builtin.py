@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 BUILTIN: tuple[str, ...] = (
@@ -19,14 +20,8 @@ BUILTIN: tuple[str, ...] = (
 )
 
 
-_LOADED: list[bool] = []
-"""Non-empty once every built-in module is imported (the registry asks tens of thousands of times per run)."""
-
-
+@functools.cache  # the registry asks tens of thousands of times per run; a failed import is tried again
 def load() -> None:
     """Import (and so register) every built-in protocol; free after the first call."""
-    if _LOADED:
-        return
     for module in BUILTIN:
         importlib.import_module(module)
-    _LOADED.append(True)
