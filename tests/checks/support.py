@@ -12,9 +12,16 @@ from tests.conftest import REPO
 
 
 def run_fault(
-    tmp_path: Path, fault: str, scenario: str, *, frontend: str = "openai", backend: str = "anthropic", stream: bool
+    tmp_path: Path,
+    fault: str | None,
+    scenario: str,
+    *,
+    frontend: str = "openai",
+    backend: str = "anthropic",
+    stream: bool,
 ) -> tuple[int, CaseResult]:
-    """The exit code and the one case of `scenario[frontend->backend]` run with `fault`'s hooks."""
+    """The exit code and the one case of `scenario[frontend->backend]` run with `fault`'s hooks (None: the clean
+    proxy)."""
     options = RunOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
@@ -25,7 +32,7 @@ def run_fault(
         streams=(stream,),
         known=tmp_path / "known.toml",
         run_id="fault",
-        hooks=by_name(fault).hooks,
+        hooks=by_name(fault).hooks if fault else None,
     )
     code = Runner(options).run().exit_code
     (result,) = options.results

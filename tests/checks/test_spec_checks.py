@@ -12,29 +12,9 @@ import pytest
 from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC, _upstream
 from harness.checks.subject import Subject
 from harness.drivers.base import SdkResult
-from harness.faults import by_name
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
 from harness.scenarios.loader import load_scenarios
+from tests.checks.support import run_fault
 from tests.conftest import REPO
-
-
-def _run(tmp_path: Path, frontend: str, backend: str, scenario: str, stream: bool, fault: str | None) -> RunOptions:
-    options = RunOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        reports=tmp_path,
-        frontends=[frontend],
-        backends=[backend],
-        only=[scenario],
-        streams=(stream,),
-        known=tmp_path / "known.toml",
-        run_id="spec",
-        hooks=by_name(fault).hooks if fault else None,
-        keep_traces="all",
-    )
-    Runner(options).run()
-    return options
 
 
 @pytest.mark.parametrize(
@@ -49,10 +29,10 @@ def _run(tmp_path: Path, frontend: str, backend: str, scenario: str, stream: boo
 def test_an_answer_the_spec_rejects_is_a_proxy_bug(
     tmp_path: Path, fault: str, frontend: str, backend: str, scenario: str, stream: bool, finding: str
 ) -> None:
-    (clean,) = _run(tmp_path / "clean", frontend, backend, scenario, stream, None).results
+    _, clean = run_fault(tmp_path / "clean", None, scenario, frontend=frontend, backend=backend, stream=stream)
     assert clean.verdict == "pass"
     assert [c.passed for c in clean.runs["translated"].checks if c.name == ANSWER_SPEC] == [True]
-    (result,) = _run(tmp_path / "fault", frontend, backend, scenario, stream, fault).results
+    _, result = run_fault(tmp_path / "fault", fault, scenario, frontend=frontend, backend=backend, stream=stream)
     assert (result.verdict, result.reason) == ("proxy_bug_response", "translated run fails (answer.spec)")
     (failed,) = [c for c in result.runs["translated"].checks if c.name == ANSWER_SPEC]
     assert not failed.passed and any(str(a).startswith(finding) for a in failed.actual)
