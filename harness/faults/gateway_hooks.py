@@ -63,8 +63,17 @@ def _empty_schemas(request: ir.Request) -> ir.Request:
 TOOL_SCHEMA_EMPTIED = TranslateHooks(on_upstream_request=_empty_schemas)
 
 _PROPERTY_FIELDS = ("type", "description", "enum", "items")
-"""What MLflow's `ParamProperty` keeps of each parameter; the rest (a nested object's `properties`, `required`,
-`anyOf`, ...) is dropped."""
+"""What MLflow's `ParamProperty` keeps of each parameter and of an array's items; the rest (a nested object's
+`properties`, `required`, `anyOf`, ...) is dropped."""
+
+
+def _property(spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return spec
+    kept = {k: v for k, v in spec.items() if k in _PROPERTY_FIELDS}
+    if "items" in kept:  # an array's items are parsed as a property too
+        kept["items"] = _property(kept["items"])
+    return kept
 
 
 def _first_level_schemas(request: ir.Request) -> ir.Request:
@@ -72,11 +81,7 @@ def _first_level_schemas(request: ir.Request) -> ir.Request:
         properties = parameters.get("properties")
         if not isinstance(properties, dict):
             return parameters
-        kept = {
-            name: {k: v for k, v in spec.items() if k in _PROPERTY_FIELDS} if isinstance(spec, dict) else spec
-            for name, spec in properties.items()
-        }
-        return {**parameters, "properties": kept}
+        return {**parameters, "properties": {name: _property(spec) for name, spec in properties.items()}}
 
     tools = [t.model_copy(update={"parameters": flat(t.parameters)}) for t in request.tools]
     return request.model_copy(update={"tools": tools})

@@ -80,7 +80,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "tool-schema-emptied": ("proxy_bug_request", "request.tools[0].parameters.properties: "),
     "nested-tool-schema-flattened": (
         "proxy_bug_request",
-        "request.tools[0].parameters.properties.restaurant.properties: ",
+        "request.tools[0].parameters.properties.guests.items.properties: ",
     ),
     "json-mode-dropped": ("proxy_bug_request", 'request.response_format: {"kind": "json_object"} -> null'),
     "thinking-config-dropped": ("proxy_bug_request", 'request.thinking: {"enabled": true, "budget_tokens": 2048}'),
