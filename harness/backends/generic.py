@@ -17,6 +17,7 @@ plausible, never a provider's figure.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 
 from harness import ir
@@ -112,7 +113,9 @@ def respond_generic(codec: Codec, http_request: HttpRequest) -> WireReply:
     request = codec.decode_request(http_request)
     reply = generic_reply(request)
     stream = codec.is_stream_request(http_request)
-    seed = f"{codec.name}/{GENERIC_ID}/{len(request.messages)}/{'stream' if stream else 'nonstream'}"
+    # Distinct requests get distinct ids (as from a real provider), the same request the same ones.
+    digest = hashlib.sha256(http_request.body).hexdigest()[:16]
+    seed = f"{codec.name}/{GENERIC_ID}/{digest}/{'stream' if stream else 'nonstream'}"
     if stream:
         chunking = effective(codec.name, Chunking())
         out = stream_reply(codec, request, scripted_events(reply, chunking, model=request.model), seed=seed)
