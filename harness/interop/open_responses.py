@@ -160,15 +160,18 @@ def _node_major(node: str) -> int:
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
-    """Stop the suite's process group (this driver started it in a session of its own)."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(KILL_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(KILL_SECONDS)
-    except ProcessLookupError:
-        return
+    """Stop the suite's process group (this driver started it in a session of its own) and close its pipes."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.communicate(timeout=KILL_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    process.communicate(timeout=KILL_SECONDS)
 
 
 def run_suite(command: Sequence[str], suite: Path, modules: Path, timeout: float = SUITE_SECONDS) -> dict[str, Any]:
