@@ -99,7 +99,7 @@ def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpo
             if route.answer is not None and configured.mode == "translate":
                 return await _answer_locally(call, route.answer)
             if configured.mode == "passthrough":
-                return await passthrough.forward(call, frontend, tap_ir=not count_tokens)
+                return await passthrough.forward(call, frontend, tap_ir=not count_tokens and route.answer is None)
             return await translate.run(call, frontend)
         except (MissingKeyError, registry.UnknownProtocolError) as exc:
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.SERVER, f"proxy: {exc}"))

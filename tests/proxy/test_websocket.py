@@ -134,3 +134,19 @@ def test_compact_without_model_is_a_400(served: Served) -> None:
         answer = client.post(f"{served.url}/v1/responses/compact", json={"input": "Compact this."})
     assert answer.status_code == 400
     assert "model" in answer.json()["error"]["message"]
+
+
+def test_compact_in_passthrough_mode_goes_upstream_byte_for_byte() -> None:
+    seen: list[str] = []
+    answer = b'{"id":"cmp_up","object":"response.compaction","output":[],"created_at":1,"usage":{}}'
+
+    def reply(name: str, request: HttpRequest) -> WireReply:
+        seen.append(request.path)
+        return WireReply(200, {"content-type": "application/json"}, [answer])
+
+    with ServerThread(wire_app(["responses"], reply)) as upstream:
+        route = UpstreamConfig(name="up", protocol="responses", base_url=f"{upstream.url}/responses")
+        config = ProxyConfig(models=(ModelRoute(name=MODEL, mode="passthrough", upstream=route, upstream_model=MODEL),))
+        with ServerThread(create_app(config)) as proxy, httpx2.Client(timeout=30) as client:
+            got = client.post(f"{proxy.url}/v1/responses/compact", json={"model": MODEL, "input": "x"})
+    assert (got.status_code, got.content, seen) == (200, answer, ["/v1/responses/compact"])
