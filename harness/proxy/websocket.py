@@ -37,9 +37,13 @@ def endpoint(path: str, session_of: Callable[[], WebSocketSession]) -> Callable[
         async with httpx2.AsyncClient(transport=transport, base_url="http://proxy", timeout=TURN_SECONDS) as client:
             while True:
                 try:
-                    message = await asyncio.wait_for(ws.receive_text(), IDLE_SECONDS)
-                except (WebSocketDisconnect, TimeoutError):
+                    received = await asyncio.wait_for(ws.receive(), IDLE_SECONDS)
+                except TimeoutError:
                     break
+                if received["type"] == "websocket.disconnect":
+                    break
+                # A binary frame is read as UTF-8 text, so that a client sending JSON that way gets an answer.
+                message = received.get("text") or (received.get("bytes") or b"").decode("utf-8", "replace")
                 try:
                     await _turn(ws, client, path, headers, session, message)
                 except WebSocketDisconnect:

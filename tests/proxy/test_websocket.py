@@ -150,3 +150,15 @@ def test_compact_in_passthrough_mode_goes_upstream_byte_for_byte() -> None:
         with ServerThread(create_app(config)) as proxy, httpx2.Client(timeout=30) as client:
             got = client.post(f"{proxy.url}/v1/responses/compact", json={"model": MODEL, "input": "x"})
     assert (got.status_code, got.content, seen) == (200, answer, ["/v1/responses/compact"])
+
+
+def test_websocket_binary_frame_and_bad_json_get_error_events_and_the_connection_stays(served: Served) -> None:
+    with _ws(served) as ws:
+        ws.send(b"not json")
+        bad = json.loads(ws.recv(timeout=10))
+        ws.send(json.dumps({"type": "response.create", "model": MODEL, "input": "still there?"}).encode())
+        events = [json.loads(ws.recv(timeout=10))]
+        while events[-1]["type"] not in TERMINAL:
+            events.append(json.loads(ws.recv(timeout=10)))
+    assert (bad["type"], bad["error"]["code"]) == ("error", "invalid_json")
+    assert events[-1]["type"] == "response.completed"
