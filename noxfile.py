@@ -105,3 +105,14 @@ def _gateway_session(name: str) -> None:
 
 for _gateway_name in GATEWAYS:
     _gateway_session(_gateway_name)
+
+
+@nox.session(name="open-responses", python=PYTHON)
+def open_responses(session: nox.Session) -> None:
+    """The OpenResponses compliance suite (`bin/compliance-test.ts` of a checkout named by OPENRESPONSES_DIR) against
+    the built-in proxy's /v1/responses before each reference backend (default: OpenAI Chat, Anthropic, Gemini;
+    or the backends given after --). Needs node 20+ and npm; its pinned runtime goes to OPENRESPONSES_CACHE
+    (default ~/.cache/conformance/openresponses). docs/responses.md says more."""
+    session.install("-e", ".")
+    backends = session.posargs or ["openai", "anthropic", "gemini"]
+    session.run("python", "-m", "harness.interop.open_responses", *[a for b in backends for a in ("--backend", b)])

@@ -53,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "faults": {"ir", "wire", "diff", "proxy", "runner", "scenarios", "trace"},
     "pytest_plugin": {"plumbing", "protocols", "proxy", "runner", "scenarios", "trace"},
     "fuzz": {"ir", "proxy", "record", "runner", "scenarios", "trace", "importer", "plumbing"},
+    "interop": {"protocols", "proxy", "backends"},
 }
 # Modules of harness/protocols that the rest of the harness may use: the contract, the registry, the facts types,
 # shared helpers.

@@ -18,11 +18,11 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from harness import ir
 from harness.ir import IRError
-from harness.wire.http import HttpRequest
+from harness.wire.http import HttpRequest, HttpResponse
 
 
 class RequestShapeError(ValueError):
@@ -126,6 +126,9 @@ class Route:
     """Starlette path template (`/v1/chat/completions`, `/v1beta/models/{target}`)."""
     kind: Literal["generate", "count_tokens"] = "generate"
     """`generate`: a generation call; `count_tokens`: a token count the proxy answers locally in translate mode."""
+    answer: Callable[[HttpRequest], HttpResponse] | None = None
+    """The protocol's own answer, given by the proxy in translate mode instead of calling upstream (the
+    Responses API's `/v1/responses/compact`); None for a route that goes upstream."""
 
 
 def codec_media_type(request: HttpRequest) -> str | None:
@@ -153,6 +156,19 @@ class WireRule:
     undocumented_fields: bool = False
     """It judges the answer's undocumented fields by its own list, so the spec's warnings about them are left out
     (`answer.spec_warnings`): one finding is reported once."""
+
+
+class WebSocketSession(Protocol):
+    """One WebSocket connection of a frontend's WebSocket mode, with the state the protocol keeps per connection."""
+
+    def begin(self, message: str) -> tuple[bytes | None, str | None]:
+        """A client message -> (the body of the streamed POST it stands for, None) or (None, an error message)."""
+
+    def observe(self, data: str) -> None:
+        """One event of the turn's stream, as sent to the client."""
+
+    def failed(self, status: int, body: bytes) -> str:
+        """The error message for a turn whose POST was answered with `status` and the error `body`."""
 
 
 @dataclass(frozen=True)
@@ -187,6 +203,10 @@ class Frontend:
     """The answer header its provider names each request in (Anthropic's `request-id`): the SDK shows it
     (`response._request_id`) and support asks for it, so a proxy serving this frontend sends one too. None: the
     provider sends none a client reads."""
+    websocket: Callable[[], WebSocketSession] | None = None
+    """Its WebSocket mode on the generation routes: a new session per connection, which turns each client message
+    into the body of a streamed POST and each of that stream's events into a message (the Responses API's
+    WebSocket mode); None: HTTP only."""
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from harness import ir
-from harness.protocols import HttpRequest, HttpResponse, registry
+from harness.protocols import DecodeError, HttpRequest, HttpResponse, registry
 from harness.protocols.facts import Frontend, ModelList, RequestShapeError
 from harness.protocols.facts import Route as FrontendRoute
-from harness.proxy import diagnostics, local_answers, passthrough, translate
+from harness.proxy import diagnostics, local_answers, passthrough, translate, websocket
 from harness.proxy.sending import send_error, send_whole
 from harness.proxy.state import Call, ProxyState
 from harness.proxy.tap import TRACE_HEADER, Recorder
@@ -96,8 +96,10 @@ def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpo
         try:
             if count_tokens and configured.mode == "translate":
                 return await _count_tokens_locally(call)
+            if route.answer is not None and configured.mode == "translate":
+                return await _answer_locally(call, route.answer)
             if configured.mode == "passthrough":
-                return await passthrough.forward(call, frontend, tap_ir=not count_tokens)
+                return await passthrough.forward(call, frontend, tap_ir=not count_tokens and route.answer is None)
             return await translate.run(call, frontend)
         except (MissingKeyError, registry.UnknownProtocolError) as exc:
             return await send_error(state, rec, codec, ir.IRError.of(ir.ErrorKind.SERVER, f"proxy: {exc}"))
@@ -133,6 +135,18 @@ async def _count_tokens_locally(call: Call) -> Response:
     body = json.loads(call.request.body)  # shape already checked by `model_of`
     payload = json.dumps({"input_tokens": local_answers.estimate_tokens(body)}).encode()
     return await send_whole(call.state, call.recorder, HttpResponse(200, {"content-type": "application/json"}, payload))
+
+
+async def _answer_locally(call: Call, answer: Callable[[HttpRequest], HttpResponse]) -> Response:
+    """Translate mode on a route the protocol answers itself (facts: `Route.answer`): no upstream call."""
+    call.recorder.mode = "local"
+    try:
+        out = answer(call.request)
+    except DecodeError as exc:
+        return await send_error(
+            call.state, call.recorder, call.frontend, ir.IRError.of(ir.ErrorKind.INVALID_REQUEST, str(exc))
+        )
+    return await send_whole(call.state, call.recorder, out)
 
 
 async def _plain_error(state: ProxyState, rec: Recorder, status: int, message: str) -> Response:
@@ -189,14 +203,17 @@ def _paths(paths_of: Callable[[ModelList], Sequence[str]]) -> list[tuple[str, li
     return sorted(local_answers.protocols_at(paths_of).items())
 
 
-def routes() -> list[Route]:
+def routes() -> list[BaseRoute]:
     """Every route of the proxy: each frontend protocol's routes and model lists (from its facts), health and
     diagnostics."""
-    out = []
+    out: list[BaseRoute] = []
     for name in registry.names():
         frontend = registry.facts(name).frontend
         if frontend is not None:
             out += [Route(r.path, generation(name, frontend, r), methods=["POST"]) for r in frontend.routes]
+            if frontend.websocket is not None:
+                generate = [r.path for r in frontend.routes if r.kind == "generate" and r.answer is None]
+                out += [WebSocketRoute(p, websocket.endpoint(p, frontend.websocket)) for p in generate]
     out += [Route(path, list_models(names), methods=["GET"]) for path, names in _paths(lambda m: m.paths)]
     out += [Route(path, get_model(names), methods=["GET"]) for path, names in _paths(lambda m: m.item_paths)]
     out += [

@@ -14,9 +14,10 @@ from __future__ import annotations
 from harness import ir
 from harness.protocols import facts
 from harness.protocols.openai.facts import FAMILY as CHAT_COMPLETIONS
-from harness.protocols.responses import wire_rules
+from harness.protocols.responses import compaction, wire_rules
 from harness.protocols.responses.losses import stateful_fields
 from harness.protocols.responses.request_encode import PATH
+from harness.protocols.responses.websocket import ResponsesSocket
 
 
 def server_state(request: ir.Request) -> tuple[str, ...]:
@@ -26,7 +27,7 @@ def server_state(request: ir.Request) -> tuple[str, ...]:
 
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(
-        routes=(facts.Route(PATH),),
+        routes=(facts.Route(PATH), facts.Route(compaction.COMPACT_PATH, answer=compaction.compact)),
         model=facts.ModelInBody(),
         server_state=server_state,
         wire_rules=wire_rules.RULES,
@@ -36,6 +37,7 @@ FACTS = facts.ProtocolFacts(
         concurrent_blocks=True,
         request_id_header="x-request-id",  # https://platform.openai.com/docs/api-reference/debugging-requests
         reads_retry_after=True,  # the openai SDK, as for Chat Completions
+        websocket=ResponsesSocket,
     ),
     model_list=CHAT_COMPLETIONS.model_list,
     sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),

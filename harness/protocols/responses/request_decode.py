@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses import ids, items
+from harness.protocols.responses import compaction, ids, items
 from harness.protocols.responses.mapping import reasoning_effort
 from harness.protocols.responses.reader import NAME, JSONDict, Reader, load_object
 
@@ -319,7 +319,7 @@ def decode_request(body: bytes) -> ir.Request:
     instructions = d.r.opt_str(req.get("instructions"), "instructions")
     if "input" not in req:
         d.shape["no_input"] = True
-    system = d.input(req.get("input", []), instructions)
+    system = d.input(compaction.expand(req.get("input", [])), instructions)
     thinking = d.reasoning(req.get("reasoning"))
     stream = d.r.opt_bool(req.get("stream"), "stream")
     if stream is False:

@@ -1,0 +1,1 @@
+"""External conformance suites run against the built-in proxy before the reference backends."""

@@ -1,0 +1,118 @@
+"""The Responses API's WebSocket mode (`GET /v1/responses` upgraded), as the proxy serves it.
+
+Each client message is a `response.create` event: the create body plus `type`, without `stream` (Open Responses:
+"WebSocket mode"). It stands for a streamed `POST /v1/responses`, and every event of that stream goes back as one
+text message; an error the POST answers becomes an `error` event (`type`, `status`, `error.code`, `error.message`).
+
+The connection keeps the responses it produced (input items and output items) so that a later `response.create`
+may continue one with `previous_response_id` and only its new input, `store: false` included: the proxy sends the
+whole chain upstream, as no other protocol keeps state. An id this connection does not hold (another connection's,
+a store:false one after a reconnect) is `previous_response_not_found`. A continuation that fails evicts the
+response it continued, so retrying it is `previous_response_not_found` too. A `function_call_output` that answers
+no call of the chain fails the turn, as the API does ("No tool call found for function call output").
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import Any
+
+from harness.protocols.common import dump_json
+
+CREATE = "response.create"
+"""The one client event type."""
+KEPT = 32
+"""Responses a connection keeps for continuation (the oldest are forgotten first)."""
+_DONE_TYPES = ("response.completed", "response.incomplete")
+
+
+def error_event(status: int, code: str, message: str, param: str | None = None) -> str:
+    """A WebSocket-mode `error` event."""
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    error = {"type": kind, "code": code, "message": message, "param": param}
+    return dump_json({"type": "error", "status": status, "error": error}).decode("utf-8")
+
+
+def _as_items(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    return list(value) if isinstance(value, list) else []
+
+
+def _orphan_output(chain: list[Any]) -> str | None:
+    """The call id of a `function_call_output` in `chain` with no `function_call` before it, if any."""
+    calls: set[Any] = set()
+    for item in chain:
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            calls.add(item.get("call_id"))
+        elif isinstance(item, dict) and item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+            return str(item.get("call_id"))
+    return None
+
+
+class ResponsesSocket:
+    """One WebSocket connection's state: the responses it may continue, and the turn under way."""
+
+    def __init__(self) -> None:
+        self.chains: OrderedDict[str, list[Any]] = OrderedDict()
+        self._input: list[Any] = []
+        self._continued: str | None = None
+
+    def begin(self, message: str) -> tuple[bytes | None, str | None]:
+        """A `response.create` -> (the streamed POST body, None), or (None, an error event)."""
+        try:
+            event = json.loads(message)
+        except json.JSONDecodeError as exc:
+            return None, error_event(400, "invalid_json", f"the message is not JSON: {exc.msg}")
+        if not isinstance(event, dict) or event.get("type") != CREATE:
+            kind = event.get("type") if isinstance(event, dict) else None
+            return None, error_event(400, "invalid_event_type", f"expected a {CREATE} event, got {kind!r}", "type")
+        if "stream" in event or "stream_options" in event:
+            return None, error_event(400, "invalid_request", "stream is not sent in WebSocket mode", "stream")
+        body = {k: v for k, v in event.items() if k not in ("type", "previous_response_id")}
+        chain = _as_items(body.get("input", []))
+        self._continued = previous = event.get("previous_response_id")
+        if previous is not None:
+            if previous not in self.chains:
+                message = f"Previous response with id '{previous}' not found."
+                return None, error_event(400, "previous_response_not_found", message, "previous_response_id")
+            chain = [*self.chains[previous], *chain]
+        orphan = _orphan_output(chain)
+        if orphan is not None:
+            self._evict()
+            message = f"No tool call found for function call output with call_id {orphan}."
+            return None, error_event(400, "invalid_request", message, "input")
+        self._input = chain
+        return dump_json({**body, "input": chain, "stream": True}), None
+
+    def observe(self, data: str) -> None:
+        """Keep a finished response for continuation; a failed one evicts what it continued."""
+        try:
+            event = json.loads(data)
+        except json.JSONDecodeError:
+            return
+        kind = event.get("type") if isinstance(event, dict) else None
+        response = event.get("response") if isinstance(event, dict) else None
+        if kind in _DONE_TYPES and isinstance(response, dict) and isinstance(response.get("id"), str):
+            self.chains[response["id"]] = [*self._input, *_as_items(response.get("output"))]
+            while len(self.chains) > KEPT:
+                self.chains.popitem(last=False)
+        elif kind in ("response.failed", "error"):
+            self._evict()
+
+    def failed(self, status: int, body: bytes) -> str:
+        """The `error` event for a turn whose POST was refused with `status` and this error body."""
+        self._evict()
+        try:
+            error = json.loads(body).get("error")
+        except (json.JSONDecodeError, AttributeError):
+            error = None
+        error = error if isinstance(error, dict) else {}
+        code = error.get("code") or error.get("type") or f"http_{status}"
+        param = error.get("param") if isinstance(error.get("param"), str) else None
+        return error_event(status, str(code), str(error.get("message") or body[:200].decode("utf-8", "replace")), param)
+
+    def _evict(self) -> None:
+        if self._continued is not None:
+            self.chains.pop(self._continued, None)
