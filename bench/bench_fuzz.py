@@ -19,7 +19,7 @@ from pathlib import Path
 from bench._timing import interleaved_best
 from harness.fuzz import FuzzOptions, fuzz
 from harness.runner.engine import CaseRunner
-from harness.runner.plan import RunOptions
+from harness.runner.plan import MatrixOptions
 from harness.scenarios.loader import load_scenarios
 from harness.trace import Case
 
@@ -36,7 +36,7 @@ def fuzz_session() -> int:
 def matrix_cases() -> int:
     """As many judged cases of a committed scenario, each on a fresh case runner; returns the count."""
     scenario = next(s for s in load_scenarios(ROOT / "scenarios") if s.id == "tool-call-single")
-    options = RunOptions(scenarios=ROOT / "scenarios", cassettes=ROOT / "cassettes", write_traces=False)
+    options = MatrixOptions(scenarios=ROOT / "scenarios", cassettes=ROOT / "cassettes", write_traces=False)
     for _ in range(EXAMPLES):
         runner = CaseRunner(options, [scenario], sorted({FRONTEND, BACKEND}))
         try:

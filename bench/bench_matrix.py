@@ -3,10 +3,10 @@
 Figures are ratios from the same run, contenders interleaved round by round, best of the rounds kept:
 
 - `subset` and `all`: harness/floor at -j 1, on the default subset of scenarios and on every scenario.
-  - harness: `Runner(RunOptions(jobs=1, write_traces=False)).run()` over the committed cassettes: every distinct
+  - harness: `Engine(MatrixOptions(jobs=1, write_traces=False)).run()` over the committed cassettes: every distinct
     run through the in-process proxy, checks, request- and response-side diffs, triage, each case's trace text
     checked by the trace models.
-  - SDK floor: exactly the SDK calls the runner makes (`Runner.planned_runs()`: one per (role, client, backend,
+  - SDK floor: exactly the SDK calls the runner makes (`Engine.planned_runs()`: one per (role, client, backend,
     scenario, stream)), each through the same driver call, answered by `httpx2.MockTransport` (`httpx` for
     ollama) with the recorded bytes of the client's own protocol for that scenario and mode
     (`cassettes/<client>/<scenario>.<mode>.yaml`, served by `Replayer.reply` once, before timing, and then
@@ -51,8 +51,8 @@ from harness.drivers.base import SdkResult
 from harness.plumbing import Environment
 from harness.protocols import HttpRequest, registry
 from harness.record import Replayer
-from harness.runner.engine import Runner, default_jobs
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine, default_jobs
+from harness.runner.plan import MatrixOptions
 from harness.scenarios.model import Scenario
 
 SCENARIOS_ENV = "BENCH_MATRIX_SCENARIOS"
@@ -83,14 +83,14 @@ def _names(env: str) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] or None
 
 
-def options_from_env(cassettes: Path = Path("cassettes"), scenarios: Path = Path("scenarios")) -> RunOptions:
+def options_from_env(cassettes: Path = Path("cassettes"), scenarios: Path = Path("scenarios")) -> MatrixOptions:
     """The matrix to measure: the environment's selection, or the default subset; no traces written."""
     only = _names(SCENARIOS_ENV)
     if only is None:
         only = list(DEFAULT_SCENARIOS)
     elif only == ["all"]:
         only = None
-    return RunOptions(
+    return MatrixOptions(
         scenarios=scenarios,
         cassettes=cassettes,
         frontends=_names(FRONTENDS_ENV),
@@ -103,9 +103,9 @@ def options_from_env(cassettes: Path = Path("cassettes"), scenarios: Path = Path
 # --- the harness --------------------------------------------------------------------------------------------
 
 
-def harness_run(options: RunOptions, jobs: int) -> dict[str, int]:
+def harness_run(options: MatrixOptions, jobs: int) -> dict[str, int]:
     """One full runner pass (environment, runs, judging) at `jobs`; the verdict counts."""
-    return dict(Runner(dataclasses.replace(options, jobs=jobs, results=[])).run().counts)
+    return dict(Engine(dataclasses.replace(options, jobs=jobs)).run().counts)
 
 
 # --- the SDK floor ------------------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def _recorded_reply(replayer: Replayer, client: str, scenario: Scenario, stream:
     return got[0]
 
 
-def _proxy_listing(runner: Runner, client: str, scenario: Scenario) -> Reply:
+def _proxy_listing(runner: Engine, client: str, scenario: Scenario) -> Reply:
     """The model listing the proxy answers the client with (no backend recording exists for it)."""
     got: list[Reply] = []
 
@@ -232,7 +232,7 @@ def _proxy_listing(runner: Runner, client: str, scenario: Scenario) -> Reply:
     return got[0]
 
 
-def prepare_floor(runner: Runner) -> Floor:
+def prepare_floor(runner: Engine) -> Floor:
     """The floor's calls for every planned run of `runner`, with each answer fetched once (not timed)."""
     by_id = {s.id: s for s in runner.scenarios}
     replayer = Replayer(runner.options.cassettes, runner.scenarios)
@@ -274,9 +274,9 @@ class Measured:
         return self.harness.best_ns / max(self.floor.best_ns, 1)
 
 
-def measure(options: RunOptions, rounds: int) -> Measured:
+def measure(options: MatrixOptions, rounds: int) -> Measured:
     """Time the harness and the floor at -j 1, in interleaved rounds."""
-    runner = Runner(options)
+    runner = Engine(options)
     floor = prepare_floor(runner)
     if not floor.calls:
         raise SystemExit(f"nothing to measure: the selection has no runs ({options.only or 'all'})")
@@ -426,10 +426,10 @@ def buckets(stats: pstats.Stats) -> dict[str, float]:
     return dict(sorted(out.items(), key=lambda item: -item[1]))
 
 
-def profile_run(options: RunOptions) -> tuple[pstats.Stats, int, float]:
+def profile_run(options: MatrixOptions) -> tuple[pstats.Stats, int, float]:
     """One -j 1 harness run under cProfile: (stats, runs, wall seconds). The in-process proxy runs in the calling
     thread (`harness.plumbing.bridge.InlineLoop`), so one profile sees everything."""
-    runs = len(Runner(options).planned_runs())
+    runs = len(Engine(options).planned_runs())
     profile = cProfile.Profile()
     started = time.perf_counter()
     profile.enable()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from harness.importer import Imported, ImportFailure
 from harness.importer.corpus import CorpusItem, corpus_items, import_corpus
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions, default_frontends
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions, default_frontends
 from harness.trace import CaseResult
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ def run_matrix(
         by_backend.setdefault(case.backend, []).append(case.scenario.id)
     results: list[CaseResult] = []
     for backend, ids in sorted(by_backend.items()):
-        options = RunOptions(
+        options = MatrixOptions(
             scenarios=out / "scenarios",
             cassettes=out / "cassettes",
             reports=reports or out / "reports",
@@ -59,8 +59,9 @@ def run_matrix(
             run_id=f"corpus-{backend}",
             write_traces=reports is not None,
         )
-        Runner(options).run()
-        results += options.results
+        engine = Engine(options)
+        engine.run()
+        results += engine.results
     return results
 
 

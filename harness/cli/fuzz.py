@@ -204,12 +204,12 @@ def _reproduce(args: argparse.Namespace, written: Any, hooks: Any, client: Any) 
     """Rerun the written case with the matrix runner (its HTML report), and exit with its verdict's code; a case
     found through --sut reruns through it, on its route."""
     from harness.report import file_writers
-    from harness.runner.engine import Runner
-    from harness.runner.plan import RunOptions
+    from harness.runner.engine import Engine
+    from harness.runner.plan import MatrixOptions
 
     case = written.replay or written.case
     folder = written.scenario.parent if written.replay is None else args.out / "sut"
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=folder if written.replay is None else folder / "scenarios",
         cassettes=written.cassettes if written.replay is None else folder / "cassettes",
         reports=args.reports,
@@ -225,10 +225,10 @@ def _reproduce(args: argparse.Namespace, written: Any, hooks: Any, client: Any) 
         replay_port=args.replay_port,
         sut_client=client,
     )
-    runner = Runner(options)
+    runner = Engine(options)
     runner.writers = list(file_writers(runner.folder))
     finished = runner.run()
-    result = next(r for r in options.results if r.case_id == case.case_id)
+    result = next(r for r in runner.results if r.case_id == case.case_id)
     print(f"report: {runner.folder / 'index.html'}")  # noqa: T201
     if finished.harness_errors:
         print(f"fuzz: ERROR (exit 2): {result.case_id}: {result.reason}")  # noqa: T201

@@ -114,9 +114,9 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     from harness.plumbing.sut_client import SutClientError, load_headers
     from harness.protocols.registry import UnknownProtocolError
     from harness.report import ProgressWriter, TerminalWriter, file_writers
-    from harness.runner.engine import Runner
+    from harness.runner.engine import Engine
     from harness.runner.known import KnownFileError, load_known, unsigned_notice, write_known
-    from harness.runner.plan import RunOptions
+    from harness.runner.plan import MatrixOptions
     from harness.scenarios.loader import ScenarioError, load_scenarios, select
 
     console = Console()
@@ -142,7 +142,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     except (ScenarioError, UnknownProtocolError, SutClientError, KnownFileError, ValueError) as exc:
         return _fail(str(exc))
     streams = {"both": (True, False), "stream": (True,), "nonstream": (False,)}[args.streaming]
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=args.scenarios,
         cassettes=args.cassettes,
         reports=args.reports,
@@ -165,7 +165,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         print(note, file=sys.stderr)  # noqa: T201
     quiet.print(f"{spec.name} {spec.version}: frontends {', '.join(frontends)}; upstreams {', '.join(backends)}")
     try:
-        runner = Runner(options)
+        runner = Engine(options)
         terminal = TerminalWriter(console, summary=not args.quiet, gate=False)
         runner.writers = [*file_writers(runner.folder), terminal]
         if not args.quiet:
@@ -174,7 +174,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
             quiet.print(f"{spec.name} ready on 127.0.0.1:{port} (pid {process.pid}); replay on {replay_url}")
             finished = runner.run()
         if args.update_known:
-            update = write_known(known, options.results, load_known(known))
+            update = write_known(known, runner.results, load_known(known))
             console.print(f"known failures updated: {update.summary(known)}")
     except GatewayStartError as exc:  # its log is kept in the report, not in the run folder that goes away
         return _fail(str(exc).replace(str(launch.log), str(kept / launch.log.name)))
@@ -186,7 +186,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     if terminal.report is not None and not args.update_known:
         console.print(gate_text(terminal.report), soft_wrap=True)
     if finished.harness_errors:
-        return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
+        return _fail(harness_error_line(runner.results, finished.harness_errors, runner.folder))
     return EXIT_OK if args.update_known else finished.exit_code
 
 

@@ -60,14 +60,14 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.merge import check_plans, copy_traces, events_for_merge
     from harness.report.summary import RerenderSummaryWriter, SummaryWriter
     from harness.runner.folder import write_plan
-    from harness.runner.run_events import RunFinished, RunStarted, Writer
+    from harness.runner.run_events import MatrixFinished, MatrixStarted, Writer
 
     try:
         if args.merge:
             events, traces = events_for_merge(args.merge, args.run.resolve().name, full_check=args.validate_traces)
             copy_traces(traces, args.run)
             started = events[0]
-            assert isinstance(started, RunStarted)  # events_for_merge always starts with it
+            assert isinstance(started, MatrixStarted)  # events_for_merge always starts with it
             hashes = check_plans(args.merge).get("scenario_hashes")
             write_plan(args.run, started.run_id, started.case_ids, started.rerun, hashes)  # the joined run's plan
         else:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     for writer in files:
         print(f"wrote {writer.path}", file=sys.stderr)  # noqa: T201
     finished = events[-1]
-    assert isinstance(finished, RunFinished)  # events_for_run always ends with it
+    assert isinstance(finished, MatrixFinished)  # events_for_run always ends with it
     return finished.exit_code if args.gate else 0
 
 

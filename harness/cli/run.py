@@ -212,9 +212,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.record import Rechunk
     from harness.report import ProgressWriter, TerminalWriter, file_writers
     from harness.runner.crash import reraise_interrupt
-    from harness.runner.engine import Runner, default_jobs
+    from harness.runner.engine import Engine, default_jobs
     from harness.runner.known import KnownFileError, load_known
-    from harness.runner.plan import RunOptions
+    from harness.runner.plan import MatrixOptions
     from harness.runner.record_missing import record_missing
     from harness.runner.run_events import Writer
     from harness.runner.units import parse_shard
@@ -261,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
     waited = wait_for_sut(args)  # last: every other option is checked before the wait
     if waited:
         return _fail(waited)
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=scenario_layers(args, "run"),
         cassettes=cassette_folder(args, "run"),
         reports=args.reports,
@@ -291,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     terminal = TerminalWriter(console, summary=not args.quiet, gate=False)
     try:
-        runner = Runner(options)
+        runner = Engine(options)
         if args.record_mode != "none":
             made = record_missing(runner, args.record_mode)
             console.print(f"recorded {made} cassette(s) from the reference backends")
@@ -308,12 +308,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc} (a harness bug; the traceback is above)")
     console.print(f"report: {runner.folder / 'index.html'}", soft_wrap=True)
     if finished.harness_errors:
-        assert terminal.report is not None  # the runner always ends with RunFinished
+        assert terminal.report is not None  # the runner always ends with MatrixFinished
         console.print(gate_text(terminal.report), soft_wrap=True)
-        return _fail(harness_error_line(options.results, finished.harness_errors, runner.folder))
+        return _fail(harness_error_line(runner.results, finished.harness_errors, runner.folder))
     if args.update_known:
-        return _update_known(known, options.results, previous, finished.exit_code)
-    assert terminal.report is not None  # the runner always ends with RunFinished
+        return _update_known(known, runner.results, previous, finished.exit_code)
+    assert terminal.report is not None  # the runner always ends with MatrixFinished
     console.print(gate_text(terminal.report), soft_wrap=True)
     return finished.exit_code
 

@@ -23,7 +23,7 @@ from harness.faults.catalog import FAULTS
 from harness.faults.fault import Fault
 from harness.faults.selftest_html import render_html
 from harness.runner.engine import CaseRunner
-from harness.runner.plan import Plan, RunOptions, plan, wanted_runs
+from harness.runner.plan import MatrixOptions, Plan, plan, wanted_runs
 from harness.trace import Case, CaseResult
 
 DEFAULT_PER_FAULT = 24
@@ -174,7 +174,7 @@ class Selftest:
         self.options = options
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.folder = options.reports / f"selftest-{self.run_id}"
-        self.run_options = RunOptions(
+        self.run_options = MatrixOptions(
             scenarios=options.scenarios,
             cassettes=options.cassettes,
             reports=options.reports,

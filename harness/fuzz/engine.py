@@ -27,7 +27,7 @@ from harness.proxy import TranslateHooks
 from harness.record import RecordMode, record_one, reference_source
 from harness.runner.engine import CaseRunner
 from harness.runner.known import Known, signature
-from harness.runner.plan import RunOptions, capabilities, runs_of, streaming_gap
+from harness.runner.plan import MatrixOptions, capabilities, runs_of, streaming_gap
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Verdict
 
@@ -148,8 +148,8 @@ def record(scenario: Scenario, case: Case, root: Path) -> None:
         )
 
 
-def _run_options(options: FuzzOptions, work: Path) -> RunOptions:
-    return RunOptions(
+def _run_options(options: FuzzOptions, work: Path) -> MatrixOptions:
+    return MatrixOptions(
         scenarios=work,
         cassettes=work,
         hooks=options.hooks,
@@ -175,7 +175,7 @@ def judge_example(scenario: Scenario, case: Case, work: Path, options: FuzzOptio
 class _OnShared(CaseRunner):
     """A case runner on the session's environment (one replay server for every example), which it leaves open."""
 
-    def __init__(self, options: RunOptions, scenario: Scenario, backends: list[str], env: Environment) -> None:
+    def __init__(self, options: MatrixOptions, scenario: Scenario, backends: list[str], env: Environment) -> None:
         super().__init__(options, [scenario], backends)
         self._shared = env
 

@@ -21,9 +21,9 @@ from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
 from harness.pytest_plugin.rerun import rerun_lines
-from harness.runner.engine import CaseRunner, Runner
+from harness.runner.engine import CaseRunner, Engine
 from harness.runner.known import Known, KnownFileError, load_known, matches
-from harness.runner.plan import RunOptions, default_frontends
+from harness.runner.plan import MatrixOptions, default_frontends
 from harness.scenarios.layers import Layers, cassette_view, scenario_sources
 from harness.scenarios.loader import ScenarioError
 from harness.trace import Case, CaseResult, DivergenceJSON, Verdict
@@ -244,7 +244,7 @@ class SutSettings:
         )
 
     def run_options(self) -> dict[str, Any]:
-        """The RunOptions fields of the external proxy."""
+        """The MatrixOptions fields of the external proxy."""
         return {
             "sut": self.url,
             "sut_client": self.client,
@@ -264,7 +264,7 @@ class ConformanceState:
         self.settings = Settings.from_config(config)
         self.results: dict[str, CaseResult] = {}
         """Results of the cases run so far, by case id."""
-        self._runner: Runner | None = None
+        self._runner: Engine | None = None
         self._cases: CaseRunner | None = None
         self._known: dict[str, Known] | None = None
         self._recorded = False
@@ -272,7 +272,7 @@ class ConformanceState:
         """Whether a conftest's pytest_conformance_translate_hooks shapes the proxy (`conformance run` has none)."""
 
     @property
-    def runner(self) -> Runner:
+    def runner(self) -> Engine:
         """The matrix as `conformance run` would expand it from these settings."""
         if self._runner is None:
             s = self.settings
@@ -288,7 +288,7 @@ class ConformanceState:
                 problem = wait_until_up(sut.url, sut.wait)
                 if problem:
                     raise pytest.UsageError(problem)
-            options = RunOptions(
+            options = MatrixOptions(
                 scenarios=s.scenarios,
                 cassettes=cassette_view(s.cassettes),
                 frontends=s.frontends,
@@ -302,7 +302,7 @@ class ConformanceState:
                 write_traces=False,
                 **(sut.run_options() if sut is not None else {}),
             )
-            self._runner = Runner(options)
+            self._runner = Engine(options)
         return self._runner
 
     @property

@@ -1,5 +1,5 @@
-"""Report writers, one per format, each consuming the runner's events (RunStarted, CaseJudged* as units of runs
-finish, CaseFinished* in plan order, RunFinished): `index.html` (triage view), `junit.xml`, `summary.json`, the
+"""Report writers, one per format, each consuming the runner's events (MatrixStarted, CaseJudged* as units of runs
+finish, CaseFinished* in plan order, MatrixFinished): `index.html` (triage view), `junit.xml`, `summary.json`, the
 terminal summary, and the progress of a run (which counts CaseJudged).
 
 The runner uses `report_writers(reports/<run-id>, console)`; `conformance report` replays a finished run's
@@ -15,7 +15,7 @@ from rich.console import Console
 from harness.report.groups import CaseGroup, group_cases
 from harness.report.html import HtmlWriter, render_html
 from harness.report.junit import JUnitWriter, render_junit
-from harness.report.model import VERDICTS, Collector, FileWriter, ReportError, RunReport, verdict_info
+from harness.report.model import VERDICTS, Collector, FileWriter, MatrixReport, ReportError, verdict_info
 from harness.report.progress import ProgressWriter
 from harness.report.rerender import emit, events_for_run, load_cases
 from harness.report.summary import SummaryWriter, build_summary, summary_schema, validate_summary
@@ -43,9 +43,9 @@ __all__ = [
     "FileWriter",
     "HtmlWriter",
     "JUnitWriter",
+    "MatrixReport",
     "ProgressWriter",
     "ReportError",
-    "RunReport",
     "SummaryWriter",
     "TerminalWriter",
     "build_summary",

@@ -32,9 +32,9 @@ from harness.checks import spec_for
 from harness.report.commands import shown_dir
 from harness.report.groups import group_cases, groups_of
 from harness.report.html_case import Pack
-from harness.report.model import VERDICTS, FileWriter, RunReport, first_path, verdict_info
+from harness.report.model import VERDICTS, FileWriter, MatrixReport, first_path, verdict_info
 from harness.report.timeline import first_token_ms
-from harness.runner.run_events import RunnerEvent, RunStarted, UnitDone, UnitWork
+from harness.runner.run_events import MatrixStarted, RunnerEvent, UnitDone, UnitWork
 from harness.trace.model import CaseResult, Verdict
 
 _ASSETS = "html_assets"
@@ -85,7 +85,7 @@ def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 3) if values else None
 
 
-def first_tokens(report: RunReport) -> list[list[Any]]:
+def first_tokens(report: MatrixReport) -> list[list[Any]]:
     """Per (frontend, backend) cell with streamed cases: [frontend, backend, median time to first token of the
     translated runs, the same for their frontend baselines, streamed cases measured] (ms)."""
     found: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
@@ -109,7 +109,7 @@ def unit_pack(cases: Sequence[CaseResult], *, report_dir: str, rerun: Sequence[s
 
 
 def _packs(
-    report: RunReport, report_dir: str, ready: Mapping[tuple[str, bool], str]
+    report: MatrixReport, report_dir: str, ready: Mapping[tuple[str, bool], str]
 ) -> tuple[dict[str, int], list[str]]:
     """Which pack holds each case, and the packs: one per (scenario, streaming), whose cases share baselines;
     those `ready` (made where the unit was judged) are taken as they are."""
@@ -145,7 +145,7 @@ def _row(
     ]
 
 
-def _whys(report: RunReport) -> dict[str, str]:
+def _whys(report: MatrixReport) -> dict[str, str]:
     """Why each check that failed in this run matters (from the check registry), for the case view; addresses
     without their scheme, so the page holds no URL."""
     failed = {c.name for case in report.cases for run in case.runs.values() for c in run.checks if not c.passed}
@@ -158,7 +158,7 @@ def _whys(report: RunReport) -> dict[str, str]:
 
 
 def build_index(
-    report: RunReport, report_dir: str, ready: Mapping[tuple[str, bool], str] | None = None
+    report: MatrixReport, report_dir: str, ready: Mapping[tuple[str, bool], str] | None = None
 ) -> tuple[dict[str, Any], list[str]]:
     """The index JSON and the compressed packs of a finished run (`ready`: packs already made, by unit)."""
     axes = {name: _Table() for name in ("scenario", "frontend", "backend", "verdict")}
@@ -208,7 +208,9 @@ def build_index(
     return index, packs
 
 
-def render_html(report: RunReport, report_dir: str = ".", ready: Mapping[tuple[str, bool], str] | None = None) -> str:
+def render_html(
+    report: MatrixReport, report_dir: str = ".", ready: Mapping[tuple[str, bool], str] | None = None
+) -> str:
     """The whole page for a finished run (`ready`: packs already made, by unit)."""
     index, packs = build_index(report, report_dir, ready)
     blobs = "\n".join(
@@ -235,7 +237,7 @@ class HtmlWriter(FileWriter):
         super().__init__(out_dir)
         self._ready: dict[tuple[str, bool], str] = {}
 
-    def unit_work(self, started: RunStarted) -> tuple[str, UnitWork]:
+    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
         """The pack of each unit, with this page's commands."""
         return "html", functools.partial(unit_pack, report_dir=shown_dir(self.out_dir), rerun=tuple(started.rerun))
 
@@ -243,10 +245,10 @@ class HtmlWriter(FileWriter):
         """Keep each unit's ready pack; the rest as every file writer does."""
         if isinstance(event, UnitDone) and "html" in event.parts:
             self._ready[(event.scenario, event.stream)] = event.parts["html"]
-        elif isinstance(event, RunStarted):
+        elif isinstance(event, MatrixStarted):
             self._ready = {}
         super().handle(event)
 
-    def render(self, report: RunReport) -> str:
+    def render(self, report: MatrixReport) -> str:
         """The page text."""
         return render_html(report, shown_dir(self.out_dir), self._ready)

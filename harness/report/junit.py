@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 
 from harness.checks import explain
 from harness.report.groups import CaseGroup, failing, groups_of
-from harness.report.model import FileWriter, RunReport, failed_checks, json_value
+from harness.report.model import FileWriter, MatrixReport, failed_checks, json_value
 from harness.trace.model import CaseResult, Verdict
 
 # XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
@@ -144,7 +144,7 @@ def _testcase(parent: ET.Element, case: CaseResult, strict: bool, groups: list[C
     return tag
 
 
-def render_junit(report: RunReport) -> str:
+def render_junit(report: MatrixReport) -> str:
     """The JUnit XML document of a finished run."""
     root = ET.Element("testsuites", name="conformance")
     suite = ET.SubElement(root, "testsuite", name="conformance")
@@ -174,6 +174,6 @@ class JUnitWriter(FileWriter):
 
     file_name = "junit.xml"
 
-    def render(self, report: RunReport) -> str:
+    def render(self, report: MatrixReport) -> str:
         """The JUnit XML text."""
         return render_junit(report)

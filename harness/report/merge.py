@@ -18,7 +18,7 @@ from typing import Any
 from harness.report.model import ReportError
 from harness.report.rerender import read_summary
 from harness.runner.folder import PLAN_FILE, read_plan
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted, gate_code, judged_count
+from harness.runner.run_events import CaseFinished, MatrixFinished, MatrixStarted, RunnerEvent, gate_code, judged_count
 from harness.trace import CaseResult, TraceError, Verdict, matrix_order, read_cases
 
 SAME_MATRIX = ("frontends", "backends", "scenarios", "sut")
@@ -137,7 +137,7 @@ def events_for_merge(
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.verdict] = counts.get(case.verdict, 0) + 1
-    started = RunStarted(
+    started = MatrixStarted(
         run_id,
         [c.case_id for c in cases],
         first["frontends"],
@@ -150,7 +150,7 @@ def events_for_merge(
     errors = [c.case_id for c in cases if c.verdict.is_harness_error]
     deviating = [c.case_id for c in cases if c.deviations]
     strict = any(bool(s.get("strict", False)) for s in summaries)
-    finished = RunFinished(
+    finished = MatrixFinished(
         run_id=run_id,
         duration_s=max(s["duration_s"] for s in summaries),
         counts=counts,

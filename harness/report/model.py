@@ -1,7 +1,7 @@
 """What every report writer shares: the run gathered from runner events, and verdict order.
 
-Writers do not talk to each other; each one owns a `Collector` that turns the event sequence (RunStarted,
-CaseFinished*, RunFinished) into one `RunReport`, and writes its file from that report when the run ends.
+Writers do not talk to each other; each one owns a `Collector` that turns the event sequence (MatrixStarted,
+CaseFinished*, MatrixFinished) into one `MatrixReport`, and writes its file from that report when the run ends.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 from harness.runner.run_events import (
     CaseFinished,
     CaseJudged,
-    RunFinished,
+    MatrixFinished,
+    MatrixStarted,
     RunnerEvent,
-    RunStarted,
     Shard,
     UnitDone,
 )
@@ -91,7 +91,7 @@ def _merge_order(declared: Iterable[str], seen: Iterable[str]) -> list[str]:
 
 
 @dataclass
-class RunReport:
+class MatrixReport:
     """One finished run as the writers see it."""
 
     run_id: str
@@ -155,22 +155,22 @@ class RunReport:
 
 
 class Collector:
-    """Turns the runner's event sequence into a RunReport, checking that the sequence makes sense."""
+    """Turns the runner's event sequence into a MatrixReport, checking that the sequence makes sense."""
 
     def __init__(self) -> None:
-        """Start empty: the next event must be RunStarted."""
-        self._started: RunStarted | None = None
+        """Start empty: the next event must be MatrixStarted."""
+        self._started: MatrixStarted | None = None
         self._cases: list[CaseResult] = []
 
-    def handle(self, event: RunnerEvent) -> RunReport | None:
-        """Take one event; returns the finished report on RunFinished, else None."""
-        if isinstance(event, RunStarted):
+    def handle(self, event: RunnerEvent) -> MatrixReport | None:
+        """Take one event; returns the finished report on MatrixFinished, else None."""
+        if isinstance(event, MatrixStarted):
             if self._started is not None:
                 raise ReportError(f"run {event.run_id!r} started twice")
             self._started = event
             return None
         if self._started is None:
-            raise ReportError(f"{type(event).__name__} before RunStarted")
+            raise ReportError(f"{type(event).__name__} before MatrixStarted")
         if isinstance(event, CaseJudged | UnitDone):  # every case comes again as CaseFinished, in order
             return None
         if isinstance(event, CaseFinished):
@@ -180,8 +180,8 @@ class Collector:
             return None
         return self._finish(self._started, event)
 
-    def _finish(self, started: RunStarted, event: RunFinished) -> RunReport:
-        report = RunReport(
+    def _finish(self, started: MatrixStarted, event: MatrixFinished) -> MatrixReport:
+        report = MatrixReport(
             run_id=event.run_id,
             sut=started.sut,
             frontends=_merge_order(started.frontends, (c.frontend for c in self._cases)),
@@ -205,7 +205,7 @@ class Collector:
             counted = {k: v for k, v in report.counts().items() if v}
             claimed = {k: v for k, v in event.counts.items() if v}
             if counted != claimed:
-                raise ReportError(f"run {event.run_id}: RunFinished counts {claimed} but cases give {counted}")
+                raise ReportError(f"run {event.run_id}: MatrixFinished counts {claimed} but cases give {counted}")
         self._started = None
         self._cases = []
         return report
@@ -253,11 +253,11 @@ class FileWriter(ABC):
         return self.out_dir / self.file_name
 
     def handle(self, event: RunnerEvent) -> None:
-        """Collect the event; on RunFinished render and atomically write the file."""
+        """Collect the event; on MatrixFinished render and atomically write the file."""
         report = self._collector.handle(event)
         if report is not None:
             atomic_write_text(self.path, self.render(report))
 
     @abstractmethod
-    def render(self, report: RunReport) -> str:
+    def render(self, report: MatrixReport) -> str:
         """The file's content for a finished run."""

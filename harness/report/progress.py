@@ -1,4 +1,4 @@
-"""Progress of a run, fed by the runner's events (RunStarted, then one CaseFinished per case as it is judged), so
+"""Progress of a run, fed by the runner's events (MatrixStarted, then one CaseFinished per case as it is judged), so
 it counts cases, not runs, and works however the engine schedules them.
 
 On a terminal it is a live bar. Without one (a CI log, a pipe) it prints plain lines at a bounded rate: when
@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from harness.report.model import empty_counts, verdict_info
-from harness.runner.run_events import CaseJudged, RunFinished, RunnerEvent, RunStarted
+from harness.runner.run_events import CaseJudged, MatrixFinished, MatrixStarted, RunnerEvent
 from harness.trace.model import Verdict
 
 
@@ -55,7 +55,7 @@ class ProgressWriter:
 
     def handle(self, event: RunnerEvent) -> None:
         """Count a finished case; start and end with the run."""
-        if isinstance(event, RunStarted):
+        if isinstance(event, MatrixStarted):
             self._started(len(event.case_ids))
         elif isinstance(event, CaseJudged):
             self.done += 1
@@ -64,7 +64,7 @@ class ProgressWriter:
             verdict = event.result.verdict
             self.counts[verdict] = self.counts.get(verdict, 0) + 1
             self._advanced(event.result.case_id)
-        elif isinstance(event, RunFinished):
+        elif isinstance(event, MatrixFinished):
             self._finished()
 
     def line(self) -> str:

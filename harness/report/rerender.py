@@ -18,9 +18,9 @@ from harness.report.summary import validate_summary
 from harness.runner.folder import PLAN_FILE, read_plan
 from harness.runner.run_events import (
     CaseFinished,
-    RunFinished,
+    MatrixFinished,
+    MatrixStarted,
     RunnerEvent,
-    RunStarted,
     Shard,
     Writer,
     gate_code,
@@ -111,7 +111,7 @@ def _axis(previous: dict[str, Any] | None, key: str, values: Iterable[str]) -> S
 def events_for_run(
     run_dir: Path, descriptions: Mapping[str, str] | None = None, *, full_check: bool = False
 ) -> list[RunnerEvent]:
-    """The RunStarted, CaseFinished* and RunFinished events that reproduce a finished run's reports (scenario
+    """The MatrixStarted, CaseFinished* and MatrixFinished events that reproduce a finished run's reports (scenario
     `descriptions` stand in when the previous summary has none, as summaries written before they were kept)."""
     previous = _previous_summary(run_dir)
     cases = load_cases(run_dir, full_check=full_check)
@@ -119,7 +119,7 @@ def events_for_run(
     cases = _ordered(cases, previous)
     run_id = previous["run_id"] if previous else run_dir.resolve().name
     new_bugs = [c.case_id for c in cases if c.verdict.is_proxy_bug and not c.known]
-    started = RunStarted(
+    started = MatrixStarted(
         run_id=run_id,
         case_ids=[c.case_id for c in cases],
         frontends=_axis(previous, "frontends", (c.frontend for c in cases)),
@@ -136,7 +136,7 @@ def events_for_run(
     errors = [c.case_id for c in cases if c.verdict.is_harness_error]
     deviating = [c.case_id for c in cases if c.deviations]
     strict = bool(previous.get("strict", False)) if previous else False
-    finished = RunFinished(
+    finished = MatrixFinished(
         run_id=run_id,
         duration_s=previous["duration_s"] if previous else sum(c.duration_ms for c in cases) / 1000,
         counts=counts,

@@ -14,7 +14,7 @@ import jsonschema
 
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing, groups_of
-from harness.report.model import FileWriter, ReportError, RunReport, first_path
+from harness.report.model import FileWriter, MatrixReport, ReportError, first_path
 from harness.trace.pack import trace_file
 
 SUMMARY_SCHEMA_VERSION = 2
@@ -81,7 +81,7 @@ def _kind(value: Any) -> Any:
     return type(value).__name__
 
 
-def _group(group: CaseGroup, report: RunReport) -> dict[str, Any]:
+def _group(group: CaseGroup, report: MatrixReport) -> dict[str, Any]:
     example = group.example
     return {
         "id": group.id,
@@ -100,7 +100,7 @@ def _group(group: CaseGroup, report: RunReport) -> dict[str, Any]:
     }
 
 
-def build_summary(report: RunReport) -> dict[str, Any]:
+def build_summary(report: MatrixReport) -> dict[str, Any]:
     """The summary of a finished run as JSON-ready data."""
     cells = report.cells()
     shard = report.shard
@@ -161,7 +161,7 @@ class SummaryWriter(FileWriter):
 
     file_name = "summary.json"
 
-    def render(self, report: RunReport) -> str:
+    def render(self, report: MatrixReport) -> str:
         """The summary as indented JSON text."""
         data = build_summary(report)
         validate_summary(data)

@@ -21,7 +21,7 @@ from rich.text import Text
 from harness.checks import explain
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing
-from harness.report.model import Collector, RunReport, json_value, verdict_info
+from harness.report.model import Collector, MatrixReport, json_value, verdict_info
 from harness.runner.run_events import RunnerEvent
 from harness.trace.model import CaseResult, Verdict
 
@@ -43,14 +43,14 @@ def _cell(counts: dict[Verdict, int]) -> Text:
     return text if text else Text("-", style="dim")
 
 
-def _axes(report: RunReport) -> tuple[str, list[str], str, list[str], bool]:
+def _axes(report: MatrixReport) -> tuple[str, list[str], str, list[str], bool]:
     """(row title, rows, column title, columns, rows are backends): the longer axis runs down the page."""
     if len(report.backends) >= len(report.frontends):
         return "backend", report.backends, "frontend", report.frontends, True
     return "frontend", report.frontends, "backend", report.backends, False
 
 
-def matrix_table(report: RunReport) -> Table:
+def matrix_table(report: MatrixReport) -> Table:
     """The matrix with compact cells, a total per column, and room for 5 columns in 80 characters."""
     row_title, rows, col_title, cols, by_backend = _axes(report)
     cells = report.cells()
@@ -69,7 +69,7 @@ def matrix_table(report: RunReport) -> Table:
     return table
 
 
-def legend(report: RunReport) -> Text:
+def legend(report: MatrixReport) -> Text:
     """What the marks in the cells mean (only verdicts that occur)."""
     text = Text("cells: passes, then ")
     present = [v for v, n in report.counts().items() if n and verdict_info(v).mark]
@@ -131,7 +131,7 @@ def deviation_lines(cases: list[CaseResult]) -> list[Text]:
     return lines
 
 
-def print_deviations(report: RunReport, console: Console) -> None:
+def print_deviations(report: MatrixReport, console: Console) -> None:
     """The wire deviations of the translated runs (warnings, or failures under --strict), summarised by rule."""
     deviating = report.with_deviations()
     if deviating:
@@ -168,7 +168,7 @@ def print_group(console: Console, number: int, group: CaseGroup, rerun: list[str
     console.print(Text(f"    rerun: {rerun_command(group.example, rerun)}", style="dim"), soft_wrap=True)
 
 
-def print_groups(report: RunReport, console: Console) -> None:
+def print_groups(report: MatrixReport, console: Console) -> None:
     """Every failing verdict's groups (the largest first), at most GROUPS_SHOWN each."""
     by_verdict: dict[str, list[CaseGroup]] = {}
     for group in failing(report.cases):
@@ -186,7 +186,7 @@ def print_groups(report: RunReport, console: Console) -> None:
             console.print(Text(f"    ... and {len(groups) - GROUPS_SHOWN} more group(s): see summary.json"))
 
 
-def totals_line(report: RunReport) -> Text:
+def totals_line(report: MatrixReport) -> Text:
     """`8280 cases in 1103.2s: 6773 pass, 10 proxy bug (response), ...`."""
     totals = Text(f"{len(report.cases)} cases in {report.duration_s:.1f}s: ")
     parts = [(f"{n} {verdict_info(v).label}", verdict_info(v).style) for v, n in report.counts().items() if n]
@@ -197,7 +197,7 @@ def totals_line(report: RunReport) -> Text:
     return totals
 
 
-def print_summary(report: RunReport, console: Console, *, gate: bool = True) -> None:
+def print_summary(report: MatrixReport, console: Console, *, gate: bool = True) -> None:
     """Print the matrix and its legend, the failing groups, the totals and (`gate`) the gate's outcome."""
     title = Text(f"conformance run {report.run_id}", style="bold")
     console.print(title)
@@ -212,7 +212,7 @@ def print_summary(report: RunReport, console: Console, *, gate: bool = True) -> 
         console.print(Text(gate_line(report), style="bold red" if report.exit_code else "bold green"))
 
 
-def gate_line(report: RunReport) -> str:
+def gate_line(report: MatrixReport) -> str:
     """The gate's outcome in one line: `gate: FAIL (exit 1): 10 new proxy bugs in 1 group` (also what
     `conformance run` prints last on a harness error)."""
     deviations = f"; {_plural(len(report.deviating), 'case')} with wire deviations" if report.deviating else ""
@@ -251,12 +251,12 @@ class TerminalWriter:
         self.console = console
         self.summary = summary
         self.gate = gate
-        self.report: RunReport | None = None
-        """The finished run, once RunFinished arrived."""
+        self.report: MatrixReport | None = None
+        """The finished run, once MatrixFinished arrived."""
         self._collector = Collector()
 
     def handle(self, event: RunnerEvent) -> None:
-        """Collect the event; print the summary on RunFinished."""
+        """Collect the event; print the summary on MatrixFinished."""
         report = self._collector.handle(event)
         if report is not None:
             self.report = report

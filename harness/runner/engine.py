@@ -31,13 +31,13 @@ from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.folder import clear_previous, content_hash, write_plan
 from harness.runner.known import Known, grown, load_known, matches
-from harness.runner.plan import Plan, RunOptions, case_gap, plan, runs_of
+from harness.runner.plan import MatrixOptions, Plan, case_gap, plan, runs_of
 from harness.runner.run_events import (
     CaseFinished,
     CaseJudged,
-    RunFinished,
+    MatrixFinished,
+    MatrixStarted,
     RunnerEvent,
-    RunStarted,
     Shard,
     UnitDone,
     UnitWork,
@@ -75,11 +75,11 @@ def default_jobs() -> int:
 class CaseRunner:
     """Runs cases against one shared environment, each distinct run once: baselines are shared between cases.
 
-    `Runner.run` feeds it the whole matrix at once; the pytest plugin asks for one case at a time. The
+    `Engine.run` feeds it the whole matrix at once; the pytest plugin asks for one case at a time. The
     environment is built on first use and serves every later case until `close`.
     """
 
-    def __init__(self, options: RunOptions, scenarios: Sequence[Scenario], backends: Sequence[str]) -> None:
+    def __init__(self, options: MatrixOptions, scenarios: Sequence[Scenario], backends: Sequence[str]) -> None:
         self.options = options
         self.scenarios = list(scenarios)
         self.backends = list(backends)
@@ -330,10 +330,10 @@ def worker_main(conn: Connection, config: WorkerConfig) -> None:
         runner.close()
 
 
-class Runner:
-    """One matrix run."""
+class Engine:
+    """Runs the matrix: each case's three runs, judged, handed to the writers (one run of a case is a `Run`)."""
 
-    def __init__(self, options: RunOptions, writers: Sequence[Writer] = ()) -> None:
+    def __init__(self, options: MatrixOptions, writers: Sequence[Writer] = ()) -> None:
         self.options = options
         self.writers = list(writers)
         self.run_id = options.run_id or dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -344,6 +344,8 @@ class Runner:
         every = units(self.plan)
         self.units: list[Unit] = shard(every, *options.shard) if options.shard else every
         """The units this run runs: the whole plan's, or its shard's."""
+        self.results: list[CaseResult] = []
+        """Each judged case, in the order they were judged (filled by `run`)."""
         self.worker_cpu_s = 0.0
         """CPU seconds worker processes spent on this run's units (0 when it ran in this process)."""
         mine = {case for unit in self.units for case in unit.cases}
@@ -374,7 +376,7 @@ class Runner:
         server listens on one port that a single process can bind."""
         return 1 if self.options.sut is not None else max(1, min(self.options.jobs, len(self.units)))
 
-    def _results(self, runner: CaseRunner | None, started: RunStarted) -> list[CaseResult]:
+    def _results(self, runner: CaseRunner | None, started: MatrixStarted) -> list[CaseResult]:
         """Every case's result, in plan order: run here by `runner` (`jobs` 1) or by the worker processes."""
         tasks = [
             Task(number, unit.runs, tuple((case, self.plan.gaps[case]) for case in unit.cases))
@@ -418,7 +420,7 @@ class Runner:
             self.worker_cpu_s = pool.cpu_s
         return [checked[case.case_id] for case in self.cases]
 
-    def _unit_work(self, started: RunStarted) -> dict[str, UnitWork]:
+    def _unit_work(self, started: MatrixStarted) -> dict[str, UnitWork]:
         """The unit work of the writers that have some, by key."""
         return dict(w.unit_work(started) for w in self.writers if isinstance(w, UnitWriter))
 
@@ -431,7 +433,7 @@ class Runner:
         for writer in self.writers:
             writer.handle(event)
 
-    def run(self) -> RunFinished:
+    def run(self) -> MatrixFinished:
         """Run the matrix, emit events to the writers, and return the gate's summary. Raises SetupError before
         anything runs when the environment cannot be built (a replay port that cannot be bound, a system under
         test that does not answer)."""
@@ -448,7 +450,7 @@ class Runner:
                 clear_previous(self.folder)
                 hashes = {s.id: content_hash(s) for s in self.plan.scenarios}
                 write_plan(self.folder, self.run_id, [c.case_id for c in self.cases], self.options.rerun, hashes)
-            beginning = RunStarted(
+            beginning = MatrixStarted(
                 self.run_id,
                 [c.case_id for c in self.cases],
                 list(self.plan.frontends),
@@ -490,7 +492,7 @@ class Runner:
             filters.append(f"--shard {options.shard[0]}/{options.shard[1]}")
         return f"nothing to judge: no case matches {' '.join(filters) or 'the matrix'}"
 
-    def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> RunFinished:
+    def _finish(self, results: list[CaseResult], known: dict[str, Known], started: float) -> MatrixFinished:
         counts: dict[str, int] = {}
         new_bugs, fixed, errors, deviating = [], [], [], []
         for result in results:
@@ -505,10 +507,10 @@ class Runner:
                 fixed.append(result.case_id)
             if result.deviations:
                 deviating.append(result.case_id)
-            self.options.results.append(result)
+            self.results.append(result)
             self._emit(CaseFinished(result))
         judged = judged_count([r.verdict for r in results])
-        finished = RunFinished(
+        finished = MatrixFinished(
             self.run_id,
             0.0 if self.options.steady else time.perf_counter() - started,
             counts,

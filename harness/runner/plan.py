@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import drivers
@@ -25,11 +25,11 @@ from harness.runner import names
 from harness.scenarios.layers import Layers
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
-from harness.trace import Case, CaseResult, Run, RunRole, matrix_order, stream_mode
+from harness.trace import Case, Run, RunRole, matrix_order, stream_mode
 
 
 @dataclass
-class RunOptions:
+class MatrixOptions:
     """What to run and how."""
 
     scenarios: Path | Layers = Path("scenarios")
@@ -79,7 +79,6 @@ class RunOptions:
     on_progress: Callable[[str], None] | None = None
     rerun: Sequence[str] = ()
     """The command-line options that shape every case, for the reports' rerun commands."""
-    results: list[CaseResult] = field(default_factory=list)
 
 
 def default_frontends() -> list[str]:
@@ -200,7 +199,7 @@ class Plan:
         return sorted({run.backend for run in self.runs} | set(self.backends))
 
 
-def plan(options: RunOptions) -> Plan:
+def plan(options: MatrixOptions) -> Plan:
     """The plan of the matrix these options describe; unknown scenario or protocol names fail here, before
     anything runs."""
     scenarios = select(load_scenarios(options.scenarios), options.only, folder=options.scenarios)

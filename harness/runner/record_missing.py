@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from harness.record import RecordMode, record_one, reference_source
-from harness.runner.engine import Runner
+from harness.runner.engine import Engine
 
 
-def record_missing(runner: Runner, mode: str) -> int:
+def record_missing(runner: Engine, mode: str) -> int:
     """(Re-)record what `mode` asks for, for every recording the matrix's runs replay; returns the number of
     cassettes written or refreshed."""
     record_mode = RecordMode(mode)

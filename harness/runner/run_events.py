@@ -26,7 +26,7 @@ class Shard:
 
 
 @dataclass(frozen=True)
-class RunStarted:
+class MatrixStarted:
     """The matrix is expanded and about to run."""
 
     run_id: str
@@ -59,7 +59,7 @@ class CaseFinished:
 
 
 @dataclass(frozen=True)
-class RunFinished:
+class MatrixFinished:
     """Every case is done."""
 
     run_id: str
@@ -114,7 +114,7 @@ def judged_count(verdicts: Sequence[str]) -> int:
     return sum(1 for v in verdicts if v != "unsupported")
 
 
-RunnerEvent = RunStarted | CaseJudged | UnitDone | CaseFinished | RunFinished
+RunnerEvent = MatrixStarted | CaseJudged | UnitDone | CaseFinished | MatrixFinished
 
 
 def gate_code(
@@ -132,7 +132,7 @@ class Writer(Protocol):
     """An output format: receives every runner event in order."""
 
     def handle(self, event: RunnerEvent) -> None:
-        """Consume one event (write files on RunFinished)."""
+        """Consume one event (write files on MatrixFinished)."""
         ...
 
 
@@ -140,6 +140,6 @@ class Writer(Protocol):
 class UnitWriter(Protocol):
     """A writer with work to do on each unit's cases where they are judged (its `UnitDone` part)."""
 
-    def unit_work(self, started: RunStarted) -> tuple[str, UnitWork]:
+    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
         """The writer's key and its unit work, for the run that started."""
         ...

@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from harness.runner import interrupts
-from harness.runner.plan import RunOptions, runs_of
+from harness.runner.plan import MatrixOptions, runs_of
 from harness.runner.run_events import UnitWork
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run
@@ -89,17 +89,17 @@ class Done:
 class WorkerConfig:
     """What a worker needs to build its CaseRunner (sent once, when it starts)."""
 
-    options: RunOptions
+    options: MatrixOptions
     scenarios: tuple[Scenario, ...]
     backends: tuple[str, ...]
     unit_work: Mapping[str, UnitWork] = field(default_factory=dict)
     """The writers' work on each task's judged cases, by writer key."""
 
 
-def portable(options: RunOptions) -> RunOptions:
-    """The options as a worker gets them: without the parent's callbacks and result list. Translate hooks go
+def portable(options: MatrixOptions) -> MatrixOptions:
+    """The options as a worker gets them: without the parent's callback. Translate hooks go
     along and must pickle (module-level functions do, lambdas do not)."""
-    options = dataclasses.replace(options, on_progress=None, results=[])
+    options = dataclasses.replace(options, on_progress=None)
     try:
         pickle.dumps(options.hooks)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:

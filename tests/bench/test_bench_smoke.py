@@ -23,8 +23,8 @@ from bench import _timing, bench_codecs, bench_diff, bench_eventstream, bench_ma
 from harness import ir
 from harness.diff import compare
 from harness.protocols import registry
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.stream import accumulate, validate
 from harness.trace import Run
 from harness.trace.model import RunTrace
@@ -267,7 +267,7 @@ def test_bench_matrix_selection_from_the_environment(monkeypatch: pytest.MonkeyP
 
 
 def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings() -> None:
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         frontends=["openai"],
@@ -275,7 +275,7 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
         only=["text-basic", "models-list"],
         write_traces=False,
     )
-    runner = Runner(options)
+    runner = Engine(options)
     floor = bench_matrix.prepare_floor(runner)
     keys = runner.planned_runs()
     assert len(floor.calls) == len(keys) == 9  # text-basic x 2 modes x 3 runs, models-list x 3 runs
@@ -297,7 +297,7 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
 
 
 def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_proxy() -> None:
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         frontends=["anthropic"],
@@ -306,7 +306,7 @@ def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_prox
         streams=(True,),
         write_traces=False,
     )
-    runner = Runner(options)
+    runner = Engine(options)
     floor = bench_matrix.prepare_floor(runner)
     key = Run("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
     direct = floor.run_one(floor.calls[runner.planned_runs().index(key)])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.faults import by_name
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 
@@ -22,7 +22,7 @@ def run_fault(
 ) -> tuple[int, CaseResult]:
     """The exit code and the one case of `scenario[frontend->backend]` run with `fault`'s hooks (None: the clean
     proxy)."""
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path,
@@ -34,6 +34,7 @@ def run_fault(
         run_id="fault",
         hooks=by_name(fault).hooks if fault else None,
     )
-    code = Runner(options).run().exit_code
-    (result,) = options.results
+    engine = Engine(options)
+    code = engine.run().exit_code
+    (result,) = engine.results
     return code, result

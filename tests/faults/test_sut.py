@@ -18,8 +18,8 @@ import pytest
 
 from harness.cli import main
 from harness.plumbing import PLANTED_KEY_ENV
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 
@@ -74,7 +74,7 @@ def _gate(tmp: Path, hooks: str) -> list[CaseResult]:
     args += ["--scenario", ",".join(SCENARIOS), "--backend", ",".join(PAIRS), "--hooks", hooks, "-o", str(config)]
     assert main(args) == 0
     with serve(config, sut_port) as url:
-        options = RunOptions(
+        options = MatrixOptions(
             scenarios=REPO / "scenarios",
             cassettes=REPO / "cassettes",
             reports=tmp / "reports",
@@ -88,8 +88,9 @@ def _gate(tmp: Path, hooks: str) -> list[CaseResult]:
             replay_port=replay_port,
             keep_traces="all",  # the test reads what the external proxy did back from the traces
         )
-        Runner(options).run()
-    return options.results
+        engine = Engine(options)
+        engine.run()
+    return engine.results
 
 
 def test_external_proxy_is_gated_clean_and_with_a_fault_switched_on(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -16,8 +16,8 @@ from harness.faults.catalog import by_name
 from harness.importer import Imported, ImportUsageError, from_capture, from_raw, import_exchange
 from harness.protocols import HttpRequest, decode_events, registry
 from harness.record import Replayer
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.scenarios import load_scenario
 from harness.scenarios.model import ReplyError, ReplyOk
 from harness.stream import accumulate
@@ -191,7 +191,7 @@ def test_a_proxy_zeroing_message_start_usage_is_caught_on_a_real_answer(
     # Real Gemini reports the prompt's tokens on its first chunk; translated for an Anthropic client they belong in
     # message_start. A proxy that sends 0 there fails against the real recorded answer.
     case = imported(tmp_path, "gemini/sse-stream-max-tokens.yaml", backends=["anthropic"])
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=tmp_path / "scenarios",
         cassettes=tmp_path / "cassettes",
         reports=tmp_path / "reports",
@@ -202,8 +202,9 @@ def test_a_proxy_zeroing_message_start_usage_is_caught_on_a_real_answer(
         hooks=by_name(fault).hooks if fault else None,
         write_traces=False,
     )
-    Runner(options).run()
-    (result,) = options.results
+    engine = Engine(options)
+    engine.run()
+    (result,) = engine.results
     assert result.verdict.value == verdict, result.reason
     if fault:
         divergence = result.first_divergence

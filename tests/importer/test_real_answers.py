@@ -14,8 +14,8 @@ from harness import ir
 from harness.capture import load_interactions
 from harness.importer import Imported, from_capture, from_raw, import_exchange
 from harness.proxy import HookContext, TranslateHooks
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.scenarios.model import ReplyOk
 from harness.wire.sse import iter_sse
 from tests.conftest import corpus_dir
@@ -74,7 +74,7 @@ def test_two_anthropic_text_blocks_through_chat_style_backends_are_the_backends_
     case = _two_text_blocks(tmp_path)
     reply = case.scenario.reply
     assert [p.text for p in reply.content if isinstance(p, ir.TextPart)] == ["4200 + 42 = 4242", SECOND]  # type: ignore[union-attr]
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=tmp_path / "s",
         cassettes=tmp_path / "c",
         reports=tmp_path / "reports",
@@ -86,9 +86,10 @@ def test_two_anthropic_text_blocks_through_chat_style_backends_are_the_backends_
         hooks=hooks,
         write_traces=False,
     )
-    Runner(options).run()
-    assert len(options.results) == 6
-    assert {r.case_id: r.verdict.value for r in options.results} == {r.case_id: verdict for r in options.results}
+    engine = Engine(options)
+    engine.run()
+    assert len(engine.results) == 6
+    assert {r.case_id: r.verdict.value for r in engine.results} == {r.case_id: verdict for r in engine.results}
 
 
 def _signature_only_block_dropped(event: ir.StreamEvent) -> tuple[ir.StreamEvent, ...]:
@@ -110,7 +111,7 @@ def test_gemini_signature_only_thinking_block_through_a_backend_without_signatur
     assert isinstance(reply, ReplyOk)
     thinking = reply.content[0]
     assert isinstance(thinking, ir.ThinkingPart) and thinking.text == "" and thinking.signature
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=tmp_path / "s",
         cassettes=tmp_path / "c",
         reports=tmp_path / "reports",
@@ -122,8 +123,9 @@ def test_gemini_signature_only_thinking_block_through_a_backend_without_signatur
         hooks=hooks,
         write_traces=False,
     )
-    Runner(options).run()
-    verdicts = {r.case_id: r.verdict.value for r in options.results}
+    engine = Engine(options)
+    engine.run()
+    verdicts = {r.case_id: r.verdict.value for r in engine.results}
     caught = {c for c in verdicts if "->anthropic," in c} if hooks else set()
     assert len(verdicts) == 6 and len(caught) == (2 if hooks else 0)
     assert {c for c, v in verdicts.items() if v != "pass"} == caught
@@ -149,7 +151,7 @@ def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_p
     expect = case.scenario.expect
     assert (expect.stop_reason, expect.usage_present) == ("end_turn", True)
     assert expect.text_equals == "I'll compute that with code.The sum of the first 50 prime numbers is 5117."
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=tmp_path / "s",
         cassettes=tmp_path / "c",
         reports=tmp_path / "reports",
@@ -160,8 +162,9 @@ def test_gemini_code_execution_answer_imports_and_passes_through_the_proxy(tmp_p
         known=tmp_path / "none.toml",
         write_traces=False,
     )
-    Runner(options).run()
-    assert [r.verdict.value for r in options.results] == ["pass"] * 3
+    engine = Engine(options)
+    engine.run()
+    assert [r.verdict.value for r in engine.results] == ["pass"] * 3
 
 
 def test_an_empty_system_prompt_from_a_real_request_is_no_system_prompt(tmp_path: Path) -> None:
@@ -177,7 +180,7 @@ def test_an_empty_system_prompt_from_a_real_request_is_no_system_prompt(tmp_path
     backends = ["anthropic", "bedrock"]
     case = import_exchange(exchange, "empty-sys", scenarios=tmp_path / "s", cassettes=tmp_path / "c", backends=backends)
     assert case.scenario.request.system == ""
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=tmp_path / "s",
         cassettes=tmp_path / "c",
         reports=tmp_path / "reports",
@@ -188,7 +191,8 @@ def test_an_empty_system_prompt_from_a_real_request_is_no_system_prompt(tmp_path
         known=tmp_path / "none.toml",
         write_traces=False,
     )
-    Runner(options).run()
-    assert {r.case_id: r.verdict.value for r in options.results} == {
+    engine = Engine(options)
+    engine.run()
+    assert {r.case_id: r.verdict.value for r in engine.results} == {
         f"empty-sys[{front}->{back},stream]": "pass" for front in ("responses", "bedrock") for back in backends
     }

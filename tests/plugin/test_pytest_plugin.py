@@ -309,7 +309,7 @@ def test_traces_are_written_for_the_report(pytester: pytest.Pytester) -> None:
         "text-basic__openai-to-anthropic_stream.json.gz",
     ]
     events = events_for_run(out)  # what `conformance report --run out` renders
-    assert len(events) == 4  # RunStarted, two CaseFinished, RunFinished
+    assert len(events) == 4  # MatrixStarted, two CaseFinished, MatrixFinished
 
 
 def test_verdicts_reach_junit_as_properties(pytester: pytest.Pytester) -> None:

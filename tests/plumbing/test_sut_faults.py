@@ -16,8 +16,8 @@ import httpx2
 import pytest
 
 from harness.plumbing.sut_client import SutClient, SutHeader
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult, Verdict
 from tests.conftest import REPO
 
@@ -97,7 +97,7 @@ def _run(tmp_path: Path, mode: str, streams: tuple[bool, ...], timeout: float = 
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     STOP.clear()
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -113,13 +113,14 @@ def _run(tmp_path: Path, mode: str, streams: tuple[bool, ...], timeout: float = 
         streams=streams,
     )
     try:
-        code = Runner(options).run().exit_code
+        engine = Engine(options)
+        code = engine.run().exit_code
     finally:
         STOP.set()
         server.shutdown()
         server.server_close()
         thread.join(10)
-    return code, options.results
+    return code, engine.results
 
 
 def test_a_faithful_sut_passes(tmp_path: Path) -> None:

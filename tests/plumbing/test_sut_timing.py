@@ -15,8 +15,8 @@ from harness.protocols import registry
 from harness.report.html import first_tokens
 from harness.report.model import Collector
 from harness.report.timeline import first_token_ms, timeline
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 from tests.faults.test_sut import PLANTED, _free_port, serve
@@ -35,7 +35,7 @@ def gated(tmp_path_factory: pytest.TempPathFactory) -> list[CaseResult]:
         args = ["sut-config", "--scenarios", str(REPO / "scenarios"), "--replay-url", f"http://127.0.0.1:{replay_port}"]
         assert main([*args, "--scenario", ",".join(SCENARIOS), "--backend", "openai,anthropic", "-o", str(config)]) == 0
         with serve(config, sut_port) as url:
-            options = RunOptions(
+            options = MatrixOptions(
                 scenarios=REPO / "scenarios",
                 cassettes=REPO / "cassettes",
                 reports=tmp / "reports",
@@ -48,8 +48,9 @@ def gated(tmp_path_factory: pytest.TempPathFactory) -> list[CaseResult]:
                 replay_port=replay_port,
                 keep_traces="all",
             )
-            Runner(options).run()
-    return options.results
+            engine = Engine(options)
+            engine.run()
+    return engine.results
 
 
 def test_a_sut_stream_has_a_time_to_first_token_and_a_timeline_entry_per_event(gated: list[CaseResult]) -> None:

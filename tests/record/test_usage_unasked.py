@@ -9,8 +9,8 @@ from pathlib import Path
 from harness import ir
 from harness.proxy import TranslateHooks
 from harness.report import file_writers
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from tests.conftest import REPO
 
 
@@ -21,7 +21,7 @@ def _unasked(request: ir.Request) -> ir.Request:
 
 
 def _run(tmp_path: Path, hooks: TranslateHooks | None, run_id: str) -> tuple[int, dict[str, str]]:
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -33,8 +33,9 @@ def _run(tmp_path: Path, hooks: TranslateHooks | None, run_id: str) -> tuple[int
         run_id=run_id,
         hooks=hooks,
     )
-    finished = Runner(options, file_writers(tmp_path / "reports" / run_id)).run()
-    return finished.exit_code, {r.case_id: r.verdict for r in options.results}
+    engine = Engine(options, file_writers(tmp_path / "reports" / run_id))
+    finished = engine.run()
+    return finished.exit_code, {r.case_id: r.verdict for r in engine.results}
 
 
 def test_a_proxy_that_does_not_ask_openai_for_usage_is_caught(tmp_path: Path) -> None:

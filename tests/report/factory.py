@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
-from harness.runner.run_events import CaseFinished, RunFinished, RunnerEvent, RunStarted
+from harness.runner.run_events import CaseFinished, MatrixFinished, MatrixStarted, RunnerEvent
 from harness.trace import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Wire
 
 RUN_ID = "20250101-120000-abc"
@@ -218,14 +218,14 @@ def sample_cases() -> list[CaseResult]:
 
 
 def sample_events(cases: list[CaseResult] | None = None, *, duration_s: float = 3.25) -> list[RunnerEvent]:
-    """RunStarted, one CaseFinished per case, RunFinished, as the runner would emit them."""
+    """MatrixStarted, one CaseFinished per case, MatrixFinished, as the runner would emit them."""
     cases = sample_cases() if cases is None else cases
     counts: dict[str, int] = {}
     for c in cases:
         counts[c.verdict] = counts.get(c.verdict, 0) + 1
     new = [c.case_id for c in cases if c.verdict.startswith("proxy_bug") and not c.known]
     return [
-        RunStarted(
+        MatrixStarted(
             run_id=RUN_ID,
             case_ids=[c.case_id for c in cases],
             frontends=["anthropic", "openai"],
@@ -233,7 +233,9 @@ def sample_events(cases: list[CaseResult] | None = None, *, duration_s: float = 
             scenarios=sorted({c.scenario for c in cases}),
         ),
         *(CaseFinished(c) for c in cases),
-        RunFinished(run_id=RUN_ID, duration_s=duration_s, counts=counts, new_proxy_bugs=new, exit_code=1 if new else 0),
+        MatrixFinished(
+            run_id=RUN_ID, duration_s=duration_s, counts=counts, new_proxy_bugs=new, exit_code=1 if new else 0
+        ),
     ]
 
 

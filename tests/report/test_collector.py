@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from harness.report import Collector, ReportError
-from harness.runner.run_events import CaseFinished, RunFinished
+from harness.runner.run_events import CaseFinished, MatrixFinished
 from tests.report.factory import case, sample_cases, sample_events
 
 
@@ -25,7 +25,7 @@ def test_collects_a_run_in_order() -> None:
 
 
 def test_case_before_run_started_is_an_error() -> None:
-    with pytest.raises(ReportError, match="CaseFinished before RunStarted"):
+    with pytest.raises(ReportError, match="CaseFinished before MatrixStarted"):
         Collector().handle(CaseFinished(sample_cases()[0]))
 
 
@@ -45,12 +45,12 @@ def test_unknown_verdict_is_an_error() -> None:
 def test_counts_that_disagree_with_the_cases_are_an_error() -> None:
     events = sample_events()
     finished = events[-1]
-    assert isinstance(finished, RunFinished)
+    assert isinstance(finished, MatrixFinished)
     events[-1] = dataclasses.replace(finished, counts={"pass": 7})
     collector = Collector()
     for event in events[:-1]:
         collector.handle(event)
-    with pytest.raises(ReportError, match="RunFinished counts"):
+    with pytest.raises(ReportError, match="MatrixFinished counts"):
         collector.handle(events[-1])
 
 

@@ -15,7 +15,7 @@ from harness.cli.run import rerun_options
 from harness.report import emit, events_for_run, file_writers
 from harness.report.commands import rerun_command
 from harness.runner.folder import write_plan
-from harness.runner.run_events import RunStarted
+from harness.runner.run_events import MatrixStarted
 from harness.trace import write_case
 from tests.report.factory import RUN_ID, sample_cases, sample_events, text_bug
 
@@ -64,7 +64,7 @@ def test_the_gateway_rerun_survives_a_rerender_also_without_the_summary(tmp_path
     options = ["gateway", "portkey", "--home", "/opt/pk"]
     events = sample_events()
     started = events[0]
-    assert isinstance(started, RunStarted)
+    assert isinstance(started, MatrixStarted)
     events[0] = dataclasses.replace(started, rerun=options)
     emit(events, file_writers(folder))
     write_plan(folder, RUN_ID, [c.case_id for c in cases], options)
@@ -74,4 +74,4 @@ def test_the_gateway_rerun_survives_a_rerender_also_without_the_summary(tmp_path
         if not keep_summary:
             (folder / "summary.json").unlink()
         again = events_for_run(folder)[0]
-        assert isinstance(again, RunStarted) and list(again.rerun) == options
+        assert isinstance(again, MatrixStarted) and list(again.rerun) == options

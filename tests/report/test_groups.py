@@ -12,15 +12,15 @@ import pytest
 from harness.faults.catalog import by_name
 from harness.proxy import HookContext, TranslateHooks
 from harness.report.groups import causes, failing, groups_of
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult, DivergenceJSON
 from tests.conftest import REPO
 from tests.report.factory import _three, case, run
 
 
 def _run(tmp_path: Path, hooks: TranslateHooks, **kw: object) -> list[CaseResult]:
-    opts = RunOptions(
+    opts = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -30,8 +30,9 @@ def _run(tmp_path: Path, hooks: TranslateHooks, **kw: object) -> list[CaseResult
         hooks=hooks,
         **kw,  # type: ignore[arg-type]
     )
-    Runner(opts).run()
-    return [r for r in opts.results if r.verdict not in ("pass", "unsupported")]
+    engine = Engine(opts)
+    engine.run()
+    return [r for r in engine.results if r.verdict not in ("pass", "unsupported")]
 
 
 def _both(response_fault: str, bytes_fault: str) -> TranslateHooks:

@@ -12,13 +12,13 @@ import pytest
 
 from harness.cli import main
 from harness.report import report_writers
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from tests.conftest import REPO
 
 
 def _shard(tmp_path: Path, k: int, **kw: object) -> Path:
-    base = RunOptions(
+    base = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "shards",
@@ -29,7 +29,7 @@ def _shard(tmp_path: Path, k: int, **kw: object) -> Path:
         run_id=f"s{k}",
         shard=(k, 2),
     )
-    runner = Runner(dataclasses.replace(base, **kw))  # type: ignore[arg-type]
+    runner = Engine(dataclasses.replace(base, **kw))  # type: ignore[arg-type]
     runner.writers = report_writers(runner.folder)
     runner.run()
     return runner.folder

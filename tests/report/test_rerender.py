@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.report import ReportError, emit, events_for_run, file_writers
 from harness.report.rerender import UNKNOWN_SUT
-from harness.runner.run_events import CaseFinished, RunFinished, RunStarted
+from harness.runner.run_events import CaseFinished, MatrixFinished, MatrixStarted
 from harness.trace import write_case
 from tests.report.factory import RUN_ID, sample_cases, sample_events
 
@@ -72,7 +72,7 @@ def test_traces_that_are_not_the_plan_are_refused_with_exit_2(
 def test_events_keep_run_order_and_facts_from_the_previous_summary(run_dir: Path) -> None:
     events = events_for_run(run_dir)
     started, finished = events[0], events[-1]
-    assert isinstance(started, RunStarted) and isinstance(finished, RunFinished)
+    assert isinstance(started, MatrixStarted) and isinstance(finished, MatrixFinished)
     assert started.run_id == RUN_ID and started.sut == "built-in proxy"
     assert list(started.backends) == ["anthropic", "openai", "gemini"]
     cases = [e.result.case_id for e in events[1:-1] if isinstance(e, CaseFinished)]
@@ -89,7 +89,7 @@ def test_without_a_summary_order_and_duration_come_from_the_cases(run_dir: Path)
     (run_dir / "summary.json").unlink()
     events = events_for_run(run_dir)
     started, finished = events[0], events[-1]
-    assert isinstance(started, RunStarted) and isinstance(finished, RunFinished)
+    assert isinstance(started, MatrixStarted) and isinstance(finished, MatrixFinished)
     assert started.sut == UNKNOWN_SUT
     assert started.run_id == RUN_ID  # the folder name
     assert list(started.backends) == ["anthropic", "gemini", "openai"]

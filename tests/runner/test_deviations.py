@@ -9,8 +9,8 @@ from pathlib import Path
 
 from harness.proxy import TranslateHooks
 from harness.report import file_writers
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from tests.conftest import REPO
 
 
@@ -19,8 +19,8 @@ def _cost(data: bytes) -> bytes:
     return data.replace(b'"usage":{"prompt_tokens"', b'"usage":{"cost":0.0001,"prompt_tokens"')
 
 
-def options(tmp_path: Path, **kw: object) -> RunOptions:
-    base = RunOptions(
+def options(tmp_path: Path, **kw: object) -> MatrixOptions:
+    base = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -36,10 +36,10 @@ def options(tmp_path: Path, **kw: object) -> RunOptions:
 
 def test_a_deviation_is_a_warning_listed_everywhere_and_fails_only_under_strict(tmp_path: Path) -> None:
     opts = options(tmp_path)
-    runner = Runner(opts, file_writers(tmp_path / "reports" / "t"))
+    runner = Engine(opts, file_writers(tmp_path / "reports" / "t"))
     finished = runner.run()
     assert finished.exit_code == 0
-    by_id = {r.case_id: r for r in opts.results}
+    by_id = {r.case_id: r for r in runner.results}
     stream = by_id["text-basic[openai->anthropic,stream]"]
     assert stream.verdict == "pass"
     assert [(d.rule, d.message) for d in stream.deviations] == [
@@ -56,7 +56,7 @@ def test_a_deviation_is_a_warning_listed_everywhere_and_fails_only_under_strict(
     assert "wire deviation (warning): openai.documented_fields" in junit and "<failure" not in junit
 
     strict = options(tmp_path, strict=True, run_id="s")
-    finished = Runner(strict, file_writers(tmp_path / "reports" / "s")).run()
+    finished = Engine(strict, file_writers(tmp_path / "reports" / "s")).run()
     assert finished.exit_code == 1 and finished.new_proxy_bugs == []
     junit = (tmp_path / "reports" / "s" / "junit.xml").read_text()
     assert '<failure message="wire deviation (--strict): openai.documented_fields" type="wire_deviation"' in junit
@@ -76,5 +76,6 @@ def test_the_built_in_proxy_keeps_every_wire_rule(tmp_path: Path) -> None:
         backends=["anthropic", "openai", "gemini"],
         only=["text-basic", "tool-call-parallel", "usage-with-cache", "midstream-error", "truncated-stream"],
     )
-    Runner(opts).run()
-    assert {r.case_id: r.deviations for r in opts.results if r.deviations} == {}
+    engine = Engine(opts)
+    engine.run()
+    assert {r.case_id: r.deviations for r in engine.results if r.deviations} == {}

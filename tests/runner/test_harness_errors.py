@@ -23,16 +23,16 @@ from harness import ir
 from harness.drivers import openai_sdk
 from harness.proxy import TranslateHooks
 from harness.runner import execute
-from harness.runner.engine import Runner
+from harness.runner.engine import Engine
 from harness.runner.known import KnownFileError, load_known
 from harness.runner.names import MatrixNameError
-from harness.runner.plan import RunOptions
+from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult, Verdict
 from tests.conftest import REPO
 
 
-def options(tmp_path: Path, **kw: object) -> RunOptions:
-    base = RunOptions(
+def options(tmp_path: Path, **kw: object) -> MatrixOptions:
+    base = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -45,9 +45,10 @@ def options(tmp_path: Path, **kw: object) -> RunOptions:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
-def run(opts: RunOptions) -> tuple[int, list[CaseResult]]:
-    finished = Runner(opts).run()
-    return finished.exit_code, opts.results
+def run(opts: MatrixOptions) -> tuple[int, list[CaseResult]]:
+    engine = Engine(opts)
+    finished = engine.run()
+    return finished.exit_code, engine.results
 
 
 def by_id(results: list[CaseResult]) -> dict[str, CaseResult]:
@@ -171,17 +172,17 @@ def test_a_known_proxy_bug_that_became_a_harness_error_is_neither_known_nor_fixe
     known = tmp_path / "known.toml"
     case_id = "text-basic[openai->openai,stream]"
     known.write_text(f'[[case]]\nid = "{case_id}"\nverdict = "proxy_bug_response"\nreason = "r"\n', encoding="utf-8")
-    finished = Runner(options(tmp_path, cassettes=cassettes, known=known)).run()
+    finished = Engine(options(tmp_path, cassettes=cassettes, known=known)).run()
     assert finished.exit_code == 2 and finished.harness_errors == [case_id] and finished.fixed == []
 
 
 def test_a_frontend_without_an_sdk_driver_cannot_be_planned(tmp_path: Path) -> None:
     with pytest.raises(MatrixNameError, match="frontend 'groq': a backend-only profile"):
-        Runner(options(tmp_path, frontends=["groq"]))
+        Engine(options(tmp_path, frontends=["groq"]))
 
 
 def test_the_sdk_timeout_is_an_option(tmp_path: Path) -> None:
-    runner = Runner(options(tmp_path, timeout=7.5))
+    runner = Engine(options(tmp_path, timeout=7.5))
     cases = runner.case_runner()
     try:
         client = cases.env.client("k", "openai")

@@ -138,8 +138,8 @@ def test_an_accepted_message_start_usage_bug_does_not_hide_a_lost_tool_call_on_t
 
     from harness.faults import hooks as h
     from harness.proxy.models import HookContext, TranslateHooks
-    from harness.runner.engine import Runner
-    from harness.runner.plan import RunOptions
+    from harness.runner.engine import Engine
+    from harness.runner.plan import MatrixOptions
 
     def both(context: HookContext) -> TranslateHooks:
         zero, second = h.ZERO_INPUT_AT_MESSAGE_START.per_request, h.SECOND_PARALLEL_CALL_DROPPED.per_request
@@ -153,13 +153,14 @@ def test_an_accepted_message_start_usage_bug_does_not_hide_a_lost_tool_call_on_t
     assert main([*accept, "--hooks", "zero-input-at-message-start", "--update-known"]) == 0
     entry = load_known(known)[case_id]
     assert entry.signature and not any("tool_calls" in part for part in entry.signature)
-    options = RunOptions(
+    options = MatrixOptions(
         frontends=["anthropic"], backends=["openai"], only=["tool-call-parallel"], streams=(True,), known=known,
         reports=tmp_path, run_id="both", hooks=TranslateHooks(per_request=both),
     )  # fmt: skip
-    finished = Runner(options).run()
+    engine = Engine(options)
+    finished = engine.run()
     assert finished.exit_code == 1 and list(finished.new_proxy_bugs) == [case_id]
-    (result,) = options.results
+    (result,) = engine.results
     assert result.verdict == entry.verdict and result.known is None  # same verdict as the entry: before, a pass
     assert "new beyond its known-failures entry" in result.reason and "check:tool_calls" in result.reason
 

@@ -7,11 +7,11 @@ import pickle
 
 import pytest
 
-from harness.runner.plan import RunOptions, plan
+from harness.runner.plan import MatrixOptions, plan
 from harness.trace import Case, Run
 from tests.conftest import REPO
 
-OPTIONS = RunOptions(
+OPTIONS = MatrixOptions(
     scenarios=REPO / "scenarios",
     cassettes=REPO / "cassettes",
     frontends=["anthropic", "openai"],
@@ -49,7 +49,7 @@ def test_baselines_are_planned_once_for_every_case_that_needs_them() -> None:
 
 
 def test_a_stream_only_party_makes_a_non_streamed_case_unsupported_with_the_reason() -> None:
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         frontends=["swink", "openai"],
@@ -85,7 +85,7 @@ GAPS = [
 def test_a_scenario_a_protocol_cannot_express_is_unsupported_not_a_baseline_issue(
     scenario: str, frontend: str, backend: str, reason: str
 ) -> None:
-    options = RunOptions(
+    options = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         frontends=[frontend, "openai"],

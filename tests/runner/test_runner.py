@@ -11,17 +11,17 @@ import pytest
 
 from harness import ir
 from harness.proxy import TranslateHooks
-from harness.runner.engine import Runner
+from harness.runner.engine import Engine
 from harness.runner.known import load_known, write_known
-from harness.runner.plan import RunOptions
+from harness.runner.plan import MatrixOptions
 from harness.trace import read_cases, trace_files
 from harness.trace.model import CaseResult
 from tests.conftest import REPO
 from tests.runner import hooks
 
 
-def options(tmp_path: Path, **kw: object) -> RunOptions:
-    base = RunOptions(
+def options(tmp_path: Path, **kw: object) -> MatrixOptions:
+    base = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -35,9 +35,10 @@ def options(tmp_path: Path, **kw: object) -> RunOptions:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
-def run(opts: RunOptions) -> tuple[int, list[CaseResult]]:
-    finished = Runner(opts).run()
-    return finished.exit_code, opts.results
+def run(opts: MatrixOptions) -> tuple[int, list[CaseResult]]:
+    engine = Engine(opts)
+    finished = engine.run()
+    return finished.exit_code, engine.results
 
 
 def test_clean_matrix_passes_and_writes_a_trace_per_case(tmp_path: Path) -> None:
@@ -103,7 +104,7 @@ def test_known_failures_keep_the_gate_green_and_fixed_cases_are_listed(tmp_path:
     assert set(load_known(opts.known)) == {r.case_id for r in results}
     code, _ = run(options(tmp_path, hooks=hooks, only=["tool-call-parallel"], run_id="t2"))
     assert code == 0
-    clean = Runner(options(tmp_path, only=["tool-call-parallel"], run_id="t3"))
+    clean = Engine(options(tmp_path, only=["tool-call-parallel"], run_id="t3"))
     finished = clean.run()
     assert finished.exit_code == 0 and sorted(finished.fixed) == sorted(r.case_id for r in results)
 
@@ -140,8 +141,8 @@ def test_unknown_scenario_or_protocol_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(
         ValueError, match="unknown scenario 'tool-call-singel' \\(did you mean 'tool-call-single'\\?\\)"
     ):
-        Runner(options(tmp_path, only=["tool-call-singel"]))
+        Engine(options(tmp_path, only=["tool-call-singel"]))
     with pytest.raises(ValueError, match="backend 'zzz': unknown protocol; backends: anthropic, "):
-        Runner(options(tmp_path, backends=["zzz"]))
+        Engine(options(tmp_path, backends=["zzz"]))
     with pytest.raises(ValueError, match="frontend 'groq': a backend-only profile of openai"):
-        Runner(options(tmp_path, frontends=["groq"]))
+        Engine(options(tmp_path, frontends=["groq"]))

@@ -18,8 +18,8 @@ from harness.drivers.base import SdkResult, UnexpressibleAnswer
 from harness.faults.wire_edits import edit_sse
 from harness.proxy import TranslateHooks
 from harness.runner import execute
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions
 from harness.trace import Run
 from harness.trace.model import Verdict
 from tests.conftest import REPO
@@ -35,7 +35,7 @@ def _phantom_web_search(name: str | None, data: Any) -> Any:
 
 def test_a_server_tool_use_block_only_the_proxy_sent_is_a_proxy_bug_not_unsupported(tmp_path: Path) -> None:
     hooks = TranslateHooks(on_frontend_bytes=lambda chunk: edit_sse(chunk, _phantom_web_search))
-    opts = RunOptions(
+    opts = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=tmp_path / "reports",
@@ -47,9 +47,10 @@ def test_a_server_tool_use_block_only_the_proxy_sent_is_a_proxy_bug_not_unsuppor
         streams=(True,),
         hooks=hooks,
     )
-    finished = Runner(opts).run()
+    engine = Engine(opts)
+    finished = engine.run()
     assert finished.exit_code == 1
-    (case,) = opts.results
+    (case,) = engine.results
     assert case.verdict is Verdict.PROXY_BUG_RESPONSE
     translated = case.runs["translated"]
     check = next(c for c in translated.checks if c.name == execute.UNEXPRESSIBLE_ANSWER)

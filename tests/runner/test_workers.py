@@ -13,8 +13,8 @@ import pytest
 from harness.cli import main
 from harness.proxy import TranslateHooks
 from harness.report import report_writers
-from harness.runner.engine import Runner
-from harness.runner.plan import RunOptions, runs_of
+from harness.runner.engine import Engine
+from harness.runner.plan import MatrixOptions, runs_of
 from harness.runner.units import parse_shard, shard, units
 from harness.trace import CaseResult, read_trace_bytes
 from tests.conftest import REPO
@@ -24,8 +24,8 @@ BROKEN = TranslateHooks(on_upstream_event=hooks.drop_second_block)
 """A broken adapter, so that the reports hold proxy bugs with divergences, not only passes."""
 
 
-def options(reports: Path, **kw: object) -> RunOptions:
-    base = RunOptions(
+def options(reports: Path, **kw: object) -> MatrixOptions:
+    base = MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
         reports=reports,
@@ -41,8 +41,8 @@ def options(reports: Path, **kw: object) -> RunOptions:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
-def write_run(opts: RunOptions) -> Path:
-    runner = Runner(opts)
+def write_run(opts: MatrixOptions) -> Path:
+    runner = Engine(opts)
     runner.writers = report_writers(runner.folder)
     runner.run()
     return runner.folder
@@ -108,8 +108,9 @@ def test_a_worker_that_crashes_costs_the_run_it_was_on_named(tmp_path: Path) -> 
     crash = TranslateHooks(on_upstream_request=hooks.crash)
     serial = options(tmp_path / "serial", jobs=1, hooks=BROKEN)
     parallel = options(tmp_path / "parallel", jobs=2, hooks=crash, backends=["openai"], frontends=["openai"])
-    Runner(parallel).run()
-    struck = _struck(parallel.results)
+    crashed = Engine(parallel)
+    crashed.run()
+    struck = _struck(crashed.results)
     assert [r.case_id for r in struck] == [
         "tool-call-parallel[openai->openai,stream]",
         "tool-call-parallel[openai->openai,nonstream]",
@@ -121,9 +122,10 @@ def test_a_worker_that_crashes_costs_the_run_it_was_on_named(tmp_path: Path) -> 
         assert result.case_id in translated.error
         assert result.verdict != "pass"
     # Everything else is what a run without the crash gives.
-    Runner(dataclasses.replace(serial, backends=["openai"], frontends=["openai"], hooks=None)).run()
-    clean = {r.case_id: r for r in serial.results}
-    for result in parallel.results:
+    engine = Engine(dataclasses.replace(serial, backends=["openai"], frontends=["openai"], hooks=None))
+    engine.run()
+    clean = {r.case_id: r for r in engine.results}
+    for result in crashed.results:
         if result.scenario != hooks.STRUCK:
             assert result == clean[result.case_id]
 
@@ -131,22 +133,23 @@ def test_a_worker_that_crashes_costs_the_run_it_was_on_named(tmp_path: Path) -> 
 def test_a_worker_that_hangs_is_stopped_and_the_case_named(tmp_path: Path) -> None:
     hang = TranslateHooks(on_upstream_request=hooks.hang)
     opts = options(tmp_path, jobs=2, hooks=hang, frontends=["openai"], backends=["openai"], streams=(False,))
-    Runner(dataclasses.replace(opts, stall_timeout=20.0)).run()
-    (struck,) = _struck(opts.results)
+    engine = Engine(dataclasses.replace(opts, stall_timeout=20.0))
+    engine.run()
+    (struck,) = _struck(engine.results)
     error = struck.runs["translated"].error
     assert error is not None and "stopped answering" in error and struck.case_id in error
     assert struck.verdict != "pass"
-    assert {r.verdict for r in opts.results if r is not struck} <= {"pass", "unsupported"}
+    assert {r.verdict for r in engine.results if r is not struck} <= {"pass", "unsupported"}
 
 
 def test_hooks_that_cannot_reach_a_worker_are_refused(tmp_path: Path) -> None:
     closure = TranslateHooks(on_upstream_request=lambda request: request)
     with pytest.raises(ValueError, match="-j 1"):
-        Runner(options(tmp_path, jobs=2, hooks=closure)).run()
+        Engine(options(tmp_path, jobs=2, hooks=closure)).run()
 
 
 def test_shards_deal_every_unit_once_and_keep_baselines_with_their_cases(tmp_path: Path) -> None:
-    runner = Runner(options(tmp_path, only=None))
+    runner = Engine(options(tmp_path, only=None))
     every = units(runner.plan)
     dealt = [shard(every, k, 4) for k in range(1, 5)]
     assert sorted(u.scenario + str(u.stream) for part in dealt for u in part) == sorted(
@@ -158,7 +161,7 @@ def test_shards_deal_every_unit_once_and_keep_baselines_with_their_cases(tmp_pat
         runs = {run for unit in part for run, _ in unit.runs}
         cases = [case for unit in part for case in unit.cases if runner.plan.gaps[case] is None]
         assert {run for case in cases for run in runs_of(case).values()} <= runs
-    assert dealt == [shard(units(Runner(options(tmp_path, only=None)).plan), k, 4) for k in range(1, 5)]
+    assert dealt == [shard(units(Engine(options(tmp_path, only=None)).plan), k, 4) for k in range(1, 5)]
 
 
 def test_parse_shard() -> None:
@@ -173,7 +176,7 @@ def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: i
     """The shards (the last one run in worker processes) joined by `report --merge`: the unsharded run's cases,
     reports byte for byte, and gate decision."""
     whole_opts = options(tmp_path / "out", jobs=1, run_id="joined")
-    runner = Runner(whole_opts)
+    runner = Engine(whole_opts)
     runner.writers = report_writers(runner.folder)
     gate = runner.run().exit_code
     whole = files(runner.folder)
@@ -186,7 +189,7 @@ def test_shards_join_into_the_unsharded_report_and_gate(tmp_path: Path, count: i
     assert main(["report", "--merge", *map(str, shards), "--run", str(out), "--quiet", "--gate"]) == gate == 1
     merged = files(out)
     cases = list(traces(merged).values())
-    assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in whole_opts.results)
+    assert sorted((c.case_id, c.verdict) for c in cases) == sorted((r.case_id, r.verdict) for r in runner.results)
     assert len(cases) == 3 * 3 * 3 * 2
     assert merged == whole
 
