@@ -88,7 +88,7 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "OpenAI stream's tool-call index); the hook says which",
     "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "
     "speaks it",
-    "harness/faults/native.py": "the faults of Bedrock, Workers AI and swink: each names the protocol it breaks",
+    "harness/faults/native_catalog.py": "the faults of Bedrock, Workers AI and swink: each names its protocol",
     "harness/checks/builtin.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/wire.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/answer.py": "a check's why cites the provider and the real bug it rests on (its evidence)",

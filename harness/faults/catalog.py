@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from harness.faults import answer_hooks as ah
 from harness.faults import hooks as h
-from harness.faults import native
+from harness.faults import native_catalog
 from harness.faults import responses_hooks as rh
 from harness.faults import upstream_hooks as uh
 from harness.faults.fault import Fault, Scope, witness
@@ -231,7 +231,7 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
         witness("error-auth-401", "openai", "anthropic", False),
     ),
-    *native.FAULTS,  # Bedrock, Workers AI and swink's proxy stream (issue 16), declared in their own module
+    *native_catalog.FAULTS,  # Bedrock, Workers AI and swink's proxy stream (issue 16), declared in their own module
 )
 
 
