@@ -8,6 +8,7 @@ from harness.ir.capability import Capability
 from harness.ir.content import (
     Base64Image,
     ContentPart,
+    FilePart,
     ImagePart,
     ImageSource,
     OutputPart,
@@ -71,6 +72,7 @@ __all__ = [
     "Base64Image",
     "Capability",
     "ContentPart",
+    "FilePart",
     "Done",
     "ErrorEvent",
     "ErrorKind",

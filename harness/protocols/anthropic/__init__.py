@@ -42,6 +42,7 @@ class AnthropicCodec:
             Capability.PARALLEL_TOOLS,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.STOP_SEQUENCES,

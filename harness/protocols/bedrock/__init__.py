@@ -44,6 +44,7 @@ class BedrockCodec:
             Capability.PARALLEL_TOOLS,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_SCHEMA,

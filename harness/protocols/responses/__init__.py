@@ -62,6 +62,7 @@ class ResponsesCodec:
             Capability.PARALLEL_TOOLS,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,
