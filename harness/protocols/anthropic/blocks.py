@@ -1,8 +1,9 @@
 """Content blocks <-> IR parts, shared by requests (messages) and responses (content).
 
 Blocks with no IR part (server_tool_use, web_search_tool_result and the other server-tool results, documents by
-URL, file id or content blocks, search_result, container_upload, images by file id, ...) decode to None: the caller leaves them out of the IR
-and, for requests, keeps the raw wire messages in `provider_fields` (see request.py).
+URL, file id or content blocks, search_result, container_upload, images by file id, ...) decode to None: the
+caller leaves them out of the IR and, for requests, keeps the raw wire messages in `provider_fields` (see
+request.py).
 """
 
 from __future__ import annotations

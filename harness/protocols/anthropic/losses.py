@@ -35,8 +35,7 @@ LOSSES: Mapping[str, str] = MappingProxyType(
             "the wire has only user and assistant turns: an in-conversation system message is sent as a user turn"
         ),
         "FilePart.filename": (
-            "a document block has no file name (its optional `title` is a title, not a name): not sent, decodes "
-            "as None"
+            "a document block has no file name (its optional `title` is a title, not a name): not sent, decodes as None"
         ),
         "ToolResultPart.name": (
             "tool_result blocks carry no tool name: decoding recovers it from the assistant tool_use with the same "

@@ -138,7 +138,8 @@ class _Encoder:
         groups = items.group_parts(parts) if role == "assistant" else _runs(parts)
         for group in groups:
             first = group[0]
-            if isinstance(first, ir.TextPart) or (isinstance(first, ir.ImagePart | ir.FilePart) and role != "assistant"):
+            media = isinstance(first, ir.ImagePart | ir.FilePart)
+            if isinstance(first, ir.TextPart) or (media and role != "assistant"):
                 self.message("user" if role == "tool" else role, group)
             elif isinstance(first, ir.ThinkingPart | ir.RedactedThinkingPart):
                 self.reasoning(group)
