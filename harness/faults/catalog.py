@@ -214,6 +214,16 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         witness("vision-base64", "openai", "anthropic", False),
     ),
     Fault(
+        "file-sent-as-image",
+        "A document (an inline PDF) is sent upstream as an image of the same media type.",
+        "Converters whose only inline-media form is an image (this harness's own IR until issue 25: a text/plain "
+        "file became an image block, which the Anthropic and Bedrock specs refuse).",
+        "request side",
+        h.FILE_SENT_AS_IMAGE,
+        Scope(("file-pdf-inline",)),
+        witness("file-pdf-inline", "openai", "anthropic", False),
+    ),
+    Fault(
         "multibyte-split-corrupted",
         "A UTF-8 character split across two network chunks arrives as U+FFFD.",
         "Each upstream chunk decoded on its own with errors='replace' (rule: decode the byte stream, not the chunks).",
