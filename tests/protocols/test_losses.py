@@ -41,6 +41,8 @@ OVER_BROAD = frozenset(
         "TextPart.text",
         "ImagePart",
         "ImagePart.source",
+        "FilePart",
+        "FilePart.data",
         "ToolCallPart",
         "ToolCallPart.name",
         "ToolCallPart.arguments",
@@ -76,8 +78,15 @@ RESHAPES: dict[str, Mapping[str, str]] = {
 TABLE_PARAMS = sorted(TABLES)
 
 # Broad keys a codec may declare because it lacks the whole capability (so no case that needs it runs there):
-# (codec, key) -> the capability it must not declare. Gemma has no thinking mode; swink's request has no tools.
-JUSTIFIED_BROAD = {("gemma", "Request.thinking"): "thinking", ("swink", "Request.tools"): "tools"}
+# (codec, key) -> the capability it must not declare. Gemma has no thinking mode; swink's request has no tools;
+# Ollama, swink and Workers AI's native route have no file part.
+JUSTIFIED_BROAD = {
+    ("gemma", "Request.thinking"): "thinking",
+    ("swink", "Request.tools"): "tools",
+    ("ollama", "FilePart"): "files",
+    ("swink", "FilePart"): "files",
+    ("cloudflare", "FilePart"): "files",
+}
 
 
 def _value_ok(annotation: Any, value: str) -> bool:
