@@ -231,6 +231,8 @@ class _Decoder:
             content: list[ir.ContentPart] = [ir.TextPart(text=output)] if output else []
         else:
             content = self.parts(index, self.r.lst(output, f"{where}.output"), f"{where}.output", "tool")
+        if any(isinstance(p, ir.FilePart) for p in content):
+            self.r.fail(f"{where}.output", "a file in a function_call_output has no IR form")
         kept = [p for p in content if isinstance(p, ir.TextPart | ir.ImagePart)]
         return ir.ToolResultPart(tool_call_id=call_id, name=self.tool_names.get(call_id), content=kept)
 

@@ -325,3 +325,10 @@ def test_input_file_by_url_has_no_ir_form() -> None:
     part = {"type": "input_file", "file_url": "https://example.com/a.pdf"}
     with pytest.raises(DecodeError, match="only inline files"):
         CODEC.decode_request(wire({"model": "m", "input": [{"role": "user", "content": [part]}]}))
+
+
+def test_input_file_in_a_function_call_output_is_refused_not_dropped() -> None:
+    part = {"type": "input_file", "file_data": f"data:application/pdf;base64,{PDF}"}
+    body = {"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": [part]}]}
+    with pytest.raises(DecodeError, match="function_call_output has no IR form"):
+        CODEC.decode_request(wire(body))
