@@ -466,7 +466,7 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
 
 
 FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *ISSUE_21_FAULTS, *GATEWAY_FAULTS)
-"""Every catalogued fault: those of issues 8, 12, 15, 16 and 21, then those found by gating real gateways."""
+"""Every catalogued fault: those of issues 8, 12, 15, 16, 21 and 25, then those found by gating real gateways."""
 
 
 def by_name(name: str) -> Fault:
