@@ -298,6 +298,7 @@ class AnthropicDriver:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,

@@ -416,6 +416,7 @@ class BedrockDriver:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,

@@ -289,6 +289,7 @@ class CloudflareHTTPDriver:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.VISION,
             Capability.JSON_OBJECT,
             Capability.JSON_SCHEMA,

@@ -308,6 +308,7 @@ class GenaiDriver:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,

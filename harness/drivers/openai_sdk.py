@@ -334,6 +334,7 @@ class OpenAIDriver:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,

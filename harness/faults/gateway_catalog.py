@@ -15,6 +15,7 @@ _LITELLM = "LiteLLM proxy 1.106.2"
 _PORTKEY = "Portkey AI Gateway 1.15.2"
 _CCR = "claude-code-router 2.0.0"
 _NULLPLATFORM = "nullplatform LLM Gateway 2.0.11"
+_MLFLOW = "MLflow AI Gateway 3.17.2"
 
 GATEWAY_FAULTS: tuple[Fault, ...] = (
     Fault(
@@ -103,6 +104,17 @@ GATEWAY_FAULTS: tuple[Fault, ...] = (
         g.TOOL_SCHEMA_EMPTIED,
         Scope(("tool-call-single", "tool-call-parallel", "tool-choice-required")),
         witness("tool-call-single", "gemini", "openai", False),
+    ),
+    Fault(
+        "nested-tool-schema-flattened",
+        "A tool parameter keeps only its type, description, enum and items: a nested object's properties and "
+        "required list are dropped before the upstream.",
+        f"{_MLFLOW} (ML8): `parameters` is parsed into a pydantic model with those four fields per property; the "
+        "model sees an object parameter with no fields and fills it at random.",
+        "request side",
+        g.NESTED_TOOL_SCHEMA_FLATTENED,
+        Scope(("tool-nested-schema",)),
+        witness("tool-nested-schema", "openai", "anthropic", True),
     ),
     Fault(
         "json-mode-dropped",

@@ -1,5 +1,5 @@
 """Hooks of the faults modelled on the bugs the real-gateway gates found (LiteLLM 1.106.2, Portkey 1.15.2,
-claude-code-router 2.0.0; `docs/gateways.md`). Each reproduces one bug class on the built-in proxy, so that the
+claude-code-router 2.0.0, MLflow; `docs/gateways.md`). Each reproduces one bug class on the built-in proxy, so that the
 gate is proven to catch the class in any gateway. Same rules as `harness.faults.hooks`: per-stream state is built
 per request, and a hook meant for one protocol changes nothing elsewhere.
 """
@@ -61,6 +61,33 @@ def _empty_schemas(request: ir.Request) -> ir.Request:
 
 
 TOOL_SCHEMA_EMPTIED = TranslateHooks(on_upstream_request=_empty_schemas)
+
+_PROPERTY_FIELDS = ("type", "description", "enum", "items")
+"""What MLflow's `ParamProperty` keeps of each parameter and of an array's items; the rest (a nested object's
+`properties`, `required`, `anyOf`, ...) is dropped."""
+
+
+def _property(spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return spec
+    kept = {k: v for k, v in spec.items() if k in _PROPERTY_FIELDS}
+    if "items" in kept:  # an array's items are parsed as a property too
+        kept["items"] = _property(kept["items"])
+    return kept
+
+
+def _first_level_schemas(request: ir.Request) -> ir.Request:
+    def flat(parameters: dict[str, Any]) -> dict[str, Any]:
+        properties = parameters.get("properties")
+        if not isinstance(properties, dict):
+            return parameters
+        return {**parameters, "properties": {name: _property(spec) for name, spec in properties.items()}}
+
+    tools = [t.model_copy(update={"parameters": flat(t.parameters)}) for t in request.tools]
+    return request.model_copy(update={"tools": tools})
+
+
+NESTED_TOOL_SCHEMA_FLATTENED = TranslateHooks(on_upstream_request=_first_level_schemas)
 
 
 def _widen_tool_choice(request: ir.Request) -> ir.Request:

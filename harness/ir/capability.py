@@ -14,6 +14,10 @@ class Capability(StrEnum):
 
     TOOLS = "tools"
     PARALLEL_TOOLS = "parallel_tools"
+    NESTED_TOOL_SCHEMA = "nested_tool_schema"
+    """A tool's parameter schema nests (an object parameter with its own properties, an array of objects). The
+    `ollama` SDK (0.6.3) cannot send one: its `Tool.Function.Parameters.Property` model keeps only `type`, `items`,
+    `description` and `enum` of each property and drops the rest before the request is made (ollama-python #724)."""
     TOOL_CHOICE = "tool_choice"
     VISION = "vision"
     FILES = "files"

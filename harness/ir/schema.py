@@ -40,16 +40,21 @@ def from_json(model: type[M], data: Any) -> M:
     return model.model_validate(data)
 
 
+TAGS = ("kind", "type")
+"""The fields IR unions are discriminated on."""
+
+
 def require_tags(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with every union member's tag (`kind`, a constant with a default) required, as the models require
-    it: pydantic picks a member by its tag, while JSON Schema's `oneOf` would take a tagless object that fits one
-    member's other fields. Changes and returns `schema`."""
+    """`schema` with every union member's tag (`kind`, or `type` for an image source: a constant with a default)
+    required, as the models require it: pydantic picks a member by its tag, while JSON Schema's `oneOf` would take a
+    tagless object that fits one member's other fields. Changes and returns `schema`."""
     for definition in schema.get("$defs", {}).values():
-        tag = definition.get("properties", {}).get("kind")
-        if isinstance(tag, dict) and "const" in tag:
-            required = definition.setdefault("required", [])
-            if "kind" not in required:
-                required.append("kind")
+        for name in TAGS:
+            tag = definition.get("properties", {}).get(name)
+            if isinstance(tag, dict) and "const" in tag:
+                required = definition.setdefault("required", [])
+                if name not in required:
+                    required.append(name)
     return schema
 
 

@@ -41,6 +41,10 @@ from harness.trace import Run
 DEADLINE_FACTOR = 4.0
 """A translated run through an external proxy ends after this many `--timeout`s of wall-clock time, however its
 bytes trickle (`--timeout` bounds each gap between bytes only)."""
+DRAIN_S = 2.0
+"""When the SDK stops reading a streamed answer early (it raised on an event it could not read), the rest of the
+body is still read for at most this many seconds (and `DRAIN_BYTES`), so the wire checks judge all of it."""
+DRAIN_BYTES = 4 << 20
 PREFLIGHT_S = 5.0
 """Longest wait for the system under test to answer the preflight request (it fails in seconds, not per case)."""
 
@@ -105,24 +109,79 @@ class Received:
 
 
 class _Tee(httpx2.SyncByteStream):
+    """The answer's bytes as the SDK reads them, kept in `sink`; what the SDK leaves unread is read on close."""
+
     def __init__(
         self, inner: httpx2.SyncByteStream, sink: list[bytes], deadline: float | None, times: list[float]
     ) -> None:
         self._inner = inner
+        self._it: Iterator[bytes] | None = None
+        """Held here, not in `__iter__`'s frame: when the SDK stops early, the connection must stay open."""
         self._sink = sink
         self._deadline = deadline
         self._times = times
+        self._open = False
+        """The SDK began reading and has neither reached the end nor met a transport error."""
+        self.drained = 0
+        """Bytes read after the SDK stopped reading (see `DRAIN_S`)."""
+        self.drain_error: str | None = None
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self._inner:
+        self._it = iter(self._inner)
+        self._open = True
+        while True:
+            try:
+                chunk = next(self._it)
+            except StopIteration:
+                self._open = False
+                return
+            except BaseException:
+                self._open = False
+                raise
             self._sink.append(chunk)
             self._times.append(time.monotonic())
             if self._deadline is not None and time.monotonic() > self._deadline:
+                self._open = False
                 raise httpx2.ReadTimeout("the answer did not end within the run's wall-clock deadline")
             yield chunk
 
     def close(self) -> None:
+        if self._open and self._it is not None:
+            self._drain(self._it)
         self._inner.close()
+
+    def _drain(self, it: Iterator[bytes]) -> None:
+        """Read what the SDK left unread (it raised on an event it could not read), for at most `DRAIN_S` and
+        `DRAIN_BYTES`, so that the wire checks judge the whole answer: a bug further on is not hidden by the first
+        one. A read still blocked then is ended by closing the stream."""
+        self._open = False
+        got: list[tuple[bytes, float]] = []
+        lock = threading.Lock()
+
+        def read() -> None:
+            size = 0
+            try:
+                for chunk in it:
+                    with lock:
+                        got.append((chunk, time.monotonic()))
+                    size += len(chunk)
+                    if size > DRAIN_BYTES:
+                        return
+            except Exception as exc:
+                # The stream broke or was closed under the read: what arrived before is kept, and the wire checks
+                # see the answer end there.
+                self.drain_error = f"{type(exc).__name__}: {exc}"
+
+        reader = threading.Thread(target=read, name="drain-answer", daemon=True)
+        reader.start()
+        reader.join(DRAIN_S)
+        with lock:
+            kept = list(got)
+            got.clear()
+        for chunk, at in kept:
+            self._sink.append(chunk)
+            self._times.append(at)
+        self.drained = sum(len(c) for c, _ in kept)
 
 
 @dataclass

@@ -142,3 +142,18 @@ def test_models_list_and_client_type() -> None:
     assert (result.models, rec.url) == (["conformance-model"], "http://proxy/api/tags")
     with pytest.raises(TypeError, match=r"needs an httpx\.Client"):
         DRIVER.list_models(base_url="http://proxy", http_client=httpx2.Client())
+
+
+def test_ollama_sdk_drops_nested_tool_properties() -> None:
+    # ollama-python #724: the SDK's Tool model keeps type, items, description and enum of each parameter, so a
+    # nested object's own properties never reach the request. The driver therefore lacks nested_tool_schema, and
+    # tool-nested-schema is unsupported with an Ollama client or backend SDK; when an SDK release keeps them, this
+    # fails and the capability can be declared.
+    import ollama
+
+    nested = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}}
+    tool = ollama.Tool.model_validate({"type": "function", "function": {"name": "f", "parameters": nested}})
+    sent = tool.model_dump(exclude_none=True)["function"]["parameters"]["properties"]["a"]
+    assert sent == {"type": "object"}
+    assert Capability.NESTED_TOOL_SCHEMA not in get("ollama").capabilities
+    assert Capability.NESTED_TOOL_SCHEMA in get("openai").capabilities

@@ -98,9 +98,11 @@ def test_catalog_has_the_faults_of_issue_16_each_on_its_protocol() -> None:
 
 def test_each_gateway_fault_names_the_gateway_bug_it_models() -> None:
     for fault in GATEWAY_FAULTS:
-        gateway = r"(LiteLLM proxy|Portkey AI Gateway|claude-code-router|nullplatform LLM Gateway) [0-9.]+"
+        gateway = (
+            r"(LiteLLM proxy|Portkey AI Gateway|claude-code-router|nullplatform LLM Gateway|MLflow AI Gateway) [0-9.]+"
+        )
         assert re.search(gateway, fault.models), fault.name
-        assert re.search(r"\((A|P|R|NP)[0-9]+", fault.models), fault.name  # its id in docs/gateways.md
+        assert re.search(r"\((A|P|R|NP|ML)[0-9]+", fault.models), fault.name  # its id in docs/gateways.md
 
 
 @pytest.fixture(scope="module")

@@ -79,6 +79,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "truncated-stream-as-stop": ("proxy_bug_response", '-> {"kind": "done", "stop_reason": {"kind": "end_turn"}'),
     "stream-usage-zeroed": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
     "tool-schema-emptied": ("proxy_bug_request", "request.tools[0].parameters.properties: "),
+    "nested-tool-schema-flattened": (
+        "proxy_bug_request",
+        "request.tools[0].parameters.properties.guests.items.properties: ",
+    ),
     "json-mode-dropped": ("proxy_bug_request", 'request.response_format: {"kind": "json_object"} -> null'),
     "thinking-config-dropped": ("proxy_bug_request", 'request.thinking: {"enabled": true, "budget_tokens": 2048}'),
     "tool-choice-specific-widened": ("proxy_bug_request", 'request.tool_choice.kind: "tool" -> "required"'),

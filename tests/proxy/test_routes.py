@@ -173,6 +173,7 @@ async def test_keys_never_reach_logs_tap_or_forwarded_client_credentials(caplog:
 
 async def test_log_filter_scrubs_keys_from_other_libraries_messages(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
+    caplog.set_level(logging.INFO, logger="httpx2")  # `conformance serve`, run earlier in this process, raises it
     create_app(MODELS)  # installs the filter and watches the configured key variable
     logging.getLogger("httpx2").info("HTTP Request: POST http://x/v1?key=%s and %s", "abc123secret", KEY_VALUE)
     assert "abc123secret" not in caplog.text and KEY_VALUE not in caplog.text

@@ -196,3 +196,14 @@ def test_ir_events_in_traces_are_the_ir_union() -> None:
     """The stream-event union the trace schema embeds is the IR's (a guard for the properties above)."""
     assert "TextDelta" in json.dumps(RunTrace.model_json_schema())
     assert ir.TextDelta(index=0, text="x").kind == "text_delta"
+
+
+def test_an_image_source_without_its_type_tag_is_refused_by_both() -> None:
+    # Hypothesis found it: pydantic picks an image source by its `type` tag and refuses one without it, while the
+    # schema's oneOf took a tagless {media_type, data} as a base64 source.
+    part = {"kind": "image", "source": {"media_type": "image/png", "data": "AAAA"}}
+    with pytest.raises(ValueError, match="type"):
+        ir.ImagePart.model_validate(part)
+    schema = ir.ir_json_schema()
+    assert "type" in schema["$defs"]["Base64Image"]["required"]
+    assert "type" in schema["$defs"]["UrlImage"]["required"]

@@ -42,6 +42,7 @@ class BedrockCodec:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,

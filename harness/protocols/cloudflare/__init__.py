@@ -55,6 +55,7 @@ class CloudflareCodec:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.VISION,
             Capability.JSON_OBJECT,
             Capability.JSON_SCHEMA,

@@ -42,6 +42,7 @@ class OllamaCodec:
         {
             Capability.TOOLS,
             Capability.PARALLEL_TOOLS,
+            Capability.NESTED_TOOL_SCHEMA,
             Capability.VISION,
             Capability.THINKING,
             Capability.JSON_OBJECT,

@@ -46,6 +46,7 @@ DEFAULT_CAPABILITIES = frozenset(
     {
         Capability.TOOLS,
         Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
         Capability.TOOL_CHOICE,
         Capability.VISION,
         Capability.THINKING,

@@ -200,6 +200,7 @@ GEMMA = Profile(
     - {
         Capability.TOOLS,
         Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
         Capability.TOOL_CHOICE,
         Capability.THINKING,
         Capability.PROMPT_CACHE,

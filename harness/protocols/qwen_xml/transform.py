@@ -209,10 +209,17 @@ def decode_response(response: ir.Response, tools: Sequence[ir.Tool] = ()) -> tup
         if not isinstance(part, ir.TextPart):
             content.append(part)
             continue
+        text_open = False  # the last part appended is text of this part's: a following text segment joins it
         for segment in [*scanner.feed(part.text), *scanner.finish()]:
             if isinstance(segment, str):
-                content.append(ir.TextPart(text=segment))
+                # The scanner holds back a possible tag start ('<') and hands it over as a segment of its own.
+                if text_open and isinstance(last := content[-1], ir.TextPart):
+                    content[-1] = ir.TextPart(text=last.text + segment)
+                else:
+                    content.append(ir.TextPart(text=segment))
+                text_open = True
                 continue
+            text_open = False
             tool_id = call_id(response.id, calls, segment)
             content.append(
                 ir.ToolCallPart(id=tool_id, name=segment.name, arguments=segment.arguments, arguments_raw=_raw(segment))

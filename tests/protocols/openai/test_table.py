@@ -47,7 +47,7 @@ def test_one_row_per_registered_profile_with_its_quirks() -> None:
     assert "`/openai/deployments/{deployment}/chat/completions?api-version=2024-10-21`" in azure
     assert "`api-key` header" in azure and "error `content_filter` → invalid_request" in azure
     gemma = next(r for r in rows if r.startswith("| `gemma`"))
-    assert "all but parallel_tools, prompt_cache, thinking, tool_choice, tools" in gemma
+    assert "all but nested_tool_schema, parallel_tools, prompt_cache, thinking, tool_choice, tools" in gemma
     assert "reshape `Request.system folded into the first user turn`" in gemma
     llamacpp = next(r for r in rows if r.startswith("| `llamacpp`"))
     # One line per hook, naming every place it is used.

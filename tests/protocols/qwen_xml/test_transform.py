@@ -189,3 +189,14 @@ def test_stream_and_whole_response_decoding_give_the_same_ids() -> None:
     streamed = accumulate(events).response
     whole, _ = decode_response(ir.Response(id="chatcmpl-7", content=[ir.TextPart(text=TEXT)]))
     assert [p for p in whole.content if p.kind == "tool_call"] == [p for p in streamed.content if p.kind == "tool_call"]
+
+
+def test_a_held_back_tag_start_stays_in_its_text_part() -> None:
+    # The scanner holds back a '<' that may open a tool-call tag and hands it over as a segment of its own; a whole
+    # response's text must not come back split in two parts (hypothesis found '0<').
+    response = ir.Response(
+        id="r", model="m", content=[ir.TextPart(text="0<")], stop_reason=ir.StopReason(kind="end_turn")
+    )
+    back, warnings = decode_response(response)
+    assert warnings == []
+    assert back.content == [ir.TextPart(text="0<")]
