@@ -35,6 +35,12 @@ image_parts = st.one_of(
     st.builds(ir.Base64Image, media_type=media_types, data=base64_data),
     st.from_regex(r"https://example\.com/[a-z]{1,10}\.png", fullmatch=True).map(lambda u: ir.UrlImage(url=u)),
 ).map(lambda s: ir.ImagePart(source=s))
+file_parts = st.builds(
+    ir.FilePart,
+    media_type=st.just("application/pdf"),
+    data=base64_data,
+    filename=st.none() | st.from_regex(r"[a-z]{1,8}(\.pdf)?", fullmatch=True),
+)
 
 
 @st.composite
@@ -59,7 +65,7 @@ thinking_parts = st.builds(ir.ThinkingPart, text=nonempty_text, signature=st.non
 redacted_parts = st.builds(ir.RedactedThinkingPart, data=ids)
 
 user_messages = st.builds(
-    ir.Message, role=st.just("user"), content=st.lists(text_parts | image_parts, min_size=1, max_size=3)
+    ir.Message, role=st.just("user"), content=st.lists(text_parts | image_parts | file_parts, min_size=1, max_size=3)
 )
 assistant_messages = st.builds(
     ir.Message,

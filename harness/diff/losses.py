@@ -30,6 +30,7 @@ from harness.diff.normalize import json_copy
 _KIND_MODELS = {
     "TextPart": "text",
     "ImagePart": "image",
+    "FilePart": "file",
     "ToolCallPart": "tool_call",
     "ToolResultPart": "tool_result",
     "ThinkingPart": "thinking",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any, ClassVar, cast
 
@@ -60,11 +62,24 @@ def _image(source: ir.ImageSource) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "url", "url": source.url}}
 
 
+def _document(part: ir.FilePart) -> dict[str, Any]:
+    """A `document` block as an SDK user writes one: plain text as a text source, a PDF as base64."""
+    if part.media_type == "text/plain":
+        try:
+            text = base64.b64decode(part.data, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise UnsupportedRequest(f"anthropic: a text/plain document that is not UTF-8 text: {exc}") from None
+        return {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}
+    return {"type": "document", "source": {"type": "base64", "media_type": part.media_type, "data": part.data}}
+
+
 def _block(part: ir.ContentPart) -> dict[str, Any]:
     if isinstance(part, ir.TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ir.ImagePart):
         return _image(part.source)
+    if isinstance(part, ir.FilePart):
+        return _document(part)
     if isinstance(part, ir.ToolCallPart):
         args = part.arguments if isinstance(part.arguments, dict) else {}
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": args}
@@ -286,6 +301,7 @@ class AnthropicDriver:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_SCHEMA,

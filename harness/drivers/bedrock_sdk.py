@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -87,11 +88,39 @@ def _image(source: ir.ImageSource) -> dict[str, Any]:
     return {"image": {"format": "jpeg" if fmt == "jpg" else fmt, "source": {"bytes": base64.b64decode(source.data)}}}
 
 
+_DOCUMENT_FORMATS = {
+    "application/pdf": "pdf",
+    "text/plain": "txt",
+    "text/csv": "csv",
+    "text/html": "html",
+    "text/markdown": "md",
+    "application/msword": "doc",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.ms-excel": "xls",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+}
+"""The MIME type of each of Converse's document formats."""
+
+
+def _document(part: ir.FilePart) -> dict[str, Any]:
+    """A `document` block as an SDK user writes one: `name` is required and takes only alphanumerics, single
+    spaces, hyphens, parentheses and brackets, so a file name goes without its extension, other characters as
+    hyphens (`document` when there is none)."""
+    fmt = _DOCUMENT_FORMATS.get(part.media_type)
+    if fmt is None:
+        raise UnsupportedRequest(f"bedrock: Converse has no document format for {part.media_type!r}")
+    stem = (part.filename or "").rsplit(".", 1)[0]
+    name = " ".join(re.sub(r"[^A-Za-z0-9\s\-()\[\]]+", "-", stem).split()) or "document"
+    return {"document": {"format": fmt, "name": name, "source": {"bytes": base64.b64decode(part.data)}}}
+
+
 def _block(part: ir.ContentPart) -> dict[str, Any]:
     if isinstance(part, ir.TextPart):
         return {"text": part.text}
     if isinstance(part, ir.ImagePart):
         return _image(part.source)
+    if isinstance(part, ir.FilePart):
+        return _document(part)
     if isinstance(part, ir.ToolCallPart):
         arguments = part.arguments if part.arguments is not None else {}
         return {"toolUse": {"toolUseId": part.id, "name": part.name, "input": arguments}}
@@ -390,6 +419,7 @@ class BedrockDriver:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_SCHEMA,

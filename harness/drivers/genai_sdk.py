@@ -52,6 +52,8 @@ def _part(part: ir.ContentPart, names: dict[str, str]) -> types.Part:
         if isinstance(src, ir.Base64Image):
             return types.Part(inline_data=types.Blob(mime_type=src.media_type, data=base64.b64decode(src.data)))
         return types.Part(file_data=types.FileData(file_uri=src.url))
+    if isinstance(part, ir.FilePart):  # a document is inline data of its own MIME type
+        return types.Part(inline_data=types.Blob(mime_type=part.media_type, data=base64.b64decode(part.data)))
     if isinstance(part, ir.ToolCallPart):
         args = part.arguments if isinstance(part.arguments, dict) else {}
         return types.Part(function_call=types.FunctionCall(name=part.name, args=args))
@@ -309,6 +311,7 @@ class GenaiDriver:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,

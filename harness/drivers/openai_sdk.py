@@ -15,6 +15,7 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionUserMessageParam,
 )
+from openai.types.chat.chat_completion_content_part_param import FileFile
 from pydantic import ValidationError
 
 from harness import ir
@@ -61,6 +62,14 @@ def _image_url(source: ir.ImageSource) -> str:
     return source.url
 
 
+def _file(part: ir.FilePart) -> FileFile:
+    """The SDK's `file` of a file content part: the bytes as a data URL, the name when there is one."""
+    spec: FileFile = {"file_data": f"data:{part.media_type};base64,{part.data}"}
+    if part.filename is not None:
+        spec["filename"] = part.filename
+    return spec
+
+
 def _text_of(parts: list[ir.TextPart | ir.ImagePart], what: str) -> str:
     if any(isinstance(p, ir.ImagePart) for p in parts):
         raise UnsupportedRequest(f"openai: images in {what} cannot be sent")
@@ -77,6 +86,8 @@ def _user_message(message: ir.Message) -> list[ChatCompletionMessageParam]:
             texts.append(part.text)
         elif isinstance(part, ir.ImagePart):
             content.append({"type": "image_url", "image_url": {"url": _image_url(part.source)}})
+        elif isinstance(part, ir.FilePart):
+            content.append({"type": "file", "file": _file(part)})
         elif isinstance(part, ir.ToolResultPart):
             out.append(_tool_message(part))
         else:
@@ -326,6 +337,7 @@ class OpenAIDriver:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.JSON_OBJECT,
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,

@@ -70,8 +70,16 @@ def _image(part: ir.ImagePart) -> dict[str, Any]:
     return {"type": "input_image", "image_url": url, "detail": "auto"}
 
 
+def _file(part: ir.FilePart) -> dict[str, Any]:
+    """An `input_file` part: the bytes as a data URL in `file_data`, the name when there is one."""
+    out: dict[str, Any] = {"type": "input_file", "file_data": f"data:{part.media_type};base64,{part.data}"}
+    if part.filename is not None:
+        out["filename"] = part.filename
+    return out
+
+
 def _content(parts: Sequence[ir.ContentPart], what: str) -> str | list[dict[str, Any]]:
-    """Text and images as input content: a lone text as a plain string, as most callers write it."""
+    """Text, images and files as input content: a lone text as a plain string, as most callers write it."""
     if len(parts) == 1 and isinstance(parts[0], ir.TextPart):
         return parts[0].text
     out: list[dict[str, Any]] = []
@@ -80,6 +88,8 @@ def _content(parts: Sequence[ir.ContentPart], what: str) -> str | list[dict[str,
             out.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ir.ImagePart):
             out.append(_image(part))
+        elif isinstance(part, ir.FilePart):
+            out.append(_file(part))
         else:
             raise UnsupportedRequest(f"responses: {what} cannot carry {part.kind}")
     return out
@@ -477,6 +487,7 @@ class ResponsesDriver:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,

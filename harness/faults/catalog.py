@@ -214,6 +214,16 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         witness("vision-base64", "openai", "anthropic", False),
     ),
     Fault(
+        "file-sent-as-image",
+        "A document (an inline PDF) is sent upstream as an image of the same media type.",
+        "Converters whose only inline-media form is an image (this harness's own IR until issue 25: a text/plain "
+        "file became an image block, which the Anthropic and Bedrock specs refuse).",
+        "request side",
+        h.FILE_SENT_AS_IMAGE,
+        Scope(("file-pdf-inline",)),
+        witness("file-pdf-inline", "openai", "anthropic", False),
+    ),
+    Fault(
         "multibyte-split-corrupted",
         "A UTF-8 character split across two network chunks arrives as U+FFFD.",
         "Each upstream chunk decoded on its own with errors='replace' (rule: decode the byte stream, not the chunks).",
@@ -456,7 +466,7 @@ ISSUE_21_FAULTS: tuple[Fault, ...] = (
 
 
 FAULTS: tuple[Fault, ...] = (*ISSUE_8_FAULTS, *ISSUE_21_FAULTS, *GATEWAY_FAULTS)
-"""Every catalogued fault: those of issues 8, 12, 15, 16 and 21, then those found by gating real gateways."""
+"""Every catalogued fault: those of issues 8, 12, 15, 16, 21 and 25, then those found by gating real gateways."""
 
 
 def by_name(name: str) -> Fault:

@@ -52,10 +52,21 @@ def _without_images(request: ir.Request) -> ir.Request:
     return request.model_copy(update={"messages": messages})
 
 
+def _files_as_images(request: ir.Request) -> ir.Request:
+    def as_image(part: ir.ContentPart) -> ir.ContentPart:
+        if not isinstance(part, ir.FilePart):
+            return part
+        return ir.ImagePart(source=ir.Base64Image(media_type=part.media_type, data=part.data))
+
+    messages = [m.model_copy(update={"content": [as_image(p) for p in m.content]}) for m in request.messages]
+    return request.model_copy(update={"messages": messages})
+
+
 TOOLS_DROPPED_ON_STREAM = TranslateHooks(on_upstream_request=_drop_tools_on_stream)
 SYSTEM_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(update={"system": None}))
 TEMPERATURE_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(update={"temperature": None}))
 IMAGE_DROPPED = TranslateHooks(on_upstream_request=_without_images)
+FILE_SENT_AS_IMAGE = TranslateHooks(on_upstream_request=_files_as_images)
 
 
 def _gemini_function_response_name(context: HookContext) -> TranslateHooks:

@@ -56,6 +56,8 @@ def requirements(request: ir.Request, reply: ReplyOk | ReplyError, expect: Expec
         needs.add(Capability.TOOL_CHOICE)
     if any(isinstance(p, ir.ImagePart) for p in parts):
         needs.add(Capability.VISION)
+    if any(isinstance(p, ir.FilePart) for p in parts):
+        needs.add(Capability.FILES)
     if asks_thinking(request) or expect.thinking_present:
         needs.add(Capability.THINKING)
     if isinstance(request.response_format, ir.ResponseFormatJsonObject):

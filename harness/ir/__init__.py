@@ -8,6 +8,7 @@ from harness.ir.capability import Capability
 from harness.ir.content import (
     Base64Image,
     ContentPart,
+    FilePart,
     ImagePart,
     ImageSource,
     OutputPart,
@@ -74,6 +75,7 @@ __all__ = [
     "Done",
     "ErrorEvent",
     "ErrorKind",
+    "FilePart",
     "IRError",
     "IRModel",
     "ImagePart",

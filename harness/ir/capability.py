@@ -20,6 +20,9 @@ class Capability(StrEnum):
     `description` and `enum` of each property and drops the rest before the request is made (ollama-python #724)."""
     TOOL_CHOICE = "tool_choice"
     VISION = "vision"
+    FILES = "files"
+    """A document (a PDF) is sent inline as a file part, not an image; Ollama, swink, Workers AI and most
+    OpenAI-compatible providers have no such part."""
     THINKING = "thinking"
     JSON_OBJECT = "json_object"
     JSON_SCHEMA = "json_schema"

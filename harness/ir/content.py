@@ -50,6 +50,21 @@ class ImagePart(IRModel):
     """Where the image bytes are."""
 
 
+class FilePart(IRModel):
+    """A document given to the model inline (a PDF, a plain-text file), not an image: each protocol's own file form
+    (Chat `file`, Responses `input_file`, Anthropic `document`, Gemini `inlineData`, Bedrock `document`) or a declared
+    loss where it has none (Capability.FILES)."""
+
+    kind: Literal["file"] = "file"
+    """Tag of this part."""
+    media_type: str
+    """MIME type such as `application/pdf` or `text/plain`."""
+    data: str
+    """Base64-encoded file bytes (no data-URL prefix)."""
+    filename: str | None = None
+    """The file's name where the client gave one."""
+
+
 class ToolCallPart(IRModel):
     """A call the model asks the client to make."""
 
@@ -101,7 +116,7 @@ class RedactedThinkingPart(IRModel):
 
 
 ContentPart = Annotated[
-    TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart,
+    TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart,
     Field(discriminator="kind"),
 ]
 """Any content part."""

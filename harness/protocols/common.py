@@ -177,8 +177,8 @@ def synth_tool_id(prefix: str, *parts: object) -> str:
 def estimate_tokens(request: ir.Request) -> int:
     """A rough count of a request's input tokens, for a frontend that must report one before its upstream
     has (Anthropic's message_start): one token per four characters of the system prompt, the messages' text,
-    thinking, tool arguments and results, and the tools' names, descriptions and schemas; 85 per image (what
-    OpenAI charges a low-detail image). At least 1. Deterministic; not any provider's tokenizer."""
+    thinking, tool arguments and results, the bytes of files, and the tools' names, descriptions and schemas; 85
+    per image (what OpenAI charges a low-detail image). At least 1. Deterministic; not any provider's tokenizer."""
     chars = len(request.system or "")
     images = 0
     for message in request.messages:
@@ -199,4 +199,6 @@ def _text_of(part: ir.ContentPart) -> str:
         return part.text
     if isinstance(part, ir.ToolCallPart):
         return part.name + part.arguments_raw
+    if isinstance(part, ir.FilePart):
+        return "x" * (len(part.data) * 3 // 4 - part.data[-2:].count("="))  # a character per byte of the file
     return ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from harness import ir
@@ -187,3 +188,12 @@ def test_models_list() -> None:
     result = DRIVER.list_models(base_url="http://proxy", http_client=rec.httpx2_client())
     assert result.models == ["conformance-model"]
     assert rec.url.startswith("http://proxy/v1/models")
+
+
+def test_a_file_goes_as_a_document_block_without_its_name() -> None:
+    _, rec = _run("file-pdf-inline", _text_reply(), stream=False)
+    document = rec.body["messages"][0]["content"][1]
+    assert document["type"] == "document" and "title" not in document
+    source = document["source"]
+    assert (source["type"], source["media_type"]) == ("base64", "application/pdf")
+    assert base64.b64decode(source["data"]).startswith(b"%PDF-")

@@ -8,6 +8,7 @@ serializer, SigV4 signer and event stream parser, and the scenario's checks must
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.server
 import json
@@ -323,3 +324,10 @@ def test_an_empty_tool_description_is_sent_as_none_as_converse_takes_no_empty_on
     config = bedrock_sdk._tool_config(request)
     assert config is not None
     assert config["tools"] == [{"toolSpec": {"name": "lookup", "inputSchema": {"json": tool.parameters}}}]
+
+
+def test_a_file_goes_as_a_document_named_without_its_extension() -> None:
+    _, backend = run("file-pdf-inline", stream=False)
+    (document,) = [b["document"] for b in json.loads(backend.wire[0].body)["messages"][0]["content"] if "document" in b]
+    assert (document["format"], document["name"]) == ("pdf", "invoice")
+    assert base64.b64decode(document["source"]["bytes"]).startswith(b"%PDF-")

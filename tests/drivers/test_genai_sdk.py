@@ -202,3 +202,10 @@ def test_thought_signature_in_url_safe_base64_is_sent_back() -> None:
     DRIVER.run(request, stream=False, base_url="http://proxy", http_client=recorder.httpx2_client())
     sent = recorder.body["contents"][1]["parts"][0]["thoughtSignature"]
     assert base64.urlsafe_b64decode(sent + "=" * (-len(sent) % 4)) == raw
+
+
+def test_a_file_goes_as_inline_data_of_its_mime_type() -> None:
+    _, rec = _run("file-pdf-inline", _text_reply(), stream=False)
+    inline = rec.body["contents"][0]["parts"][1]["inlineData"]
+    assert inline["mime_type"] == "application/pdf"
+    assert base64.urlsafe_b64decode(inline["data"]).startswith(b"%PDF-")

@@ -213,3 +213,10 @@ def test_openrouter_numeric_error_code_in_the_stream_is_the_status() -> None:
     result, _ = _run("stream-error-first", Reply.stream(sse(_chunk({"role": "assistant"}), throttled)), stream=True)
     assert result.error is not None and result.error.kind is ir.ErrorKind.THROTTLED
     assert all(c.passed for c in evaluate(SCENARIOS["stream-error-first"], result))
+
+
+def test_a_file_goes_as_a_file_part_with_a_data_url_and_its_name() -> None:
+    _, rec = _run("file-pdf-inline", Reply.json(_completion({"content": "x"}, "stop")), stream=False)
+    text, file = rec.body["messages"][0]["content"]
+    assert (text["type"], file["type"], file["file"]["filename"]) == ("text", "file", "invoice.pdf")
+    assert file["file"]["file_data"].startswith("data:application/pdf;base64,JVBERi0")

@@ -342,3 +342,10 @@ def test_models_list() -> None:
                                                           "created": 1, "owned_by": "x"}]}))  # fmt: skip
     result = DRIVER.list_models(base_url="http://proxy", http_client=rec.httpx2_client())
     assert result.models == ["conformance-model"] and rec.url == "http://proxy/v1/models"
+
+
+def test_a_file_goes_as_input_file_with_a_data_url_and_its_name() -> None:
+    _, rec = _run("file-pdf-inline", _ok(), stream=False)
+    text, file = rec.body["input"][0]["content"]
+    assert (text["type"], file["type"], file["filename"]) == ("input_text", "input_file", "invoice.pdf")
+    assert file["file_data"].startswith("data:application/pdf;base64,JVBERi0")

@@ -66,6 +66,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "system-prompt-dropped": ("proxy_bug_request", 'request.system: "You are a pirate.'),
     "temperature-dropped": ("proxy_bug_request", "request.temperature: 0.3 -> null"),
     "image-dropped": ("proxy_bug_request", 'request.messages[0].content[1]: {"kind": "image"'),
+    "file-sent-as-image": ("proxy_bug_request", 'request.messages[0].content[1]: {"kind": "file"'),
     "multibyte-split-corrupted": ("proxy_bug_response", "\ufffd"),
     "upstream-key-echoed": ("proxy_bug_response", "the proxy leaked its upstream key (translated run"),
     # The faults found by gating real gateways (docs/gateways.md).

@@ -39,12 +39,6 @@ NOT_PASSING: dict[str, str] = {
     "gemini-json-array-stream-thought-function-call-0[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-1[gemini]": "baseline_issue",
     "gemini-json-array-stream-thought-function-call-2[gemini]": "baseline_issue",
-    # The recorded Gemini request attaches a text/plain file inline (Gemini's inlineData takes any mimeType). The IR
-    # carries inline media only as an image, so the anthropic and bedrock SDKs send it as an image block whose media
-    # type their specs restrict to image/* (Anthropic would answer 400, not the recorded 429): their own baselines
-    # fail upstream.spec and the scenario contradicts itself for them. Needs a document part in the IR.
-    "gemini-error-429-resource-exhausted[anthropic]": "harness_error",
-    "gemini-error-429-resource-exhausted[bedrock]": "harness_error",
     # OpenRouter's in-stream error (code 400: invalid_request) cannot keep its kind inside an Ollama or swink stream:
     # Ollama's error line is only {"error": message}, swink's error event names no error_kind for invalid_request
     # (swink/losses.py), and "Token limit reached" names no kind, so both SDKs read it as server, in their own

@@ -41,6 +41,8 @@ OVER_BROAD = frozenset(
         "TextPart.text",
         "ImagePart",
         "ImagePart.source",
+        "FilePart",
+        "FilePart.data",
         "ToolCallPart",
         "ToolCallPart.name",
         "ToolCallPart.arguments",
@@ -76,8 +78,15 @@ RESHAPES: dict[str, Mapping[str, str]] = {
 TABLE_PARAMS = sorted(TABLES)
 
 # Broad keys a codec may declare because it lacks the whole capability (so no case that needs it runs there):
-# (codec, key) -> the capability it must not declare. Gemma has no thinking mode; swink's request has no tools.
-JUSTIFIED_BROAD = {("gemma", "Request.thinking"): "thinking", ("swink", "Request.tools"): "tools"}
+# (codec, key) -> the capability it must not declare. Gemma has no thinking mode; swink's request has no tools;
+# Ollama, swink and Workers AI's native route have no file part.
+JUSTIFIED_BROAD = {
+    ("gemma", "Request.thinking"): "thinking",
+    ("swink", "Request.tools"): "tools",
+    ("ollama", "FilePart"): "files",
+    ("swink", "FilePart"): "files",
+    ("cloudflare", "FilePart"): "files",
+}
 
 
 def _value_ok(annotation: Any, value: str) -> bool:
@@ -260,3 +269,14 @@ def test_a_translation_bug_is_a_request_divergence(name: str, bug: str) -> None:
     client = client_request()
     losses = list(registry.get(name).losses)
     assert request_divergences(ir.to_json(client), _upstream(name, BUGS[bug](client)), losses=losses) != []
+
+
+@pytest.mark.parametrize("name", ["ollama", "swink", "cloudflare"])
+def test_a_protocol_without_a_file_part_leaves_it_out_and_lacks_files(name: str) -> None:
+    codec = registry.get(name)
+    file = ir.FilePart(media_type="application/pdf", data="JVBERi0xLjQK", filename="a.pdf")
+    content = [ir.TextPart(text="Sum it up"), file]
+    request = ir.Request(model="m", max_tokens=8, messages=[ir.Message(role="user", content=content)])
+    body = codec.encode_request(request).body
+    assert b"Sum it up" in body and b"JVBERi0" not in body and b"a.pdf" not in body
+    assert "FilePart" in codec.losses and ir.Capability.FILES not in codec.capabilities

@@ -1,12 +1,15 @@
 """Content blocks <-> IR parts, shared by requests (messages) and responses (content).
 
-Blocks with no IR part (server_tool_use, web_search_tool_result and the other server-tool results, document,
-search_result, container_upload, images by file id, ...) decode to None: the caller leaves them out of the IR
-and, for requests, keeps the raw wire messages in `provider_fields` (see request.py).
+Blocks with no IR part (server_tool_use, web_search_tool_result and the other server-tool results, documents by
+URL, file id or content blocks, search_result, container_upload, images by file id, ...) decode to None: the
+caller leaves them out of the IR and, for requests, keeps the raw wire messages in `provider_fields` (see
+request.py).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +49,34 @@ def _image(block: Mapping[str, Any], where: str) -> ir.ImagePart | None:
     if source_type == "url":
         return ir.ImagePart(source=ir.UrlImage(url=field(source, "url", str, f"{where}.source")))
     return None  # file-id images have no IR source
+
+
+def _document(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
+    """A `document` block given inline: a base64 PDF, or plain text (`source.type` "text", the text itself, carried
+    base64-encoded in the IR). Its title, context and citations settings have no IR field (requests keep the raw
+    block, see request.py)."""
+    source = field(block, "source", dict, where)
+    source_type = source.get("type")
+    media_type = field(source, "media_type", str, f"{where}.source") if source_type in ("base64", "text") else ""
+    if source_type == "base64":
+        return ir.FilePart(media_type=media_type, data=field(source, "data", str, f"{where}.source"))
+    if source_type == "text":
+        text = field(source, "data", str, f"{where}.source")
+        return ir.FilePart(media_type=media_type, data=base64.b64encode(text.encode()).decode("ascii"))
+    return None  # documents by URL, file id or content blocks have no IR form
+
+
+def _document_block(part: ir.FilePart) -> dict[str, Any]:
+    """A `document` block: plain text as a text source (when its bytes are UTF-8), anything else as a base64
+    source (the API takes PDFs only there)."""
+    if part.media_type == "text/plain":
+        try:
+            text = base64.b64decode(part.data, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            pass  # not UTF-8 text after all: the base64 form, which the API will judge
+        else:
+            return {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}
+    return {"type": "document", "source": {"type": "base64", "media_type": part.media_type, "data": part.data}}
 
 
 def tool_call(block: Mapping[str, Any], where: str) -> ir.ToolCallPart:
@@ -90,6 +121,8 @@ def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, st
         return ir.TextPart(text=field(block, "text", str, where))
     if block_type == "image":
         return _image(block, where)
+    if block_type == "document":
+        return _document(block, where)
     if block_type == "tool_use":
         return tool_call(block, where)
     if block_type == "tool_result":
@@ -123,6 +156,8 @@ def block_from_part(part: ir.ContentPart) -> dict[str, Any]:
         else:
             source = {"type": "url", "url": part.source.url}
         return {"type": "image", "source": source}
+    if isinstance(part, ir.FilePart):
+        return _document_block(part)
     if isinstance(part, ir.ToolCallPart):
         # `input` must be an object; arguments that are not one (invalid JSON text) go as {} (see losses).
         arguments = part.arguments if isinstance(part.arguments, dict) else {}

@@ -5,9 +5,9 @@ Round-trip properties project IR values through both tables; the diffs apply `LO
 either the same meaning in other words (left to the diff's rules, e.g. `request_rules.inert_settings`) or listed
 there because it only happens to IR values no decoder produces (e.g. a usage with fewer input than cached tokens).
 
-Wire data with no IR form at all (document, search_result and server-tool blocks, citations, images by file id,
-server tools) never reaches the IR: requests keep it in provider_fields["anthropic"], responses drop it. It is
-no loss of an IR value, so no key names it.
+Wire data with no IR form at all (documents not given inline, search_result and server-tool blocks, citations,
+images by file id, server tools) never reaches the IR: requests keep it in provider_fields["anthropic"],
+responses drop it. It is no loss of an IR value, so no key names it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "ResponseFormatJsonSchema.strict": "output_config.format has no strict flag",
         "Message.role:system": (
             "the wire has only user and assistant turns: an in-conversation system message is sent as a user turn"
+        ),
+        "FilePart.filename": (
+            "a document block has no file name (its optional `title` is a title, not a name): not sent, decodes as None"
         ),
         "ToolResultPart.name": (
             "tool_result blocks carry no tool name: decoding recovers it from the assistant tool_use with the same "

@@ -45,6 +45,7 @@ class BedrockCodec:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_SCHEMA,

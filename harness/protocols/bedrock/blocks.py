@@ -2,7 +2,8 @@
 
 A block is a union: an object with exactly one of `text`, `image`, `toolUse`, `toolResult`, `reasoningContent`,
 `document`, `video`, `audio`, `cachePoint`, `guardContent`, `citationsContent`, `searchResult`, ... Blocks with
-no IR part (documents, videos, cache points, guard content, images in S3, server tool results) decode to None:
+no IR part (documents not given as bytes, videos, cache points, guard content, images in S3, server tool results)
+decode to None (documents: documents.py):
 the caller leaves them out of the IR and, for requests, keeps the raw wire messages in `provider_fields`.
 
 `reasoningContent.redactedContent` is a blob (base64 in JSON) whose bytes are the model's opaque string: real
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness import ir
+from harness.protocols.bedrock.documents import document_block, file_part
 from harness.protocols.bedrock.mapping import fail as _fail
 from harness.protocols.bedrock.mapping import field, image_format, media_type, optional
 
@@ -101,6 +103,8 @@ def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, st
         return ir.TextPart(text=field(block, "text", str, where))
     if "image" in block:
         return _image(block, where)
+    if "document" in block:
+        return file_part(block, where)
     if "toolUse" in block:
         use = field(block, "toolUse", dict, where)
         return None if use.get("type") == SERVER_TOOL_USE else tool_call(use, f"{where}.toolUse")
@@ -121,13 +125,16 @@ def _result_item(part: ir.TextPart | ir.ImagePart) -> dict[str, Any] | None:
 
 
 def block_from_part(part: ir.ContentPart) -> dict[str, Any] | None:
-    """The wire content block of one IR part; None for an image by URL, which Converse cannot take."""
+    """The wire content block of one IR part; None for an image by URL or a file of a format Converse has no
+    document format for, which it cannot take."""
     if isinstance(part, ir.TextPart):
         return {"text": part.text}
     if isinstance(part, ir.ImagePart):
         if not isinstance(part.source, ir.Base64Image):
             return None  # Converse takes image bytes or an S3 location, no URL (see losses)
         return {"image": {"format": image_format(part.source.media_type), "source": {"bytes": part.source.data}}}
+    if isinstance(part, ir.FilePart):
+        return document_block(part)
     if isinstance(part, ir.ToolCallPart):
         # `input` is a JSON document; arguments that are not valid JSON text (None) go as {} (see losses).
         arguments = part.arguments if part.arguments is not None else {}

@@ -2,8 +2,8 @@
 `harness.diff.losses`), and how it reshapes IR values in ways no key can say (`RESHAPES`, free text).
 
 Round-trip properties project IR values through both tables; the diffs apply `LOSSES`. Wire data with no IR
-form at all (documents, videos, cache points, guardrails, images in S3, system and server tools, citations,
-trace, performance and service-tier settings) never reaches the IR: requests keep it in
+form at all (documents not given as bytes, videos, cache points, guardrails, images in S3, system and server
+tools, citations, trace, performance and service-tier settings) never reaches the IR: requests keep it in
 provider_fields["bedrock"], responses drop it. It is no loss of an IR value, so no key names it.
 """
 
@@ -28,6 +28,11 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "ResponseFormatJsonObject": "outputConfig needs a schema: json_object is not sent, decodes as None",
         "ResponseFormatJsonSchema.strict": "jsonSchema has a name, the schema and a description, no strict flag",
         "UrlImage": "Converse takes image bytes or an S3 location, no URL: an image by URL is not sent",
+        "FilePart.filename": (
+            "a document's `name` is required and allows only alphanumerics, single spaces, hyphens, parentheses and "
+            "brackets: a file name is sent without its extension, other characters as hyphens, and none as "
+            "'document' (documents.py)"
+        ),
         "Message.role:system": (
             "messages have only user and assistant turns: an in-conversation system message is sent as a user turn"
         ),
@@ -76,6 +81,10 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
             "thinking disabled has no budget: not sent (inert: request_rules.inert_settings)"
         ),
         "Message(role=tool) without content": "an empty tool turn is sent as an empty user turn, decodes as user",
+        "FilePart of a media type without a document format": (
+            "a document's format is one of pdf, csv, doc, docx, xls, xlsx, html, txt, md: a file of another media "
+            "type is not sent"
+        ),
         "ToolCallPart.arguments that are not JSON": "toolUse input must be a JSON document: None is sent as {}",
         "Usage.input_tokens below the cached tokens": (
             "the wire counts fresh input apart from cache reads and writes: an input below the cached total cannot "

@@ -17,6 +17,9 @@ _ENVELOPE = "errors are {code, message} entries and a status"
 
 LOSSES: Mapping[str, str] = MappingProxyType(
     {
+        "FilePart": (
+            "the native input schema has text and image content only: a file part is not sent (no files capability)"
+        ),
         "Request.tool_choice": _SCHEMA,
         "Request.parallel_tool_calls": _SCHEMA,
         "Request.stop": _SCHEMA,

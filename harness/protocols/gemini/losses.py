@@ -26,6 +26,7 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "ResponseFormatJsonSchema.name": "Gemini response schemas have no name",
         "ResponseFormatJsonSchema.strict": "Gemini has no strict flag; responseJsonSchema always constrains output",
         "RedactedThinkingPart": "Gemini has no encrypted-thinking part; it is left out",
+        "FilePart.filename": "an inlineData blob has no name the Gemini API takes: not sent, decodes as None",
         "ToolCallPart.arguments_raw": "functionCall.args is a JSON object: the text comes back as its compact JSON",
         "Usage.cache_write_tokens": "Gemini reports no cache writes",
         "Usage.output_tokens:None": (

@@ -199,9 +199,21 @@ class PartsFold:
                     )
 
 
+def decode_media(part: dict[str, Any], where: str) -> ir.ImagePart | ir.FilePart | None:
+    """The image or file of an `inlineData` / `fileData` part, None for other parts: inline data whose
+    `mimeType` is not `image/*` (a PDF, plain text, audio) is a file part; a `fileData` URI stays a URL image
+    (the IR file part is inline only)."""
+    image = decode_image(part, where)
+    if image is not None and isinstance(image.source, ir.Base64Image):
+        source = image.source
+        if not source.media_type.startswith("image/"):
+            return ir.FilePart(media_type=source.media_type, data=source.data)
+    return image
+
+
 def decode_image(part: dict[str, Any], where: str) -> ir.ImagePart | None:
-    """The image of an `inlineData` / `fileData` part, None for other parts. Any media type is carried (the
-    IR image source is the only inline-media carrier): PDFs and audio keep their `mimeType`."""
+    """The image of an `inlineData` / `fileData` part, None for other parts. Any media type is carried, for a
+    functionResponse's parts (whose IR content holds images only): PDFs and audio keep their `mimeType`."""
     if has(part, "inlineData"):
         blob = as_object(get(part, "inlineData"), f"{where}.inlineData")
         media = as_str(get(blob, "mimeType"), f"{where}.inlineData.mimeType")
@@ -223,6 +235,11 @@ def encode_image(part: ir.ImagePart) -> dict[str, Any]:
     if guessed is not None:
         file["mimeType"] = guessed
     return {"fileData": file}
+
+
+def encode_file(part: ir.FilePart) -> dict[str, Any]:
+    """An `inlineData` part with the file's `mimeType` (Gemini's blob has no name the Gemini API takes)."""
+    return {"inlineData": {"mimeType": part.media_type, "data": part.data}}
 
 
 def function_call(part: ir.ToolCallPart, ids: ToolIds, *, turn: int, ordinal: int) -> dict[str, Any]:
@@ -262,6 +279,8 @@ def encode_parts(content: Sequence[ir.ContentPart], ids: ToolIds, *, turn: int =
             ordinal += 1
         elif isinstance(part, ir.ImagePart):
             item = encode_image(part)
+        elif isinstance(part, ir.FilePart):
+            item = encode_file(part)
         elif isinstance(part, ir.RedactedThinkingPart):
             continue
         else:

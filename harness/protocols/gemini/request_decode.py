@@ -37,7 +37,7 @@ from harness.protocols.gemini.fields import (
 )
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import json_schema_from_openapi
-from harness.protocols.gemini.parts import ContentMachine, PartsFold, decode_image
+from harness.protocols.gemini.parts import ContentMachine, PartsFold, decode_image, decode_media
 from harness.protocols.gemini.request_encode import tool_config
 from harness.wire.http import HttpRequest
 
@@ -131,7 +131,7 @@ def _model_parts(parts: list[Any], ids: ToolIds, turn: int) -> list[ir.ContentPa
     for i, value in enumerate(parts):
         where = f"contents[{turn}].parts[{i}]"
         part = as_object(value, where)
-        image = decode_image(part, where)
+        image = decode_media(part, where)
         if image is None:
             fold.add(machine.part(part, where))
         else:
@@ -162,7 +162,7 @@ def _user_parts(parts: list[Any], ids: ToolIds, turn: int) -> list[ir.Message]:
         elif has(part, "text"):
             role, item = "user", ir.TextPart(text=as_str(get(part, "text"), f"{where}.text"))
         else:
-            role, item = "user", decode_image(part, where)
+            role, item = "user", decode_media(part, where)
             if item is None:
                 raise fail(f"{where}: unsupported part {next(iter(part), '(empty)')!r} in a user turn")
         if role != run_role and run:

@@ -9,7 +9,7 @@ from harness import ir
 from harness.protocols import common
 from harness.protocols.gemini.fields import PROTOCOL, EncodeError
 from harness.protocols.gemini.ids import ToolIds
-from harness.protocols.gemini.parts import encode_image, encode_parts
+from harness.protocols.gemini.parts import encode_file, encode_image, encode_parts
 from harness.wire.http import HttpRequest
 
 DEFAULT_VERSION = "v1beta"
@@ -77,6 +77,8 @@ def _user_parts(message: ir.Message, ids: ToolIds, turn: int, names: dict[str, s
             parts.append({"text": part.text})
         elif isinstance(part, ir.ImagePart):
             parts.append(encode_image(part))
+        elif isinstance(part, ir.FilePart):
+            parts.append(encode_file(part))
         elif isinstance(part, ir.ToolResultPart):
             parts.append({"functionResponse": _function_response(part, ids, turn, results, names)})
             results += 1

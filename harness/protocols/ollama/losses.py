@@ -16,6 +16,7 @@ _AS_SERVER = "an error is a status and a flat message: sent as 500, which decode
 
 LOSSES: Mapping[str, str] = MappingProxyType(
     {
+        "FilePart": "a message carries text and `images` only, no file: a file part is not sent (no files capability)",
         "Request.tool_choice": "Ollama has no tool_choice; the model always decides",
         "Request.parallel_tool_calls": "Ollama has no parallel_tool_calls switch",
         "ThinkingConfig.budget_tokens": "`think` is a boolean or a level string; there is no token budget",

@@ -23,6 +23,7 @@ _STATUS_ONLY = "OpenRouter's error object has only the status as its `code` and 
 
 OPENAI = Profile(
     name="openai",
+    capabilities=DEFAULT_CAPABILITIES | {Capability.FILES},  # the `file` content part (inline PDFs)
     encode_usage=quirks.openai_usage_details,
     reshapes={USAGE_DETAILS: _ZERO_DETAILS},
     wire=WireStyle(logprobs=True, refusal=True, annotations=True, usage_null="with_usage", obfuscation=True),
@@ -102,6 +103,7 @@ XAI = Profile(
 OPENROUTER = Profile(
     name="openrouter",
     base_path="/api/v1",
+    capabilities=DEFAULT_CAPABILITIES | {Capability.FILES},  # OpenAI's `file` part, for PDFs to any model
     reasoning_field="reasoning",  # plus `reasoning_details`, the same text in typed entries
     finish_reasons={"error": "error"},
     encode_usage=quirks.openrouter_usage_cost,

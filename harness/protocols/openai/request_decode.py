@@ -125,6 +125,8 @@ class _RequestDecoder:
                 parts.append(ir.TextPart(text=self.r.str_(part.get("text"), f"{where}.text")))
             elif kind == "image_url":
                 parts.append(self.image(part.get("image_url"), where, f"{index}.{j}"))
+            elif kind == "file":
+                parts.append(self.file(part.get("file"), f"{where}.file"))
             else:
                 self.r.fail(f"{where}.type", f"unsupported content part type {kind!r}")
         return parts
@@ -145,6 +147,18 @@ class _RequestDecoder:
                 self.r.fail(f"{where}.image_url.url", "data URL is not `data:<type>;base64,<data>`")
             return ir.ImagePart(source=ir.Base64Image(media_type=match.group(1), data=match.group(2)))
         return ir.ImagePart(source=ir.UrlImage(url=url))
+
+    def file(self, value: Any, where: str) -> ir.FilePart:
+        """A `file` part given inline (`file_data`, a data URL); a `file_id` (an upload) has no IR form."""
+        spec = self.r.obj(value, where)
+        data = spec.get("file_data")
+        if data is None:
+            self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id uploads")
+        match = _DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
+        if match is None:
+            self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
+        name = self.r.opt_str(spec.get("filename"), f"{where}.filename")
+        return ir.FilePart(media_type=match.group(1), data=match.group(2), filename=name)
 
     def assistant(self, msg: JSONDict, path: str) -> ir.Message:
         """An assistant turn: reasoning (compatible servers), text, then tool calls."""

@@ -51,6 +51,20 @@ class _RequestEncoder:
             spec["detail"] = detail
         return {"type": "image_url", "image_url": spec}
 
+    @staticmethod
+    def file(part: ir.FilePart) -> JSONDict:
+        """A `file` part: the bytes as a data URL in `file_data`, and the name when there is one."""
+        spec: JSONDict = {"file_data": f"data:{part.media_type};base64,{part.data}"}
+        if part.filename is not None:
+            spec["filename"] = part.filename
+        return {"type": "file", "file": spec}
+
+    def part(self, part: ir.TextPart | ir.ImagePart | ir.FilePart, key: str) -> JSONDict:
+        """One part of a user content array."""
+        if isinstance(part, ir.TextPart):
+            return {"type": "text", "text": part.text}
+        return self.image(part, key) if isinstance(part, ir.ImagePart) else self.file(part)
+
     def texts(self, texts: list[str]) -> str | list[JSONDict]:
         """Text-only content: one text is a plain string, several are text parts, none is ""."""
         if len(texts) == 1:
@@ -73,18 +87,15 @@ class _RequestEncoder:
                 )
 
     def user(self, parts: Sequence[ir.ContentPart]) -> None:
-        """A user turn: its tool results first (as `tool` messages), then its text and images."""
+        """A user turn: its tool results first (as `tool` messages), then its text, images and files."""
         self.tool_results(parts)
-        rest = [p for p in parts if isinstance(p, ir.TextPart | ir.ImagePart)]
+        rest = [p for p in parts if isinstance(p, ir.TextPart | ir.ImagePart | ir.FilePart)]
         if rest or not parts:
             index = len(self.wire)
             if all(isinstance(p, ir.TextPart) for p in rest):
                 content: Any = self.texts([p.text for p in rest if isinstance(p, ir.TextPart)])
             else:
-                content = [
-                    {"type": "text", "text": p.text} if isinstance(p, ir.TextPart) else self.image(p, f"{index}.{j}")
-                    for j, p in enumerate(rest)
-                ]
+                content = [self.part(p, f"{index}.{j}") for j, p in enumerate(rest)]
             self.emit({"role": "user", "content": content})
 
     def assistant(self, parts: Sequence[ir.ContentPart]) -> None:

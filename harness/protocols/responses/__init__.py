@@ -63,6 +63,7 @@ class ResponsesCodec:
             Capability.NESTED_TOOL_SCHEMA,
             Capability.TOOL_CHOICE,
             Capability.VISION,
+            Capability.FILES,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,

@@ -73,7 +73,7 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
             "tool results are function_call_output items, which decode as a tool message; other parts of a tool "
             "turn are sent as a user message"
         ),
-        "ImagePart in assistant messages": "assistant message content is text only on the wire: dropped",
+        "ImagePart, FilePart in assistant messages": "assistant message content is text only on the wire: dropped",
         "StopReason.kind follows the output": (
             "a completed response with a function_call item decodes as tool_use, one without as end_turn"
         ),

@@ -170,7 +170,7 @@ class _Decoder:
         return None
 
     def parts(self, index: int, raw: list[Any], where: str, role: str) -> list[ir.ContentPart]:
-        """A content array of text and image parts (a message's `content`, a tool output's `output`)."""
+        """A content array of text, image and file parts (a message's `content`, a tool output's `output`)."""
         if len(raw) <= 1 and all(isinstance(e, dict) and e.get("type") in items.MESSAGE_TEXT_TYPES for e in raw):
             self.shape.setdefault("content_list", []).append(index)  # the encoder would write a plain string
         default = "output_text" if role == "assistant" else "input_text"
@@ -189,6 +189,8 @@ class _Decoder:
                 parts.append(ir.TextPart(text=self.r.str_(part.get(key), f"{at}.{key}")))
             elif kind == "input_image" and role != "assistant":
                 parts.append(self.image(part, at, f"{index}.{j}"))
+            elif kind == "input_file" and role != "assistant":
+                parts.append(self.file(part, at))
             else:
                 self.r.fail(f"{at}.type", f"unsupported content part type {kind!r} in a {role} message")
         return parts
@@ -209,6 +211,18 @@ class _Decoder:
             return ir.ImagePart(source=ir.Base64Image(media_type=match.group(1), data=match.group(2)))
         return ir.ImagePart(source=ir.UrlImage(url=url))
 
+    def file(self, part: JSONDict, where: str) -> ir.FilePart:
+        """An `input_file` part given inline: `file_data` is a data URL; a `file_id` (an upload) or a `file_url`
+        has no IR form."""
+        data = part.get("file_data")
+        if data is None:
+            self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id or file_url")
+        match = _DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
+        if match is None:
+            self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
+        name = self.r.opt_str(part.get("filename"), f"{where}.filename")
+        return ir.FilePart(media_type=match.group(1), data=match.group(2), filename=name)
+
     def tool_result(self, index: int, item: JSONDict, where: str) -> ir.ToolResultPart:
         """A `function_call_output` item; its tool name comes from the earlier call with the same id."""
         call_id = self.r.str_(item.get("call_id"), f"{where}.call_id")
@@ -217,6 +231,8 @@ class _Decoder:
             content: list[ir.ContentPart] = [ir.TextPart(text=output)] if output else []
         else:
             content = self.parts(index, self.r.lst(output, f"{where}.output"), f"{where}.output", "tool")
+        if any(isinstance(p, ir.FilePart) for p in content):
+            self.r.fail(f"{where}.output", "a file in a function_call_output has no IR form")
         kept = [p for p in content if isinstance(p, ir.TextPart | ir.ImagePart)]
         return ir.ToolResultPart(tool_call_id=call_id, name=self.tool_names.get(call_id), content=kept)
 

@@ -77,6 +77,8 @@ class _Encoder:
                 out.append({**text, **extras} if isinstance(extras, dict) else text)
             elif isinstance(part, ir.ImagePart):
                 out.append(self.image(part, f"{index}.{j}"))
+            elif isinstance(part, ir.FilePart):
+                out.append(file_item(part))
         return out
 
     def image(self, part: ir.ImagePart, key: str) -> JSONDict:
@@ -136,7 +138,8 @@ class _Encoder:
         groups = items.group_parts(parts) if role == "assistant" else _runs(parts)
         for group in groups:
             first = group[0]
-            if isinstance(first, ir.TextPart) or (isinstance(first, ir.ImagePart) and role != "assistant"):
+            media = isinstance(first, ir.ImagePart | ir.FilePart)
+            if isinstance(first, ir.TextPart) or (media and role != "assistant"):
                 self.message("user" if role == "tool" else role, group)
             elif isinstance(first, ir.ThinkingPart | ir.RedactedThinkingPart):
                 self.reasoning(group)
@@ -148,10 +151,11 @@ class _Encoder:
 
 
 def _runs(parts: Sequence[ir.ContentPart]) -> Iterable[list[ir.ContentPart]]:
-    """Outside assistant turns: runs of text and image parts form one message; every other part stands alone."""
+    """Outside assistant turns: runs of text, image and file parts form one message; every other part stands
+    alone."""
     run: list[ir.ContentPart] = []
     for part in parts:
-        if isinstance(part, ir.TextPart | ir.ImagePart):
+        if isinstance(part, ir.TextPart | ir.ImagePart | ir.FilePart):
             run.append(part)
             continue
         if run:
@@ -160,6 +164,14 @@ def _runs(parts: Sequence[ir.ContentPart]) -> Iterable[list[ir.ContentPart]]:
         yield [part]
     if run:
         yield run
+
+
+def file_item(part: ir.FilePart) -> JSONDict:
+    """An `input_file` part: the bytes as a data URL in `file_data`, and the name when there is one."""
+    out: JSONDict = {"type": "input_file", "file_data": f"data:{part.media_type};base64,{part.data}"}
+    if part.filename is not None:
+        out["filename"] = part.filename
+    return out
 
 
 def tool_choice(choice: ir.ToolChoice) -> Any:

@@ -17,6 +17,7 @@ _UNNAMED = "swink's StreamErrorKind has no name for it: the error event carries 
 
 LOSSES: Mapping[str, str] = MappingProxyType(
     {
+        "FilePart": "ProxyMessage content holds text and images only: a file part is not sent (no files capability)",
         "Request.tools": "ProxyRequest has no tools: the proxy server owns the tool set",
         "Request.tool_choice": _FIXED,
         "Request.parallel_tool_calls": _FIXED,

@@ -163,7 +163,7 @@ def _encode_message(message: ir.Message, model: str) -> list[dict[str, Any]]:
                 out.append(_turn(role, group, model))
                 group = []
             out.append(_tool_result(part))
-        elif isinstance(part, ir.RedactedThinkingPart):
+        elif isinstance(part, ir.RedactedThinkingPart | ir.FilePart):
             continue  # no swink block carries it (see the losses table)
         else:
             group.append(_encode_block(part, role))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -213,7 +214,7 @@ def test_server_tools_and_unmapped_blocks_survive_a_pass_through() -> None:
         {
             "role": "user",
             "content": [
-                {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "d"}},
+                {"type": "document", "source": {"type": "url", "url": "https://example.com/d.pdf"}},
                 {"type": "text", "text": "Sum up"},
             ],
         },
@@ -308,3 +309,31 @@ def test_an_empty_system_prompt_is_not_sent() -> None:
     assert json.loads(CODEC.encode_request(empty.model_copy(update={"system": "Be brief."})).body)["system"] == (
         "Be brief."
     )
+
+
+PDF = "JVBERi0xLjQK"  # "%PDF-1.4\n"
+
+
+def test_pdf_document_is_a_base64_source_and_its_filename_is_not_sent() -> None:
+    part = ir.FilePart(media_type="application/pdf", data=PDF, filename="a.pdf")
+    request = ir.Request(model="m", max_tokens=5, messages=[ir.Message(role="user", content=[part])])
+    block = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}}
+    assert encoded(request)["messages"] == [{"role": "user", "content": [block]}]
+    assert decode(messages=[{"role": "user", "content": [block]}]).messages[0].content == [
+        part.model_copy(update={"filename": None})
+    ]
+
+
+def test_text_plain_document_is_a_text_source_carried_base64_in_the_ir() -> None:
+    block = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Grüße"}}
+    (part,) = decode(messages=[{"role": "user", "content": [block]}]).messages[0].content
+    assert part == ir.FilePart(media_type="text/plain", data=base64.b64encode("Grüße".encode()).decode())
+    request = ir.Request(model="m", max_tokens=5, messages=[ir.Message(role="user", content=[part])])
+    assert encoded(request)["messages"][0]["content"] == [block]
+
+
+def test_text_plain_file_that_is_not_utf8_goes_as_a_base64_source() -> None:
+    part = ir.FilePart(media_type="text/plain", data=base64.b64encode(b"\xff\xfe").decode())
+    request = ir.Request(model="m", max_tokens=5, messages=[ir.Message(role="user", content=[part])])
+    (block,) = json.loads(CODEC.encode_request(request).body)["messages"][0]["content"]
+    assert block["source"] == {"type": "base64", "media_type": "text/plain", "data": part.data}

@@ -75,6 +75,13 @@ def _on_messages(value: Any, fix: Callable[[ir.Message], ir.Message]) -> Any:
     return value.model_copy(update={"messages": [fix(m) for m in value.messages]})
 
 
+def _no_file_names(m: ir.Message) -> ir.Message:
+    def fix(p: ir.ContentPart) -> ir.ContentPart:
+        return p.model_copy(update={"filename": None}) if isinstance(p, ir.FilePart) else p
+
+    return m.model_copy(update={"content": [fix(p) for p in m.content]})
+
+
 def _system_role(value: Any) -> Any:
     return _on_messages(value, lambda m: m.model_copy(update={"role": "user"}) if m.role == "system" else m)
 
@@ -311,6 +318,7 @@ RULES: dict[str, Callable[[Any], Any]] = {
     "ThinkingConfig.budget_tokens of disabled thinking": _request_thinking,
     "Message.role:system": _system_role,
     "Message(role=tool) without content": _empty_tool_role,
+    "FilePart.filename": lambda v: _on_messages(v, _no_file_names),
     "ToolResultPart.name": _tool_result_names,
     # a non-object input is sent as {}, whose compact text is then the raw arguments
     "ToolCallPart.arguments that are not an object": _non_object_arguments,

@@ -83,7 +83,7 @@ def test_what_has_no_ir_form_rides_along_and_is_sent_back() -> None:
                 "role": "user",
                 "content": [
                     {"text": "Read it"},
-                    {"document": {"name": "a", "format": "txt", "source": {"bytes": "eA=="}}},
+                    {"document": {"name": "a", "format": "txt", "source": {"s3Location": {"uri": "s3://b/a.txt"}}}},
                 ],
             },
             {"role": "assistant", "content": [{"text": "Done."}, {"cachePoint": {"type": "default"}}]},
@@ -211,3 +211,55 @@ def test_an_empty_system_prompt_is_not_sent() -> None:
     assert json.loads(CODEC.encode_request(empty.model_copy(update={"system": "Be brief."})).body)["system"] == [
         {"text": "Be brief."}
     ]
+
+
+PDF = "JVBERi0xLjQK"  # "%PDF-1.4\n"
+
+
+@pytest.mark.parametrize(
+    ("filename", "name"),
+    [
+        ("invoice.pdf", "invoice"),
+        ("Q3 report (final).v2.pdf", "Q3 report (final)-v2"),
+        ("a__b  c.txt", "a-b c"),
+        (None, "document"),
+        (".env", "-env"),
+        ("", "document"),
+    ],
+)
+def test_document_name_allows_only_converse_characters(filename: str | None, name: str) -> None:
+    part = ir.FilePart(media_type="application/pdf", data=PDF, filename=filename)
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="Sum"), part])])
+    sent = json.loads(CODEC.encode_request(request).body)
+    document = {"format": "pdf", "name": name, "source": {"bytes": PDF}}
+    assert sent["messages"][0]["content"][1] == {"document": document}
+    assert decode(sent).messages[0].content[1] == part.model_copy(update={"filename": name})
+
+
+@pytest.mark.parametrize(("media_type", "fmt"), [("text/plain", "txt"), ("text/csv", "csv"), ("text/markdown", "md")])
+def test_document_format_is_the_extension_of_its_media_type(media_type: str, fmt: str) -> None:
+    part = ir.FilePart(media_type=media_type, data="eA==", filename="f")
+    sent = json.loads(
+        CODEC.encode_request(ir.Request(model="m", messages=[ir.Message(role="user", content=[part])])).body
+    )
+    assert sent["messages"][0]["content"] == [{"document": {"format": fmt, "name": "f", "source": {"bytes": "eA=="}}}]
+    assert decode(sent).messages[0].content == [part]
+
+
+def test_a_file_without_a_document_format_is_not_sent() -> None:
+    part = ir.FilePart(media_type="audio/wav", data="eA==")
+    content = [ir.TextPart(text="hi"), part]
+    sent = json.loads(
+        CODEC.encode_request(ir.Request(model="m", messages=[ir.Message(role="user", content=content)])).body
+    )
+    assert sent["messages"] == [user("hi")]
+
+
+def test_a_document_of_an_unknown_format_is_a_decode_error() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": [{"document": {"format": "pptx", "name": "a", "source": {"bytes": "eA=="}}}]}
+        ]
+    }
+    with pytest.raises(DecodeError, match="format is 'pptx'"):
+        decode(body)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import decode_events, encode_events
+from harness.protocols.bedrock.documents import FORMATS, document_name
 from harness.protocols.bedrock.errors import (
     CONTEXT_PREFIX,
     STREAM_EXCEPTIONS,
@@ -52,6 +53,22 @@ def _no_url_images(message: ir.Message) -> ir.Message:
         if keep(part):
             content.append(part)
     return message.model_copy(update={"content": content})
+
+
+def _documents_only(message: ir.Message) -> ir.Message:
+    def keep(part: Any) -> bool:
+        return not isinstance(part, ir.FilePart) or part.media_type in FORMATS.values()
+
+    return message.model_copy(update={"content": [p for p in message.content if keep(p)]})
+
+
+def _document_names(message: ir.Message) -> ir.Message:
+    def fix(part: Any) -> Any:
+        if isinstance(part, ir.FilePart):
+            return part.model_copy(update={"filename": document_name(part.filename)})
+        return part
+
+    return message.model_copy(update={"content": [fix(p) for p in message.content]})
 
 
 def _tool_result_names(value: Any) -> Any:
@@ -253,6 +270,8 @@ RULES: dict[str, Callable[[Any], Any]] = {
     "ResponseFormatJsonSchema.strict": _strict,
     "ThinkingConfig.budget_tokens of disabled thinking": _disabled_budget,
     "UrlImage": _messages(_no_url_images),
+    "FilePart of a media type without a document format": _messages(_documents_only),
+    "FilePart.filename": _messages(_document_names),
     "Message.role:system": _messages(lambda m: m.model_copy(update={"role": "user"}) if m.role == "system" else m),
     "Message(role=tool) without content": _messages(
         lambda m: m.model_copy(update={"role": "user"}) if m.role == "tool" and not m.content else m

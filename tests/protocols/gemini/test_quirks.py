@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -471,3 +472,25 @@ def test_unknown_top_level_fields_are_kept() -> None:
         "HARM_CATEGORY_SEXUALLY_EXPLICIT",
     ]
     assert json.loads(CODEC.encode_request(request).body)["safetySettings"] == settings
+
+
+def test_inline_data_of_a_non_image_type_is_a_file_part() -> None:
+    """Gemini's inlineData takes any mimeType: a recorded request attaches a text/plain file next to a PNG. The PNG
+    is an image part, the text file a file part, which an Anthropic or Bedrock backend sends as a document (not an
+    image block, which their specs refuse for text/plain)."""
+    item = corpus("error-429-resource-exhausted.yaml")[0]
+    _, image, file = CODEC.decode_request(item.request).messages[0].content
+    assert isinstance(image, ir.ImagePart)
+    assert isinstance(file, ir.FilePart) and (file.media_type, file.filename) == ("text/plain", None)
+    assert base64.b64decode(file.data).startswith(b"Review Guidelines")
+
+
+def test_file_part_is_inline_data_of_its_mime_type_without_its_name() -> None:
+    part = ir.FilePart(media_type="application/pdf", data="JVBERi0xLjQK", filename="a.pdf")
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[part])])
+    body = json.loads(CODEC.encode_request(request).body)
+    assert body["contents"] == [
+        {"role": "user", "parts": [{"inlineData": {"mimeType": "application/pdf", "data": part.data}}]}
+    ]
+    wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
+    assert CODEC.decode_request(wire).messages[0].content == [part.model_copy(update={"filename": None})]

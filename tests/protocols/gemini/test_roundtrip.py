@@ -153,6 +153,13 @@ def _request_field(name: str, value: Any) -> Step:
     return step
 
 
+def _no_file_names(kind: str, doc: Doc) -> None:
+    for message in doc.get("messages", []) if kind == "request" else []:
+        for part in message["content"]:
+            if part["kind"] == "file":
+                part["filename"] = None
+
+
 def _system_role(kind: str, doc: Doc) -> None:
     for message in doc.get("messages", []) if kind == "request" else []:
         message["role"] = "user" if message["role"] == "system" else message["role"]
@@ -228,6 +235,7 @@ STEPS: dict[str, Step] = {
     "ResponseFormatJsonSchema.strict": _schema_field("strict", None),
     "ThinkingConfig.budget_tokens of disabled thinking": _disabled_budget,
     "RedactedThinkingPart": lambda kind, doc: _drop(kind, doc, "redacted_thinking"),
+    "FilePart.filename": _no_file_names,
     "TextPart runs in model turns": lambda kind, doc: _merge(kind, doc, "text", lambda prev: True),
     "ThinkingPart runs in model turns": lambda kind, doc: _merge(
         kind, doc, "thinking", lambda prev: prev["signature"] is None

@@ -215,6 +215,7 @@ RULES: dict[str, Rule] = {
     "RedactedThinkingPart": _on_parts(lambda p: None if isinstance(p, ir.RedactedThinkingPart) else p),
     "Message.content layout": _on_messages(_layout),
     "UrlImage": _on_parts(_url_image),
+    "FilePart": _on_parts(lambda p: None if isinstance(p, ir.FilePart) else p),
     "Base64Image.media_type": _on_parts(_media_type),
     "ToolResultPart.content text": _on_parts(_result_text),
     "ToolResultPart.is_error": _on_parts(_part_field(ir.ToolResultPart, "is_error", lambda p: False)),

@@ -313,3 +313,33 @@ def test_request_path_auth_and_stream_flag() -> None:
     assert "authorization" not in azure.with_auth(wire, "k").headers
     with pytest.raises(DecodeError):
         OPENAI.is_stream_request(HttpRequest(method="POST", path="/", body=b"not json"))
+
+
+PDF = "JVBERi0xLjQK"  # "%PDF-1.4\n"
+
+
+def test_file_part_is_a_data_url_in_file_data_with_its_filename() -> None:
+    part = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{PDF}", "filename": "a.pdf"}}
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Sum"}, part]}]}
+    request = OPENAI.decode_request(_wire(body))
+    assert request.messages[0].content[1] == ir.FilePart(media_type="application/pdf", data=PDF, filename="a.pdf")
+    assert _reencoded(body)["messages"] == body["messages"]
+
+
+def test_file_part_without_filename_keeps_none() -> None:
+    part = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{PDF}"}}
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [part]}]}
+    assert OPENAI.decode_request(_wire(body)).messages[0].content == [
+        ir.FilePart(media_type="application/pdf", data=PDF)
+    ]
+    assert _reencoded(body)["messages"] == body["messages"]
+
+
+@pytest.mark.parametrize(
+    ("file", "match"),
+    [({"file_id": "file-abc"}, "file_id uploads"), ({"file_data": PDF, "filename": "a.pdf"}, "data:<type>")],
+)
+def test_file_by_upload_id_or_without_data_url_is_a_decode_error(file: dict[str, Any], match: str) -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "file": file}]}]}
+    with pytest.raises(DecodeError, match=match):
+        OPENAI.decode_request(_wire(body))

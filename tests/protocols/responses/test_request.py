@@ -242,7 +242,7 @@ def test_tool_choice(choice: Any, expected: ir.ToolChoice | None) -> None:
     [
         (
             {"model": "m", "input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
-            "input_file",
+            "only inline files",
         ),
         ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "file_id": "f"}]}]}, "file_id"),
         ({"model": "m", "input": [{"role": "critic", "content": "x"}]}, "role"),
@@ -308,3 +308,27 @@ def test_is_stream_request_reads_the_body_flag() -> None:
 
 def test_with_auth_is_a_bearer_token() -> None:
     assert CODEC.with_auth(wire({"model": "m"}), "sk-1").headers["authorization"] == "Bearer sk-1"
+
+
+PDF = "JVBERi0xLjQK"  # "%PDF-1.4\n"
+
+
+def test_input_file_carries_file_data_as_a_data_url_and_its_filename() -> None:
+    part = {"type": "input_file", "file_data": f"data:application/pdf;base64,{PDF}", "filename": "a.pdf"}
+    body = {"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Sum"}, part]}]}
+    request = decode(body)
+    assert request.messages[0].content[1] == ir.FilePart(media_type="application/pdf", data=PDF, filename="a.pdf")
+    assert encode(request)["input"] == body["input"]
+
+
+def test_input_file_by_url_has_no_ir_form() -> None:
+    part = {"type": "input_file", "file_url": "https://example.com/a.pdf"}
+    with pytest.raises(DecodeError, match="only inline files"):
+        CODEC.decode_request(wire({"model": "m", "input": [{"role": "user", "content": [part]}]}))
+
+
+def test_input_file_in_a_function_call_output_is_refused_not_dropped() -> None:
+    part = {"type": "input_file", "file_data": f"data:application/pdf;base64,{PDF}"}
+    body = {"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": [part]}]}
+    with pytest.raises(DecodeError, match="function_call_output has no IR form"):
+        CODEC.decode_request(wire(body))

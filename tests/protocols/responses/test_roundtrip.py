@@ -261,7 +261,7 @@ RULES: dict[str, Callable[[Any], Any]] = {
     "Request.stop": _request(lambda r: {"stop": []}),
     "ThinkingConfig.budget_tokens": _budget,
     "Message(role=tool) text, ToolResultPart in other turns": lambda v: _on_messages(v, _tool_turns),
-    "ImagePart in assistant messages": lambda v: _on_messages(v, _assistant_images),
+    "ImagePart, FilePart in assistant messages": lambda v: _on_messages(v, _assistant_images),
     "Message runs of one role": lambda v: _on_messages(v, _runs),
     "a leading system message without Request.system": _leading_system,
     "ToolResultPart.name": _tool_result_names,

@@ -30,8 +30,13 @@ def _part(part: Any) -> Any:
 
 
 def project_request(request: ir.Request) -> ir.Request:
-    """What swink's request carries of `request`."""
-    messages = [m.model_copy(update={"content": [_part(p) for p in m.content]}) for m in request.messages]
+    """What swink's request carries of `request` (no file parts: the FilePart loss; a turn of files only is
+    not sent at all)."""
+    messages = [
+        m.model_copy(update={"content": [_part(p) for p in m.content if not isinstance(p, ir.FilePart)]})
+        for m in request.messages
+        if not m.content or not all(isinstance(p, ir.FilePart) for p in m.content)
+    ]
     return request.model_copy(
         update={
             "messages": [out for m in messages for out in _split(m)],
