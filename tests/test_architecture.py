@@ -79,11 +79,10 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "functionResponse.name); the hook says which",
     "harness/faults/gateway_catalog.py": "each fault is a real gateway's bug on one protocol pair; its witnesses "
     "name that pair",
-    "harness/gateways/configs.py": "LiteLLM's own setting names a protocol "
-    "(use_chat_completions_url_for_anthropic_messages)",
-    "harness/gateways/specs.py": "a gateway's package name names a provider (@musistudio/claude-code-router)",
-    "harness/gateways/names.py": "how each gateway names a protocol in its config is the gateway's knowledge: its "
-    "table names the protocols it serves",
+    **{
+        f"harness/gateways/{gateway}.py": "a gateway's own knowledge: how it names the protocols it serves and reaches"
+        for gateway in ("litellm", "louter", "portkey", "ccr", "codex_rosetta", "mlflow", "nullplatform")
+    },
     "harness/faults/gateway_hooks.py": "a fault acts on one protocol's wire (a Gemini stream's error chunk, an "
     "OpenAI stream's tool-call index); the hook says which",
     "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "

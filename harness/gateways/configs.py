@@ -1,82 +1,29 @@
-"""The config formats: our own `conformance serve` (TOML), LiteLLM's proxy (YAML), Louter (YAML `backends`),
-Portkey's per-request headers (a headers file for `conformance run --sut-headers`) and claude-code-router's
-`config.json`.
+"""The config formats: our own `conformance serve` (TOML) here, and each gateway's from its module
+(`harness/gateways/<name>.py`): LiteLLM's proxy YAML, Louter's `backends`, Portkey's per-request headers,
+claude-code-router's `config.json`, codex-rosetta's `.env`, MLflow's and nullplatform's YAML.
 
 The SDKs send the route names (`<scenario>--<backend>--translate`, `harness.trace.route_name`) as model names;
 the gateway must send each to `<replay>/<backend>/_s/<scenario>` with the backend's realistic model. The routes
 come from `harness.plumbing.route_table`, the same table the built-in proxy is configured from; what a gateway
-calls a protocol, and which path it appends to a base URL itself, come from the protocol's facts.
+calls a protocol, and which path it appends to a base URL itself, come from the gateway's own names.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
-from harness import ir
-from harness.gateways.names import GatewayName, naming
-from harness.plumbing import PLANTED_KEY_ENV, RouteSpec, route_table
-from harness.plumbing.keys import CLIENT_KEY_ENV
-from harness.protocols import registry
+from harness.gateways.base import q, request_path, routes
+from harness.gateways.names import MODULES, naming
+from harness.plumbing import PLANTED_KEY_ENV
 from harness.scenarios.model import Scenario
 
-FORMATS = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform")
-"""Every config format `render` writes."""
-GATEWAYS = ("litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform")
+_RENDER: Mapping[str, Callable[[str, Sequence[Scenario], Sequence[str], Mapping[str, str]], str]] = {
+    m.NAME: m.render for m in MODULES
+}
+GATEWAYS = tuple(_RENDER)
 """The formats of third-party gateways, which serve only the protocols their names table names (`names.NAMES`)."""
-CCR_ROUTER = Path(__file__).with_name("ccr_router.js")
-"""claude-code-router's custom router for the generated config: a route name is a provider name."""
-NULLPLATFORM_PORT_ENV = "CONFORMANCE_GATEWAY_PORT"
-"""LLM Gateway takes its port from its config only; the generated one reads it from this variable."""
-NULLPLATFORM_SUT_PATH = "/{scenario}--{backend}/{frontend}"
-"""Where LLM Gateway serves a route to a client protocol: one project per route (`<scenario>--<backend>`), under it
-each protocol's own path (`/openai`, `/anthropic`); the `--sut` URL's path, filled per run."""
-PORTKEY_UPSTREAM_KEY = "conformance-portkey-upstream"
-"""The key Portkey sends upstream: its config carries it with each request, so the client owns it (the replay
-server ignores it)."""
-
-
-def routes(
-    scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str] | None = None
-) -> list[RouteSpec]:
-    """Every translate route, plus the names a models-list scenario expects to see listed (on the first backend)."""
-    return route_table(scenarios, backends, modes=("translate",), models=models)
-
-
-def request_path(backend: str) -> str:
-    """The path the backend's codec posts a generation request to (the gateway's base URL + this)."""
-    sample = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
-    return registry.get(backend).encode_request(sample).path
-
-
-def named(gateway: str, backend: str) -> GatewayName:
-    """How `gateway` names `backend`; ValueError when it has no name for it."""
-    name = naming(gateway, backend)
-    if name is None:
-        raise ValueError(f"{gateway} has no name for {backend}'s protocol (harness/gateways/names.py)")
-    return name
-
-
-def upstream_url(gateway: str, replay_url: str, route: RouteSpec) -> str:
-    """The URL the gateway is configured with for a route: its upstream base plus what the gateway does not
-    append itself."""
-    return route.upstream_base(replay_url) + named(gateway, route.backend).base_path(request_path(route.backend))
-
-
-def _q(text: str) -> str:
-    return json.dumps(text)  # a JSON string is a valid TOML basic string and a valid YAML scalar
-
-
-def _notes(gateway: str, backends: Sequence[str]) -> list[str]:
-    names = (naming(gateway, b) for b in backends)
-    return [f"# {note}" for note in dict.fromkeys(n.note for n in names if n is not None and n.note)]
-
-
-def _served(gateway: str, rs: Sequence[RouteSpec]) -> list[RouteSpec]:
-    """The generation routes into backends the gateway can name (listed-only names are the proxy's own)."""
-    return [r for r in rs if r.scenario is not None and naming(gateway, r.backend) is not None]
+FORMATS = ("conformance", *GATEWAYS)
+"""Every config format `render` writes."""
 
 
 def conformance_toml(
@@ -85,213 +32,13 @@ def conformance_toml(
     """A `conformance serve` config (TOML): one model per route, each with its own upstream."""
     lines = ["# generated by `conformance sut-config --format conformance`", ""]
     for r in routes(scenarios, backends, models):
-        lines += [f"[models.{_q(r.name)}]", f'mode = "{r.mode}"', f"protocol = {_q(r.backend)}"]
-        lines += [f"base_url = {_q(r.upstream_base(replay_url))}", f"api_key_env = {_q(PLANTED_KEY_ENV)}"]
-        lines += [f"upstream_model = {_q(r.upstream_model)}"]
+        lines += [f"[models.{q(r.name)}]", f'mode = "{r.mode}"', f"protocol = {q(r.backend)}"]
+        lines += [f"base_url = {q(r.upstream_base(replay_url))}", f"api_key_env = {q(PLANTED_KEY_ENV)}"]
+        lines += [f"upstream_model = {q(r.upstream_model)}"]
         if r.mode == "translate" and hooks != "identity":
-            lines.append(f"hooks = {_q(hooks)}")
+            lines.append(f"hooks = {q(hooks)}")
         lines.append("")
     return "\n".join(lines)
-
-
-LITELLM_SETTINGS = f"""\
-general_settings:
-  # LiteLLM will not start without a master key; clients send it (`conformance run --client-key-env VAR`).
-  master_key: "os.environ/{CLIENT_KEY_ENV}"
-router_settings:
-  disable_cooldowns: true   # else a 4xx puts the route's only deployment in cooldown: later calls get 429
-  num_retries: 0            # else a 429 or a 500 is retried (Retry-After honoured) before the client sees it
-litellm_settings:
-  num_retries: 0
-  request_timeout: 60
-  use_chat_completions_url_for_anthropic_messages: true
-"""
-"""LiteLLM's settings for a gate (also set `LITELLM_LOCAL_MODEL_COST_MAP=True`: no download of the cost map)."""
-
-
-def litellm_yaml(
-    replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]
-) -> str:
-    """A LiteLLM proxy config (YAML): the gate's settings and a `model_list` with the provider prefix by protocol
-    and each route's api_base at the replay server."""
-    lines = ["# generated by `conformance sut-config --format litellm`", *_notes("litellm", backends)]
-    # A backend LiteLLM has no provider for is left out, said in a comment (as Louter's config does).
-    lines += [f"# {b}: LiteLLM has no name for its protocol (harness/gateways/names.py); its routes are left out"
-              for b in backends if naming("litellm", b) is None]  # fmt: skip
-    lines += [*LITELLM_SETTINGS.splitlines(), "model_list:"]
-    for r in routes(scenarios, backends, models):
-        if naming("litellm", r.backend) is None:
-            continue
-        name = named("litellm", r.backend)
-        url = upstream_url("litellm", replay_url, r)
-        lines += [
-            f"  - model_name: {_q(r.name)}",
-            "    litellm_params:",
-            f"      model: {_q(f'{name.provider}/{r.upstream_model}')}",
-            f"      api_base: {_q(url)}",
-            f"      api_key: {_q(f'os.environ/{PLANTED_KEY_ENV}')}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def louter_yaml(
-    replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]
-) -> str:
-    """A Louter config (YAML `backends`): one backend per (backend, scenario), since the scenario is part of the
-    upstream URL, each mapping its route name to the realistic model."""
-    lines = [
-        "# generated by `conformance sut-config --format louter`",
-        f"# Keys: Louter reads each backend's key from its provider variable; set it to ${PLANTED_KEY_ENV}'s value.",
-        "backends:",
-    ]
-    left_out = [b for b in backends if naming("louter", b) is None]
-    lines += [
-        f"  # {b}: Louter has no {registry.get(b).family} backend type; its routes are left out" for b in left_out
-    ]
-    for r in _served("louter", routes(scenarios, backends, models)):
-        name = named("louter", r.backend)
-        lines += [f"  {_q(f'{r.backend}--{r.scenario}')}:", f"    type: {name.provider}"]
-        lines += [f"    url: {_q(upstream_url('louter', replay_url, r))}", "    requires_auth: true"]
-        lines += ["    model_mapping:", f"      {_q(r.name)}: {_q(r.upstream_model)}"]
-    return "\n".join(lines) + "\n"
-
-
-def portkey_headers(backends: Sequence[str]) -> str:
-    """Portkey's per-request config, one `x-portkey-config` header per backend (a headers file for `conformance run
-    --sut-headers`): provider, the run's upstream as its custom host, the realistic model. Portkey holds no config
-    of its own; the placeholders are filled per run."""
-    lines = [
-        "# generated by `conformance sut-config --format portkey`: Portkey picks each request's upstream from its",
-        "# x-portkey-config header. Use: conformance run --sut URL --sut-headers THIS_FILE --frontend <served>.",
-        "# {upstream} and {model} are filled per run (the replay server's URL for the run's scenario, the model).",
-    ]
-    for b in backends:
-        name = naming("portkey", b)
-        if name is None:
-            lines.append(f"# {b}: Portkey has no provider for {registry.get(b).family}; its runs would fail")
-            continue
-        config = {
-            "provider": name.provider,
-            "custom_host": "{upstream}" + name.base_path(request_path(b)),
-            "override_params": {"model": "{model}"},
-            "api_key": PORTKEY_UPSTREAM_KEY,
-        }
-        value = json.dumps(config, separators=(",", ":"))
-        lines += ["", f"[headers.{_q(b)}]", f"x-portkey-config = {_q(value)}"]
-    return "\n".join(lines) + "\n"
-
-
-def ccr_json(replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]) -> str:
-    """A claude-code-router `config.json`: one provider per route (named like it, at the route's upstream, with the
-    backend's transformer), the custom router that picks the provider a model name names, and the gate's keys
-    (`APIKEY` is the client key; without one ccr serves its provider keys at /api/config)."""
-    served = _served("ccr", routes(scenarios, backends, models))
-    if not served:
-        raise ValueError("ccr names none of these backends")
-    providers: list[dict[str, Any]] = []
-    for r in served:
-        name = named("ccr", r.backend)
-        providers.append(
-            {
-                "name": r.name,
-                "api_base_url": upstream_url("ccr", replay_url, r),
-                "api_key": f"${PLANTED_KEY_ENV}",
-                "models": [r.upstream_model],
-                "transformer": {"use": [name.provider]},
-            }
-        )
-    config = {
-        "HOST": "127.0.0.1",
-        "APIKEY": f"${CLIENT_KEY_ENV}",
-        "LOG": True,
-        "LOG_LEVEL": "info",
-        "API_TIMEOUT_MS": 60000,
-        "NON_INTERACTIVE_MODE": True,
-        "CUSTOM_ROUTER_PATH": str(CCR_ROUTER.resolve()),
-        "Providers": providers,
-        "Router": {"default": f"{served[0].name},{served[0].upstream_model}"},
-    }
-    return json.dumps(config, indent=1, ensure_ascii=False) + "\n"
-
-
-def rosetta_env(
-    replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]
-) -> str:
-    """A codex-rosetta `.env`: its one Chat Completions upstream at the replay server. It has no model table and
-    sends the client's model name upstream as it came, so the replay server finds each scenario by that name (a
-    route name, `harness.scenarios.resolve`); its upstream key comes from `UPSTREAM_API_KEY` in its environment."""
-    served = [b for b in backends if naming("codex-rosetta", b) is not None]
-    if len(served) != 1:
-        raise ValueError(f"codex-rosetta takes one Chat Completions upstream, not {', '.join(served) or 'none'}")
-    (backend,) = served
-    name = named("codex-rosetta", backend)
-    base = f"{replay_url}/{backend}" + name.base_path(request_path(backend))
-    lines = [
-        "# generated by `conformance sut-config --format codex-rosetta`: its working directory's .env.",
-        "# UPSTREAM_API_KEY, HOST and PORT come from its environment (`conformance gateway codex-rosetta`).",
-        f"UPSTREAM_BASE_URL={base}",
-        f"UPSTREAM_PROVIDER={name.provider}",
-        "UPSTREAM_TIMEOUT_READ=60",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def mlflow_yaml(
-    replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]
-) -> str:
-    """An MLflow AI Gateway config (`mlflow gateway start --config-path`): one chat endpoint per route, named like
-    it (its OpenAI-compatible /v1/chat/completions takes the endpoint's name as the model), with the provider's
-    `<provider>_api_base` at the route's upstream and its key from `$CONFORMANCE_PLANTED_KEY` (it reads `$VAR`)."""
-    lines = ["# generated by `conformance sut-config --format mlflow`: mlflow gateway start --config-path THIS_FILE"]
-    lines += [f"# {b}: MLflow has no provider for it with a base URL to set; its routes are left out"
-              for b in backends if naming("mlflow", b) is None]  # fmt: skip
-    lines.append("endpoints:")
-    for r in _served("mlflow", routes(scenarios, backends, models)):
-        provider = named("mlflow", r.backend).provider
-        lines += [f"  - name: {_q(r.name)}", "    endpoint_type: llm/v1/chat", "    model:"]
-        lines += [f"      provider: {_q(provider)}", f"      name: {_q(r.upstream_model)}", "      config:"]
-        lines += [f"        {provider}_api_key: {_q(f'${PLANTED_KEY_ENV}')}"]
-        lines += [f"        {provider}_api_base: {_q(upstream_url('mlflow', replay_url, r))}"]
-    return "\n".join(lines) + "\n"
-
-
-def nullplatform_yaml(
-    replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[str], models: Mapping[str, str]
-) -> str:
-    """An LLM Gateway (`@nullplatform/llm-gateway`) config: it picks a project's default model, not the client's
-    model name, so each route is a project of its own (`NULLPLATFORM_SUT_PATH`) whose one model is the backend's
-    provider at the route's upstream, with the realistic model; port and key come from the environment."""
-    lines = [
-        "# generated by `conformance sut-config --format nullplatform`: llm-gateway start -c THIS_FILE, with",
-        f"# {NULLPLATFORM_PORT_ENV} and {PLANTED_KEY_ENV} set. Each route is a project under /<scenario>--<backend>;",
-        f"# gate it with: conformance run --sut 'http://127.0.0.1:PORT{NULLPLATFORM_SUT_PATH}'",
-        *[f"# {b}: LLM Gateway has no provider for it; its routes are left out"
-          for b in backends if naming("nullplatform", b) is None],
-        "server:",
-        "  host: 127.0.0.1",
-        f'  port: "${{{NULLPLATFORM_PORT_ENV}}}"',
-        "logging:",
-        "  level: warn",
-        "projects:",
-    ]  # fmt: skip
-    for r in _served("nullplatform", routes(scenarios, backends, models)):
-        lines += [f"  - name: {_q(f'{r.scenario}--{r.backend}')}", "    models:", f"      - name: {_q(r.name)}"]
-        lines += ["        isDefault: true", "        provider:"]
-        lines += [f"          type: {_q(named('nullplatform', r.backend).provider)}", "          config:"]
-        lines += [f"            baseUrl: {_q(upstream_url('nullplatform', replay_url, r))}"]
-        lines += [f'            apiKey: "${{{PLANTED_KEY_ENV}}}"', f"            model: {_q(r.upstream_model)}"]
-        lines += ["            retryAttempts: 1  # one attempt: the client sees what the upstream said"]
-    return "\n".join(lines) + "\n"
-
-
-_RENDER: Mapping[str, Callable[[str, Sequence[Scenario], Sequence[str], Mapping[str, str]], str]] = {
-    "litellm": litellm_yaml,
-    "louter": louter_yaml,
-    "ccr": ccr_json,
-    "codex-rosetta": rosetta_env,
-    "mlflow": mlflow_yaml,
-    "nullplatform": nullplatform_yaml,
-}
 
 
 def render(
@@ -308,8 +55,6 @@ def render(
     chosen = dict(models or {})
     if fmt == "conformance":
         return conformance_toml(replay_url, scenarios, backends, hooks, chosen)
-    if fmt == "portkey":
-        return portkey_headers(backends)
     if fmt in _RENDER:
         return _RENDER[fmt](replay_url, scenarios, backends, chosen)
     raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
@@ -324,3 +69,6 @@ def scenario_table(scenarios: Sequence[Scenario]) -> str:
         summary = " ".join(s.description.split()).split(". ")[0].rstrip(".").replace("|", "\\|")
         lines.append(f"| `{s.id}` | {' / '.join(s.streaming)} | {needs} | {summary}. |")
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["FORMATS", "GATEWAYS", "naming", "render", "request_path", "scenario_table"]

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from harness.gateways import render
-from harness.gateways.configs import CCR_ROUTER
+from harness.gateways.ccr import ROUTER as CCR_ROUTER
 from harness.gateways.specs import GATEWAYS
 from harness.plumbing.sut_client import RunAddress, load_headers
 from harness.proxy import load_config

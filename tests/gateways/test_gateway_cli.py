@@ -93,7 +93,7 @@ def test_an_unknown_gateway_or_frontend_is_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["gateway", "no-such"]) == 2
-    assert "no gateway named 'no-such' (known: litellm, portkey, ccr, " in capsys.readouterr().err
+    assert "no gateway named 'no-such' (known: litellm, litellm-responses, portkey, ccr, " in capsys.readouterr().err
     monkeypatch.setitem(specs.GATEWAYS, "conformance", _spec())
     assert main([*_args(tmp_path), "--frontend", "gemini"]) == 2
     assert "--frontend gemini: the gateway serves openai, anthropic" in capsys.readouterr().err
