@@ -269,10 +269,17 @@ class _Fused:
 
 
 def apply_losses(
-    left: Any, right: Any, keys: Iterable[str], *, scope: Scope | None = None, root_key: str | None = None
+    left: Any,
+    right: Any,
+    keys: Iterable[str],
+    *,
+    scope: Scope | None = None,
+    root_key: str | None = None,
+    owned: bool = False,
 ) -> tuple[Any, Any]:
     """Both sides without what the keys say is not carried in `scope` (None: every key applies). `root_key`
-    names what the roots are.
+    names what the roots are. The sides are never changed; `owned`: the caller owns them, so when no loss applies
+    they come back as they are, not copied.
 
     The keys apply in order; consecutive ones are applied in one walk of each side. A valued key
     (`Model.field:value`) applies only when either side still has that value where it comes in the order, so
@@ -304,7 +311,7 @@ def apply_losses(
         batch.append(loss)
     flush()
     # Stripping builds new containers throughout; without a walk the callers still get copies of their own.
-    return (a, b) if walked else (json_copy(a), json_copy(b))
+    return (a, b) if walked or owned else (json_copy(a), json_copy(b))
 
 
 def _expand(losses: Iterable[Loss]) -> list[Loss]:
