@@ -21,13 +21,17 @@ _VOLATILE_KEYS = frozenset({"id", "model"})
 
 
 def _walk(node: Any, fn: Callable[[dict[str, Any]], None]) -> None:
+    """`fn` on every dict in `node`, parents before their children (leaves are not visited: most of a view is
+    strings and numbers)."""
     if isinstance(node, dict):
         fn(node)
         for value in node.values():
-            _walk(value, fn)
+            if isinstance(value, (dict, list)):
+                _walk(value, fn)
     elif isinstance(node, list):
         for item in node:
-            _walk(item, fn)
+            if isinstance(item, (dict, list)):
+                _walk(item, fn)
 
 
 def json_copy(value: Any) -> Any:

@@ -11,7 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import ir
-from harness.diff import compared_views, normalize_pair, request_divergences, response_divergences, sdk_view
+from harness.diff import (
+    apply_losses,
+    compared_views,
+    normalize_pair,
+    request_divergences,
+    response_divergences,
+    sdk_view,
+)
 from harness.diff import normalize as n
 from harness.diff.request_rules import (
     empty_schema_keywords,
@@ -25,7 +32,7 @@ from harness.diff.request_rules import (
 from harness.trace import Case, RunTrace, SdkView
 from harness.trace.identity import RunRole
 from tests import strategies
-from tests.diff.test_fast_paths import response_view
+from tests.diff.test_fast_paths import key_lists, response_view
 
 PAIR_RULES = (
     n.empty_thinking_pair,
@@ -78,6 +85,18 @@ def test_apply_owned_changes_the_view_given_and_gives_what_a_copy_gives(response
     expected = n.apply(view, n.DEFAULT_RULES)
     mine = copy.deepcopy(view)
     assert n.apply(mine, n.DEFAULT_RULES, owned=True) == expected
+
+
+@given(strategies.responses(), strategies.responses(), errors, key_lists)
+def test_losses_on_owned_views_give_what_copies_give(
+    a: ir.Response, b: ir.Response, error: ir.IRError | None, keys: list[str]
+) -> None:
+    left, right = response_view(a, 2, None), response_view(b, 3, error)
+    expected = apply_losses(left, right, keys, scope="response")
+    mine = copy.deepcopy(left), copy.deepcopy(right)
+    got = apply_losses(*mine, keys, scope="response", owned=True)
+    assert got == expected
+    assert got[0] is mine[0] and got[1] is mine[1]  # stripped in place, not rebuilt
 
 
 def _trace(case: Case, role: RunRole, response: ir.Response, events: list[ir.StreamEvent] | None) -> RunTrace:
