@@ -148,7 +148,9 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
     for loss in losses:
         fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
         valued.setdefault(loss.model, set()).update([loss.field] if loss.field and loss.value else [])
-    models: dict[tuple[Any, ...], list[str]] = {}
+    # By node signature: the (model, field) pairs of its models not found yet, and the valued ones to read.
+    pending: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
+    read: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
@@ -157,16 +159,19 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
         nonlocal orphans
         if isinstance(node, dict):
             signature = _signature(node, parent_key)
-            if signature not in models:
-                models[signature] = [model for model in fields if _is(node, parent_key, model)]
-            for model in models[signature]:
-                found.add((model, None))
-                found.update((model, field) for field in fields[model] if field in node)
-                for field in valued[model]:
-                    # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
-                    values.add((model, field, str(node.get(field))))
-                    if isinstance(node.get(field), dict):
-                        values.add((model, field, "None"))
+            if signature not in pending:
+                models = [model for model in fields if _is(node, parent_key, model)]
+                found.update((model, None) for model in models)
+                pending[signature] = [(model, field) for model in models for field in fields[model]]
+                read[signature] = [(model, field) for model in models for field in valued[model]]
+            if pending[signature] and any(field in node for _, field in pending[signature]):
+                found.update(pair for pair in pending[signature] if pair[1] in node)
+                pending[signature] = [pair for pair in pending[signature] if pair not in found]
+            for model, field in read[signature]:
+                # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
+                values.add((model, field, str(node.get(field))))
+                if isinstance(node.get(field), dict):
+                    values.add((model, field, "None"))
             for key, value in node.items():
                 if isinstance(value, (dict, list)):
                     visit(value, key)
