@@ -22,15 +22,23 @@ SHOWN = 8
 def key_paths(value: Any, prefix: str = "") -> set[str]:
     """Every key path of a JSON value, list indices as `[*]` (`choices[*].logprobs`)."""
     out: set[str] = set()
+    _add_paths(value, prefix, out)
+    return out
+
+
+def _add_paths(value: Any, prefix: str, out: set[str]) -> None:
+    """`key_paths` into one set (a set per node, joined on the way up, made it a cost of long streams)."""
     if isinstance(value, dict):
         for key, item in value.items():
             path = f"{prefix}.{key}" if prefix else str(key)
             out.add(path)
-            out |= key_paths(item, path)
+            if isinstance(item, (dict, list)):
+                _add_paths(item, path, out)
     elif isinstance(value, list):
+        inner = f"{prefix}[*]"
         for item in value:
-            out |= key_paths(item, f"{prefix}[*]")
-    return out
+            if isinstance(item, (dict, list)):
+                _add_paths(item, inner, out)
 
 
 def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:

@@ -82,18 +82,22 @@ def _order(d: Divergence) -> tuple[int, int, str]:
     return (1 if d.path.startswith("response") else 2, 0, d.path)
 
 
-def normalize_pair(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> tuple[View, View]:
+def normalize_pair(
+    left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES, *, owned: bool = False
+) -> tuple[View, View]:
     """Both views as they are compared: each normalized with `rules`, then the equivalences between the two
     (absent usage details read as 0, an error-first stream answered with its HTTP status, an incomplete stream
-    told two ways) taken out."""
+    told two ways) taken out. `owned`: the caller owns both views, which are then changed in place (otherwise
+    each is copied once)."""
+    a, b = (left, right) if owned else (normalize.json_copy(left), normalize.json_copy(right))
     each = tuple(rule for rule in rules if rule is not normalize.empty_text_blocks)
-    a, b = normalize.apply(left, each), normalize.apply(right, each)
+    a, b = normalize.apply(a, each, owned=True), normalize.apply(b, each, owned=True)
     if len(each) < len(rules):  # empty text blocks are an equivalence between the two runs, not of each
-        a, b = normalize.empty_text_pair(a, b)
-    a, b = normalize.usage_details_zero(a, b)
+        a, b = normalize.empty_text_pair(a, b, owned=True)
+    a, b = normalize.usage_details_zero(a, b, owned=True)
     if normalize.failed_before_content in rules:
-        a, b = normalize.error_first_answered_with_status(a, b)
-    return normalize.incomplete_stream(a, b)
+        a, b = normalize.error_first_answered_with_status(a, b, owned=True)
+    return normalize.incomplete_stream(a, b, owned=True)
 
 
 def compare(left: View, right: View, rules: tuple[Rule, ...] = normalize.DEFAULT_RULES) -> list[Divergence]:

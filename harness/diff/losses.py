@@ -149,7 +149,9 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
     for loss in losses:
         fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
         valued.setdefault(loss.model, set()).update([loss.field] if loss.field and loss.value else [])
-    models: dict[tuple[Any, ...], list[str]] = {}
+    # By node signature: the (model, field) pairs of its models not found yet, and the valued ones to read.
+    pending: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
+    read: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
@@ -158,22 +160,27 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
         nonlocal orphans
         if isinstance(node, dict):
             signature = _signature(node, parent_key)
-            if signature not in models:
-                models[signature] = [model for model in fields if _is(node, parent_key, model)]
-            for model in models[signature]:
-                found.add((model, None))
-                found.update((model, field) for field in fields[model] if field in node)
-                for field in valued[model]:
-                    # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
-                    values.add((model, field, str(node.get(field))))
-                    if isinstance(node.get(field), dict):
-                        values.add((model, field, "None"))
+            if signature not in pending:
+                models = [model for model in fields if _is(node, parent_key, model)]
+                found.update((model, None) for model in models)
+                pending[signature] = [(model, field) for model in models for field in fields[model]]
+                read[signature] = [(model, field) for model in models for field in valued[model]]
+            if pending[signature] and any(field in node for _, field in pending[signature]):
+                found.update(pair for pair in pending[signature] if pair[1] in node)
+                pending[signature] = [pair for pair in pending[signature] if pair not in found]
+            for model, field in read[signature]:
+                # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
+                values.add((model, field, str(node.get(field))))
+                if isinstance(node.get(field), dict):
+                    values.add((model, field, "None"))
             for key, value in node.items():
-                visit(value, key)
+                if isinstance(value, (dict, list)):
+                    visit(value, key)
         elif isinstance(node, list):
             for item in node:
                 orphans = orphans or (isinstance(item, dict) and "source" in item and item["source"] is None)
-                visit(item, parent_key)
+                if isinstance(item, (dict, list)):
+                    visit(item, parent_key)
 
     for tree in trees:
         visit(tree, root_key)
@@ -250,47 +257,69 @@ class _Fused:
         return plan
 
     def strip(self, tree: Any, parent_key: str | None) -> Any:
-        """The tree without what the losses remove."""
+        """The tree without what the losses remove, changed in place (the caller owns it) and given back."""
         if isinstance(tree, list):
-            kept = [x for x in tree if not (isinstance(x, dict) and self._plan(x, parent_key)[0])]
-            stripped = [self.strip(x, parent_key) for x in kept]
-            # A part whose required child was dropped (an image whose URL source is not carried) goes with it.
-            return [x for x in stripped if not (isinstance(x, dict) and "source" in x and x["source"] is None)]
-        if not isinstance(tree, dict):
-            return tree
-        out: dict[str, Any] = {}
-        for key, value in tree.items():
-            if isinstance(value, dict) and self._plan(value, key)[0]:
-                out[key] = None  # as the other side has it when the protocol could not carry the value at all
-                continue
-            out[key] = self.strip(value, key)
-        for field in self._plan(tree, parent_key)[1]:
-            out.pop(field, None)
-        return out
+            kept = []
+            for item in tree:
+                if isinstance(item, dict):
+                    drop, fields = self._plan(item, parent_key)
+                    if drop:
+                        continue
+                    self._strip_dict(item, fields)
+                    # A part whose required child was dropped (an image whose URL source is not carried) goes too.
+                    if "source" in item and item["source"] is None:
+                        continue
+                elif isinstance(item, list):
+                    self.strip(item, parent_key)
+                kept.append(item)
+            tree[:] = kept
+        elif isinstance(tree, dict):
+            self._strip_dict(tree, self._plan(tree, parent_key)[1])
+        return tree
+
+    def _strip_dict(self, node: dict[str, Any], fields: tuple[str, ...]) -> None:
+        """`node` without what the losses remove: `fields`, the node's own plan (made before anything in it
+        changed), and what they remove below it."""
+        for key, value in node.items():
+            if isinstance(value, dict):
+                drop, inner = self._plan(value, key)
+                if drop:
+                    node[key] = None  # as the other side has it when the protocol could not carry the value at all
+                else:
+                    self._strip_dict(value, inner)
+            elif isinstance(value, list):
+                self.strip(value, key)
+        for field in fields:
+            node.pop(field, None)
 
 
 def apply_losses(
-    left: Any, right: Any, keys: Iterable[str], *, scope: Scope | None = None, root_key: str | None = None
+    left: Any,
+    right: Any,
+    keys: Iterable[str],
+    *,
+    scope: Scope | None = None,
+    root_key: str | None = None,
+    owned: bool = False,
 ) -> tuple[Any, Any]:
     """Both sides without what the keys say is not carried in `scope` (None: every key applies). `root_key`
-    names what the roots are.
+    names what the roots are. The sides are copied first, unless the caller owns them (`owned`): they are then
+    changed in place and given back.
 
     The keys apply in order; consecutive ones are applied in one walk of each side. A valued key
     (`Model.field:value`) applies only when either side still has that value where it comes in the order, so
     the losses before it are applied first.
     """
-    a, b = left, right
+    a, b = (left, right) if owned else (json_copy(left), json_copy(right))
     wanted = [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
     batch: list[Loss] = []
-    walked = False
 
     def flush() -> None:
-        nonlocal a, b, walked
+        nonlocal a, b
         if batch:
             fused = _Fused(list(batch))
             a, b = fused.strip(a, root_key), fused.strip(b, root_key)
             batch.clear()
-            walked = True
 
     for loss in _live((a, b), wanted, root_key):
         if loss.value is not None:
@@ -304,8 +333,7 @@ def apply_losses(
             continue
         batch.append(loss)
     flush()
-    # Stripping builds new containers throughout; without a walk the callers still get copies of their own.
-    return (a, b) if walked else (json_copy(a), json_copy(b))
+    return a, b
 
 
 def _expand(losses: Iterable[Loss]) -> list[Loss]:

@@ -2,7 +2,9 @@
 
 Each rule takes a JSON-ready *view* of what a client saw (`{"response": ..., "events": [...], "error": ...}`)
 and returns a new view. Rules never mutate their input. The runner applies `DEFAULT_RULES` to both sides
-before comparing; a report names the rules that were applied.
+before comparing; a report names the rules that were applied. A caller that owns its views (a private copy,
+changed by nothing else) passes `owned=True` to `apply` and the pair rules: they then change the views in place
+instead of copying them again (the comparison pipeline copies each view once per case).
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ _VOLATILE_KEYS = frozenset({"id", "model"})
 
 
 def _walk(node: Any, fn: Callable[[dict[str, Any]], None]) -> None:
+    """`fn` on every dict in `node`, parents before their children (leaves are not visited: most of a view is
+    strings and numbers)."""
     if isinstance(node, dict):
         fn(node)
         for value in node.values():
-            _walk(value, fn)
+            if isinstance(value, (dict, list)):
+                _walk(value, fn)
     elif isinstance(node, list):
         for item in node:
-            _walk(item, fn)
+            if isinstance(item, (dict, list)):
+                _walk(item, fn)
 
 
 def json_copy(value: Any) -> Any:
@@ -214,15 +220,31 @@ def _empty_thinking(out: View) -> View:
     return _without_blocks(out, events, "thinking_", said)
 
 
-def empty_thinking_pair(reference: View, compared: View) -> tuple[View, View]:
+def empty_thinking_pair(reference: View, compared: View, *, owned: bool = False) -> tuple[View, View]:
     """A thinking block with no text and no signature says nothing. It is what is left of a signature-only block
     (Gemini's `thoughtSignature` on a functionCall, Anthropic's thinking with hidden text) once a wire on the way
     that cannot carry signatures lost it (its losses declare `ThinkingPart.signature`): a translation through that
     wire has no block at all, so both runs lose theirs when the reference has one (the blocks after it numbered
     again); one only the proxy's answer has stays compared."""
-    if _empty_thinking(json_copy(reference)) == reference:
+    if not _has_empty_thinking(reference):
         return reference, compared
-    return _empty_thinking(json_copy(reference)), _empty_thinking(json_copy(compared))
+    if not owned:
+        reference, compared = json_copy(reference), json_copy(compared)
+    return _empty_thinking(reference), _empty_thinking(compared)
+
+
+def _has_empty_thinking(view: View) -> bool:
+    """Whether `_empty_thinking` would change the view (a part or a block it leaves out)."""
+    response = view.get("response")
+    content = response.get("content") if isinstance(response, dict) else None
+    if isinstance(content, list) and any(isinstance(p, dict) and _says_nothing(p) for p in content):
+        return True
+    events = view.get("events")
+    if not isinstance(events, list):
+        return False
+    said = {e.get("index") for e in events if e.get("kind") == "thinking_delta" and e.get("text")}
+    said |= {e.get("index") for e in events if e.get("kind") == "thinking_end" and e.get("signature")}
+    return bool({e.get("index") for e in events if e.get("kind") == "thinking_start"} - said)
 
 
 def text_runs_joined(view: View) -> View:
@@ -270,17 +292,28 @@ def _text_runs_joined(out: View) -> View:
 
 
 def has_empty_text(view: View) -> bool:
-    """Whether the view holds an empty text part or a text block that says nothing."""
-    return _empty_text_blocks(json_copy(view)) != view
+    """Whether the view holds an empty text part or a text block that says nothing (what `empty_text_blocks`
+    leaves out)."""
+    response = view.get("response")
+    content = response.get("content") if isinstance(response, dict) else None
+    if isinstance(content, list) and any(p.get("kind") == "text" and p.get("text") == "" for p in content):
+        return True
+    events = view.get("events")
+    if not isinstance(events, list):
+        return False
+    said = {e.get("index") for e in events if e.get("kind") == "text_delta" and e.get("text")}
+    return bool({e.get("index") for e in events if e.get("kind") == "text_start"} - said)
 
 
-def empty_text_pair(reference: View, compared: View) -> tuple[View, View]:
+def empty_text_pair(reference: View, compared: View, *, owned: bool = False) -> tuple[View, View]:
     """`empty_text_blocks` between two runs: a translation may lose an empty text block the reference had (a wire
     with no block boundaries cannot carry it), so both lose theirs then; one the reference did not have is the
     proxy's own addition and stays compared (an Anthropic client that sends it back gets a 400)."""
     if not has_empty_text(reference):
         return reference, compared
-    return empty_text_blocks(reference), empty_text_blocks(compared)
+    if not owned:
+        reference, compared = json_copy(reference), json_copy(compared)
+    return _empty_text_blocks(reference), _empty_text_blocks(compared)
 
 
 def coalesce_deltas(view: View) -> View:
@@ -451,6 +484,8 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (tool_arguments_text, _tool_arguments_text),
     (error_message, _error_message),
     (usage_zero_details, _usage_zero_details),
+    (opaque_signatures, _opaque_signatures),
+    (blocks_in_order, _blocks_in_order),
 )
 
 
@@ -458,13 +493,13 @@ USAGE_DETAILS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 """Usage figures that count a part of the input or output: 0 and absent both mean "none of it"."""
 
 
-def usage_details_zero(left: View, right: View) -> tuple[View, View]:
+def usage_details_zero(left: View, right: View, *, owned: bool = False) -> tuple[View, View]:
     """A usage detail (cached or reasoning tokens) that is 0 on one side and absent on the other is one fact, in
     the response's usage and in the stream's final usage alike:
     providers send 0 (OpenAI, Anthropic) or nothing (Gemini leaves zeros out). Every other figure is compared
     wherever either side reports it: a count the baseline has and the translation lacks is a divergence, and
     what a protocol cannot carry at all is its codec's declared loss, removed before this."""
-    a, b = json_copy(left), json_copy(right)
+    a, b = (left, right) if owned else (json_copy(left), json_copy(right))
     for view in (a, b):
         usages = [(view.get("response") or {}).get("usage")]
         usages += [e.get("usage") for e in view.get("events") or [] if e.get("kind") == "done"]
@@ -476,14 +511,14 @@ def usage_details_zero(left: View, right: View) -> tuple[View, View]:
     return a, b
 
 
-def error_first_answered_with_status(left: View, right: View) -> tuple[View, View]:
+def error_first_answered_with_status(left: View, right: View, *, owned: bool = False) -> tuple[View, View]:
     """A stream whose only event is an error (the reference: an SDK stream error, no HTTP status) that the proxy
     answers with that error's HTTP status before committing to a 200 gives the client the same error, and
     earlier: the SDK raises its status error (`rate_limit` for a 429) instead of a stream error. That is what a
     proxy should do (a 200 it cannot take back is the bug), so the status and the exception class are compared as
     the reference's when the error's kind is the same. Not the other way round: a request-level HTTP error sent
     as a 200 stream loses its status (LiteLLM A4). Run after `failed_before_content`, which emptied both answers."""
-    a, b = json_copy(left), json_copy(right)
+    a, b = (left, right) if owned else (json_copy(left), json_copy(right))
     ref, got = a.get("error"), b.get("error")
     if not (isinstance(ref, dict) and isinstance(got, dict)) or a.get("exception") != "stream_error":
         return a, b
@@ -504,11 +539,11 @@ def _terminal_error(view: View) -> dict[str, Any] | None:
     return None
 
 
-def incomplete_stream(left: View, right: View) -> tuple[View, View]:
+def incomplete_stream(left: View, right: View, *, owned: bool = False) -> tuple[View, View]:
     """A stream that ended without its terminal marker (`malformed_stream`, as a client of the provider sees it)
     and a stream the proxy ended with an explicit mid-stream error (no HTTP status) tell the client the same
     thing: the answer is incomplete. Neither is dressed up as a normal stop, which is what must not happen."""
-    a, b = json_copy(left), json_copy(right)
+    a, b = (left, right) if owned else (json_copy(left), json_copy(right))
     ea, eb = _terminal_error(a), _terminal_error(b)
     if ea is None or eb is None or "malformed_stream" not in (ea.get("kind"), eb.get("kind")):
         return a, b
@@ -522,13 +557,17 @@ def incomplete_stream(left: View, right: View) -> tuple[View, View]:
     return a, b
 
 
-def apply(view: View, rules: Iterable[Rule] = DEFAULT_RULES) -> View:
-    """The view with every rule applied in order."""
-    private = False  # whether `view` is a copy made here, which the built-in rules may change in place
+def apply(view: View, rules: Iterable[Rule] = DEFAULT_RULES, *, owned: bool = False) -> View:
+    """The view with every rule applied in order. `owned`: the caller owns the view, which the built-in rules then
+    change in place (otherwise it is copied once, before the first of them)."""
+    private = owned  # whether `view` may be changed in place: the caller's own, or a copy made here
     for rule in rules:
-        in_place = next((body for public, body in _IN_PLACE if public is rule), None)
+        in_place = _BODIES.get(rule)
         if in_place is None:
-            view, private = rule(view), False
+            view = rule(view)  # a new view, sharing at most `view`'s data: as private as `view` was
         else:
             view, private = in_place(view if private else json_copy(view)), True
     return view
+
+
+_BODIES: dict[Rule, Rule] = dict(_IN_PLACE)

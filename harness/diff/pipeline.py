@@ -173,17 +173,19 @@ def _usages(view: View) -> list[dict[str, Any]]:
     return [usage for usage in found if isinstance(usage, dict)]
 
 
-def estimated_reasoning_tokens(left: View, right: View, compared: RunTrace) -> tuple[View, View]:
+def estimated_reasoning_tokens(
+    left: View, right: View, compared: RunTrace, *, owned: bool = False
+) -> tuple[View, View]:
     """A reasoning-token count the proxy reports when its upstream reported none (Anthropic's usage has no such
     count; LiteLLM counts the thinking text itself) is its estimate. When the reference knows no count either
     (0 or none: its scenario scripted none), there is nothing to hold the estimate against, so it compares as
     the reference's value. A count the reference does know still differs from any estimate, and a count the
-    upstream reported is compared as is."""
+    upstream reported is compared as is. `owned`: the caller owns `right`, which is then changed in place."""
     if _upstream_counted_reasoning(compared):
         return left, right
     if any(usage.get("reasoning_tokens") for usage in _usages(left)):
         return left, right
-    right = json_copy(right)
+    right = right if owned else json_copy(right)
     for usage in _usages(right):
         if isinstance(usage.get("reasoning_tokens"), int) and usage["reasoning_tokens"] > 0:
             usage["reasoning_tokens"] = 0
@@ -193,22 +195,25 @@ def estimated_reasoning_tokens(left: View, right: View, compared: RunTrace) -> t
 def compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
-    """Both runs' SDK views exactly as they are diffed. `rules=()` and `losses=False` give the views as seen."""
+    """Both runs' SDK views exactly as they are diffed. `rules=()` and `losses=False` give the views as seen.
+    Each view is copied once (the first step), and every later step changes that copy in place."""
     left, right = incomplete_stream(sdk_view(reference), sdk_view(compared))
     if losses:
         # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
         # that cannot carry start usage loses its value, not the frontend's duty to report one).
-        left, right = start_usage_reported(left), start_usage_reported(right)
+        start = (start_usage_reported,)
+        left, right = apply(left, start, owned=True), apply(right, start, owned=True)
         protocols = protocols_between(reference, compared)
-        left, right = apply_losses(left, right, loss_keys(protocols), scope="response")
-        left, right = empty_thinking_pair(left, right)
+        left, right = apply_losses(left, right, loss_keys(protocols), scope="response", owned=True)
+        left, right = empty_thinking_pair(left, right, owned=True)
         if _joins_text_runs(protocols):
-            left, right = text_runs_joined(left), text_runs_joined(right)
+            joined = (text_runs_joined,)
+            left, right = apply(left, joined, owned=True), apply(right, joined, owned=True)
     if rules:
         extra = frontend_rules(reference, compared)
-        left, right = apply(left, extra), apply(right, extra)
-        left, right = estimated_reasoning_tokens(left, right, compared)
-    left, right = normalize_pair(left, right, rules)
+        left, right = apply(left, extra, owned=True), apply(right, extra, owned=True)
+        left, right = estimated_reasoning_tokens(left, right, compared, owned=True)
+    left, right = normalize_pair(left, right, rules, owned=True)
     if rules:
         left, right = admitted_values(left, right, compared)
     return left, right
@@ -241,4 +246,5 @@ def request_side(translated: RunTrace) -> list[Divergence]:
         losses=loss_keys([translated.upstream]),
         pair=(translated.client, translated.upstream),
         frontend_losses=loss_keys([translated.client]),
+        owned=True,  # both fresh from `ir.to_json`
     )

@@ -1,7 +1,9 @@
 """Request-view rules: differences between a client's request and the upstream one that are not losses of any
 protocol and no proxy bug, so no `losses` key could (or should) declare them.
 
-They work on request JSON (`ir.to_json(request)`), never mutate their input, and come in two sorts:
+They work on request JSON (`ir.to_json(request)`) and never mutate their input, unless the caller owns it and
+says so (`owned=True`: `request_divergences` copies each request once and lets the rules change it in place).
+They come in two sorts:
 - `inert_settings`, `one_result_per_tool_message`: applied alike to both sides (settings without effect, one
   conversation written two ways);
 - `text_layout`: pairwise, it accepts the upstream side's content when it is the client's with its text parts
@@ -37,13 +39,13 @@ _JOINED_KINDS = ("text", "thinking")
 _SEPARATORS = ("", "\n")
 
 
-def inert_settings(request: Json) -> Json:
+def inert_settings(request: Json, *, owned: bool = False) -> Json:
     """Settings that cannot have an effect compare as unset: a thinking budget while thinking is disabled,
     parallel_tool_calls under tool_choice none (no calls at all), tool_choice auto where tools are offered
     (every protocol's default then: LLM Gateway sends it explicitly), and an empty system prompt (a real
     Responses request's `instructions: ""`; Anthropic's decoder reads `"system": ""` as none). Protocols drop
     them (Anthropic, Gemini)."""
-    out = copy.deepcopy(request)
+    out = request if owned else copy.deepcopy(request)
     if out.get("system") == "":
         out["system"] = None
     thinking = out.get("thinking")
@@ -57,10 +59,10 @@ def inert_settings(request: Json) -> Json:
     return out
 
 
-def one_result_per_tool_message(request: Json) -> Json:
+def one_result_per_tool_message(request: Json, *, owned: bool = False) -> Json:
     """A tool message holding several results is the same turn as consecutive tool messages of one result each
     (OpenAI decodes consecutive `tool` messages as one IR message, Ollama sends each result on its own)."""
-    out = copy.deepcopy(request)
+    out = request if owned else copy.deepcopy(request)
     messages = out.get("messages")
     if not isinstance(messages, list):
         return out
@@ -75,11 +77,11 @@ def one_result_per_tool_message(request: Json) -> Json:
     return out
 
 
-def text_layout(left: Json, right: Json) -> tuple[Json, Json]:
+def text_layout(left: Json, right: Json, *, owned: bool = False) -> tuple[Json, Json]:
     """Both requests, with each content list of `right` replaced by `left`'s when the two differ only in how text
     is cut into parts: same non-text parts in the same order, and each kind of text (text, thinking) joined into
     fewer parts with '' or '\\n'. Message by message, and inside tool results at the same place."""
-    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    a, b = (left, right) if owned else (copy.deepcopy(left), copy.deepcopy(right))
     for mine, theirs in _content_pairs(a.get("messages"), b.get("messages")):
         if mine != theirs and same_text_layout(mine, theirs):
             theirs[:] = copy.deepcopy(mine)
@@ -89,7 +91,7 @@ def text_layout(left: Json, right: Json) -> tuple[Json, Json]:
 FOLD_SEPARATOR = "\n\n"
 
 
-def system_folded(left: Json, right: Json) -> tuple[Json, Json]:
+def system_folded(left: Json, right: Json, *, owned: bool = False) -> tuple[Json, Json]:
     """Unfold the upstream side when it is exactly the client's request with the system prompt prepended to the
     first user turn's first text part; anything else (a dropped or altered system prompt) stays a divergence."""
     system = left.get("system")
@@ -101,7 +103,7 @@ def system_folded(left: Json, right: Json) -> tuple[Json, Json]:
     prefix = system + FOLD_SEPARATOR
     if not (isinstance(first, dict) and first.get("kind") == "text" and first.get("text", "").startswith(prefix)):
         return left, right
-    out = copy.deepcopy(right)
+    out = right if owned else copy.deepcopy(right)
     out["system"] = system
     out["messages"][0]["content"][0]["text"] = first["text"][len(prefix) :]
     return left, out
@@ -143,11 +145,11 @@ def _kind(part: Any) -> Any:
     return part.get("kind") if isinstance(part, dict) else None
 
 
-def empty_schema_keywords(request: Json) -> Json:
+def empty_schema_keywords(request: Json, *, owned: bool = False) -> Json:
     """Tool parameter and response schemas with empty `properties` / `$defs` / `definitions` / `required` removed:
     JSON Schema gives an absent keyword exactly that meaning (gateways add `$defs: {}` or `required: []`, or drop
     `properties: {}` because Gemini rejects it). A schema that lost real properties still differs."""
-    out = copy.deepcopy(request)
+    out = request if owned else copy.deepcopy(request)
     if "tools" in out:
         out["tools"] = tools_without_empties(out["tools"])
     fmt = out.get("response_format")
@@ -173,7 +175,9 @@ def _result_text(part: Any) -> dict[str, Any] | None:
     return texts[0] if len(texts) == 1 else None
 
 
-def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstream_objects: bool) -> tuple[Json, Json]:
+def tool_result_json(
+    left: Json, right: Json, *, frontend_objects: bool, upstream_objects: bool, owned: bool = False
+) -> tuple[Json, Json]:
     """Both requests, `right`'s tool-result text replaced by `left`'s where the wire made the difference:
 
     - `frontend_objects` (the client's wire carries a tool result as an object, which the frontend codec wrote as
@@ -183,7 +187,7 @@ def tool_result_json(left: Json, right: Json, *, frontend_objects: bool, upstrea
       value is exactly the client's text (`{"content": text}`; Gemini treats any key but `output`/`error` as the
       whole output, so the model reads the same text; the protocol's wire rules may still warn about the key).
     Anything else (a changed value, text turned into a JSON list of blocks) still differs."""
-    a, b = left, copy.deepcopy(right)
+    a, b = left, right if owned else copy.deepcopy(right)
     for mine, theirs in _content_pairs(a.get("messages"), b.get("messages")):
         if len(mine) != len(theirs):
             continue
@@ -218,14 +222,16 @@ def _without_keywords(schema: Any, keywords: tuple[str, ...]) -> Any:
     return out
 
 
-def unsaid_schema_keywords(left: Json, right: Json, keywords: tuple[str, ...]) -> tuple[Json, Json]:
+def unsaid_schema_keywords(
+    left: Json, right: Json, keywords: tuple[str, ...], *, owned: bool = False
+) -> tuple[Json, Json]:
     """Both requests with `keywords` removed from the response schema, when the upstream request's schema dialect
     could not say them (its decoder lists them: `common.UNSAID_SCHEMA_KEYWORDS`): a gateway that writes Gemini's
     OpenAPI-subset `responseSchema` must drop `additionalProperties`. Through a dialect that can say them (no
     list), a dropped keyword still differs."""
     if not keywords:
         return left, right
-    a, b = copy.deepcopy(left), copy.deepcopy(right)
+    a, b = (left, right) if owned else (copy.deepcopy(left), copy.deepcopy(right))
     for side in (a, b):
         fmt = side.get("response_format")
         if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):

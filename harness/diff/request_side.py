@@ -8,12 +8,13 @@ differs is a proxy bug on the request side (e.g. tools dropped on a streaming re
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness.diff.compare import Divergence, diff_views
 from harness.diff.losses import apply_losses
-from harness.diff.normalize import tool_call_ids
+from harness.diff.normalize import apply, tool_call_ids
 from harness.diff.request_rules import (
     empty_schema_keywords,
     inert_settings,
@@ -62,22 +63,35 @@ def request_divergences(
     losses: Iterable[str] = (),
     pair: tuple[str, str] | None = None,
     frontend_losses: Iterable[str] = (),
+    owned: bool = False,
 ) -> list[Divergence]:
     """Divergences between the client's request IR and the upstream request IR, minus allowed losses.
     `frontend_losses`: the client protocol's own loss keys; where its wire carries tool arguments as a JSON value,
     the compact `arguments_raw` its codec wrote is not the client's text. `pair` (client, backend) says, from their
-    facts, whether either wire carries tool results only as objects (`request_rules.tool_result_json`)."""
+    facts, whether either wire carries tool results only as objects (`request_rules.tool_result_json`).
+    `owned`: the caller owns both requests, which the rules then change in place (otherwise each is copied
+    once)."""
     allowed = [*ALWAYS_IGNORED, *losses, *(PAIR_LOSSES.get(pair, ()) if pair else ())]
     if carries_objects(frontend_losses):
         allowed.append(OBJECT_CARRIER)
     client, backend = pair or (None, None)
-    front, up = (empty_schema_keywords(one_result_per_tool_message(inert_settings(r))) for r in (frontend, upstream))
-    front, up = tool_result_json(
-        front, up, frontend_objects=results_as_objects(client), upstream_objects=results_as_objects(backend)
+    unsaid = _unsaid(upstream)
+    front, up = (frontend, upstream) if owned else (copy.deepcopy(frontend), copy.deepcopy(upstream))
+    front, up = (
+        empty_schema_keywords(one_result_per_tool_message(inert_settings(r, owned=True), owned=True), owned=True)
+        for r in (front, up)
     )
-    front, up = thinking_budget_chosen(*unsaid_schema_keywords(front, up, _unsaid(upstream)))
-    front, up = system_folded(front, up)  # before the losses, which may remove the system prompt it looks for
-    left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request")
+    front, up = tool_result_json(
+        front,
+        up,
+        frontend_objects=results_as_objects(client),
+        upstream_objects=results_as_objects(backend),
+        owned=True,
+    )
+    front, up = thinking_budget_chosen(*unsaid_schema_keywords(front, up, unsaid, owned=True))
+    front, up = system_folded(front, up, owned=True)  # before the losses, which may remove the system prompt
+    left, right = apply_losses({"request": front}, {"request": up}, allowed, scope="request", owned=True)
     # After the losses: a field a protocol drops (e.g. thinking signatures) must not stop text from matching.
-    left["request"], right["request"] = text_layout(left["request"], right["request"])
-    return diff_views(tool_call_ids(left), tool_call_ids(right))
+    left["request"], right["request"] = text_layout(left["request"], right["request"], owned=True)
+    ids = (tool_call_ids,)
+    return diff_views(apply(left, ids, owned=True), apply(right, ids, owned=True))

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import ir
 from harness.checks import Subject, raw_fields, run_checks
@@ -106,3 +108,29 @@ def registry_events_body(codec: Any) -> bytes:
         ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=3, output_tokens=2)),
     ]
     return encode_events(codec, events)
+
+
+def _plain_key_paths(value: Any, prefix: str = "") -> set[str]:
+    """`key_paths` as first written: a set per node, joined on the way up."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            out.add(path)
+            out |= _plain_key_paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            out |= _plain_key_paths(item, f"{prefix}[*]")
+    return out
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=20,
+)
+
+
+@given(json_values, st.sampled_from(["", "p"]))
+def test_key_paths_into_one_set_equal_the_plain_walk(value: Any, prefix: str) -> None:
+    assert key_paths(value, prefix) == _plain_key_paths(value, prefix)

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.checks import spec
 from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC, _upstream
 from harness.checks.subject import Subject
 from harness.drivers.base import SdkResult
+from harness.protocols.wire_schema import answer_findings
 from harness.scenarios.loader import load_scenarios
 from tests.checks.support import run_fault
 from tests.conftest import REPO
@@ -48,3 +50,22 @@ def test_a_request_the_backend_spec_rejects_fails_upstream_spec() -> None:
     (check,) = list(_upstream(subject))
     assert check.name == UPSTREAM_SPEC and not check.passed
     assert any("max_tokens" in str(a) for a in check.actual)
+
+
+def test_a_payloads_findings_are_found_once_and_remembered_per_protocol_and_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(spec, "_memo", {})
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": []}  # no `created`
+    text = json.dumps(chunk).encode()
+    expected = tuple(answer_findings("openai", "event", chunk))
+    assert any("created" in f.path for f in expected)
+    assert spec._findings("openai", "event", text, chunk) == expected
+    assert spec._findings("openai", "event", text, {"not": "looked at: remembered"}) == expected
+    # The same text is judged afresh for another protocol or kind.
+    assert spec._findings("anthropic", "event", text, chunk) == tuple(answer_findings("anthropic", "event", chunk))
+    assert spec._findings("openai", "body", text, chunk) == tuple(answer_findings("openai", "body", chunk))
+    monkeypatch.setattr(spec, "MEMO", 2)
+    for n in range(5):
+        spec._findings("openai", "event", str(n).encode(), n)
+        assert len(spec._memo) <= 2
