@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -19,6 +20,11 @@ SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
 """The reproducible-builds variable: when set (seconds since the epoch), the time an encoder writes into a reply
 instead of now (`created`, `created_at`), so that two runs on the same bytes write the same replies (a steady
 `conformance run` sets it)."""
+
+
+DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+"""A base64 data URL (`data:<media type>;base64,<data>`), as OpenAI's image and file parts carry inline bytes:
+group 1 is the media type, group 2 the data."""
 
 
 def unix_now() -> int:

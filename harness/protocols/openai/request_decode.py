@@ -9,7 +9,6 @@ Gemini need); a tool result's `name` is recovered from the assistant tool call w
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from harness import ir
@@ -42,7 +41,6 @@ MAPPED_FIELDS = frozenset(
 MESSAGE_FIELDS = frozenset({"role", "content", "tool_calls", "tool_call_id", "reasoning_content", "reasoning"})
 FUNCTION_FIELDS = frozenset({"name", "description", "parameters"})
 JSON_SCHEMA_FIELDS = frozenset({"name", "schema", "strict"})
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
 
 class _RequestDecoder:
@@ -142,7 +140,7 @@ class _RequestDecoder:
             if detail is not None:
                 self.hint("image_detail", key, detail)
         if url.startswith("data:"):
-            match = _DATA_URL.fullmatch(url)
+            match = common.DATA_URL.fullmatch(url)
             if match is None:
                 self.r.fail(f"{where}.image_url.url", "data URL is not `data:<type>;base64,<data>`")
             return ir.ImagePart(source=ir.Base64Image(media_type=match.group(1), data=match.group(2)))
@@ -154,7 +152,7 @@ class _RequestDecoder:
         data = spec.get("file_data")
         if data is None:
             self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id uploads")
-        match = _DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
+        match = common.DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
         if match is None:
             self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
         name = self.r.opt_str(spec.get("filename"), f"{where}.filename")

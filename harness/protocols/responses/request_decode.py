@@ -14,10 +14,10 @@ encoder reproduces the client's request.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from harness import ir
+from harness.protocols.common import DATA_URL
 from harness.protocols.responses import compaction, ids, items
 from harness.protocols.responses.mapping import reasoning_effort
 from harness.protocols.responses.reader import NAME, JSONDict, Reader, load_object
@@ -48,7 +48,6 @@ REASONING_KEYS = frozenset({"type", "summary", "content", "encrypted_content"})
 TOOL_KEYS = frozenset({"type", "name", "description", "parameters"})
 SCHEMA_KEYS = frozenset({"type", "name", "schema", "strict"})
 REASONING_SETTINGS = frozenset({"effort", "summary"})
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 _ASSISTANT_SIDE = ("reasoning", "function_call")
 
 
@@ -205,7 +204,7 @@ class _Decoder:
         if "detail" not in part or part["detail"] != "auto":
             self.hint("image_detail", key, part.get("detail"))
         if url.startswith("data:"):
-            match = _DATA_URL.fullmatch(url)
+            match = DATA_URL.fullmatch(url)
             if match is None:
                 self.r.fail(f"{where}.image_url", "data URL is not `data:<type>;base64,<data>`")
             return ir.ImagePart(source=ir.Base64Image(media_type=match.group(1), data=match.group(2)))
@@ -217,7 +216,7 @@ class _Decoder:
         data = part.get("file_data")
         if data is None:
             self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id or file_url")
-        match = _DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
+        match = DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
         if match is None:
             self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
         name = self.r.opt_str(part.get("filename"), f"{where}.filename")
