@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -177,15 +178,20 @@ def _stop(process: subprocess.Popen[str]) -> None:
 def run_suite(command: Sequence[str], suite: Path, modules: Path, timeout: float = SUITE_SECONDS) -> dict[str, Any]:
     """Run the suite; its JSON output. SuiteError on a timeout or when it prints no JSON summary."""
     env = {**os.environ, "NODE_PATH": str(modules), "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        list(command), cwd=suite, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )  # fmt: skip
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        _stop(process)
-        raise SuiteError(f"the suite did not finish within {timeout:g} s") from exc
+    # Its JSON goes to a file, not a pipe: node's process.exit() drops what a pipe has not taken yet (past 64 KiB,
+    # as a suite with many failures prints), while writes to a file are synchronous.
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as sink:
+        process = subprocess.Popen(
+            list(command), cwd=suite, env=env, stdout=sink, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            _, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            _stop(process)
+            raise SuiteError(f"the suite did not finish within {timeout:g} s") from exc
+        sink.seek(0)
+        stdout = sink.read()
     try:
         out: dict[str, Any] = json.loads(stdout)
     except json.JSONDecodeError as exc:

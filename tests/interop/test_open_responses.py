@@ -96,6 +96,34 @@ def test_the_suites_json_is_read_into_counts_and_failures(tmp_path: Path) -> Non
     assert result.failures == {"compact-response": ["HTTP 404: Not Found"]}
 
 
+def test_a_long_json_summary_is_read_whole_though_the_suite_exits_at_once(tmp_path: Path) -> None:
+    # node's process.exit() drops what a pipe has not taken yet: the suite's JSON past 64 KiB (many failures, as
+    # before a real gateway) was cut. The child here writes the way node does (non-blocking, then exits at once).
+    out = {
+        "summary": {"passed": 0, "failed": 1, "skipped": 0, "total": 1},
+        "results": [{"id": "basic-response", "status": "failed", "errors": ["x" * 300_000]}],
+    }
+    script = (
+        "import os, sys\n"
+        "data = sys.stdin.buffer.read()\n"
+        "os.set_blocking(1, False)\n"
+        "try:\n"
+        "    os.write(1, data)\n"
+        "except BlockingIOError:\n"
+        "    pass\n"
+        "os._exit(1)\n"
+    )
+    source = tmp_path / "out.json"
+    source.write_text(json.dumps(out), encoding="utf-8")
+    command = ["sh", "-c", f"{sys.executable} -c {_quote(script)} < {_quote(str(source))}"]
+    result = driver.result_of("openai", driver.run_suite(command, tmp_path, tmp_path))
+    assert result.failures == {"basic-response": ["x" * 300_000]}
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 def test_a_suite_printing_no_json_is_an_error(tmp_path: Path) -> None:
     command = [sys.executable, "-c", "import sys; print('Fatal error'); sys.exit(1)"]
     with pytest.raises(driver.SuiteError, match=r"printed no JSON summary \(exit 1\)"):
