@@ -117,6 +117,26 @@ GATEWAY_FAULTS: tuple[Fault, ...] = (
         witness("tool-nested-schema", "openai", "anthropic", True),
     ),
     Fault(
+        "file-part-dropped",
+        "A document (an inline PDF) the client sent is left out of the upstream request.",
+        f"{_CCR} (R14): an Anthropic document block is dropped before OpenAI and Gemini; {_PORTKEY} (P11): an "
+        "OpenAI file part is dropped before Gemini. The model answers about a file it never saw.",
+        "request side",
+        g.FILE_DROPPED,
+        Scope(("file-pdf-inline",)),
+        witness("file-pdf-inline", "anthropic", "openai", False),
+    ),
+    Fault(
+        "file-data-url-as-base64",
+        "A file part's base64 data is sent upstream as the whole data URL (`data:application/pdf;base64,...`).",
+        f"{_PORTKEY} (P10): an OpenAI file part becomes an Anthropic document whose base64 `data` is the client's "
+        "data URL, which Anthropic refuses as invalid base64.",
+        "request side",
+        g.FILE_DATA_URL_AS_BASE64,
+        Scope(("file-pdf-inline",)),
+        witness("file-pdf-inline", "openai", "anthropic", False),
+    ),
+    Fault(
         "json-mode-dropped",
         "The client's JSON mode (response format) is not sent upstream.",
         f"{_LITELLM}, Gemini frontend (A11): responseMimeType application/json is dropped.",

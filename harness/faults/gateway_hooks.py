@@ -90,6 +90,26 @@ def _first_level_schemas(request: ir.Request) -> ir.Request:
 NESTED_TOOL_SCHEMA_FLATTENED = TranslateHooks(on_upstream_request=_first_level_schemas)
 
 
+def _without_files(request: ir.Request) -> ir.Request:
+    messages = [
+        m.model_copy(update={"content": [p for p in m.content if not isinstance(p, ir.FilePart)]})
+        for m in request.messages
+    ]
+    return request.model_copy(update={"messages": messages})
+
+
+FILE_DROPPED = TranslateHooks(on_upstream_request=_without_files)
+
+
+def _data_url_as_data(part: Any) -> Any:
+    if not isinstance(part, ir.FilePart):
+        return part
+    return part.model_copy(update={"data": f"data:{part.media_type};base64,{part.data}"})
+
+
+FILE_DATA_URL_AS_BASE64 = TranslateHooks(on_upstream_request=lambda r: _map_request_parts(r, _data_url_as_data))
+
+
 def _widen_tool_choice(request: ir.Request) -> ir.Request:
     if isinstance(request.tool_choice, ir.ToolChoiceTool):
         return request.model_copy(update={"tool_choice": ir.ToolChoiceRequired()})

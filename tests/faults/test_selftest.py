@@ -79,6 +79,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "truncated-stream-as-stop": ("proxy_bug_response", '-> {"kind": "done", "stop_reason": {"kind": "end_turn"}'),
     "stream-usage-zeroed": ("proxy_bug_response", "events[4].usage.input_tokens: 14 -> 0"),
     "tool-schema-emptied": ("proxy_bug_request", "request.tools[0].parameters.properties: "),
+    "file-part-dropped": ("proxy_bug_request", 'request.messages[0].content[1]: {"kind": "file"'),
+    "file-data-url-as-base64": ("proxy_bug_request", "request.messages[0].content[1].data: "),
     "nested-tool-schema-flattened": (
         "proxy_bug_request",
         "request.tools[0].parameters.properties.guests.items.properties: ",
