@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
 
-import httpx2
-
-from harness.gateways.launch import free_port
+from harness.gateways import codex_rosetta, litellm
+from harness.gateways.base import GatewayInstallError, GatewaySpec, request_path
+from harness.gateways.launch import GatewayStartError, free_port, running
 from harness.interop.open_responses import (
     MODEL,
     SuiteError,
@@ -40,121 +36,56 @@ from harness.interop.open_responses import (
     suite_command,
     suite_dir,
 )
+from harness.plumbing.keys import CLIENT_KEY_ENV, PLANTED_KEY_ENV, planted_key
 from harness.proxy.server import ServerThread
 
-READY_SECONDS = 120.0
-STOP_SECONDS = 10.0
 CLIENT_KEY = "sk-conformance-client"
-UPSTREAM_KEY = "sk-conformance-upstream"
-LITELLM_MODELS = {
-    "anthropic": ("anthropic/claude-sonnet-4-5", ""),
-    "gemini": ("gemini/gemini-2.5-flash", "/v1beta"),
-    "ollama": ("ollama_chat/llama3.2", ""),
+"""The key the suite sends the gateway (LiteLLM's master key)."""
+LITELLM_MODELS = {"anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash", "ollama": "llama3.2"}
+"""The upstream model LiteLLM is configured with, per upstream it translates the Responses API for."""
+
+
+def _litellm(upstream: str, backend: str) -> str:
+    """LiteLLM's config: the gate's settings and one model, the suite's, at the generic backend (its provider prefix
+    and api_base as `sut-config --format litellm` writes them)."""
+    if backend not in LITELLM_MODELS:
+        raise SuiteError(f"litellm's /v1/responses is gated before {', '.join(LITELLM_MODELS)}, not {backend!r}")
+    name = litellm.NAMES[backend]
+    api_base = f"{upstream}/{backend}" + name.base_path(request_path(backend))
+    return (
+        litellm.SETTINGS
+        + f"model_list:\n  - model_name: {MODEL}\n    litellm_params:\n"
+        + f"      model: {name.provider}/{LITELLM_MODELS[backend]}\n      api_base: {api_base}\n"
+        + f"      api_key: os.environ/{PLANTED_KEY_ENV}\n"
+    )
+
+
+def _rosetta(upstream: str, backend: str) -> str:
+    """codex-rosetta's `.env`, its one Chat Completions upstream the generic backend (it has no model table)."""
+    return codex_rosetta.render(upstream, [], [backend], {})
+
+
+GATEWAYS: dict[str, tuple[GatewaySpec, Callable[[str, str], str]]] = {
+    "litellm": (litellm.RESPONSES, _litellm),
+    "codex-rosetta": (codex_rosetta.SPEC, _rosetta),
 }
-"""LiteLLM's model and the api_base suffix per upstream (it appends the rest itself, as `sut-config` writes it)."""
-
-
-def _litellm(folder: Path, upstream: str, backend: str, port: int) -> tuple[list[str], dict[str, str], str]:
-    model, suffix = LITELLM_MODELS[backend]
-    config = folder / "litellm.yaml"
-    config.write_text(
-        "general_settings:\n"
-        '  master_key: "os.environ/CONFORMANCE_CLIENT_KEY"\n'
-        "router_settings:\n  disable_cooldowns: true\n  num_retries: 0\n"
-        "litellm_settings:\n  num_retries: 0\n  request_timeout: 60\n"
-        f"model_list:\n  - model_name: {MODEL}\n    litellm_params:\n      model: {model}\n"
-        f"      api_base: {upstream}/{backend}{suffix}\n      api_key: os.environ/CONFORMANCE_PLANTED_KEY\n",
-        encoding="utf-8",
-    )
-    env = {
-        "CONFORMANCE_CLIENT_KEY": CLIENT_KEY,
-        "CONFORMANCE_PLANTED_KEY": UPSTREAM_KEY,
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "LITELLM_LOG": "ERROR",
-        "LITELLM_TELEMETRY": "False",
-        "DISABLE_SCHEMA_UPDATE": "true",
-        "NO_DOCS": "True",
-    }
-    argv = [_program("litellm"), "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
-    return [*argv, "--num_workers", "1"], env, f"http://127.0.0.1:{port}/health/liveliness"
-
-
-def _rosetta(folder: Path, upstream: str, backend: str, port: int) -> tuple[list[str], dict[str, str], str]:
-    if backend != "openai":
-        raise SuiteError("codex-rosetta takes an OpenAI Chat upstream only (--backend openai)")
-    (folder / ".env").write_text(
-        f"UPSTREAM_BASE_URL={upstream}/openai/v1\nUPSTREAM_PROVIDER=openai\nUPSTREAM_TIMEOUT_READ=60\n",
-        encoding="utf-8",
-    )
-    env = {
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "UPSTREAM_API_KEY": UPSTREAM_KEY,
-        "LOG_LEVEL": "WARNING",
-        "AUDIT_ENABLED": "false",
-        "WEB_SEARCH_ENABLED": "false",
-    }
-    return [_program("codex-rosetta")], env, f"http://127.0.0.1:{port}/health"
-
-
-GATEWAYS = {"litellm": _litellm, "codex-rosetta": _rosetta}
-
-
-def _program(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        raise SuiteError(f"{name!r} is not on PATH: install it pinned (gateways/<name>/requirements.txt)")
-    return found
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SuiteError(f"the gateway exited with code {process.returncode} before it was ready")
-        try:
-            if httpx2.get(url, timeout=2.0).status_code == 200:
-                return
-        except httpx2.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise SuiteError(f"the gateway was not ready within {READY_SECONDS:g} s ({url})")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(STOP_SECONDS)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+"""Each gateway's spec (its pinned launch) and its config for the suite's one model."""
 
 
 def gate(gateway: str, backend: str, out: Path | None) -> int:
     """Run the suite against `gateway` before the generic `backend`; the exit code."""
+    spec, config = GATEWAYS[gateway]
     suite, modules = suite_dir(), install_runtime(cache_dir())
+    keys = {PLANTED_KEY_ENV: planted_key(), CLIENT_KEY_ENV: CLIENT_KEY}
     with (
         tempfile.TemporaryDirectory(prefix=f"openresponses-{gateway}-") as tmp,
         ServerThread(backend_app(backend)) as upstream,
     ):
         folder, port = Path(tmp), free_port()
-        argv, env, ready = GATEWAYS[gateway](folder, upstream.url, backend, port)
-        with (folder / "gateway.log").open("wb") as log:
-            process = subprocess.Popen(
-                argv, cwd=folder, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-            try:
-                _wait_ready(ready, process)
-                command = suite_command(suite, modules, f"http://127.0.0.1:{port}")
-                command = [CLIENT_KEY if part == "unused" else part for part in command]
-                found = run_suite(command, suite, modules)
-            finally:
-                _stop(process)
+        (folder / spec.config_file).write_text(config(upstream.url, backend), encoding="utf-8")
+        with running(spec.launch(Path.cwd(), folder, port, keys)):
+            command = suite_command(suite, modules, f"http://127.0.0.1:{port}")
+            found = run_suite([CLIENT_KEY if part == "unused" else part for part in command], suite, modules)
     if out is not None:
         out.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
     result = result_of(backend, found)
@@ -173,7 +104,7 @@ def main() -> int:
     backend = args.backend or ("openai" if args.gateway == "codex-rosetta" else "anthropic")
     try:
         return gate(args.gateway, backend, args.out)
-    except (SuiteError, OSError, KeyError) as exc:
+    except (SuiteError, GatewayInstallError, GatewayStartError, OSError, ValueError) as exc:
         print(f"open_responses_gateway: {exc}", file=sys.stderr)  # noqa: T201
         return 2
 
