@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.gateways.base import GatewayName, GatewaySpec, named, naming_in, notes, q, routes, upstream_url
+from harness.gateways.base import GatewayName, GatewaySpec, naming_in, notes, q, routes, upstream_url
 from harness.plumbing import PLANTED_KEY_ENV
 from harness.plumbing.keys import CLIENT_KEY_ENV
 from harness.scenarios.model import Scenario
@@ -55,9 +55,9 @@ def render(replay_url: str, scenarios: Sequence[Scenario], backends: Sequence[st
               for b in backends if naming_in(NAMES, b) is None]  # fmt: skip
     lines += [*SETTINGS.splitlines(), "model_list:"]
     for r in routes(scenarios, backends, models):
-        if naming_in(NAMES, r.backend) is None:
+        name = naming_in(NAMES, r.backend)
+        if name is None:
             continue
-        name = named(NAME, NAMES, r.backend)
         lines += [
             f"  - model_name: {q(r.name)}",
             "    litellm_params:",

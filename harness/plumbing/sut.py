@@ -122,9 +122,6 @@ class _Tee(httpx2.SyncByteStream):
         self._times = times
         self._open = False
         """The SDK began reading and has neither reached the end nor met a transport error."""
-        self.drained = 0
-        """Bytes read after the SDK stopped reading (see `DRAIN_S`)."""
-        self.drain_error: str | None = None
 
     def __iter__(self) -> Iterator[bytes]:
         self._it = iter(self._inner)
@@ -167,10 +164,10 @@ class _Tee(httpx2.SyncByteStream):
                     size += len(chunk)
                     if size > DRAIN_BYTES:
                         return
-            except Exception as exc:
+            except Exception:
                 # The stream broke or was closed under the read: what arrived before is kept, and the wire checks
                 # see the answer end there.
-                self.drain_error = f"{type(exc).__name__}: {exc}"
+                return
 
         reader = threading.Thread(target=read, name="drain-answer", daemon=True)
         reader.start()
@@ -181,7 +178,6 @@ class _Tee(httpx2.SyncByteStream):
         for chunk, at in kept:
             self._sink.append(chunk)
             self._times.append(at)
-        self.drained = sum(len(c) for c, _ in kept)
 
 
 @dataclass
