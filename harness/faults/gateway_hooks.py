@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from harness import ir
-from harness.faults.hooks import MIDSTREAM_ERROR_AS_STOP
+from harness.faults.hooks import MIDSTREAM_ERROR_AS_STOP, map_request_parts, without_parts
 from harness.faults.wire_edits import edit_sse
 from harness.proxy import HookContext, TranslateHooks
 
@@ -24,11 +24,6 @@ def _per_request(build: Callable[[HookContext], TranslateHooks]) -> TranslateHoo
 
 def _when(test: Callable[[HookContext], bool], hooks: TranslateHooks) -> TranslateHooks:
     return _per_request(lambda c: hooks.bind(c) if test(c) else TranslateHooks())
-
-
-def _map_request_parts(request: ir.Request, change: Callable[[Any], Any]) -> ir.Request:
-    messages = [m.model_copy(update={"content": [change(p) for p in m.content]}) for m in request.messages]
-    return request.model_copy(update={"messages": messages})
 
 
 # --- request side --------------------------------------------------------------------------------------------
@@ -90,15 +85,7 @@ def _first_level_schemas(request: ir.Request) -> ir.Request:
 NESTED_TOOL_SCHEMA_FLATTENED = TranslateHooks(on_upstream_request=_first_level_schemas)
 
 
-def _without_files(request: ir.Request) -> ir.Request:
-    messages = [
-        m.model_copy(update={"content": [p for p in m.content if not isinstance(p, ir.FilePart)]})
-        for m in request.messages
-    ]
-    return request.model_copy(update={"messages": messages})
-
-
-FILE_DROPPED = TranslateHooks(on_upstream_request=_without_files)
+FILE_DROPPED = TranslateHooks(on_upstream_request=without_parts(ir.FilePart))
 
 
 def _data_url_as_data(part: Any) -> Any:
@@ -107,7 +94,7 @@ def _data_url_as_data(part: Any) -> Any:
     return part.model_copy(update={"data": f"data:{part.media_type};base64,{part.data}"})
 
 
-FILE_DATA_URL_AS_BASE64 = TranslateHooks(on_upstream_request=lambda r: _map_request_parts(r, _data_url_as_data))
+FILE_DATA_URL_AS_BASE64 = TranslateHooks(on_upstream_request=lambda r: map_request_parts(r, _data_url_as_data))
 
 
 def _widen_tool_choice(request: ir.Request) -> ir.Request:
@@ -127,14 +114,14 @@ def _stringify_result(part: Any) -> Any:
     return part.model_copy(update={"content": [ir.TextPart(text=text)]})
 
 
-TOOL_RESULT_STRINGIFIED = TranslateHooks(on_upstream_request=lambda r: _map_request_parts(r, _stringify_result))
+TOOL_RESULT_STRINGIFIED = TranslateHooks(on_upstream_request=lambda r: map_request_parts(r, _stringify_result))
 
 
 def _unnamed_result(part: Any) -> Any:
     return part.model_copy(update={"name": None}) if isinstance(part, ir.ToolResultPart) else part
 
 
-TOOL_RESULT_NAME_DROPPED = TranslateHooks(on_upstream_request=lambda r: _map_request_parts(r, _unnamed_result))
+TOOL_RESULT_NAME_DROPPED = TranslateHooks(on_upstream_request=lambda r: map_request_parts(r, _unnamed_result))
 
 
 # --- errors ----------------------------------------------------------------------------------------------------

@@ -44,29 +44,36 @@ def _rename_tool_results(name: str) -> Callable[[ir.Request], ir.Request]:
     return rename
 
 
-def _without_images(request: ir.Request) -> ir.Request:
-    messages = [
-        m.model_copy(update={"content": [p for p in m.content if not isinstance(p, ir.ImagePart)]})
-        for m in request.messages
-    ]
+def map_request_parts(request: ir.Request, change: Callable[[Any], Any]) -> ir.Request:
+    """`request` with `change` applied to every content part of every message."""
+    messages = [m.model_copy(update={"content": [change(p) for p in m.content]}) for m in request.messages]
     return request.model_copy(update={"messages": messages})
 
 
-def _files_as_images(request: ir.Request) -> ir.Request:
-    def as_image(part: ir.ContentPart) -> ir.ContentPart:
-        if not isinstance(part, ir.FilePart):
-            return part
-        return ir.ImagePart(source=ir.Base64Image(media_type=part.media_type, data=part.data))
+def without_parts(kind: type[ir.ContentPart]) -> Callable[[ir.Request], ir.Request]:
+    """A request change that leaves every content part of `kind` out of every message."""
 
-    messages = [m.model_copy(update={"content": [as_image(p) for p in m.content]}) for m in request.messages]
-    return request.model_copy(update={"messages": messages})
+    def drop(request: ir.Request) -> ir.Request:
+        messages = [
+            m.model_copy(update={"content": [p for p in m.content if not isinstance(p, kind)]})
+            for m in request.messages
+        ]
+        return request.model_copy(update={"messages": messages})
+
+    return drop
+
+
+def _file_as_image(part: Any) -> Any:
+    if not isinstance(part, ir.FilePart):
+        return part
+    return ir.ImagePart(source=ir.Base64Image(media_type=part.media_type, data=part.data))
 
 
 TOOLS_DROPPED_ON_STREAM = TranslateHooks(on_upstream_request=_drop_tools_on_stream)
 SYSTEM_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(update={"system": None}))
 TEMPERATURE_DROPPED = TranslateHooks(on_upstream_request=lambda r: r.model_copy(update={"temperature": None}))
-IMAGE_DROPPED = TranslateHooks(on_upstream_request=_without_images)
-FILE_SENT_AS_IMAGE = TranslateHooks(on_upstream_request=_files_as_images)
+IMAGE_DROPPED = TranslateHooks(on_upstream_request=without_parts(ir.ImagePart))
+FILE_SENT_AS_IMAGE = TranslateHooks(on_upstream_request=lambda r: map_request_parts(r, _file_as_image))
 
 
 def _gemini_function_response_name(context: HookContext) -> TranslateHooks:
