@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, output_folder, say_error
+from harness.cli._sut_options import add_sut_client_options, sut_client_rerun
 
 
 def _positive_int(text: str) -> int:
@@ -75,25 +76,13 @@ def _add_sut_options(p: argparse.ArgumentParser) -> None:
         "each example travels the route of --route to the replay server this command starts, which answers it",
     )
     p.add_argument("--wait-for-sut", type=float, metavar="SECONDS", help="--sut: poll the URL until it answers")
-    p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
-    p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
     p.add_argument(
         "--route",
         default="text-basic",
         metavar="SCENARIO",
         help="--sut: the scenario whose route the examples travel (any the gateway's config has; default %(default)s)",
     )
-    key = p.add_mutually_exclusive_group()
-    key.add_argument("--client-key-env", metavar="VAR", help="--sut: send the key in environment variable VAR")
-    key.add_argument("--client-key", metavar="KEY", help="--sut: the same, given inline (visible to `ps`)")
-    p.add_argument(
-        "--sut-header",
-        metavar="[BACKEND:]NAME=VALUE",
-        action="append",
-        default=[],
-        help="--sut: an extra request header, as for `run` (repeatable)",
-    )
-    p.add_argument("--sut-headers", metavar="FILE", type=Path, help="--sut: extra headers from a TOML file")
+    add_sut_client_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -190,14 +179,7 @@ def _sut_rerun(args: argparse.Namespace) -> list[str]:
 
     if not args.sut:
         return []
-    out = ["--sut", without_userinfo(args.sut)]
-    if (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
-        out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
-    if args.client_key_env:
-        out += ["--client-key-env", args.client_key_env]
-    if args.sut_headers:
-        out += ["--sut-headers", str(args.sut_headers)]
-    return out
+    return ["--sut", without_userinfo(args.sut), *sut_client_rerun(args)]
 
 
 def _reproduce(args: argparse.Namespace, written: Any, hooks: Any, client: Any) -> int:

@@ -22,6 +22,7 @@ from harness.cli._sources import (
     record_problem,
     scenario_layers,
 )
+from harness.cli._sut_options import add_sut_client_options, sut_client_rerun
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
@@ -104,7 +105,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="SECONDS",
         help="--sut: poll the URL until it answers (a proxy still starting), at most SECONDS; then exit 2",
     )
-    p.add_argument("--replay-host", default="127.0.0.1", help="--sut: replay server interface")
     p.add_argument(
         "--pace",
         type=float,
@@ -113,30 +113,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="--sut: the replay server sends streamed chunks MS milliseconds apart (0 to 200; default 0: back to "
         "back), to tell a gateway's race on fast upstreams from a translation bug",
     )
-    p.add_argument("--replay-port", type=int, default=8790, help="--sut: replay server port")
-    key = p.add_mutually_exclusive_group()
-    key.add_argument(
-        "--client-key-env",
-        metavar="VAR",
-        help="--sut: send the key in environment variable VAR instead of the SDKs' placeholder key (the gateway's "
-        "master key; never written to a trace or report)",
-    )
-    key.add_argument("--client-key", metavar="KEY", help="--sut: the same, given inline (visible to `ps`)")
-    p.add_argument(
-        "--sut-header",
-        metavar="[BACKEND:]NAME=VALUE",
-        action="append",
-        default=[],
-        help="--sut: an extra request header (repeatable; BACKEND: only on runs into that backend); the value may "
-        "use {backend} {scenario} {replay} {upstream} {model}, filled per run",
-    )
-    p.add_argument(
-        "--sut-headers",
-        metavar="FILE",
-        type=Path,
-        help="--sut: extra headers from a TOML file ([headers], [headers.<backend>]), e.g. `sut-config --format "
-        "portkey`",
-    )
+    add_sut_client_options(p)
     p.add_argument(
         "--upstream-model",
         metavar="BACKEND=MODEL",
@@ -362,15 +339,10 @@ def rerun_options(args: argparse.Namespace) -> list[str]:
     ):
         if value is not None and value != default:
             out += [flag, str(value)]
-    if args.sut and (args.replay_host, args.replay_port) != ("127.0.0.1", 8790):
-        out += ["--replay-host", args.replay_host, "--replay-port", str(args.replay_port)]
     # The variable's name, never a key: --client-key and --sut-header values may hold secrets, and reports keep none.
+    out += sut_client_rerun(args)
     if args.sut and args.pace:
         out += ["--pace", f"{args.pace:g}"]
-    if args.sut and args.client_key_env:
-        out += ["--client-key-env", args.client_key_env]
-    if args.sut and args.sut_headers:
-        out += ["--sut-headers", str(args.sut_headers)]
     for override in args.upstream_model:
         out += ["--upstream-model", override]
     if args.timeout != 60.0:
