@@ -70,8 +70,11 @@ class GeminiStreamEncoder:
             case ir.ProviderEvent() if event.protocol == PROTOCOL and isinstance(event.data, dict):
                 return self._frame(self._signed(event.data))
             case ir.ErrorEvent():
+                # A signature still waiting for its next part goes first: the error ends the stream, and the
+                # thinking block before it was complete (its signature was given).
+                signature = self._flush_signature()
                 self._ended = True
-                return self._frame(error_object(event.error)[1])
+                return signature + self._frame(error_object(event.error)[1])
         return b""
 
     def close(self) -> bytes:
