@@ -1,4 +1,4 @@
-"""The strategy classes added after tool calls (images, mid-stream errors, errors at each status) each find the
+"""The strategy classes added after tool calls (images, files, mid-stream errors, errors at each status) each find the
 catalogued fault of their class on the built-in proxy with a fixed seed, shrink it to an example of that class, and
 stay green on the clean proxy for the same seed (every drawn example judged a pass)."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from harness.faults.catalog import by_name
 from harness.fuzz import FuzzOptions, FuzzResult, fuzz
-from harness.fuzz.strategies import IMAGE_MAGIC
+from harness.fuzz.strategies import IMAGE_MAGIC, PDF_HEAD
 from harness.scenarios.model import ReplyError, ReplyOk, Scenario
 
 
@@ -29,6 +29,12 @@ def _image_dropped(scenario: Scenario) -> None:
     assert any(images[0].startswith(magic) for magic in IMAGE_MAGIC.values())
 
 
+def _file_dropped(scenario: Scenario) -> None:
+    files = [p for m in scenario.request.messages for p in m.content if p.kind == "file"]
+    assert len(files) == 1  # shrunk: one file is the least that can be dropped
+    assert base64.b64decode(files[0].data).startswith(PDF_HEAD)
+
+
 def _midstream_swallowed(scenario: Scenario) -> None:
     reply = scenario.reply
     assert isinstance(reply, ReplyOk) and reply.midstream_error is not None
@@ -45,6 +51,7 @@ def _rate_limit_as_500(scenario: Scenario) -> None:
 # both sessions: the faulty one stops at its first failure (then shrinks), the clean one runs all of them.
 CLASSES = [
     ("image-dropped", "openai", "anthropic", False, 2, 40, _image_dropped),
+    ("file-part-dropped", "anthropic", "openai", False, 2, 40, _file_dropped),
     ("midstream-error-as-stop", "openai", "anthropic", True, 3, 30, _midstream_swallowed),
     ("rate-limit-as-server-error", "openai", "anthropic", False, 1, 30, _rate_limit_as_500),
 ]

@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.fuzz import space_of
-from harness.fuzz.strategies import ERRORS, FUZZ_ID, IMAGE_MAGIC, LONE_SURROGATES, SPECIAL_TEXT, Space, scenarios
+from harness.fuzz.strategies import (
+    ERRORS,
+    FUZZ_ID,
+    IMAGE_MAGIC,
+    LONE_SURROGATES,
+    PDF_HEAD,
+    SPECIAL_TEXT,
+    Space,
+    scenarios,
+)
 from harness.importer.scenario import render
 from harness.ir import Capability
 from harness.runner.plan import case_gap
@@ -130,6 +139,31 @@ def test_a_drawn_image_is_inline_with_the_magic_bytes_of_its_type(scenario: obje
         assert image.source.type == "base64"  # Bedrock and Ollama declare UrlImage lost
         raw = base64.b64decode(image.source.data, validate=True)
         assert raw.startswith(IMAGE_MAGIC[image.source.media_type])  # what Ollama's decoder sniffs
+
+
+@settings(max_examples=40)
+@given(scenario=scenarios(space_of("anthropic", "bedrock", False)))
+def test_a_drawn_file_is_an_inline_pdf_and_requires_files(scenario: object) -> None:
+    from harness.scenarios.model import Scenario
+
+    assert isinstance(scenario, Scenario)
+    files = [p for m in scenario.request.messages for p in m.content if p.kind == "file"]
+    assert (Capability.FILES in scenario.requires) == bool(files)
+    for part in files:
+        assert part.media_type == "application/pdf"
+        assert base64.b64decode(part.data, validate=True).startswith(PDF_HEAD)
+
+
+def test_files_are_drawn_only_where_every_party_has_them() -> None:
+    from hypothesis import find
+
+    found = find(
+        scenarios(space_of("openai", "gemini", False)),
+        lambda s: any(p.kind == "file" for m in s.request.messages for p in m.content),
+    )
+    assert Capability.FILES in found.requires
+    never = space_of("openai", "ollama", False)  # Ollama's wire has no file part
+    assert not never.has(Capability.FILES)
 
 
 def test_images_are_drawn_only_where_every_party_has_vision() -> None:
