@@ -11,7 +11,8 @@ REPLAY_PORT = 8790
 
 
 def add_sut_client_options(p: argparse.ArgumentParser) -> None:
-    """Register `--replay-host`, `--replay-port`, `--client-key-env`/`--client-key`, `--sut-header(s)`."""
+    """Register `--replay-host`, `--replay-port`, `--client-key-env`/`--client-key`, `--sut-header(s)` and
+    `--sut-unversioned`."""
     p.add_argument("--replay-host", default=REPLAY_HOST, help="--sut: replay server interface")
     p.add_argument("--replay-port", type=int, default=REPLAY_PORT, help="--sut: replay server port")
     key = p.add_mutually_exclusive_group()
@@ -29,6 +30,12 @@ def add_sut_client_options(p: argparse.ArgumentParser) -> None:
         default=[],
         help="--sut: an extra request header (repeatable; BACKEND: only on runs into that backend); the value may "
         "use {backend} {scenario} {replay} {upstream} {model}, filled per run",
+    )
+    p.add_argument(
+        "--sut-unversioned",
+        metavar="FRONTEND[,FRONTEND]",
+        help="--sut: send these frontends' requests without the leading /v1 of their path, for a gateway whose SDK "
+        "base URL is documented as its root (http://host:port, no /v1)",
     )
     p.add_argument(
         "--sut-headers",
@@ -51,4 +58,6 @@ def sut_client_rerun(args: argparse.Namespace) -> list[str]:
         out += ["--client-key-env", args.client_key_env]
     if args.sut_headers:
         out += ["--sut-headers", str(args.sut_headers)]
+    if args.sut_unversioned:
+        out += ["--sut-unversioned", args.sut_unversioned]
     return out

@@ -163,7 +163,14 @@ def _fail(message: str) -> int:
 
 def sut_client(args: argparse.Namespace) -> SutClient:
     """The client key and extra headers of the `--sut` options; SutClientError names a bad option."""
-    from harness.plumbing.sut_client import SutClient, SutClientError, check_sut_url, load_headers, parse_header
+    from harness.plumbing.sut_client import (
+        SutClient,
+        SutClientError,
+        check_sut_url,
+        load_headers,
+        parse_header,
+        parse_unversioned,
+    )
 
     if args.sut:
         check_sut_url(args.sut)
@@ -174,9 +181,10 @@ def sut_client(args: argparse.Namespace) -> SutClient:
             raise SutClientError(f"--client-key-env {args.client_key_env}: the variable is not set")
     headers = load_headers(args.sut_headers) if args.sut_headers else ()
     headers += tuple(parse_header(h) for h in args.sut_header)
-    if (key or headers) and not args.sut:
-        raise SutClientError("--client-key, --client-key-env and --sut-header(s) need --sut")
-    return SutClient(key=key, headers=headers)
+    unversioned = parse_unversioned(args.sut_unversioned) if args.sut_unversioned else frozenset()
+    if (key or headers or unversioned) and not args.sut:
+        raise SutClientError("--client-key, --client-key-env, --sut-header(s) and --sut-unversioned need --sut")
+    return SutClient(key=key, headers=headers, unversioned=unversioned)
 
 
 def run(args: argparse.Namespace) -> int:

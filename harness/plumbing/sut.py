@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -28,7 +29,15 @@ from harness import ir
 from harness.backends import WireReply, wire_app
 from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
 from harness.plumbing.routes import upstream_models
-from harness.plumbing.sut_client import ClientKeyTransport, RunAddress, SutClient, check_backends, sut_root, sut_url
+from harness.plumbing.sut_client import (
+    ClientKeyTransport,
+    RunAddress,
+    SutClient,
+    UnversionedTransport,
+    check_backends,
+    sut_root,
+    sut_url,
+)
 from harness.plumbing.sut_timing import SendTimes, clock, decode_by_chunk, first_content, sends
 from harness.protocols import DecodeError, HttpRequest, registry
 from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
@@ -308,8 +317,12 @@ class SutTarget:
             # headers are set after it, on the way out.
             keyed = ClientKeyTransport(httpx2.HTTPTransport(), self.client, self.client.headers_for(address))
             capture = CapturingTransport(keyed, budget=DEADLINE_FACTOR * self.timeout)
-            http = sdk_client(run.client, capture, headers, timeout=self.timeout)
             url = sut_url(self.url, run.client, run.backend, run.scenario)
+            # Outside the capture, so that the trace holds the path the gateway was sent.
+            sent: httpx2.BaseTransport = capture
+            if run.client in self.client.unversioned:
+                sent = UnversionedTransport(capture, urlsplit(url).path)
+            http = sdk_client(run.client, sent, headers, timeout=self.timeout)
             session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered)
             started = time.time()
             try:

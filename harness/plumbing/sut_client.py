@@ -91,6 +91,9 @@ class SutClient:
     """Extra headers, in order (a later one with the same name wins)."""
     placeholder_key: str = ""
     """The key the SDK drivers send (the runner sets it); the client key replaces it."""
+    unversioned: frozenset[str] = frozenset()
+    """Frontends whose SDK requests reach the system under test without the leading `/v1` of their path: a gateway
+    documented with `OPENAI_BASE_URL=http://host:port` serves `/responses`, not `/v1/responses`."""
 
     def headers_for(self, address: RunAddress) -> dict[str, str]:
         """The extra headers of one run, placeholders filled."""
@@ -135,6 +138,41 @@ def load_headers(path: Path) -> tuple[SutHeader, ...]:
         else:
             raise SutClientError(f"{path}: headers.{key}: expected a string or a table of strings")
     return tuple(out)
+
+
+VERSION = "/v1"
+"""The path segment `--sut-unversioned` takes out of a frontend's requests."""
+
+
+def parse_unversioned(option: str) -> frozenset[str]:
+    """`FRONTEND[,FRONTEND...]` (a `--sut-unversioned` option) as frontend names; one that is not a registered
+    protocol raises SutClientError."""
+    names = frozenset(n.strip() for n in option.split(",") if n.strip())
+    unknown = sorted(n for n in names if n not in registry.names())
+    if not names or unknown:
+        raise SutClientError(f"--sut-unversioned {option!r}: not frontend protocols: {', '.join(unknown) or '(none)'}")
+    return names
+
+
+class UnversionedTransport(httpx2.BaseTransport):
+    """A sync transport that sends each request without the `/v1` that follows the `--sut` URL's own path
+    (`<root>/v1/responses` goes out as `<root>/responses`); a request whose path has none goes as it is."""
+
+    def __init__(self, inner: httpx2.BaseTransport, root_path: str) -> None:
+        self.inner = inner
+        self.root = root_path.rstrip("/")
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Rewrite the path, then send through the inner transport."""
+        versioned = f"{self.root}{VERSION}/"
+        if request.url.path.startswith(versioned):
+            rest = request.url.path[len(versioned) :]
+            request.url = request.url.copy_with(path=f"{self.root}/{rest}")
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        """Close the inner transport (its connections)."""
+        self.inner.close()
 
 
 def sut_url(template: str, frontend: str, backend: str, scenario: str) -> str:

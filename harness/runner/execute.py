@@ -229,8 +229,10 @@ def _no_answer(outcome: _Outcome, exchange: Exchange | None, session: Session, r
 def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session: Session) -> tuple[str, bool] | None:
     """For a translated run through an external proxy that should have reached the backend and left nothing at
     the replay server: what the proxy answered instead, and whether it was a success (then another server
-    answered in the replay server's place: a harness error whatever the case). A 2xx with an empty body is no
-    success: the proxy refused the request after sending its headers (MLflow's stream cut before any byte)."""
+    answered in the replay server's place: a harness error whatever the case). A 2xx that is no answer of the
+    client's protocol is no success: an empty body is the proxy refusing the request after sending its headers
+    (MLflow's stream cut before any byte), and a body its codec cannot read (open-responses-server's `null` for
+    every non-streamed request) came from no upstream of that protocol."""
     if session.replay_url is None or run.role != "translated" or scenario.kind == "models_list":
         return None
     if exchange is None or exchange.upstream_status is not None or exchange.frontend_status is None:
@@ -238,7 +240,10 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     body = " ".join(b"".join(exchange.frontend_chunks)[:400].decode("utf-8", "replace").split())
     excerpt = body if len(body) <= ANSWER_EXCERPT else body[: ANSWER_EXCERPT - 1] + "\u2026"
     answer = f"HTTP {exchange.frontend_status} ({excerpt}), and nothing reached {session.replay_url}/{run.backend}"
-    return answer, 200 <= exchange.frontend_status < 300 and bool(body)
+    success = 200 <= exchange.frontend_status < 300 and not crash.unreadable(
+        run.client, exchange.frontend_chunks, run.stream
+    )
+    return answer, success
 
 
 def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> RunTrace:

@@ -9,7 +9,15 @@ from harness.cli import build_parser
 from harness.cli.fuzz import _sut_rerun
 from harness.cli.run import rerun_options
 
-CLIENT_OPTIONS = ("--replay-host", "--replay-port", "--client-key-env", "--client-key", "--sut-header", "--sut-headers")
+CLIENT_OPTIONS = (
+    "--replay-host",
+    "--replay-port",
+    "--client-key-env",
+    "--client-key",
+    "--sut-header",
+    "--sut-headers",
+    "--sut-unversioned",
+)
 
 
 def _options(command: str) -> dict[str, str | None]:
