@@ -81,7 +81,16 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "name that pair",
     **{
         f"harness/gateways/{gateway}.py": "a gateway's own knowledge: how it names the protocols it serves and reaches"
-        for gateway in ("litellm", "louter", "portkey", "ccr", "codex_rosetta", "mlflow", "nullplatform")
+        for gateway in (
+            "litellm",
+            "louter",
+            "portkey",
+            "ccr",
+            "codex_rosetta",
+            "mlflow",
+            "nullplatform",
+            "open_responses_server",
+        )
     },
     "harness/faults/gateway_hooks.py": "a fault acts on one protocol's wire (a Gemini stream's error chunk, an "
     "OpenAI stream's tool-call index); the hook says which",

@@ -157,7 +157,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         replay_port=replay_port,
         pace=pace,
         timeout=args.timeout,
-        sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers),
+        sut_client=SutClient(key=keys[CLIENT_KEY_ENV], headers=headers, unversioned=frozenset(spec.unversioned)),
         rerun=gateway_rerun(args),
     )
     kept = args.reports / str(options.run_id) / "gateway"

@@ -16,6 +16,9 @@ def _names(text: str) -> list[str]:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the subcommand."""
+    from harness.gateways import open_responses_server
+    from harness.gateways.configs import FORMATS
+
     p = sub.add_parser(
         "sut-config",
         help="print a gateway config routing every translate case to the replay server",
@@ -28,13 +31,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
             "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), "
             "mlflow (MLflow AI Gateway's endpoints YAML), nullplatform (LLM Gateway's YAML: a project per route, "
-            "the --sut URL to gate it with in its first lines), json "
+            "the --sut URL to gate it with in its first lines), "
+            f"{open_responses_server.NAME} (the variables of its environment; one upstream; gate it with "
+            "--sut-unversioned), json "
             "(each backend's single upstream and request paths, each route's upstream URL and model: for a gateway "
             "set up by hand or by script, one that routes by path or header, or one gateway per upstream)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    formats = ("conformance", "litellm", "louter", "portkey", "ccr", "codex-rosetta", "mlflow", "nullplatform", "json")
+    formats = (*FORMATS, "json")
     p.add_argument("--format", choices=formats, default="conformance")
     p.add_argument(
         "--upstream-model",

@@ -106,6 +106,21 @@ class GatewayInstallError(LookupError):
     """The gateway's executable or install is missing; says how to install it."""
 
 
+def env_lines(text: str) -> dict[str, str]:
+    """The variables of a `.env` text: `NAME=VALUE` lines, blank lines and `#` comments skipped; anything else is a
+    ValueError naming the line."""
+    out: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise ValueError(f"line {number} of a .env config is not NAME=VALUE: {line!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
 @dataclass(frozen=True)
 class GatewaySpec:
     """One real gateway: what to install and how to run it for a gate."""
@@ -151,6 +166,11 @@ class GatewaySpec:
     sut_path: str = ""
     """The path the SDKs are pointed at under its root, with `--sut` URL placeholders (a gateway that serves each
     client protocol or route under a path of its own)."""
+    config_is_env: bool = False
+    """Its config is `NAME=VALUE` lines given to it as environment variables (a gateway that reads no file)."""
+    unversioned: tuple[str, ...] = ()
+    """Frontends it serves without the `/v1` their SDK puts first (`--sut-unversioned`): a gateway documented with
+    `OPENAI_BASE_URL=http://host:port`."""
 
     @property
     def naming(self) -> str:
@@ -206,6 +226,8 @@ class GatewaySpec:
                 arg = arg.replace(key, value)
             argv.append(arg)
         extra = {**self.env, **env}
+        if self.config_is_env:
+            extra.update(env_lines((run_dir / self.config_file).read_text(encoding="utf-8")))
         if self.home_is_run_dir:
             extra["HOME"] = str(run_dir.resolve())
         if self.port_env:

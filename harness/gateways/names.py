@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from harness.gateways import ccr, codex_rosetta, litellm, louter, mlflow, nullplatform, portkey
+from harness.gateways import ccr, codex_rosetta, litellm, louter, mlflow, nullplatform, open_responses_server, portkey
 from harness.gateways.base import GatewayName, naming_in
 
-MODULES = (litellm, louter, portkey, ccr, codex_rosetta, mlflow, nullplatform)
+MODULES = (litellm, louter, portkey, ccr, codex_rosetta, mlflow, nullplatform, open_responses_server)
 """Every gateway module, in the order their config formats are listed."""
 
 NAMES: Mapping[str, Mapping[str, GatewayName]] = MappingProxyType({m.NAME: m.NAMES for m in MODULES})

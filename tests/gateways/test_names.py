@@ -9,7 +9,7 @@ from harness.gateways.names import NAMES, GatewayName, gateways_naming, naming
 from harness.gateways.specs import GATEWAYS
 from harness.protocols import registry
 
-ALL = ["ccr", "codex-rosetta", "litellm", "louter", "mlflow", "nullplatform", "portkey"]
+ALL = ["ccr", "codex-rosetta", "litellm", "louter", "mlflow", "nullplatform", "open-responses-server", "portkey"]
 SERVED = {
     "anthropic": ["ccr", "litellm", "louter", "mlflow", "nullplatform", "portkey"],
     "gemini": ["ccr", "litellm", "louter", "portkey"],

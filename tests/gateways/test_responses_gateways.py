@@ -150,3 +150,34 @@ def test_a_key_shape_inside_a_litellm_response_id_is_no_leak() -> None:
     key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
     assert find_secrets(f'{{"error": "bad key {key}"}}') == [key]
     assert find_secrets(key) == [key]
+
+
+def test_open_responses_server_is_given_its_config_as_environment_variables(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """It calls `load_dotenv()` from its own modules, so a .env in its working directory is never read: the gate
+    gives the generated variables in its environment, and points the SDK at `/responses` (no `/v1`)."""
+    spec = GATEWAYS["open-responses-server"]
+    assert (spec.frontends(), spec.backends(), spec.unversioned) == (["responses"], ["openai"], ("responses",))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / spec.config_file).write_text(render(spec.naming, REPLAY, SCENARIOS, ["openai"]), encoding="utf-8")
+    monkeypatch.setenv(PLANTED_KEY_ENV, "PLANTED-TEST-KEY-abc")
+    fake = tmp_path / "bin" / "otc"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    launch = spec.launch(tmp_path / "home", run, 4321, {})
+    assert launch.argv == (str(fake), "start")
+    assert launch.env["OPENAI_BASE_URL_INTERNAL"] == f"{REPLAY}/openai"  # it appends /v1/chat/completions
+    assert launch.env["OPENAI_API_KEY"] == "PLANTED-TEST-KEY-abc"
+    assert (launch.env["API_ADAPTER_HOST"], launch.env["API_ADAPTER_PORT"]) == ("127.0.0.1", "4321")
+    assert launch.env["MCP_SERVERS_CONFIG_PATH"] == "no-mcp-servers.json"
+    assert launch.cwd == run  # it writes log/ there
+
+
+def test_a_env_config_line_that_is_no_assignment_is_refused() -> None:
+    from harness.gateways.base import env_lines
+
+    assert env_lines("# c\n\nA=1\n B = x=y \n") == {"A": "1", "B": "x=y"}
+    with pytest.raises(ValueError, match=r"line 2 of a \.env config is not NAME=VALUE: 'oops'"):
+        env_lines("A=1\noops\n")
