@@ -16,7 +16,7 @@ import pytest
 from harness.plumbing.clients import CLIENT_TIMEOUT_S
 from harness.plumbing.routes import parse_model_overrides
 from harness.plumbing.sut import wait_until_up
-from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header
+from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header, parse_unversioned
 from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
@@ -37,6 +37,7 @@ SUT_OPTIONS = (
     "client-key",
     "sut-header",
     "sut-headers",
+    "sut-unversioned",
     "replay-host",
     "replay-port",
 )
@@ -225,6 +226,8 @@ class SutSettings:
         try:
             headers = load_headers(file) if file is not None else ()
             headers += tuple(parse_header(h) for h in _strings(config, "sut-header"))
+            unversioned_option = _text(config, "sut-unversioned")
+            unversioned = parse_unversioned(unversioned_option) if unversioned_option else frozenset()
             models = parse_model_overrides(_strings(config, "upstream-model"))
         except (SutClientError, ValueError) as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -236,7 +239,7 @@ class SutSettings:
         return cls(
             url=url,
             wait=wait,
-            client=SutClient(key=key, headers=headers),
+            client=SutClient(key=key, headers=headers, unversioned=unversioned),
             replay_host=_text(config, "replay-host") or "127.0.0.1",
             replay_port=int(port or 0),
             models=dict(models),

@@ -68,6 +68,12 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
         "linelist",
     ),
     ("sut-headers", "extra headers from a TOML file ([headers], [headers.<backend>])", {"metavar": "FILE"}, "string"),
+    (
+        "sut-unversioned",
+        "send these frontends' requests without the leading /v1 of their path (a gateway reached at its root)",
+        {"metavar": "FRONTEND[,FRONTEND]"},
+        "string",
+    ),
     ("replay-host", "the replay server's interface (default 127.0.0.1)", {"metavar": "HOST"}, "string"),
     ("replay-port", "the replay server's port (default 8790; 0: any free one)", {"metavar": "PORT"}, "string"),
     (

@@ -17,7 +17,16 @@ if TYPE_CHECKING:
     from harness.pytest_plugin.items import Settings
 
 CARRIED: tuple[str, ...] = ("scenarios", "cassettes", "no-packaged", "known", "socket")
-CARRIED += ("sut", "client-key-env", "sut-headers", "replay-host", "replay-port", "upstream-model", "timeout")
+CARRIED += (
+    "sut",
+    "client-key-env",
+    "sut-headers",
+    "sut-unversioned",
+    "replay-host",
+    "replay-port",
+    "upstream-model",
+    "timeout",
+)
 """Options of the session that change a case's outcome, carried over when they were given on the command line
 (the ini file applies to the rerun by itself)."""
 PLUGIN_MODULE = "harness.pytest_plugin"

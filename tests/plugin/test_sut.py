@@ -83,3 +83,11 @@ def test_sut_options_need_the_sut_and_the_key_variable_must_be_set(pytester: pyt
     args = [*PLUGIN, "--conformance", "--conformance-sut=http://127.0.0.1:9", "--conformance-client-key-env=NOPE_X"]
     result = pytester.runpytest(*args, "--collect-only")
     result.stdout.fnmatch_lines(["*conformance_client_key_env NOPE_X: the variable is not set*"])
+
+
+def test_sut_unversioned_needs_the_sut_and_names_frontend_protocols(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*PLUGIN, "--conformance", "--conformance-sut-unversioned=responses", "--collect-only")
+    result.stdout.fnmatch_lines(["*conformance_sut_unversioned needs conformance_sut (--conformance-sut URL)*"])
+    args = [*PLUGIN, "--conformance", "--conformance-sut=http://127.0.0.1:9", "--conformance-sut-unversioned=nope"]
+    result = pytester.runpytest(*args, "--collect-only")
+    result.stdout.fnmatch_lines(["*--sut-unversioned 'nope': not frontend protocols: nope*"])
