@@ -74,6 +74,21 @@ def routes(
     return route_table(scenarios, backends, modes=("translate",), models=models)
 
 
+def single_upstream(
+    gateway: str, table: Mapping[str, GatewayName], replay_url: str, backends: Sequence[str]
+) -> tuple[GatewayName, str]:
+    """The one upstream a gateway without a model table takes (it sends the client's model on, and the replay
+    server finds the scenario by that route name): its name there, and its base URL, the replay server's root for
+    the one backend of `backends` it names with the path it appends left off. A ValueError when it names none or
+    several."""
+    chosen = [b for b in backends if naming_in(table, b) is not None]
+    if len(chosen) != 1:
+        raise ValueError(f"{gateway} takes one Chat Completions upstream, not {', '.join(chosen) or 'none'}")
+    (backend,) = chosen
+    name = named(gateway, table, backend)
+    return name, f"{replay_url}/{backend}" + name.base_path(request_path(backend))
+
+
 def request_path(backend: str) -> str:
     """The path the backend's codec posts a generation request to (the gateway's base URL + this)."""
     sample = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
