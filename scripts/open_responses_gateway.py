@@ -2,15 +2,16 @@
 
     OPENRESPONSES_DIR=<checkout> python scripts/open_responses_gateway.py litellm --backend anthropic
     OPENRESPONSES_DIR=<checkout> python scripts/open_responses_gateway.py codex-rosetta
+    OPENRESPONSES_DIR=<checkout> python scripts/open_responses_gateway.py open-responses-server
 
 `nox -s open-responses` runs the suite against the built-in proxy; this runs it against LiteLLM's `/v1/responses`
-(before anthropic, gemini or ollama) or codex-rosetta (before an OpenAI Chat upstream), from the pinned install on
-PATH (`litellm`, `codex-rosetta`: as `nox -s gateway-<name>` installs them). The reference backend answers every
-request with the generic reply (`harness.backends.generic`) on 127.0.0.1; the gateway is configured with one model,
-the suite's, pointed at it, started on a free loopback port, and stopped by its process group. Every wait has a
-timeout. Prints the suite's count and each failure; writes the suite's JSON to `--out`. Exit 0 when every test
-passed, 1 when one failed, 2 when it could not run. docs/gateways.md says what it found and which of it the gate's
-own checks agree with.
+(before anthropic, gemini or ollama), codex-rosetta or open-responses-server (before an OpenAI Chat upstream), from
+the pinned install on PATH (`litellm`, `codex-rosetta`, `otc`: as `nox -s gateway-<name>` installs them). The
+reference backend answers every request with the generic reply (`harness.backends.generic`) on 127.0.0.1; the
+gateway is configured with one model, the suite's, pointed at it, started on a free loopback port, and stopped by its
+process group. Every wait has a timeout. Prints the suite's count and each failure; writes the suite's JSON to
+`--out`. Exit 0 when every test passed, 1 when one failed, 2 when it could not run. docs/gateways.md says what it
+found and which of it the gate's own checks agree with.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.gateways import codex_rosetta, litellm
+from harness.gateways import codex_rosetta, litellm, open_responses_server
 from harness.gateways.base import GatewayInstallError, GatewaySpec, request_path
 from harness.gateways.launch import GatewayStartError, free_port, running
 from harness.interop.open_responses import (
@@ -65,9 +66,15 @@ def _rosetta(upstream: str, backend: str) -> str:
     return codex_rosetta.render(upstream, [], [backend], {})
 
 
+def _ors(upstream: str, backend: str) -> str:
+    """open-responses-server's variables, its one Chat Completions upstream the generic backend."""
+    return open_responses_server.render(upstream, [], [backend], {})
+
+
 GATEWAYS: dict[str, tuple[GatewaySpec, Callable[[str, str], str]]] = {
     "litellm": (litellm.RESPONSES, _litellm),
     "codex-rosetta": (codex_rosetta.SPEC, _rosetta),
+    "open-responses-server": (open_responses_server.SPEC, _ors),
 }
 """Each gateway's spec (its pinned launch) and its config for the suite's one model."""
 
@@ -84,7 +91,8 @@ def gate(gateway: str, backend: str, out: Path | None) -> int:
         folder, port = Path(tmp), free_port()
         (folder / spec.config_file).write_text(config(upstream.url, backend), encoding="utf-8")
         with running(spec.launch(Path.cwd(), folder, port, keys)):
-            command = suite_command(suite, modules, f"http://127.0.0.1:{port}")
+            version = "" if "responses" in spec.unversioned else "/v1"
+            command = suite_command(suite, modules, f"http://127.0.0.1:{port}", version=version)
             found = run_suite([CLIENT_KEY if part == "unused" else part for part in command], suite, modules)
     if out is not None:
         out.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
@@ -101,7 +109,7 @@ def main() -> int:
     parser.add_argument("--backend", default="", help="the upstream (litellm: anthropic, gemini, ollama)")
     parser.add_argument("--out", type=Path, help="write the suite's JSON here")
     args = parser.parse_args()
-    backend = args.backend or ("openai" if args.gateway == "codex-rosetta" else "anthropic")
+    backend = args.backend or ("anthropic" if args.gateway == "litellm" else "openai")
     try:
         return gate(args.gateway, backend, args.out)
     except (SuiteError, GatewayInstallError, GatewayStartError, OSError, ValueError) as exc:

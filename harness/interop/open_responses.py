@@ -141,14 +141,15 @@ def serving(backend: str) -> Iterator[str]:
         yield proxy.url
 
 
-def suite_command(suite: Path, modules: Path, base_url: str) -> list[str]:
-    """node running the suite with the pinned loader, WebSocket on (node 20 has it behind a flag), JSON out."""
+def suite_command(suite: Path, modules: Path, base_url: str, *, version: str = "/v1") -> list[str]:
+    """node running the suite with the pinned loader, WebSocket on (node 20 has it behind a flag), JSON out; the
+    suite's base URL is `base_url` + `version` (empty for a server that serves `/responses` at its root)."""
     node = shutil.which("node")
     if node is None:
         raise SuiteError("node is not on PATH: the suite runs under node 20 or later")
     loader = (modules / "tsx" / "dist" / "loader.mjs").as_uri()
     options = ["--experimental-websocket"] if _node_major(node) < 22 else []
-    runner = [str(suite / SUITE_FILE), "--base-url", f"{base_url}/v1", "--api-key", "unused", "--model", MODEL]
+    runner = [str(suite / SUITE_FILE), "--base-url", f"{base_url}{version}", "--api-key", "unused", "--model", MODEL]
     return [node, *options, "--import", loader, *runner, "--json"]
 
 
