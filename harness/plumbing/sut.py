@@ -317,13 +317,23 @@ class SutTarget:
                     yield session
             finally:
                 with self._lock:
-                    received = self._received.pop(key, [])
+                    received = last_call(self._received.pop(key, []), self.replayer.scenarios, run.scenario)
                 session.exchange = exchange_of(capture, received, run, started)
                 self._answered = self._answered or capture.status is not None
 
     def close(self) -> None:
         """Stop the replay server (bounded wait)."""
         self.server.stop()
+
+
+def last_call(received: list[Received], scenarios: Sequence[Scenario], scenario_id: str) -> list[Received]:
+    """What the replay server received for the last call of a stored-response chain (the one the run is judged
+    on; the earlier calls, and the id no server issued, came before it); everything for another scenario."""
+    scenario = next((s for s in scenarios if s.id == scenario_id), None)
+    if scenario is None or not scenario.steps:
+        return received
+    last = len(scenario.steps)
+    return [r for r in received if r.request is None or scenario.step_of(r.request) == last]
 
 
 def inflate(chunks: Sequence[bytes], content_encoding: str) -> list[bytes] | None:

@@ -25,6 +25,7 @@ from harness.record.chunks import Rechunk, event_boundaries, rechunk, split_by_l
 from harness.record.layout import cassette_path, mode_name, recorded
 from harness.record.matching import backend_request, scenario_key, scenario_matcher
 from harness.scenarios.model import Scenario
+from harness.scenarios.resolve import split_scenario
 from harness.wire.content import InflateError, decode_content
 
 # Hop-by-hop and encoding headers describe the original transfer, not the body we serve.
@@ -59,6 +60,9 @@ class Replayer:
         self._cassettes: dict[Path, Cassette] = {}
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
+        self.issued: set[str] = set()
+        """The ids of the stored responses this replayer gave (backends that store responses: `stored_responses`),
+        the only ones a later request may continue."""
 
     def retarget(self, scenarios: Sequence[Scenario]) -> None:
         """Answer these scenarios from now on, reading their cassettes afresh (`conformance fuzz` records each
@@ -112,7 +116,7 @@ class Replayer:
         """The recorded answer to a backend request (relative to the backend's base URL); a request whose
         credentials do not have the shape the provider checks gets the provider's own rejection instead."""
         codec = registry.get(backend)
-        rejected = rejection(codec, request)
+        rejected = rejection(codec, request) or self._unknown_id(backend, request)
         if rejected is not None:
             return rejected
         scenario, stream = scenario_key(codec, self.scenarios, request)
@@ -149,7 +153,22 @@ class Replayer:
             if name.lower() not in _DROP_HEADERS:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
+        stored = registry.facts(backend).stored_responses
+        if stored is not None and status < 400:
+            self.issued.update(stored.issued(body))
         return WireReply(status, headers, chunks, scenario, stream)
+
+    def _unknown_id(self, backend: str, request: HttpRequest) -> WireReply | None:
+        """The provider's error for a request that continues a stored response this replayer never gave (a
+        backend that stores responses answers only ids it issued); None when it continues none, or a known one."""
+        stored = registry.facts(backend).stored_responses
+        wanted = stored.continued(request) if stored is not None else None
+        if stored is None or wanted is None or wanted in self.issued:
+            return None
+        out = stored.not_found(wanted)
+        named, _ = split_scenario(request.path)
+        stream = registry.get(backend).is_stream_request(request)
+        return WireReply(out.status, dict(out.headers), [out.body], named or "", stream)
 
 
 def _stored_encoding(response: dict[str, Any]) -> str:
