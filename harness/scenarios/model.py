@@ -274,6 +274,8 @@ class Scenario(ScenarioModel):
             return
         if self.kind != "generate" or not isinstance(self.reply, ReplyOk):
             raise ValueError("a chain (steps) is a generate scenario whose reply is ok")
+        if self.expect.error is not None:
+            raise ValueError("expect.error: the last call of a chain is answered (reply ok); no error to expect")
         for n, step in enumerate(self.steps, 1):
             if not step.request.messages or step.request.messages[-1].role != "user":
                 raise ValueError(f"steps[{n - 1}]: a step's request ends with a user message")
