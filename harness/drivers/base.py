@@ -40,6 +40,8 @@ class ChainCall(BaseModel):
     """The id of the stored response it continued (None: it continued none)."""
     unknown: bool = False
     """Whether that id is one no server issued: the call must be refused, not answered."""
+    compact: bool = False
+    """Whether the call compacted the conversation (`POST /v1/responses/compact`) rather than answered it."""
     response_id: str | None = None
     """The id of the response it got (None: it got none)."""
     text: str = ""

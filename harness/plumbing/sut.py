@@ -65,6 +65,9 @@ class Session:
     """The replay server the proxy's upstreams must reach (external proxies only)."""
     answered_before: bool = False
     """The external proxy answered an earlier run of this process (then no answer now is its fault: it died)."""
+    earlier_calls_reached: bool = False
+    """An earlier call of this run's chain (`Scenario.steps`) reached the replay server, though its last did not:
+    the upstream is wired right, and what the proxy answered instead is judged."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -317,7 +320,9 @@ class SutTarget:
                     yield session
             finally:
                 with self._lock:
-                    received = last_call(self._received.pop(key, []), self.replayer.scenarios, run.scenario)
+                    everything = self._received.pop(key, [])
+                received = last_call(everything, self.replayer.scenarios, run.scenario)
+                session.earlier_calls_reached = bool(everything) and not received
                 session.exchange = exchange_of(capture, received, run, started)
                 self._answered = self._answered or capture.status is not None
 

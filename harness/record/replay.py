@@ -4,6 +4,7 @@ nearest recordings."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ class Replayer:
         """The recorded answer to a backend request (relative to the backend's base URL); a request whose
         credentials do not have the shape the provider checks gets the provider's own rejection instead."""
         codec = registry.get(backend)
-        rejected = rejection(codec, request) or self._unknown_id(backend, request)
+        rejected = rejection(codec, request) or self._unknown_id(backend, request) or _own_answer(backend, request)
         if rejected is not None:
             return rejected
         scenario, stream = scenario_key(codec, self.scenarios, request)
@@ -169,6 +170,19 @@ class Replayer:
         named, _ = split_scenario(request.path)
         stream = registry.get(backend).is_stream_request(request)
         return WireReply(out.status, dict(out.headers), [out.body], named or "", stream)
+
+
+def _own_answer(backend: str, request: HttpRequest) -> WireReply | None:
+    """The backend's answer to a route its protocol answers by itself, from no recording (the Responses API's
+    `/v1/responses/compact`: the reference compaction, lossless, that the protocol's decoder expands again);
+    None for any other route. Named for no scenario: a compaction is no call of the run's scenario."""
+    frontend = registry.facts(backend).frontend
+    _, path = split_scenario(request.path)
+    for route in frontend.routes if frontend is not None else ():
+        if route.answer is not None and route.path == path:
+            out = route.answer(dataclasses.replace(request, path=path))
+            return WireReply(out.status, dict(out.headers), [out.body], "", False)
+    return None
 
 
 def _stored_encoding(response: dict[str, Any]) -> str:

@@ -221,10 +221,20 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
 def _refused(result: SdkResult, run: Run, scenario: Scenario) -> None:
     """Raise Unsupported when the system under test refused a stored-response chain cleanly: a continuation got a
     4xx error envelope, every call before it was answered, and the id no server issued was refused (a proxy that
-    answered that one is judged, not excused)."""
+    answered that one is judged, not excused); or it refused the compaction with a 4xx error envelope."""
     error = result.error
-    if run.role != "translated" or error is None or error.status is None or not 400 <= error.status < 500:
+    # A client error, or 501 Not Implemented; any other 5xx says the server failed (a client would retry it).
+    if (
+        run.role != "translated"
+        or error is None
+        or error.status is None
+        or not (400 <= error.status < 500 or error.status == 501)
+    ):
         return
+    if result.chain and result.chain[-1].compact and result.chain[-1].error is not None:
+        raise Unsupported(f"the system under test refuses compaction: HTTP {error.status} ({error.message})")
+    if scenario.compact:
+        return  # the call after the compaction failed: judged
     if len(result.chain) < 2 or any(call.error is not None for call in result.chain[1:]):
         return  # the first call, which continues nothing, failed: no refusal of a chain
     if any(call.unknown and call.error is None for call in result.chain):
@@ -272,6 +282,8 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     answered in the replay server's place: a harness error whatever the case). A 2xx with an empty body is no
     success: the proxy refused the request after sending its headers (MLflow's stream cut before any byte)."""
     if session.replay_url is None or run.role != "translated" or scenario.kind == "models_list":
+        return None
+    if session.earlier_calls_reached:
         return None
     if exchange is None or exchange.upstream_status is not None or exchange.frontend_status is None:
         return None

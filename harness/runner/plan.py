@@ -143,8 +143,8 @@ def chain_gap(scenario: Scenario, case: Case) -> str | None:
     """Why the built-in proxy cannot serve a case's stored-response chain: over HTTP it keeps no state, so it
     refuses a continuation before an upstream that does not keep it either (README, "the proxy";
     docs/responses.md). None: no chain, or an upstream that stores responses itself."""
-    if not scenario.steps or registry.facts(case.backend).stored_responses is not None:
-        return None
+    if not scenario.steps or scenario.compact or registry.facts(case.backend).stored_responses is not None:
+        return None  # compaction needs no state: the built-in proxy answers it and expands its items
     return (
         f"the built-in proxy keeps no server state over HTTP: it refuses a {case.frontend} continuation "
         f"(previous_response_id) before the {case.backend} backend, which keeps none either (README, the proxy)"

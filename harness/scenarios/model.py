@@ -247,6 +247,9 @@ class Scenario(ScenarioModel):
     """A stored-response chain: earlier calls, each stored by the server and continued by the next with only its
     new input; `request` is the last, continuing the one before it. A client that keeps no server state sends the
     whole conversation instead (`request_for`). Empty: one call."""
+    compact: bool = False
+    """With `steps`: instead of continuing a stored response, the client compacts the conversation so far
+    (`POST /v1/responses/compact`) and sends the compaction's output before the last call's new input."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
@@ -270,6 +273,8 @@ class Scenario(ScenarioModel):
         return self
 
     def _chain_consistent(self) -> None:
+        if self.compact and not self.steps:
+            raise ValueError("compact: compaction needs earlier calls (steps) to compact")
         if not self.steps:
             return
         if self.kind != "generate" or not isinstance(self.reply, ReplyOk):

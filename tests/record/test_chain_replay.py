@@ -68,3 +68,17 @@ def test_a_backend_that_stores_nothing_ignores_a_continuation_field() -> None:
     replayer = Replayer(REPO / "cassettes", SCENARIOS)
     reply = replayer.reply("openai", _request("openai", 1, False))
     assert reply.status == 200 and replayer.issued == set()
+
+
+def test_a_backend_that_compacts_answers_compaction_itself_and_its_decoder_expands_the_item() -> None:
+    replayer = Replayer(REPO / "cassettes", SCENARIOS)
+    held = [{"role": "user", "content": "My favourite colour is teal."}, {"role": "assistant", "content": "Noted."}]
+    body = json.dumps({"model": "gpt-4o-mini", "input": held}).encode()
+    path = scenario_path("compaction-continued") + "/v1/responses/compact"
+    answer = replayer.reply("responses", HttpRequest("POST", path, {}, {"content-type": "application/json"}, body))
+    assert answer.status == 200 and answer.scenario == ""  # no call of the run's scenario
+    (item,) = json.loads(answer.body)["output"]
+    assert item["type"] == "compaction"
+    later = json.dumps({"model": "gpt-4o-mini", "input": [item, {"role": "user", "content": "What colour?"}]})
+    decoded = registry.get("responses").decode_request(HttpRequest("POST", "/v1/responses", {}, {}, later.encode()))
+    assert [m.role for m in decoded.messages] == ["user", "assistant", "user"]

@@ -17,7 +17,7 @@ from harness.proxy import ServerThread, TranslateHooks, create_app
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions, plan
 from harness.scenarios import load_scenarios
-from harness.trace.model import Verdict
+from harness.trace.model import CaseResult, Verdict
 from tests.conftest import REPO
 
 CHAIN = "previous-response-chain"
@@ -93,53 +93,10 @@ def test_a_proxy_that_refuses_the_continuation_with_an_error_envelope_is_unsuppo
         assert verdicts[("responses", stream)].verdict is Verdict.PASS, verdicts[("responses", stream)].reason
 
 
-class _Forgetful(BaseHTTPRequestHandler):
-    """A gateway that forgets: it drops `previous_response_id` and sends the rest on to `target` (the built-in
-    proxy), so the new input goes upstream alone and an id no server issued is answered."""
-
-    target = ""
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-        body.pop("previous_response_id", None)
-        headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
-        headers.update({k: v for k, v in self.headers.items() if k.lower().startswith("x-conformance")})
-        with httpx2.Client(timeout=10) as client:
-            answer = client.post(self.target + self.path, json=body, headers=headers)
-        self.send_response(answer.status_code)
-        self.send_header("content-type", answer.headers.get("content-type", "application/json"))
-        self.send_header("content-length", str(len(answer.content)))
-        self.end_headers()
-        self.wfile.write(answer.content)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 def test_a_gateway_that_drops_the_conversation_and_answers_an_unknown_id_is_a_proxy_bug(tmp_path: Path) -> None:
-    planted_key()
-    replay_port = _free_port()
-    scenarios = [s for s in load_scenarios(REPO / "scenarios") if s.id == CHAIN]
-    config = proxy_config(scenarios, ["anthropic"], f"http://127.0.0.1:{replay_port}")
-    with ServerThread(create_app(config, hooks={"translate": TranslateHooks()})) as proxy:
-        handler = type("Handler", (_Forgetful,), {"target": proxy.url})
-        gateway = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        thread = threading.Thread(target=gateway.serve_forever, daemon=True)
-        thread.start()
-        try:
-            url = f"http://127.0.0.1:{gateway.server_address[1]}"
-            options = _options(
-                tmp_path, frontends=["responses"], backends=["anthropic"], sut=url, replay_port=replay_port
-            )
-            engine = Engine(options)
-            code = engine.run().exit_code
-        finally:
-            gateway.shutdown()
-            gateway.server_close()
-            thread.join(10)
+    code, results = _through(tmp_path, _Forgetful, CHAIN)
     assert code == 1
-    for case in engine.results:
+    for case in results:
         assert case.verdict is Verdict.PROXY_BUG_REQUEST, case.reason
         assert case.request_divergences[0].path.startswith("request.messages"), case.request_divergences
         failed = {c.name: c.actual for c in case.runs["translated"].checks if not c.passed}
@@ -151,3 +108,118 @@ def test_a_gateway_that_drops_the_conversation_and_answers_an_unknown_id_is_a_pr
         # What the replay server received for the last call is the new input alone.
         upstream = case.runs["translated"].upstream_request
         assert upstream is not None and len(upstream.messages) == 1
+
+
+class _Plain(BaseHTTPRequestHandler):
+    """A gateway that sends every request on to `target` (the built-in proxy) as it came."""
+
+    target = ""
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
+        headers.update({k: v for k, v in self.headers.items() if k.lower().startswith("x-conformance")})
+        with httpx2.Client(timeout=10) as client:
+            answer = client.post(self.target + self.path, content=body, headers=headers)
+        self._answer(answer.status_code, answer.headers.get("content-type", "application/json"), answer.content)
+
+    def _answer(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Forgetful(_Plain):
+    """A gateway that forgets: it drops `previous_response_id` and sends the rest on, so the new input goes
+    upstream alone and an id no server issued is answered."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
+        body.pop("previous_response_id", None)
+        headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
+        headers.update({k: v for k, v in self.headers.items() if k.lower().startswith("x-conformance")})
+        with httpx2.Client(timeout=10) as client:
+            answer = client.post(self.target + self.path, json=body, headers=headers)
+        self._answer(answer.status_code, answer.headers.get("content-type", "application/json"), answer.content)
+
+
+class _NoCompaction(_Plain):
+    """Sends everything on, but answers compaction itself with `status` and an error envelope."""
+
+    status = 404
+
+    def do_POST(self) -> None:
+        if not self.path.endswith("/responses/compact"):
+            super().do_POST()
+            return
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        error = {"error": {"message": "compaction is not supported", "type": "invalid_request_error", "code": None}}
+        self._answer(self.status, "application/json", json.dumps(error).encode())
+
+
+def _through(tmp_path: Path, handler: type[BaseHTTPRequestHandler], scenario: str) -> tuple[int, list[CaseResult]]:
+    """The cases of `scenario` (Responses frontend, Anthropic backend) through `handler` before the built-in proxy."""
+    planted_key()
+    replay_port = _free_port()
+    scenarios = [s for s in load_scenarios(REPO / "scenarios") if s.id == scenario]
+    config = proxy_config(scenarios, ["anthropic"], f"http://127.0.0.1:{replay_port}")
+    with ServerThread(create_app(config, hooks={"translate": TranslateHooks()})) as proxy:
+        gateway = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (handler,), {"target": proxy.url}))
+        thread = threading.Thread(target=gateway.serve_forever, daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{gateway.server_address[1]}"
+            options = _options(
+                tmp_path,
+                frontends=["responses"],
+                backends=["anthropic"],
+                only=[scenario],
+                sut=url,
+                replay_port=replay_port,
+            )
+            engine = Engine(options)
+            code = engine.run().exit_code
+        finally:
+            gateway.shutdown()
+            gateway.server_close()
+            thread.join(10)
+    return code, engine.results
+
+
+def test_the_builtin_proxy_behind_a_gateway_passes_compaction(tmp_path: Path) -> None:
+    code, results = _through(tmp_path, _Plain, "compaction-continued")
+    assert code == 0, [(r.case_id, r.reason) for r in results]
+    for case in results:
+        assert case.verdict is Verdict.PASS, case.reason
+        checks = {c.name: c.passed for c in case.runs["translated"].checks}
+        assert checks["chain.history_upstream"] is True
+
+
+def test_a_gateway_that_refuses_compaction_with_a_client_error_is_unsupported(tmp_path: Path) -> None:
+    code, results = _through(tmp_path, _NoCompaction, "compaction-continued")
+    assert code == 2  # nothing else was judged
+    for case in results:
+        assert case.verdict is Verdict.UNSUPPORTED, case.reason
+        assert "refuses compaction: HTTP 404" in case.reason
+
+
+def test_a_gateway_that_answers_compaction_with_a_server_error_is_judged_not_excused(tmp_path: Path) -> None:
+    # LR17: "not supported" sent as a 500, which clients retry. The first call reached the backend, so the run is
+    # judged (not a harness error about the upstream's wiring).
+    code, results = _through(tmp_path, type("Failing", (_NoCompaction,), {"status": 500}), "compaction-continued")
+    assert code == 1
+    for case in results:
+        assert case.verdict is Verdict.PROXY_BUG_RESPONSE, case.reason
+        assert "no_error" in case.reason
+
+
+def test_compaction_needs_no_server_state_so_the_builtin_proxy_runs_it_before_every_backend(tmp_path: Path) -> None:
+    planned = plan(_options(tmp_path, only=["compaction-continued"]))
+    assert {c.frontend for c in planned.cases} == {"responses"}
+    assert all(planned.gaps[c] is None for c in planned.cases)

@@ -86,3 +86,9 @@ def test_an_earlier_step_that_does_not_complete_is_refused(tmp_path: Path) -> No
 def test_an_unknown_key_in_a_step_names_its_place(tmp_path: Path) -> None:
     step = {"request": {"messages": [_user("first")]}, "reply": {}, "previous_response_id": 1}
     assert "steps[0]" in _error(tmp_path, _chain(steps=[step]))
+
+
+def test_compaction_without_earlier_calls_is_refused(tmp_path: Path) -> None:
+    data = _chain(compact=True)
+    del data["steps"]
+    assert "compact: compaction needs earlier calls (steps) to compact" in _error(tmp_path, data)
