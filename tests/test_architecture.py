@@ -104,6 +104,7 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "harness/checks/spec.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/across_runs.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/raw_fields.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
+    "harness/checks/chain.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/faults/answer_hooks.py": "each fault acts only where its client speaks the protocol whose spec it "
     "breaks; the hook says which",
     "harness/faults/upstream_hooks.py": "each fault acts on the upstream where its bug was seen (the Anthropic "

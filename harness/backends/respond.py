@@ -68,6 +68,9 @@ def respond(codec: Codec, http_request: HttpRequest, scenarios: Sequence[Scenari
     stream = codec.is_stream_request(http_request)
     seed = f"{codec.name}/{scenario.id}/{'stream' if stream else 'nonstream'}"
     reply = scenario.reply
+    step = scenario.step_of(request)
+    if step < len(scenario.steps):  # an earlier call of a chain: its own answer, and ids of its own
+        reply, seed = scenario.steps[step].reply, f"{seed}/step{step + 1}"
     if isinstance(reply, ReplyError):
         error = reply.error if reply.status is None else reply.error.model_copy(update={"status": reply.status})
         out = error_reply(codec, error, seed=seed, status=reply.status)

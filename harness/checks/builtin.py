@@ -66,7 +66,7 @@ START_USAGE = declare(
 def load() -> None:
     """Import the modules that register checks (in the order their results appear in a run's trace), and
     declare each protocol's wire rules under its own name."""
-    from harness.checks import across_runs, answer, raw_fields, scenario, spec, upstream, wire  # noqa: F401  (registration)
+    from harness.checks import across_runs, answer, chain, raw_fields, scenario, spec, upstream, wire  # noqa: F401  (registration)
     from harness.protocols import registry
 
     for name in registry.names():

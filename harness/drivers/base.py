@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx2
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness import ir
 from harness.protocols.common import is_context_message, kind_for_status, retry_after
@@ -29,6 +29,25 @@ def shared_tls_context() -> ssl.SSLContext:
     loading the trust store costs ~20 ms a time (google-genai builds two per client), more than a whole replayed
     call. It is the context the SDKs build by default (`httpx2.create_ssl_context()`), built once."""
     return httpx2.create_ssl_context()
+
+
+class ChainCall(BaseModel):
+    """One call of a stored-response chain before its last: which stored response it continued, what came back."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    previous_response_id: str | None = None
+    """The id of the stored response it continued (None: it continued none)."""
+    unknown: bool = False
+    """Whether that id is one no server issued: the call must be refused, not answered."""
+    compact: bool = False
+    """Whether the call compacted the conversation (`POST /v1/responses/compact`) rather than answered it."""
+    response_id: str | None = None
+    """The id of the response it got (None: it got none)."""
+    text: str = ""
+    """The text of the answer it got."""
+    error: ir.IRError | None = None
+    """The error it got instead."""
 
 
 class SdkResult(BaseModel):
@@ -50,6 +69,8 @@ class SdkResult(BaseModel):
     """Retry-After seconds the SDK exposed with the error (None when absent or not surfaced)."""
     models: list[str] | None = None
     """Model ids from a listing call (bare ids, without any `models/` prefix)."""
+    chain: list[ChainCall] = Field(default_factory=list)
+    """The calls a stored-response chain made before this, its last one (`harness.drivers.chain`), in order."""
 
 
 class UnsupportedRequest(ValueError):

@@ -347,6 +347,17 @@ ISSUE_8_FAULTS += (
         ),
         _w("reasoning-encrypted-roundtrip", "responses", "anthropic", False),
     ),
+    Fault(
+        "responses-previous-response-id-dropped",
+        "A stored-response continuation goes upstream without its previous_response_id: the new input alone.",
+        "Gateways LR16 (LiteLLM without a session database) and CR13 (codex-rosetta's per-request in-memory store) "
+        "(docs/gateways.md): the stored turns are not found and the request goes on without them, so the backend "
+        "answers a conversation the client never had, and an id no server issued is answered.",
+        "request side (chain.history_upstream) and response side (chain.unknown_id_refused)",
+        rh.PREVIOUS_RESPONSE_DROPPED,
+        Scope(("previous-response-chain",), frontends=_RESPONSES),
+        _w("previous-response-chain", "responses", "responses", False),
+    ),
 )
 
 

@@ -8,13 +8,16 @@ Responses decoder, is what sees them. The rest act on the IR, where the SDK sees
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any
 
 from harness import ir
 from harness.faults.wire_edits import DROP, EventEdit, edit_sse
 from harness.proxy import TranslateHooks
+from harness.wire.http import HttpRequest
 
 FRONTEND = "responses"
 """The frontend protocol these faults act on."""
@@ -188,11 +191,30 @@ def _reasoning_items_dropped() -> TranslateHooks:
 REASONING_ITEMS_DROPPED = _for_responses(_reasoning_items_dropped)
 
 
+# --- stored-response chains -------------------------------------------------------------------------------------
+
+
+def _without_previous_response(http: HttpRequest) -> HttpRequest:
+    try:
+        body = json.loads(http.body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return http
+    if not isinstance(body, dict) or body.pop("previous_response_id", None) is None:
+        return http
+    return dataclasses.replace(http, body=json.dumps(body).encode("utf-8"))
+
+
+PREVIOUS_RESPONSE_DROPPED = _for_responses(lambda: TranslateHooks(on_upstream_http=_without_previous_response))
+"""The continuation goes upstream without its `previous_response_id`: the new input alone, and an unknown id
+answered (gateways LR16, CR13: a lookup that finds no stored turns goes on without them)."""
+
+
 __all__ = [
     "COMPLETED_MISSING",
     "INCOMPLETE_AS_COMPLETED",
     "ITEM_ID_MISMATCH",
     "OUTPUT_INDEX_MISMATCH",
+    "PREVIOUS_RESPONSE_DROPPED",
     "REASONING_ITEMS_DROPPED",
     "SEQUENCE_FROM_ONE",
     "SEQUENCE_GAP",

@@ -74,6 +74,9 @@ class Session:
     """The replay server the proxy's upstreams must reach (external proxies only)."""
     answered_before: bool = False
     """The external proxy answered an earlier run of this process (then no answer now is its fault: it died)."""
+    earlier_calls_reached: bool = False
+    """An earlier call of this run's chain (`Scenario.steps`) reached the replay server, though its last did not:
+    the upstream is wired right, and what the proxy answered instead is judged."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -330,13 +333,25 @@ class SutTarget:
                     yield session
             finally:
                 with self._lock:
-                    received = self._received.pop(key, [])
+                    everything = self._received.pop(key, [])
+                received = last_call(everything, self.replayer.scenarios, run.scenario)
+                session.earlier_calls_reached = bool(everything) and not received
                 session.exchange = exchange_of(capture, received, run, started)
                 self._answered = self._answered or capture.status is not None
 
     def close(self) -> None:
         """Stop the replay server (bounded wait)."""
         self.server.stop()
+
+
+def last_call(received: list[Received], scenarios: Sequence[Scenario], scenario_id: str) -> list[Received]:
+    """What the replay server received for the last call of a stored-response chain (the one the run is judged
+    on; the earlier calls, and the id no server issued, came before it); everything for another scenario."""
+    scenario = next((s for s in scenarios if s.id == scenario_id), None)
+    if scenario is None or not scenario.steps:
+        return received
+    last = len(scenario.steps)
+    return [r for r in received if r.request is None or scenario.step_of(r.request) == last]
 
 
 def inflate(chunks: Sequence[bytes], content_encoding: str) -> list[bytes] | None:

@@ -358,6 +358,20 @@ class UpstreamRequest:
     sent empty."""
 
 
+@dataclass(frozen=True)
+class StoredResponses:
+    """A backend that keeps the responses it gives, so a later request may continue one by its id and carry only
+    its new input (a stored-response chain). The replay server answers such a request as the provider does: from
+    the call it stored, or with the provider's error for an id it never issued."""
+
+    continued: Callable[[HttpRequest], str | None]
+    """The id of the stored response a request continues; None: it continues none."""
+    issued: Callable[[bytes], Sequence[str]]
+    """The ids of the responses an answer's body (whole or streamed) gives."""
+    not_found: Callable[[str], HttpResponse]
+    """The provider's answer to a request that continues an id it does not hold."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProtocolFacts:
     """Everything outside the codec that the harness knows about one protocol or profile."""
@@ -399,6 +413,9 @@ class ProtocolFacts:
     wire_specs: tuple[WireSpec, ...] = ()
     """The provider's own published specs of its wire (answers, stream events, errors, requests), the governing one
     first; a profile inherits its family's. Empty: none is vendored (`wire_schema.has_spec` is False)."""
+    stored_responses: StoredResponses | None = None
+    """How it keeps the responses it gives, for a stored-response chain; None: it keeps none (every request carries
+    the whole conversation)."""
 
     def derive(self, **changes: Any) -> ProtocolFacts:
         """These facts with some replaced: how a profile inherits from its family and overrides."""

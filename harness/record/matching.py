@@ -48,19 +48,32 @@ def scenario_key(
     return resolve(decoded, scenarios, named=named, prefer=prefer).id, codec.is_stream_request(request)
 
 
-def _name(key: tuple[str, bool]) -> str:
-    return f"{key[0]} ({'stream' if key[1] else 'nonstream'})"
+def step_key(
+    codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest, *, prefer: str | None = None
+) -> tuple[str, bool, int]:
+    """(scenario id, stream, step) of a backend request: `scenario_key` and which call of a stored-response chain
+    it is (`Scenario.step_of`; 0 for a scenario of one call), so each call of a chain has its own recording."""
+    named, path = split_scenario(request.path)
+    request = dataclasses.replace(request, path=path)
+    decoded = codec.decode_request(request)
+    scenario = resolve(decoded, scenarios, named=named, prefer=prefer)
+    return scenario.id, codec.is_stream_request(request), scenario.step_of(decoded)
+
+
+def _name(key: tuple[str, bool, int]) -> str:
+    step = f", call {key[2] + 1}" if key[2] else ""
+    return f"{key[0]} ({'stream' if key[1] else 'nonstream'}{step})"
 
 
 def scenario_matcher(codec: Codec, scenarios: Sequence[Scenario]) -> Callable[[Any, Any], None]:
     """A vcrpy matcher `(r1, r2)` that raises AssertionError naming both scenarios when they differ."""
-    cache: dict[tuple[str, str, bytes, str | None], tuple[str, bool]] = {}
+    cache: dict[tuple[str, str, bytes, str | None], tuple[str, bool, int]] = {}
 
-    def key(vcr_request: Any, prefer: str | None = None) -> tuple[str, bool]:
+    def key(vcr_request: Any, prefer: str | None = None) -> tuple[str, bool, int]:
         http = http_request_of(vcr_request)
         ident = (http.method, vcr_request.uri, http.body, prefer)
         if ident not in cache:
-            cache[ident] = scenario_key(codec, scenarios, http, prefer=prefer)
+            cache[ident] = step_key(codec, scenarios, http, prefer=prefer)
         return cache[ident]
 
     def scenario(r1: Any, r2: Any) -> None:

@@ -20,7 +20,7 @@ from vcr import matchers as vcr_matchers
 
 from harness import __version__
 from harness.backends import WireReply, respond
-from harness.protocols import registry
+from harness.protocols import Codec, HttpRequest, registry
 from harness.record import serializer
 from harness.record.chunks import event_boundaries
 from harness.record.layout import cassette_path, mode_name
@@ -126,20 +126,15 @@ def record_one(
 ) -> Path:
     """Record (or, per `mode`, keep) the cassette of one (backend, scenario, streaming mode); returns its path."""
     codec = registry.get(backend)
-    request = scenario.request_for(source.model or registry.facts(backend).upstream_model, stream=stream)
-    http = codec.encode_request(request)
+    model = source.model or registry.facts(backend).upstream_model
+    # A stored-response chain records each call, in order, as a client without server state makes it.
+    requests = [scenario.request_for(model, stream=stream, step=n) for n in range(len(scenario.steps) + 1)]
     # A reference recording's URL names its scenario (as every route of the matrix does), so replay finds it by
     # URL; a real provider's URL is its own, and replay finds its scenario by content.
     if source.kind == "reference":
         prefix = f"{source.base_url}/{backend}{scenario_path(scenario.id)}"
     else:
         prefix = source.base_url.rstrip("/")
-    if source.placeholders:
-        http = dataclasses.replace(http, path=_filled(http.path, source.placeholders))
-    if source.api_key:
-        # A signature may cover the host (SigV4): sign for the one the request goes to.
-        host = httpx2.URL(prefix).netloc.decode("ascii")
-        http = codec.with_auth(dataclasses.replace(http, headers={**http.headers, "host": host}), source.api_key)
     path = cassette_path(root, backend, scenario.id, stream)
     if mode is RecordMode.REWRITE:
         path.unlink(missing_ok=True)
@@ -153,16 +148,29 @@ def record_one(
     recorder.register_serializer("harness", serializer)
     recorder.register_matcher("scenario", scenario_matcher(codec, scenarios))
     recorder.register_matcher("method", vcr_matchers.method)
-    url = prefix + http.path
-    headers = {k: v for k, v in http.headers.items() if k != "host"} | {"accept-encoding": "identity"}
     with recorder.use_cassette(str(path), serializer="harness") as cassette:
-        for key, value in _metadata(backend, scenario, stream, source, request.model).items():
+        for key, value in _metadata(backend, scenario, stream, source, model).items():
             cassette.get_metadata(key, value)
         transport = source.transport or httpx2.HTTPTransport()
         with httpx2.Client(transport=transport, timeout=RECORD_TIMEOUT) as client:
-            response = client.request(http.method, url, params=http.query, headers=headers, content=http.body)
-            response.read()
+            for request in requests:
+                http = _prepared(codec, codec.encode_request(request), source, prefix)
+                url = prefix + http.path
+                headers = {k: v for k, v in http.headers.items() if k != "host"} | {"accept-encoding": "identity"}
+                response = client.request(http.method, url, params=http.query, headers=headers, content=http.body)
+                response.read()
     return path
+
+
+def _prepared(codec: Codec, http: HttpRequest, source: Source, prefix: str) -> HttpRequest:
+    """The encoded request with the account's path values filled in and signed for its host (real sources)."""
+    if source.placeholders:
+        http = dataclasses.replace(http, path=_filled(http.path, source.placeholders))
+    if source.api_key:
+        # A signature may cover the host (SigV4): sign for the one the request goes to.
+        host = httpx2.URL(prefix).netloc.decode("ascii")
+        http = codec.with_auth(dataclasses.replace(http, headers={**http.headers, "host": host}), source.api_key)
+    return http
 
 
 def _metadata(backend: str, scenario: Scenario, stream: bool, source: Source, model: str) -> dict[str, Any]:

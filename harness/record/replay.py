@@ -4,6 +4,7 @@ nearest recordings."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from harness.record.chunks import Rechunk, event_boundaries, rechunk, split_by_l
 from harness.record.layout import cassette_path, mode_name, recorded
 from harness.record.matching import backend_request, scenario_key, scenario_matcher
 from harness.scenarios.model import Scenario
+from harness.scenarios.resolve import split_scenario
 from harness.wire.content import InflateError, decode_content
 
 # Hop-by-hop and encoding headers describe the original transfer, not the body we serve.
@@ -59,6 +61,9 @@ class Replayer:
         self._cassettes: dict[Path, Cassette] = {}
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
+        self.issued: set[str] = set()
+        """The ids of the stored responses this replayer gave (backends that store responses: `stored_responses`),
+        the only ones a later request may continue."""
 
     def retarget(self, scenarios: Sequence[Scenario]) -> None:
         """Answer these scenarios from now on, reading their cassettes afresh (`conformance fuzz` records each
@@ -112,7 +117,7 @@ class Replayer:
         """The recorded answer to a backend request (relative to the backend's base URL); a request whose
         credentials do not have the shape the provider checks gets the provider's own rejection instead."""
         codec = registry.get(backend)
-        rejected = rejection(codec, request)
+        rejected = rejection(codec, request) or self._unknown_id(backend, request) or _own_answer(backend, request)
         if rejected is not None:
             return rejected
         scenario, stream = scenario_key(codec, self.scenarios, request)
@@ -149,7 +154,35 @@ class Replayer:
             if name.lower() not in _DROP_HEADERS:
                 headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
         self.served.append((backend, scenario, stream, path))
+        stored = registry.facts(backend).stored_responses
+        if stored is not None and status < 400:
+            self.issued.update(stored.issued(body))
         return WireReply(status, headers, chunks, scenario, stream)
+
+    def _unknown_id(self, backend: str, request: HttpRequest) -> WireReply | None:
+        """The provider's error for a request that continues a stored response this replayer never gave (a
+        backend that stores responses answers only ids it issued); None when it continues none, or a known one."""
+        stored = registry.facts(backend).stored_responses
+        wanted = stored.continued(request) if stored is not None else None
+        if stored is None or wanted is None or wanted in self.issued:
+            return None
+        out = stored.not_found(wanted)
+        named, _ = split_scenario(request.path)
+        stream = registry.get(backend).is_stream_request(request)
+        return WireReply(out.status, dict(out.headers), [out.body], named or "", stream)
+
+
+def _own_answer(backend: str, request: HttpRequest) -> WireReply | None:
+    """The backend's answer to a route its protocol answers by itself, from no recording (the Responses API's
+    `/v1/responses/compact`: the reference compaction, lossless, that the protocol's decoder expands again);
+    None for any other route. Named for no scenario: a compaction is no call of the run's scenario."""
+    frontend = registry.facts(backend).frontend
+    _, path = split_scenario(request.path)
+    for route in frontend.routes if frontend is not None else ():
+        if route.answer is not None and route.path == path:
+            out = route.answer(dataclasses.replace(request, path=path))
+            return WireReply(out.status, dict(out.headers), [out.body], "", False)
+    return None
 
 
 def _stored_encoding(response: dict[str, Any]) -> str:

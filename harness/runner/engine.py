@@ -137,7 +137,7 @@ class CaseRunner:
 
     def gap(self, case: Case) -> str | None:
         """Which party lacks a capability the case's scenario requires, in words; None when it can run."""
-        return case_gap(self._by_id[case.scenario], case)
+        return case_gap(self._by_id[case.scenario], case, builtin=self.options.sut is None)
 
     def _one(self, run: Run, case_id: str) -> RunTrace:
         scenario = self._by_id[run.scenario]

@@ -14,9 +14,10 @@ from harness import checks as registered
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
 from harness.drivers.base import SdkResult, UnexpressibleAnswer, UnsupportedRequest
+from harness.drivers.chain import can_chain, chain_driver
 from harness.ir import Capability
 from harness.plumbing import Environment, Session
-from harness.protocols import registry
+from harness.protocols import HttpRequest, registry
 from harness.proxy import Exchange
 from harness.record.scrub import redact_text
 from harness.runner import crash, wire_checks
@@ -111,6 +112,24 @@ def _as_sent(exchange: Exchange) -> ir.Request:
     return ir.Request.model_validate(unfolded)
 
 
+def in_effect(exchange: Exchange | None, scenario: Scenario, run: Run) -> Exchange | None:
+    """The exchange of a stored-response chain's last call with the client's request as it stands in effect when
+    the proxy sent no continuation upstream: the earlier conversation (as scripted) before the new input the
+    client sent. The request diff then holds the proxy to sending the whole conversation to a backend that keeps
+    no state; a request that continued a stored response upstream is compared as sent."""
+    if exchange is None or exchange.frontend_request is None or not scenario.steps or not can_chain(run.client):
+        return exchange
+    stored = registry.facts(run.backend).stored_responses
+    if stored is not None and stored.continued(HttpRequest("POST", "/", {}, {}, exchange.upstream_body)) is not None:
+        return exchange
+    sent = exchange.frontend_request
+    earlier = scenario.conversation()[: -len(scenario.request.messages)]
+    if len(sent.messages) != len(scenario.request.messages):
+        return exchange  # not the chain's last call (its new input only): compared as sent
+    whole = sent.model_copy(update={"messages": [*earlier, *sent.messages]})
+    return dataclasses.replace(exchange, frontend_request=whole)
+
+
 def _sdk_view(result: SdkResult, crashed: BaseException | None = None) -> SdkView:
     if crashed is not None:
         return SdkView(exception=type(crashed).__name__, crash=f"{type(crashed).__name__}: {crashed}")
@@ -178,6 +197,11 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
     try:
         if scenario.kind == "models_list":
             return _Outcome(driver.list_models(base_url=base_url, http_client=http))
+        chain = chain_driver(run.client) if scenario.steps else None
+        if chain is not None:
+            result = chain(scenario, model=run.route, stream=run.stream, base_url=base_url, http_client=http)
+            _refused(result, run, scenario)
+            return _Outcome(result)
         request = scenario.request_for(run.route, stream=run.stream)
         return _Outcome(driver.run(request, stream=run.stream, base_url=base_url, http_client=http))
     except UnexpressibleAnswer as exc:
@@ -187,9 +211,35 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
         return _Outcome(SdkResult(), unexpressible=str(exc))
     except UnsupportedRequest as exc:
         raise Unsupported(f"{run.client} SDK: {exc}") from exc
+    except Unsupported:
+        raise
     except Exception as exc:  # decided by the traceback below: the SDK crashed on the answer, or the harness did
         crash.reraise_interrupt(exc)
         return _Outcome(SdkResult(exception_class=type(exc).__name__), exc)
+
+
+def _refused(result: SdkResult, run: Run, scenario: Scenario) -> None:
+    """Raise Unsupported when the system under test refused a stored-response chain cleanly: a continuation got a
+    4xx error envelope, every call before it was answered, and the id no server issued was refused (a proxy that
+    answered that one is judged, not excused); or it refused the compaction with a 4xx error envelope."""
+    error = result.error
+    # A client error, or 501 Not Implemented; any other 5xx says the server failed (a client would retry it).
+    if (
+        run.role != "translated"
+        or error is None
+        or error.status is None
+        or not (400 <= error.status < 500 or error.status == 501)
+    ):
+        return
+    if result.chain and result.chain[-1].compact and result.chain[-1].error is not None:
+        raise Unsupported(f"the system under test refuses compaction: HTTP {error.status} ({error.message})")
+    if scenario.compact:
+        return  # the call after the compaction failed: judged
+    if len(result.chain) < 2 or any(call.error is not None for call in result.chain[1:]):
+        return  # the first call, which continues nothing, failed: no refusal of a chain
+    if any(call.unknown and call.error is None for call in result.chain):
+        return
+    raise Unsupported(f"the system under test refuses the stored-response chain: HTTP {error.status} ({error.message})")
 
 
 def _unexpressible_check(why: str, run: Run) -> Check:
@@ -235,6 +285,8 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     every non-streamed request) came from no upstream of that protocol."""
     if session.replay_url is None or run.role != "translated" or scenario.kind == "models_list":
         return None
+    if session.earlier_calls_reached:
+        return None
     if exchange is None or exchange.upstream_status is not None or exchange.frontend_status is None:
         return None
     body = " ".join(b"".join(exchange.frontend_chunks)[:400].decode("utf-8", "replace").split())
@@ -254,7 +306,7 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     with env.session(run) as session:
         outcome = _call(driver, run, scenario, session.base_url, session.http)
     total_ms = (time.perf_counter() - started) * 1000
-    exchange = session.exchange
+    exchange = in_effect(session.exchange, scenario, run)
     result = outcome.result
     checks, deviations = _checks(scenario, result, exchange, run)
     if outcome.crash is not None:

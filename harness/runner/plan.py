@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import drivers
+from harness.drivers.chain import can_chain
 from harness.ir import Capability
 from harness.plumbing.clients import CLIENT_TIMEOUT_S
 from harness.plumbing.sut_client import SutClient
@@ -131,9 +132,23 @@ def streaming_gap(case: Case) -> str | None:
     return "; ".join(f"{name} has no non-streamed form (its only answer is a stream)" for name in only) or None
 
 
-def case_gap(scenario: Scenario, case: Case) -> str | None:
-    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode); None: it can."""
-    return missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
+def case_gap(scenario: Scenario, case: Case, *, builtin: bool = True) -> str | None:
+    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode, or the built-in proxy
+    refuses a stored-response chain); None: it can. `builtin`: the system under test is the built-in proxy."""
+    gaps = missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
+    return gaps or (chain_gap(scenario, case) if builtin else None)
+
+
+def chain_gap(scenario: Scenario, case: Case) -> str | None:
+    """Why the built-in proxy cannot serve a case's stored-response chain: over HTTP it keeps no state, so it
+    refuses a continuation before an upstream that does not keep it either (README, "the proxy";
+    docs/responses.md). None: no chain, or an upstream that stores responses itself."""
+    if not scenario.steps or scenario.compact or registry.facts(case.backend).stored_responses is not None:
+        return None  # compaction needs no state: the built-in proxy answers it and expands its items
+    return (
+        f"the built-in proxy keeps no server state over HTTP: it refuses a {case.frontend} continuation "
+        f"(previous_response_id) before the {case.backend} backend, which keeps none either (README, the proxy)"
+    )
 
 
 def runs_of(case: Case) -> dict[RunRole, Run]:
@@ -167,7 +182,7 @@ def expand(
         for f in frontends
         for b in backends
         for st in (True, False)
-        if st in modes and stream_mode(st) in s.streaming
+        if st in modes and stream_mode(st) in s.streaming and (not s.steps or can_chain(f))
     ]
     return sorted(cases, key=matrix_order([s.id for s in scenarios]))
 
@@ -208,6 +223,6 @@ def plan(options: MatrixOptions) -> Plan:
     names.check(frontends, backends, default_frontends())
     cases = expand(scenarios, frontends, backends, streams=options.streams)
     by_id = {s.id: s for s in scenarios}
-    gaps = {case: case_gap(by_id[case.scenario], case) for case in cases}
+    gaps = {case: case_gap(by_id[case.scenario], case, builtin=options.sut is None) for case in cases}
     runs = wanted_runs(case for case in cases if gaps[case] is None)
     return Plan(tuple(scenarios), tuple(frontends), tuple(backends), tuple(cases), gaps, runs)

@@ -9,6 +9,7 @@ from harness.scenarios.loader import ScenarioError, load_scenario, load_scenario
 from harness.scenarios.model import (
     DEFAULT_MODEL,
     Capability,
+    ChainStep,
     Chunking,
     ErrorExpectation,
     Expectations,
@@ -28,6 +29,7 @@ from harness.scenarios.script import full_events, scripted_events, scripted_resp
 __all__ = [
     "DEFAULT_MODEL",
     "Capability",
+    "ChainStep",
     "CheckResult",
     "Chunking",
     "ErrorExpectation",

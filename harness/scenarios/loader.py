@@ -128,10 +128,12 @@ def load_scenario(path: Path) -> Scenario:
     if not problems:
         scenario, problems = _model_problems(path, data)
     if scenario is not None and isinstance(scenario.reply, ReplyOk):
-        try:
-            scripted_events(scenario.reply, scenario.chunking)
-        except ValueError as exc:
-            problems.append(ScenarioError(path, "reply", str(exc)))
+        replies = [*((f"steps[{n}].reply", s.reply) for n, s in enumerate(scenario.steps)), ("reply", scenario.reply)]
+        for where, reply in replies:
+            try:
+                scripted_events(reply, scenario.chunking)
+            except ValueError as exc:
+                problems.append(ScenarioError(path, where, str(exc)))
     problems += _id_problem(path, data)
     if problems or scenario is None:
         raise ScenarioError.of(problems)

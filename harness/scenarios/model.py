@@ -212,6 +212,16 @@ class Expectations(ScenarioModel):
     """Request fields (IR names) that must reach the backend with the scenario's values (request-side check)."""
 
 
+class ChainStep(ScenarioModel):
+    """An earlier call of a stored-response chain: made (and stored by the server) before the scenario's own
+    `request`, which continues it by id and carries only its new input."""
+
+    request: ScenarioRequest
+    """The step's new input (the first step: its whole request); model and settings come from the scenario's."""
+    reply: ReplyOk
+    """What the backend answers this step."""
+
+
 class Scenario(ScenarioModel):
     """One conformance scenario, as written in `scenarios/<id>.yaml`."""
 
@@ -233,9 +243,17 @@ class Scenario(ScenarioModel):
     """Streaming modes the scenario runs in."""
     chunking: Chunking = Field(default_factory=Chunking)
     """Hints for cutting the scripted stream."""
+    steps: list[ChainStep] = Field(default_factory=list)
+    """A stored-response chain: earlier calls, each stored by the server and continued by the next with only its
+    new input; `request` is the last, continuing the one before it. A client that keeps no server state sends the
+    whole conversation instead (`request_for`). Empty: one call."""
+    compact: bool = False
+    """With `steps`: instead of continuing a stored response, the client compacts the conversation so far
+    (`POST /v1/responses/compact`) and sends the compaction's output before the last call's new input."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
+        self._chain_consistent()
         if len(set(self.streaming)) != len(self.streaming):
             raise ValueError("streaming lists a mode twice")
         cut = isinstance(self.reply, ReplyOk) and (self.reply.midstream_error or self.reply.truncate_after)
@@ -254,7 +272,60 @@ class Scenario(ScenarioModel):
             raise ValueError("request.stream is set by the runner from `streaming`; leave it out")
         return self
 
-    def request_for(self, model: str | None = None, *, stream: bool = False) -> ir.Request:
-        """The plain IR request for one run: the given model (or the file's) and the streaming flag."""
+    def _chain_consistent(self) -> None:
+        if self.compact and not self.steps:
+            raise ValueError("compact: compaction needs earlier calls (steps) to compact")
+        if not self.steps:
+            return
+        if self.kind != "generate" or not isinstance(self.reply, ReplyOk):
+            raise ValueError("a chain (steps) is a generate scenario whose reply is ok")
+        if self.expect.error is not None:
+            raise ValueError("expect.error: the last call of a chain is answered (reply ok); no error to expect")
+        for n, step in enumerate(self.steps, 1):
+            if not step.request.messages or step.request.messages[-1].role != "user":
+                raise ValueError(f"steps[{n - 1}]: a step's request ends with a user message")
+            if step.reply.midstream_error or step.reply.truncate_after:
+                raise ValueError(f"steps[{n - 1}]: an earlier step's reply completes")
+        if not self.request.messages or self.request.messages[-1].role != "user":
+            raise ValueError("request: the last step of a chain ends with a user message")
+        lasts = [ir.to_json(r.messages[-1]) for r in self.step_requests()]
+        if len({json.dumps(m, sort_keys=True) for m in lasts}) != len(lasts):
+            raise ValueError("steps: each step's last user message must differ (the backend tells the steps by it)")
+
+    def step_requests(self) -> list[ScenarioRequest]:
+        """Each call of the chain with only its new input, in order, the scenario's own `request` last."""
+        return [*(step.request for step in self.steps), self.request]
+
+    def step_replies(self) -> list[ReplyOk]:
+        """What the backend answers each call of the chain (`step_requests`), in order."""
+        assert isinstance(self.reply, ReplyOk) or not self.steps
+        return [*(step.reply for step in self.steps), *([self.reply] if isinstance(self.reply, ReplyOk) else [])]
+
+    def step_of(self, request: ir.Request) -> int:
+        """Which call of the chain (0-based; the last when none matches) a request is, by its last message."""
+        if not self.steps or not request.messages:
+            return len(self.steps)
+        last = ir.to_json(request.messages[-1])
+        for n, step in enumerate(self.step_requests()):
+            if ir.to_json(step.messages[-1]) == last:
+                return n
+        return len(self.steps)
+
+    def conversation(self, step: int | None = None) -> list[ir.Message]:
+        """The whole conversation up to call `step` (default: the last) as a client that keeps no server state
+        sends it: every earlier call's new input and scripted answer, then the step's own new input."""
+        requests, replies = self.step_requests(), self.step_replies()
+        last = len(self.steps) if step is None else step
+        out: list[ir.Message] = []
+        for n in range(last):
+            out += requests[n].messages
+            out.append(ir.Message(role="assistant", content=list(replies[n].content)))
+        return out + list(requests[last].messages)
+
+    def request_for(self, model: str | None = None, *, stream: bool = False, step: int | None = None) -> ir.Request:
+        """The plain IR request for one run: the given model (or the file's) and the streaming flag. In a chain,
+        the whole conversation up to `step` (default: the last), as a client without server state sends it."""
         data = self.request.model_dump(by_alias=True, exclude={"model", "stream"})
+        if self.steps:
+            data["messages"] = [ir.to_json(m) for m in self.conversation(step)]
         return ir.Request.model_validate({**data, "model": model or self.request.model, "stream": stream})

@@ -53,6 +53,7 @@ ISSUE_15 = {
     "responses-item-id-mismatch",
     "responses-incomplete-as-completed",
     "responses-reasoning-items-dropped",
+    "responses-previous-response-id-dropped",
 }
 
 

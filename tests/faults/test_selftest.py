@@ -112,6 +112,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "responses-item-id-mismatch": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "responses-incomplete-as-completed": ("proxy_bug_response", "translated run fails (frontend_wire)"),
     "responses-reasoning-items-dropped": ("proxy_bug_request", 'request.messages[1].content[0]: {"kind": "thinking"'),
+    "responses-previous-response-id-dropped": (
+        "proxy_bug_request",
+        'request.messages[0].content[0].text: "My name is Ada. Remember it." -> "What is my name?"',
+    ),
 }
 _CUT = 'events[4]: {"kind": "done", "stop_reason": {"kind": "end_turn"}, "usage -> {"kind": "error"'
 # The faults of Bedrock, Workers AI and swink (issue 16).

@@ -14,7 +14,7 @@ from __future__ import annotations
 from harness import ir
 from harness.protocols import facts
 from harness.protocols.openai.facts import FAMILY as CHAT_COMPLETIONS
-from harness.protocols.responses import compaction, wire_rules
+from harness.protocols.responses import compaction, stored, wire_rules
 from harness.protocols.responses.losses import stateful_fields
 from harness.protocols.responses.request_encode import PATH
 from harness.protocols.responses.websocket import ResponsesSocket
@@ -50,5 +50,6 @@ FACTS = facts.ProtocolFacts(
     secrets=CHAT_COMPLETIONS.secrets,
     # output_text.delta carries a token or two, as api.openai.com streams; function arguments in fragments.
     chunking=facts.TypicalChunking(text_chunk_size=4, arguments_chunk_size=6),
+    stored_responses=stored.STORED,
 )
 """OpenAI Responses."""

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from typing import Any
 
 from harness.protocols.common import dump_json
+from harness.protocols.responses import stored
 
 CREATE = "response.create"
 """The one client event type."""
@@ -75,8 +76,8 @@ class ResponsesSocket:
         self._continued = previous = event.get("previous_response_id")
         if previous is not None:
             if previous not in self.chains:
-                message = f"Previous response with id '{previous}' not found."
-                return None, error_event(400, "previous_response_not_found", message, "previous_response_id")
+                message = stored.not_found_message(previous)
+                return None, error_event(400, stored.NOT_FOUND, message, "previous_response_id")
             chain = [*self.chains[previous], *chain]
         orphan = _orphan_output(chain)
         if orphan is not None:
