@@ -23,7 +23,7 @@ TEXT_RESPONSE = (
 def _unreached_of(client: str, status: int, body: bytes, *, stream: bool = False) -> tuple[str, bool] | None:
     run: Any = SimpleNamespace(role="translated", client=client, backend="openai", stream=stream)
     scenario: Any = SimpleNamespace(kind="generate")
-    session: Any = SimpleNamespace(replay_url=REPLAY)
+    session: Any = SimpleNamespace(replay_url=REPLAY, earlier_calls_reached=False)
     exchange = Exchange(
         trace_id="t", route="r", frontend_protocol=client, mode="translate", frontend_status=status,
         frontend_chunks=(body,) if body else (),
