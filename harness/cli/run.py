@@ -25,12 +25,15 @@ from harness.cli._sources import (
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
-    from harness.trace import CaseResult
+    from harness.trace import CaseResult, Transport
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
 DEFAULT_KNOWN = Path("conformance-known.toml")
 LISTED = 20
 """Case ids listed per kind of change after --update-known (the file holds them all)."""
+
+
+_TRANSPORTS: dict[str, tuple[Transport, ...]] = {"both": ("http", "ws"), "http": ("http",), "ws": ("ws",)}
 
 
 def _names(text: str) -> list[str]:
@@ -57,6 +60,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both", help="streaming modes")
+    p.add_argument(
+        "--transport",
+        choices=("both", "http", "ws"),
+        default="both",
+        help="how the SDKs reach the proxy: HTTP, and (ws) the streamed cases again over the WebSocket mode of "
+        "the frontends that have one (default: both)",
+    )
     p.add_argument(
         "-j",
         "--jobs",
@@ -269,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
         backends=args.backend,
         only=args.scenario,
         streams=streams,
+        transports=_TRANSPORTS[args.transport],
         jobs=jobs,
         shard=shard,
         validate_traces=args.validate_traces,

@@ -65,6 +65,10 @@ class Session:
     """The replay server the proxy's upstreams must reach (external proxies only)."""
     answered_before: bool = False
     """The external proxy answered an earlier run of this process (then no answer now is its fault: it died)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """What a WebSocket upgrade of this run carries (the run key; an external proxy's client key and headers)."""
+    capture: CapturingTransport | None = None
+    """The client-side capture of an external proxy's run: a WebSocket run fills it with the frames it read."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -310,7 +314,9 @@ class SutTarget:
             capture = CapturingTransport(keyed, budget=DEADLINE_FACTOR * self.timeout)
             http = sdk_client(run.client, capture, headers, timeout=self.timeout)
             url = sut_url(self.url, run.client, run.backend, run.scenario)
-            session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered)
+            session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered, capture=capture)
+            key_header = {"authorization": f"Bearer {self.client.key}"} if self.client.key else {}
+            session.headers = {**headers, **key_header, **self.client.headers_for(address)}
             started = time.time()
             try:
                 with session.http:
