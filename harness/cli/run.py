@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.cli import output_folder
 from harness.cli._sources import (
+    TRANSPORT_OPTION,
     add_layer_options,
     cassette_folder,
     layer_problem,
@@ -25,15 +26,12 @@ from harness.cli._sources import (
 
 if TYPE_CHECKING:
     from harness.plumbing.sut_client import SutClient
-    from harness.trace import CaseResult, Transport
+    from harness.trace import CaseResult
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
 DEFAULT_KNOWN = Path("conformance-known.toml")
 LISTED = 20
 """Case ids listed per kind of change after --update-known (the file holds them all)."""
-
-
-_TRANSPORTS: dict[str, tuple[Transport, ...]] = {"both": ("http", "ws"), "http": ("http",), "ws": ("ws",)}
 
 
 def _names(text: str) -> list[str]:
@@ -279,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         backends=args.backend,
         only=args.scenario,
         streams=streams,
-        transports=_TRANSPORTS[args.transport],
+        transports=TRANSPORT_OPTION[args.transport],
         jobs=jobs,
         shard=shard,
         validate_traces=args.validate_traces,

@@ -216,6 +216,8 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, session: Session
         return _Outcome(SdkResult(), unexpressible=str(exc))
     except UnsupportedRequest as exc:
         raise Unsupported(f"{run.client} SDK: {exc}") from exc
+    except Unsupported:  # a system under test without WebSocket mode (`_socket_call`)
+        raise
     except Exception as exc:  # decided by the traceback below: the SDK crashed on the answer, or the harness did
         crash.reraise_interrupt(exc)
         return _Outcome(SdkResult(exception_class=type(exc).__name__), exc)
