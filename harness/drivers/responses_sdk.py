@@ -515,7 +515,15 @@ class ResponsesDriver:
         self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
     ) -> SocketRun:
         """One turn of `request` over the SDK's WebSocket mode (`harness.drivers.responses_ws`)."""
-        return responses_ws.run_socket(request, base_url=base_url, headers=headers, timeout=timeout)
+        return responses_ws.run_socket(
+            params(request),
+            base_url=base_url,
+            headers=headers,
+            timeout=timeout,
+            state=_StreamState(),
+            classify=_classify,
+            unreadable=(StreamShapeError,),
+        )
 
     def client(self, base_url: str, http_client: httpx2.Client) -> openai.OpenAI:
         """An SDK client pointed at `<base_url>/v1` (it adds `/responses`), without retries."""

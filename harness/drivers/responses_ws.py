@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import openai
@@ -78,11 +78,8 @@ def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | Non
     return error_from_status(status, message, code=str(code) if code else None), neutral_for_status(status)
 
 
-def _turn(connection: Any, timeout: float, frames: list[bytes], times: list[float]) -> SdkResult:
+def _turn(connection: Any, timeout: float, state: Any, frames: list[bytes], times: list[float]) -> SdkResult:
     """Read one turn's messages into IR; raises what the SDK or the stream state raises."""
-    from harness.drivers.responses_sdk import _StreamState
-
-    state = _StreamState()
     while True:
         with _Watchdog(connection, timeout) as watchdog:
             try:
@@ -92,7 +89,7 @@ def _turn(connection: Any, timeout: float, frames: list[bytes], times: list[floa
                     error = ir.IRError.of(ir.ErrorKind.TIMEOUT, f"no WebSocket message within {timeout:g} s")
                     events = state.builder.fail(error) if state.builder.started else None
                     return SdkResult(events=events, error=error, exception=SdkException.TIMEOUT)
-                return state.result()  # closed before its terminal event: a stream cut short
+                return cast(SdkResult, state.result())  # closed before its terminal event: a stream cut short
         frames.append(raw)
         times.append(time.monotonic())
         data = json.loads(raw)
@@ -104,14 +101,22 @@ def _turn(connection: Any, timeout: float, frames: list[bytes], times: list[floa
         event = connection.parse_event(raw)
         state.add(event)
         if event.type in TERMINAL:
-            return state.result()
+            return cast(SdkResult, state.result())
 
 
-def run_socket(request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float) -> SocketRun:
-    """One WebSocket-mode turn of `request` against `<base_url>/v1/responses` (see the module docstring)."""
-    from harness.drivers.responses_sdk import StreamShapeError, _classify, params
-
-    kwargs = params(request)
+def run_socket(
+    kwargs: dict[str, Any],
+    *,
+    base_url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    state: Any,
+    classify: Callable[[Any], tuple[ir.IRError, SdkException]],
+    unreadable: tuple[type[Exception], ...],
+) -> SocketRun:
+    """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
+    module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
+    (`unreadable`, besides the SDK's decode errors)."""
     client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0)
     options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
     frames: list[bytes] = []
@@ -123,10 +128,11 @@ def run_socket(request: ir.Request, *, base_url: str, headers: Mapping[str, str]
             handshake = {k.lower(): v for k, v in answer.headers.raw_items()} if answer is not None else {}
             started = time.monotonic()
             ws.response.create(**kwargs)
+            caught: tuple[type[Exception], ...] = (*unreadable, *DECODE_ERRORS)
             try:
-                result = _turn(ws, timeout, frames, times)
-            except (StreamShapeError, *DECODE_ERRORS) as exc:
-                error, neutral = _classify(exc)
+                result = _turn(ws, timeout, state, frames, times)
+            except caught as exc:
+                error, neutral = classify(exc)
                 result = SdkResult(error=error, exception=neutral, exception_class=type(exc).__name__)
     except InvalidStatus as exc:
         raise SocketRefused(exc.response.status_code, bytes(exc.response.body or b"")) from exc
