@@ -149,15 +149,10 @@ def streaming_gap(case: Case) -> str | None:
 
 def socket_gap(scenario: Scenario, case: Case) -> str | None:
     """Why a WebSocket-mode case is not judged, in words; None: it is. A turn refused with an HTTP status comes as
-    WebSocket mode's own `error` event (`status`, nested `error`), which no published stream schema describes, and
-    a stream the upstream cut is answered by the proxy's WebSocket mode with no event at all (the client waits
-    out its timeout): both are judged over HTTP (docs/responses.md)."""
-    if case.transport != "ws":
-        return None
-    if scenario.reply.kind == "error":
+    WebSocket mode's own `error` event (`status`, nested `error`), which no published stream schema describes: it
+    is judged over HTTP (docs/responses.md)."""
+    if case.transport == "ws" and scenario.reply.kind == "error":
         return f"{case.frontend} WebSocket mode answers an HTTP error as its own error event (judged over HTTP)"
-    if getattr(scenario.reply, "truncate_after", None) is not None:
-        return f"{case.frontend} WebSocket mode sends nothing for an upstream stream cut short (judged over HTTP)"
     return None
 
 
