@@ -26,7 +26,7 @@ from harness.runner import names
 from harness.scenarios.layers import Layers
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
-from harness.trace import TRANSPORTS, Case, Run, RunRole, Transport, matrix_order, stream_mode
+from harness.trace import Case, Run, RunRole, Transport, matrix_order, stream_mode
 
 
 @dataclass
@@ -41,8 +41,9 @@ class MatrixOptions:
     backends: Sequence[str] | None = None
     only: Sequence[str] | None = None
     streams: Sequence[bool] = (True, False)
-    transports: Sequence[Transport] = TRANSPORTS
-    """`http`, and `ws`: the streamed cases again over the WebSocket mode of the frontends that have one."""
+    transports: Sequence[Transport] = ("http",)
+    """`http`, and `ws`: the streamed cases again over the WebSocket mode of the frontends that have one
+    (`conformance run` asks for both unless `--transport` says otherwise)."""
     jobs: int = 1
     socket: bool = False
     rechunk: Rechunk | None = None
