@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import ir
 from harness.drivers.base import SocketRefused
 from harness.faults.catalog import portable_hooks
 from harness.plumbing import Session
@@ -88,11 +89,16 @@ def test_frames_missing_their_sequence_numbers_are_caught(tmp_path: Path) -> Non
 
 
 def test_a_turn_whose_response_completed_is_dropped_is_caught_not_hung(tmp_path: Path) -> None:
-    code, results = run(options(tmp_path, hooks=portable_hooks("responses-completed-missing"), timeout=2.0))
+    # The proxy closes the connection when the turn's stream ends without its terminal event: the client sees the
+    # stream end, as over HTTP (and never waits for an event that does not come).
+    code, results = run(options(tmp_path, hooks=portable_hooks("responses-completed-missing"), timeout=5.0))
     [result] = results
     assert code == 1 and result.verdict.startswith("proxy_bug"), result.reason
-    sdk = result.runs["translated"].sdk
-    assert sdk.error is not None and sdk.error.kind == "timeout"
+    translated = result.runs["translated"]
+    last = (translated.sdk.events or [])[-1]
+    assert isinstance(last, ir.ErrorEvent) and last.error.kind == "malformed_stream"
+    assert "response.completed" in last.error.message
+    assert translated.timings.total_ms < 5000
 
 
 def test_a_frame_is_one_data_block_and_a_line_break_in_it_stays_one_event() -> None:
