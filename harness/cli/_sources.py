@@ -7,8 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.scenarios.layers import Layers, capped, cassette_notices, cassette_view, notices, scenario_sources
+
+if TYPE_CHECKING:
+    from harness.trace import Transport
+
+TRANSPORT_OPTION: dict[str, tuple[Transport, ...]] = {"both": ("http", "ws"), "http": ("http",), "ws": ("ws",)}
+"""`--transport` values and the transports each runs."""
 
 
 def add_layer_options(p: argparse.ArgumentParser, *, scenarios: bool = True, cassettes: bool = True) -> None:

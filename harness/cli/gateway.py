@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli import output_folder
+from harness.cli._sources import TRANSPORT_OPTION
 
 if TYPE_CHECKING:
     from harness.gateways.specs import GatewaySpec
@@ -48,6 +49,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="only these upstreams (default: all it names)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
+    p.add_argument(
+        "--transport",
+        choices=("both", "http", "ws"),
+        default="http",
+        help="ws: the streamed cases over the frontends' WebSocket mode too, or only (default: http, which the "
+        "gateways' known-failures files hold)",
+    )
     p.add_argument(
         "--pace",
         type=float,
@@ -150,6 +158,7 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
         backends=backends,
         only=args.scenario,
         streams=streams,
+        transports=TRANSPORT_OPTION[args.transport],
         jobs=args.jobs,
         known=known,
         run_id=args.run_id or f"gateway-{spec.name}",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.cli import output_folder
 from harness.cli._sources import (
+    TRANSPORT_OPTION,
     add_layer_options,
     cassette_folder,
     layer_problem,
@@ -58,6 +59,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both", help="streaming modes")
+    p.add_argument(
+        "--transport",
+        choices=("both", "http", "ws"),
+        default="both",
+        help="how the SDKs reach the proxy: HTTP, and (ws) the streamed cases again over the WebSocket mode of "
+        "the frontends that have one (default: both)",
+    )
     p.add_argument(
         "-j",
         "--jobs",
@@ -254,6 +262,7 @@ def run(args: argparse.Namespace) -> int:
         backends=args.backend,
         only=args.scenario,
         streams=streams,
+        transports=TRANSPORT_OPTION[args.transport],
         jobs=jobs,
         shard=shard,
         validate_traces=args.validate_traces,

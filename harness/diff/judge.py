@@ -97,6 +97,7 @@ def _result(case: Case, verdict: Triage, **fields: object) -> CaseResult:
             "frontend": case.frontend,
             "backend": case.backend,
             "stream": case.stream,
+            "transport": case.transport,
             "verdict": verdict.verdict,
             "reason": verdict.reason,
             **fields,

@@ -10,6 +10,7 @@ import functools
 import json
 import ssl
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx2
@@ -97,6 +98,48 @@ class Driver(Protocol):
 
     def list_models(self, *, base_url: str, http_client: Any) -> SdkResult:
         """List models through the SDK."""
+        ...
+
+
+@dataclass(frozen=True)
+class SocketRun:
+    """What one turn over a frontend's WebSocket mode came to: the SDK's view, and the frames as they arrived."""
+
+    result: SdkResult
+    """What the SDK saw, as the HTTP run's (`events` ending in `done` or `error`)."""
+    sent: bytes = b""
+    """The client's one message (the `response.create` event), as sent."""
+    frames: tuple[bytes, ...] = ()
+    """Every message the server sent, in order, one frame each (its boundaries are the wire's)."""
+    sent_at: float = 0.0
+    """When the message was sent (monotonic clock)."""
+    times: tuple[float, ...] = ()
+    """When each frame arrived (monotonic clock)."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """The handshake answer's headers."""
+
+
+class SocketRefused(Exception):
+    """The server answered the WebSocket upgrade with a plain HTTP status: it does not serve WebSocket mode there."""
+
+    def __init__(self, status: int, body: bytes) -> None:
+        text = " ".join(body[:200].decode("utf-8", "replace").split())
+        super().__init__(f"the WebSocket upgrade was answered HTTP {status}" + (f" ({text})" if text else ""))
+        self.status = status
+
+
+@runtime_checkable
+class SocketDriver(Protocol):
+    """A driver whose SDK also speaks its frontend's WebSocket mode (facts: `Frontend.websocket`)."""
+
+    socket_capabilities: ClassVar[frozenset[Capability]]
+    """What the SDK can ask for and surface over WebSocket (a stream of events; no HTTP status, no headers)."""
+
+    def run_socket(
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+    ) -> SocketRun:
+        """Send `request` as one WebSocket-mode turn to `base_url` (server root), the upgrade carrying `headers`;
+        every wait bounded by `timeout` seconds. Raises SocketRefused when the upgrade gets an HTTP answer."""
         ...
 
 

@@ -11,7 +11,7 @@ documented flat form, as typed events: the driver reports those as stream errors
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx2
@@ -20,10 +20,12 @@ from openai.types.responses import Response, ResponseStreamEvent, ResponseUsage
 from pydantic import ValidationError
 
 from harness import ir
+from harness.drivers import responses_ws
 from harness.drivers.base import (
     DECODE_ERRORS,
     DUMMY_API_KEY,
     SdkResult,
+    SocketRun,
     UnsupportedRequest,
     decode_failure,
     error_from_status,
@@ -503,6 +505,25 @@ class ResponsesDriver:
         }
     )
     """No stop sequences: `responses.create` has no `stop`."""
+    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {
+        Capability.MODELS_LIST,
+        Capability.RETRY_AFTER,
+    }
+    """Over WebSocket mode (`responses.connect()`): no model listing, and no headers to carry Retry-After."""
+
+    def run_socket(
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+    ) -> SocketRun:
+        """One turn of `request` over the SDK's WebSocket mode (`harness.drivers.responses_ws`)."""
+        return responses_ws.run_socket(
+            params(request),
+            base_url=base_url,
+            headers=headers,
+            timeout=timeout,
+            state=_StreamState(),
+            classify=_classify,
+            unreadable=(StreamShapeError,),
+        )
 
     def client(self, base_url: str, http_client: httpx2.Client) -> openai.OpenAI:
         """An SDK client pointed at `<base_url>/v1` (it adds `/responses`), without retries."""

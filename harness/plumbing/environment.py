@@ -131,6 +131,8 @@ class Environment:
         self.app = create_app(
             config, transport=ReplayTransport(self.replayer), on_exchange=self.exchanges, hooks=hook_sets
         )
+        self._config, self._hook_sets = config, hook_sets
+        self._socket_server: ServerThread | None = None
         self.loop = InlineLoop()
         self.server: ServerThread | None = None
         if socket:
@@ -184,7 +186,9 @@ class Environment:
             with self.sut.session(run, {RUN_HEADER: run.key}) as external:
                 yield external
             return
-        session = Session(self.base_url, self.client(run.key, run.client))
+        socket = run.transport == "ws"
+        base_url = self.socket_url() if socket else self.base_url
+        session = Session(base_url, self.client(run.key, run.client), headers={RUN_HEADER: run.key})
         completed = False
         try:
             with session.http:
@@ -193,11 +197,29 @@ class Environment:
         finally:
             # Over a socket the proxy files the exchange on its own thread: a run that completed waits for it
             # (bounded); a run that raised (nothing sent, say) takes what is there.
-            wait = EXCHANGE_WAIT_S if self.server is not None and completed else 0.0
+            wait = EXCHANGE_WAIT_S if (self.server is not None or socket) and completed else 0.0
             session.exchange = self.exchanges.pop(run.key, wait)
+
+    def socket_url(self) -> str:
+        """The built-in proxy on a loopback socket, for the runs a client makes over a socket of its own (WebSocket
+        mode): the socket server when there is one, else a second app of the same config, replays and tap, started
+        on first use."""
+        if self.server is not None:
+            return self.server.url
+        if self._socket_server is None:
+            app = create_app(
+                self._config,
+                transport=ReplayTransport(self.replayer),
+                on_exchange=self.exchanges,
+                hooks=self._hook_sets,
+            )
+            self._socket_server = ServerThread(app).start()
+        return self._socket_server.url
 
     def close(self) -> None:
         """Stop the servers and the loop; release upstream clients."""
+        if self._socket_server is not None:
+            self._socket_server.stop()
         if self.sut is not None:
             self.sut.close()
         if self.server is not None:

@@ -77,6 +77,10 @@ class Session:
     earlier_calls_reached: bool = False
     """An earlier call of this run's chain (`Scenario.steps`) reached the replay server, though its last did not:
     the upstream is wired right, and what the proxy answered instead is judged."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """What a WebSocket upgrade of this run carries (the run key; an external proxy's client key and headers)."""
+    capture: CapturingTransport | None = None
+    """The client-side capture of an external proxy's run: a WebSocket run fills it with the frames it read."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -326,7 +330,9 @@ class SutTarget:
             if run.client in self.client.unversioned:
                 sent = UnversionedTransport(capture, urlsplit(url).path)
             http = sdk_client(run.client, sent, headers, timeout=self.timeout)
-            session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered)
+            session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered, capture=capture)
+            key_header = {"authorization": f"Bearer {self.client.key}"} if self.client.key else {}
+            session.headers = {**headers, **key_header, **self.client.headers_for(address)}
             started = time.time()
             try:
                 with session.http:

@@ -170,6 +170,10 @@ class WebSocketSession(Protocol):
     def failed(self, status: int, body: bytes) -> str:
         """The error message for a turn whose POST was answered with `status` and the error `body`."""
 
+    @property
+    def finished(self) -> bool:
+        """Whether the turn under way has sent its terminal event (a stream that ends without one was cut)."""
+
 
 @dataclass(frozen=True)
 class Frontend:

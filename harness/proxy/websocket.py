@@ -21,6 +21,9 @@ IDLE_SECONDS = 600.0
 """A connection with no client message for this long is closed."""
 TURN_SECONDS = 300.0
 """Longest wait for the next piece of a turn's stream."""
+CUT_CODE = 1011
+"""Close code for a turn whose stream ended before its terminal event (1011: the server met an unexpected
+condition)."""
 _NOT_FORWARDED = frozenset({"host", "connection", "upgrade", "content-length", "content-type"})
 """Handshake headers that do not belong on the turns' POSTs (nor do `sec-websocket-*`)."""
 
@@ -45,7 +48,8 @@ def endpoint(path: str, session_of: Callable[[], WebSocketSession]) -> Callable[
                 # A binary frame is read as UTF-8 text, so that a client sending JSON that way gets an answer.
                 message = received.get("text") or (received.get("bytes") or b"").decode("utf-8", "replace")
                 try:
-                    await _turn(ws, client, path, headers, session, message)
+                    if not await _turn(ws, client, path, headers, session, message):
+                        break
                 except WebSocketDisconnect:
                     break
         await _close(ws)
@@ -60,15 +64,16 @@ async def _turn(
     headers: dict[str, str],
     session: WebSocketSession,
     message: str,
-) -> None:
+) -> bool:
+    """Serve one client message; False when the connection was closed because the turn's stream was cut."""
     body, error = session.begin(message)
     if body is None:
         await ws.send_text(error or "")
-        return
+        return True
     async with client.stream("POST", path, content=body, headers=headers) as response:
         if response.status_code != 200:
             await ws.send_text(session.failed(response.status_code, await response.aread()))
-            return
+            return True
         decoder = SSEDecoder()
         try:
             async for chunk in response.aiter_bytes():
@@ -79,6 +84,13 @@ async def _turn(
         except (httpx2.HTTPError, FramingError) as exc:
             broke = json.dumps({"error": {"message": f"the stream broke off: {exc}"}}).encode()
             await ws.send_text(session.failed(502, broke))
+            return True
+    if not session.finished:
+        # The stream ended without its terminal event (the upstream cut it): what ends a cut body over HTTP is the
+        # end of the connection here; left open, the client would wait for an event that never comes.
+        await ws.close(code=CUT_CODE, reason="the stream ended before its terminal event")
+        return False
+    return True
 
 
 async def _close(ws: WebSocket) -> None:

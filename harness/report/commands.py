@@ -13,15 +13,17 @@ from harness.trace.writer import case_path
 
 
 def rerun_command(case: CaseResult, options: Sequence[str] = ()) -> str:
-    """`conformance run --scenario S --frontend F --backend B --streaming M [run options]`: the case on the same
-    system under test. Words before the first option name another command that starts that system itself
-    (`["gateway", "litellm", ...]`: `conformance gateway litellm --scenario S ...`); without them it is `run`, with
-    `--sut URL` among the options when the run had one."""
+    """`conformance run --scenario S --frontend F --backend B --streaming M [run options]` (and `--transport ws` for
+    a WebSocket-mode case): the case on the same system under test. Words before the first option name another
+    command that starts that system itself (`["gateway", "litellm", ...]`: `conformance gateway litellm --scenario
+    S ...`); without them it is `run`, with `--sut URL` among the options when the run had one."""
     words = list(options)
     head = next((i for i, word in enumerate(words) if word.startswith("-")), len(words))
     command, rest = words[:head] or ["run"], words[head:]
     args = ["conformance", *command, "--scenario", case.scenario, "--frontend", case.frontend]
     args += ["--backend", case.backend, "--streaming", stream_mode(case.stream), *rest]
+    if case.transport == "ws":  # a WebSocket-mode case (`--transport ws`)
+        args += ["--transport", "ws"]
     return shlex.join(args)
 
 

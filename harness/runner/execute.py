@@ -8,19 +8,25 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from harness import checks as registered
 from harness import drivers, ir
 from harness.diff.request_rules import system_folded
-from harness.drivers.base import SdkResult, UnexpressibleAnswer, UnsupportedRequest
+from harness.drivers.base import (
+    SdkResult,
+    SocketDriver,
+    SocketRefused,
+    SocketRun,
+    UnexpressibleAnswer,
+    UnsupportedRequest,
+)
 from harness.drivers.chain import can_chain, chain_driver
 from harness.ir import Capability
 from harness.plumbing import Environment, Session
 from harness.protocols import HttpRequest, registry
 from harness.proxy import Exchange
 from harness.record.scrub import redact_text
-from harness.runner import crash, wire_checks
+from harness.runner import crash, socket_run, wire_checks
 from harness.runner.deviations import split
 from harness.scenarios.model import Scenario, SdkException
 from harness.trace import Run
@@ -191,9 +197,30 @@ class _Outcome:
     crash: BaseException | None = None
     unexpressible: str | None = None
     """Why the proxy's answer has no IR form (translated runs only; see `UnexpressibleAnswer`)."""
+    socket: SocketRun | None = None
+    """A WebSocket-mode run's turn: its frames are the run's frontend wire (`socket_run`)."""
+    refused: str | None = None
+    """Why the proxy would not take the WebSocket upgrade (built-in proxy: a harness error)."""
 
 
-def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, http: Any) -> _Outcome:
+def _socket_call(driver: drivers.Driver, run: Run, request: ir.Request, session: Session, timeout: float) -> _Outcome:
+    """One WebSocket-mode turn. A system under test that answers the upgrade with an HTTP status does not serve
+    WebSocket mode there: the case is unsupported (declared), never a proxy bug nor a pass."""
+    if not isinstance(driver, SocketDriver):
+        raise Unsupported(f"{run.client} SDK: no WebSocket mode")
+    try:
+        turn = driver.run_socket(request, base_url=session.base_url, headers=session.headers, timeout=timeout)
+    except SocketRefused as exc:
+        if session.replay_url is not None:
+            raise Unsupported(f"the system under test does not serve WebSocket mode: {exc}") from exc
+        return _Outcome(SdkResult(), refused=str(exc))
+    if session.capture is not None:
+        socket_run.fill(session.capture, turn, run.client)
+    return _Outcome(turn.result, socket=turn)
+
+
+def _call(driver: drivers.Driver, run: Run, scenario: Scenario, session: Session, timeout: float) -> _Outcome:
+    base_url, http = session.base_url, session.http
     try:
         if scenario.kind == "models_list":
             return _Outcome(driver.list_models(base_url=base_url, http_client=http))
@@ -203,6 +230,8 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
             _refused(result, run, scenario)
             return _Outcome(result)
         request = scenario.request_for(run.route, stream=run.stream)
+        if run.transport == "ws":
+            return _socket_call(driver, run, request, session, timeout)
         return _Outcome(driver.run(request, stream=run.stream, base_url=base_url, http_client=http))
     except UnexpressibleAnswer as exc:
         # Only the proxy's answer: a backend that sends it makes a baseline run unexpressed, hence the case.
@@ -211,7 +240,7 @@ def _call(driver: drivers.Driver, run: Run, scenario: Scenario, base_url: str, h
         return _Outcome(SdkResult(), unexpressible=str(exc))
     except UnsupportedRequest as exc:
         raise Unsupported(f"{run.client} SDK: {exc}") from exc
-    except Unsupported:
+    except Unsupported:  # a system under test without WebSocket mode (`_socket_call`), or a refused chain
         raise
     except Exception as exc:  # decided by the traceback below: the SDK crashed on the answer, or the harness did
         crash.reraise_interrupt(exc)
@@ -304,9 +333,12 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
     driver = drivers.get(run.client)
     started = time.perf_counter()
     with env.session(run) as session:
-        outcome = _call(driver, run, scenario, session.base_url, session.http)
+        outcome = _call(driver, run, scenario, session, env.timeout)
     total_ms = (time.perf_counter() - started) * 1000
-    exchange = in_effect(session.exchange, scenario, run)
+    exchange = session.exchange
+    if outcome.socket is not None and session.capture is None:
+        exchange = socket_run.with_frames(exchange, outcome.socket, run)
+    exchange = in_effect(exchange, scenario, run)
     result = outcome.result
     checks, deviations = _checks(scenario, result, exchange, run)
     if outcome.crash is not None:
@@ -329,6 +361,8 @@ def run_once(env: Environment, run: Run, scenario: Scenario, case_id: str) -> Ru
             checks.append(crash.crash_check(exc, run.client, _frontend_chunks(exchange), run.stream))
         else:
             error = f"harness bug: {type(exc).__name__}: {exc} (at {crash.where(exc) or 'an unknown place'})"
+    if outcome.refused is not None:
+        error = f"the proxy refused the WebSocket upgrade of a frontend that declares WebSocket mode: {outcome.refused}"
     error = error or _no_answer(outcome, exchange, session, run)
     unreached = _unreached(run, scenario, exchange, session)
     if unreached is not None and unreached[1]:

@@ -81,7 +81,7 @@ def grown(entry: Known, result: CaseResult) -> list[str]:
     return [part for part in signature(result) if part not in entry.signature]
 
 
-CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\[[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+,(?:stream|nonstream)\]$")
+CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\[[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+,(?:stream|nonstream)(?:,ws)?\]$")
 """A case id as `Case.case_id` writes it: `<scenario>[<frontend>-><backend>,<stream|nonstream>]`."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import drivers
+from harness.drivers.base import SocketDriver
 from harness.drivers.chain import can_chain
 from harness.ir import Capability
 from harness.plumbing.clients import CLIENT_TIMEOUT_S
@@ -26,7 +27,7 @@ from harness.runner import names
 from harness.scenarios.layers import Layers
 from harness.scenarios.loader import load_scenarios, select
 from harness.scenarios.model import Scenario
-from harness.trace import Case, Run, RunRole, matrix_order, stream_mode
+from harness.trace import Case, Run, RunRole, Transport, matrix_order, stream_mode
 
 
 @dataclass
@@ -41,6 +42,9 @@ class MatrixOptions:
     backends: Sequence[str] | None = None
     only: Sequence[str] | None = None
     streams: Sequence[bool] = (True, False)
+    transports: Sequence[Transport] = ("http",)
+    """`http`, and `ws`: the streamed cases again over the WebSocket mode of the frontends that have one
+    (`conformance run` asks for both unless `--transport` says otherwise)."""
     jobs: int = 1
     socket: bool = False
     rechunk: Rechunk | None = None
@@ -100,14 +104,27 @@ def default_backends(cassettes: Path) -> list[str]:
 
 def capabilities(case: Case) -> dict[str, frozenset[Capability]]:
     """What each party of a case can do."""
-    return dict(_parties(case.frontend, case.backend))
+    return dict(_parties(case.frontend, case.backend, case.transport))
+
+
+def has_websocket(frontend: str) -> bool:
+    """Whether the frontend has a WebSocket mode (its facts) that its SDK driver can drive."""
+    facts = registry.facts(frontend).frontend
+    return facts is not None and facts.websocket is not None and isinstance(drivers.get(frontend), SocketDriver)
 
 
 @functools.cache  # the same few dozen (frontend, backend) pairs for every scenario of the matrix
-def _parties(frontend: str, backend: str) -> tuple[tuple[str, frozenset[Capability]], ...]:
+def _parties(
+    frontend: str, backend: str, transport: Transport = "http"
+) -> tuple[tuple[str, frozenset[Capability]], ...]:
     backend_client = registry.get(backend).family
+    driver = drivers.get(frontend)
+    if transport == "ws" and isinstance(driver, SocketDriver):
+        sdk = (f"{frontend} SDK over WebSocket", frozenset(driver.socket_capabilities))
+    else:
+        sdk = (f"{frontend} SDK", frozenset(driver.capabilities))
     return (
-        (f"{frontend} SDK", frozenset(drivers.get(frontend).capabilities)),
+        sdk,
         (f"{frontend} frontend", frozenset(registry.get(frontend).capabilities)),
         (f"{backend} backend", frozenset(registry.get(backend).capabilities)),
         (f"{backend_client} SDK", frozenset(drivers.get(backend_client).capabilities)),
@@ -133,9 +150,10 @@ def streaming_gap(case: Case) -> str | None:
 
 
 def case_gap(scenario: Scenario, case: Case, *, builtin: bool = True) -> str | None:
-    """Why a case cannot run, in words (a party lacks a capability, or a streaming mode, or the built-in proxy
-    refuses a stored-response chain); None: it can. `builtin`: the system under test is the built-in proxy."""
-    gaps = missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
+    """Why a case cannot run, in words (a party lacks a capability, a streaming mode, what a WebSocket-mode turn
+    cannot say, or the built-in proxy refuses a stored-response chain); None: it can. `builtin`: the system under
+    test is the built-in proxy."""
+    gaps = missing_capabilities(scenario, capabilities(case)) or streaming_gap(case) or socket_gap(scenario, case)
     return gaps or (chain_gap(scenario, case) if builtin else None)
 
 
@@ -149,6 +167,15 @@ def chain_gap(scenario: Scenario, case: Case) -> str | None:
         f"the built-in proxy keeps no server state over HTTP: it refuses a {case.frontend} continuation "
         f"(previous_response_id) before the {case.backend} backend, which keeps none either (README, the proxy)"
     )
+
+
+def socket_gap(scenario: Scenario, case: Case) -> str | None:
+    """Why a WebSocket-mode case is not judged, in words; None: it is. A turn refused with an HTTP status comes as
+    WebSocket mode's own `error` event (`status`, nested `error`), which no published stream schema describes: it
+    is judged over HTTP (docs/responses.md)."""
+    if case.transport == "ws" and scenario.reply.kind == "error":
+        return f"{case.frontend} WebSocket mode answers an HTTP error as its own error event (judged over HTTP)"
+    return None
 
 
 def runs_of(case: Case) -> dict[RunRole, Run]:
@@ -172,18 +199,28 @@ def expand(
     backends: Iterable[str],
     *,
     streams: Iterable[bool] = (True, False),
+    transports: Iterable[Transport] = ("http",),
 ) -> list[Case]:
     """Every case of the matrix, sorted by scenario (in the given order), frontend, backend, streaming (stream
-    first)."""
-    modes = set(streams)
+    first), transport. A `ws` case is a streamed case of a frontend with a WebSocket mode (`has_websocket`)."""
+    modes, ways = set(streams), set(transports)
     cases = [
         Case(s.id, f, b, st)
         for s in scenarios
         for f in frontends
         for b in backends
         for st in (True, False)
-        if st in modes and stream_mode(st) in s.streaming and (not s.steps or can_chain(f))
+        if "http" in ways and st in modes and stream_mode(st) in s.streaming and (not s.steps or can_chain(f))
     ]
+    if "ws" in ways and True in modes:
+        sockets = [f for f in frontends if has_websocket(f)]
+        cases += [
+            Case(s.id, f, b, True, "ws")
+            for s in scenarios
+            if "stream" in s.streaming and not s.steps  # a chain's calls go over HTTP (drivers/chain.py)
+            for f in sockets
+            for b in backends
+        ]
     return sorted(cases, key=matrix_order([s.id for s in scenarios]))
 
 
@@ -221,7 +258,7 @@ def plan(options: MatrixOptions) -> Plan:
     frontends = list(options.frontends or default_frontends())
     backends = list(options.backends or default_backends(options.cassettes))
     names.check(frontends, backends, default_frontends())
-    cases = expand(scenarios, frontends, backends, streams=options.streams)
+    cases = expand(scenarios, frontends, backends, streams=options.streams, transports=options.transports)
     by_id = {s.id: s for s in scenarios}
     gaps = {case: case_gap(by_id[case.scenario], case, builtin=options.sut is None) for case in cases}
     runs = wanted_runs(case for case in cases if gaps[case] is None)

@@ -1,7 +1,19 @@
 """Trace JSON: the identity of a case and a run, the model of a run and a case (with its verdict), its JSON
 Schema, validated atomic writes."""
 
-from harness.trace.identity import MODES, Case, Mode, Recording, Run, RunRole, matrix_order, route_name, stream_mode
+from harness.trace.identity import (
+    MODES,
+    TRANSPORTS,
+    Case,
+    Mode,
+    Recording,
+    Run,
+    RunRole,
+    Transport,
+    matrix_order,
+    route_name,
+    stream_mode,
+)
 from harness.trace.model import CaseResult, Check, DivergenceJSON, RunTrace, SdkView, Timings, Verdict, Wire
 from harness.trace.pack import pack_name, read_cases, trace_file, trace_files
 from harness.trace.writer import (
@@ -19,6 +31,7 @@ from harness.trace.writer import (
 
 __all__ = [
     "MODES",
+    "TRANSPORTS",
     "Case",
     "CaseResult",
     "Check",
@@ -31,6 +44,7 @@ __all__ = [
     "SdkView",
     "Timings",
     "TraceError",
+    "Transport",
     "Verdict",
     "Wire",
     "case_path",

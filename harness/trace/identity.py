@@ -20,6 +20,10 @@ Mode = Literal["passthrough", "translate"]
 """How the proxy serves a run."""
 MODES: tuple[Mode, ...] = ("passthrough", "translate")
 """Every proxy mode a route can have."""
+Transport = Literal["http", "ws"]
+"""How the client reaches the frontend: HTTP, or the frontend's WebSocket mode (always streamed)."""
+TRANSPORTS: tuple[Transport, ...] = ("http", "ws")
+"""Every transport, in matrix order."""
 
 CASSETTE_SUFFIX = ".yaml"
 
@@ -85,6 +89,8 @@ class Run:
     """Scenario id."""
     stream: bool
     """Whether the run streams."""
+    transport: Transport = "http"
+    """How the SDK reaches the proxy (`ws`: the frontend's WebSocket mode)."""
 
     @property
     def mode(self) -> Mode:
@@ -94,7 +100,8 @@ class Run:
     @property
     def key(self) -> str:
         """The run key: the proxy's trace tap files the run's exchange under it (sent in a request header)."""
-        return f"{self.role}:{self.client}:{self.backend}:{self.scenario}:{'s' if self.stream else 'n'}"
+        ws = ":ws" if self.transport == "ws" else ""
+        return f"{self.role}:{self.client}:{self.backend}:{self.scenario}:{'s' if self.stream else 'n'}{ws}"
 
     @property
     def route(self) -> str:
@@ -123,24 +130,34 @@ class Case:
     """Backend protocol or profile the proxy translates to."""
     stream: bool
     """Whether the case streams."""
+    transport: Transport = "http"
+    """How the frontend's SDK reaches the proxy; `ws` cases exist for frontends with a WebSocket mode, streamed."""
 
     @property
     def case_id(self) -> str:
-        """Stable id, e.g. `tool-call-parallel[anthropic->openai,stream]`."""
-        return f"{self.scenario}[{self.frontend}->{self.backend},{stream_mode(self.stream)}]"
+        """Stable id, e.g. `tool-call-parallel[anthropic->openai,stream]` (`...,stream,ws]` over WebSocket)."""
+        ws = ",ws" if self.transport == "ws" else ""
+        return f"{self.scenario}[{self.frontend}->{self.backend},{stream_mode(self.stream)}{ws}]"
 
     def runs(self, backend_family: str) -> dict[RunRole, Run]:
         """Its three runs by role; `backend_family` is the protocol whose SDK drives the backend's baseline.
-        Baselines are shared by every case that needs the same one."""
+        Baselines are shared by every case that needs the same one; the backend's is always over HTTP."""
+        t = self.transport
         return {
-            "baseline_frontend": Run("baseline_frontend", self.frontend, self.frontend, self.scenario, self.stream),
+            "baseline_frontend": Run("baseline_frontend", self.frontend, self.frontend, self.scenario, self.stream, t),
             "baseline_backend": Run("baseline_backend", backend_family, self.backend, self.scenario, self.stream),
-            "translated": Run("translated", self.frontend, self.backend, self.scenario, self.stream),
+            "translated": Run("translated", self.frontend, self.backend, self.scenario, self.stream, t),
         }
 
 
-def matrix_order(scenarios: Sequence[str]) -> Callable[[Case], tuple[int, str, str, bool]]:
+def matrix_order(scenarios: Sequence[str]) -> Callable[[Case], tuple[int, str, str, bool, bool]]:
     """The sort key of the matrix's cases: by scenario (in the order given), frontend, backend, streaming (stream
-    first). Planning sorts by it, and so does joining shards back into one report."""
+    first), transport (HTTP first). Planning sorts by it, and so does joining shards back into one report."""
     rank = {scenario: i for i, scenario in enumerate(scenarios)}
-    return lambda case: (rank.get(case.scenario, len(rank)), case.frontend, case.backend, not case.stream)
+    return lambda case: (
+        rank.get(case.scenario, len(rank)),
+        case.frontend,
+        case.backend,
+        not case.stream,
+        case.transport != "http",
+    )

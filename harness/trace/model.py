@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness import ir
-from harness.trace.identity import Case, Mode, Run, RunRole
+from harness.trace.identity import Case, Mode, Run, RunRole, Transport
 
 TRACE_SCHEMA_VERSION = 1
 
@@ -188,6 +188,8 @@ class RunTrace(_Model):
     """Proxy mode."""
     stream: bool
     """Whether the run streamed."""
+    transport: Transport = Field("http", exclude_if=lambda v: v == "http")
+    """How the SDK reached the proxy (`ws`: WebSocket mode; absent: HTTP)."""
     trace_id: str | None = None
     """The proxy's trace id of the exchange."""
     frontend_request: ir.Request | None = None
@@ -237,13 +239,14 @@ class RunTrace(_Model):
             upstream=run.backend,
             mode=run.mode,
             stream=run.stream,
+            transport=run.transport,
             **fields,
         )
 
     @property
     def run(self) -> Run:
         """The run this trace is of."""
-        return Run(self.role, self.client, self.upstream, self.scenario, self.stream)
+        return Run(self.role, self.client, self.upstream, self.scenario, self.stream, self.transport)
 
     def steady(self) -> RunTrace:
         """The trace without what differs between two runs of the same matrix on the same bytes: its timings (also
@@ -297,6 +300,8 @@ class CaseResult(_Model):
     """Backend protocol or profile."""
     stream: bool
     """Whether the case streams."""
+    transport: Transport = Field("http", exclude_if=lambda v: v == "http")
+    """How the frontend's SDK reached the proxy (`ws`: WebSocket mode; absent: HTTP)."""
     verdict: Verdict
     """Triage verdict."""
     reason: str
@@ -322,4 +327,4 @@ class CaseResult(_Model):
     @property
     def case(self) -> Case:
         """The case this is the result of."""
-        return Case(self.scenario, self.frontend, self.backend, self.stream)
+        return Case(self.scenario, self.frontend, self.backend, self.stream, self.transport)

@@ -3,12 +3,14 @@ a reference backend (generic reply): the quirks the OpenResponses compliance sui
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
+from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import ClientConnection, connect
 
 from harness.backends import WireReply, wire_app
@@ -162,3 +164,25 @@ def test_websocket_binary_frame_and_bad_json_get_error_events_and_the_connection
             events.append(json.loads(ws.recv(timeout=10)))
     assert (bad["type"], bad["error"]["code"]) == ("error", "invalid_json")
     assert events[-1]["type"] == "response.completed"
+
+
+def test_a_turn_whose_stream_is_cut_closes_the_connection_instead_of_leaving_the_client_waiting() -> None:
+    """The upstream's stream ends before its terminal event, passed through: over HTTP the client sees the body
+    end; over WebSocket the proxy closes the connection (1011), else the client waits for an event that never
+    comes."""
+
+    def cut(name: str, request: HttpRequest) -> WireReply:
+        whole = respond_generic(registry.get(name), request)
+        return dataclasses.replace(whole, chunks=whole.chunks[:3])
+
+    with ServerThread(wire_app(["responses"], cut)) as upstream:
+        route = UpstreamConfig(name="up", protocol="responses", base_url=f"{upstream.url}/responses")
+        config = ProxyConfig(models=(ModelRoute(name=MODEL, mode="passthrough", upstream=route, upstream_model=MODEL),))
+        with ServerThread(create_app(config)) as proxy, _ws(Served(proxy.url)) as ws:
+            ws.send(json.dumps({"type": "response.create", "model": MODEL, "input": "Hi."}))
+            kinds = []
+            with pytest.raises(ConnectionClosedError) as closed:
+                while True:
+                    kinds.append(json.loads(ws.recv(timeout=10))["type"])
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+    assert kinds and kinds[0] == "response.created" and not set(kinds) & set(TERMINAL)

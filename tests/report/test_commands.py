@@ -75,3 +75,9 @@ def test_the_gateway_rerun_survives_a_rerender_also_without_the_summary(tmp_path
             (folder / "summary.json").unlink()
         again = events_for_run(folder)[0]
         assert isinstance(again, MatrixStarted) and list(again.rerun) == options
+
+
+def test_a_websocket_case_reruns_over_websocket() -> None:
+    case = text_bug().model_copy(update={"transport": "ws"})
+    assert shlex.split(rerun_command(case, ["--strict"]))[-2:] == ["--transport", "ws"]
+    assert "--transport" not in rerun_command(text_bug(), ["--strict"])

@@ -16,6 +16,7 @@ import pytest
 
 from harness.drivers.base import SdkResult, UnexpressibleAnswer
 from harness.faults.wire_edits import edit_sse
+from harness.plumbing import Session
 from harness.proxy import TranslateHooks
 from harness.runner import execute
 from harness.runner.engine import Engine
@@ -73,12 +74,12 @@ def test_a_server_tool_use_block_the_backend_sent_leaves_the_case_unsupported(ro
     run = Run(role, "anthropic", "anthropic", "text-basic", False)  # type: ignore[arg-type]
     scenario = _scenario()
     with pytest.raises(execute.Unsupported, match="anthropic SDK: anthropic: content block 'server_tool_use'"):
-        execute._call(_Answers(), run, scenario, "http://127.0.0.1:1", None)  # type: ignore[arg-type]
+        execute._call(_Answers(), run, scenario, Session("http://127.0.0.1:1", None), 60.0)  # type: ignore[arg-type]
 
 
 def test_the_translated_run_keeps_the_reason_as_its_outcome() -> None:
     run = Run("translated", "anthropic", "openai", "text-basic", False)
-    outcome = execute._call(_Answers(), run, _scenario(), "http://127.0.0.1:1", None)  # type: ignore[arg-type]
+    outcome = execute._call(_Answers(), run, _scenario(), Session("http://127.0.0.1:1", None), 60.0)  # type: ignore[arg-type]
     assert outcome.unexpressible == "anthropic: content block 'server_tool_use' has no IR form"
     assert outcome.result == SdkResult() and outcome.crash is None
 

@@ -59,6 +59,13 @@ class ResponsesSocket:
         self.chains: OrderedDict[str, list[Any]] = OrderedDict()
         self._input: list[Any] = []
         self._continued: str | None = None
+        self._finished = False
+
+    @property
+    def finished(self) -> bool:
+        """Whether the turn under way sent its terminal event (`response.completed`, `.incomplete`, `.failed`,
+        `error`)."""
+        return self._finished
 
     def begin(self, message: str) -> tuple[bytes | None, str | None]:
         """A `response.create` -> (the streamed POST body, None), or (None, an error event)."""
@@ -84,7 +91,7 @@ class ResponsesSocket:
             self._evict()
             message = f"No tool call found for function call output with call_id {orphan}."
             return None, error_event(400, "invalid_request", message, "input")
-        self._input = chain
+        self._input, self._finished = chain, False
         return dump_json({**body, "input": chain, "stream": True}), None
 
     def observe(self, data: str) -> None:
@@ -95,6 +102,7 @@ class ResponsesSocket:
             return
         kind = event.get("type") if isinstance(event, dict) else None
         response = event.get("response") if isinstance(event, dict) else None
+        self._finished = self._finished or kind in (*_DONE_TYPES, "response.failed", "error")
         if kind in _DONE_TYPES and isinstance(response, dict) and isinstance(response.get("id"), str):
             self.chains[response["id"]] = [*self._input, *_as_items(response.get("output"))]
             while len(self.chains) > KEPT:

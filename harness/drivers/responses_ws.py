@@ -1,0 +1,150 @@
+"""The `openai` SDK's WebSocket mode of the Responses API (`client.responses.connect()`), one turn per run.
+
+The scenario's request is the same `responses.create` keywords as over HTTP (`responses_sdk.params`), sent as one
+`response.create` event on a fresh connection; the server's messages are read one frame at a time
+(`recv_bytes`, kept with their boundaries: they are the frontend's wire) and parsed with the SDK's own
+`parse_event`, then turned into IR by the HTTP stream's own state (`_StreamState`), so both transports give the
+same IR for the same events. The turn ends at its terminal event (`response.completed`, `response.incomplete`,
+`response.failed`) or at an `error` event; a connection closed before either is a stream cut short.
+
+Every wait is bounded: the handshake by `open_timeout`, each message by a watchdog that closes the connection
+when none arrives within the timeout (the SDK's `recv` has no timeout of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+import openai
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.version import version as websockets_version
+
+from harness import ir
+from harness.drivers.base import (
+    DECODE_ERRORS,
+    DUMMY_API_KEY,
+    SdkResult,
+    SocketRefused,
+    SocketRun,
+    error_from_status,
+    neutral_for_status,
+)
+from harness.scenarios.model import SdkException
+
+TERMINAL = ("response.completed", "response.incomplete", "response.failed", "error")
+"""Events after which the server sends nothing more for the turn."""
+ERROR_CLASS = "openai.types.responses.ResponseWsError"
+"""What the SDK parses a WebSocket-mode `error` event as."""
+CLOSE_S = 5.0
+"""Longest wait for the closing handshake."""
+_DIRECT = {"legacy": True} if tuple(int(p) for p in websockets_version.split(".")[:2]) >= (17, 1) else {}
+"""The SDK opens its connection without `with` (it closes it itself), which websockets 17.1+ asks to be said."""
+
+
+class _Watchdog:
+    """Closes the connection when no message arrives within `seconds` (armed around each `recv`)."""
+
+    def __init__(self, connection: Any, seconds: float) -> None:
+        self.connection, self.seconds, self.fired = connection, seconds, False
+        self._timer: threading.Timer | None = None
+
+    def __enter__(self) -> _Watchdog:
+        self._timer = threading.Timer(self.seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _fire(self) -> None:
+        self.fired = True
+        self.connection.close()
+
+
+def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | None:
+    """A WebSocket-mode `error` event with the turn's HTTP status (`status`, nested `error`), as the HTTP run's
+    error for that status; None for the flat `error` event of the stream itself (the stream state reads those)."""
+    status, error = data.get("status"), data.get("error")
+    if not isinstance(status, int) or not isinstance(error, dict):
+        return None
+    code = error.get("code") or error.get("type")
+    message = str(error.get("message") or "")
+    return error_from_status(status, message, code=str(code) if code else None), neutral_for_status(status)
+
+
+def _turn(connection: Any, timeout: float, state: Any, frames: list[bytes], times: list[float]) -> SdkResult:
+    """Read one turn's messages into IR; raises what the SDK or the stream state raises."""
+    while True:
+        with _Watchdog(connection, timeout) as watchdog:
+            try:
+                raw = connection.recv_bytes()
+            except ConnectionClosed:
+                if watchdog.fired:
+                    error = ir.IRError.of(ir.ErrorKind.TIMEOUT, f"no WebSocket message within {timeout:g} s")
+                    events = state.builder.fail(error) if state.builder.started else None
+                    return SdkResult(events=events, error=error, exception=SdkException.TIMEOUT)
+                return cast(SdkResult, state.result())  # closed before its terminal event: a stream cut short
+        frames.append(raw)
+        times.append(time.monotonic())
+        data = json.loads(raw)
+        found = _socket_error(data) if isinstance(data, dict) and data.get("type") == "error" else None
+        if found is not None:
+            error, neutral = found
+            events = state.builder.fail(error) if state.builder.started else None
+            return SdkResult(events=events, error=error, exception=neutral, exception_class=ERROR_CLASS)
+        event = connection.parse_event(raw)
+        state.add(event)
+        if event.type in TERMINAL:
+            return cast(SdkResult, state.result())
+
+
+def run_socket(
+    kwargs: dict[str, Any],
+    *,
+    base_url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    state: Any,
+    classify: Callable[[Any], tuple[ir.IRError, SdkException]],
+    unreadable: tuple[type[Exception], ...],
+) -> SocketRun:
+    """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
+    module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
+    (`unreadable`, besides the SDK's decode errors)."""
+    client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0)
+    options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
+    frames: list[bytes] = []
+    times: list[float] = []
+    sent = json.dumps({"type": "response.create", **kwargs}).encode()  # what `response.create` sends
+    try:
+        with client.responses.connect(extra_headers=dict(headers), websocket_connection_options=options) as ws:
+            answer = getattr(ws._connection, "response", None)  # the handshake's answer (websockets' Response)
+            handshake = {k.lower(): v for k, v in answer.headers.raw_items()} if answer is not None else {}
+            started = time.monotonic()
+            ws.response.create(**kwargs)
+            caught: tuple[type[Exception], ...] = (*unreadable, *DECODE_ERRORS)
+            try:
+                result = _turn(ws, timeout, state, frames, times)
+            except caught as exc:
+                error, neutral = classify(exc)
+                result = SdkResult(error=error, exception=neutral, exception_class=type(exc).__name__)
+    except InvalidStatus as exc:
+        raise SocketRefused(exc.response.status_code, bytes(exc.response.body or b"")) from exc
+    except (OSError, TimeoutError, ConnectionClosed) as exc:  # nothing listens, or the handshake never finished
+        message = f"Connection error.: {type(exc).__name__}: {exc}"
+        kind, neutral = (
+            (ir.ErrorKind.TIMEOUT, SdkException.TIMEOUT)
+            if isinstance(exc, TimeoutError)
+            else (ir.ErrorKind.NETWORK, SdkException.CONNECTION)
+        )
+        result = SdkResult(error=ir.IRError.of(kind, message), exception=neutral, exception_class=type(exc).__name__)
+        return SocketRun(result=result, sent=sent)
+    return SocketRun(
+        result=result, sent=sent, sent_at=started, frames=tuple(frames), times=tuple(times), headers=handshake
+    )

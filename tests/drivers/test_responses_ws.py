@@ -1,0 +1,167 @@
+"""The responses driver over the SDK's WebSocket mode (`responses.connect()`), against a scripted WebSocket server on
+an ephemeral port: the same IR as the HTTP stream, the frames kept whole, and every way a turn can fail bounded
+and named (a silent server, a refused upgrade, a dead port, a turn refused with a status)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from websockets.http11 import Response
+from websockets.sync.server import ServerConnection, serve
+
+from harness import ir
+from harness.drivers.base import SocketRefused
+from harness.drivers.responses_sdk import DRIVER
+from harness.scenarios import SdkException
+
+RESP = "resp_ws"
+REQUEST = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+
+
+def _events(*, completed: bool = True) -> list[dict[str, Any]]:
+    response = {"id": RESP, "object": "response", "created_at": 1_800_000_000, "model": "m", "output": []}
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}
+    done_item = {
+        **item,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello", "annotations": []}],
+    }
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**response, "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {
+            "type": "response.content_part.added",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "delta": "Hel",
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "delta": "lo",
+        },
+        {
+            "type": "response.content_part.done",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "part": done_item["content"][0],
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": done_item},
+    ]
+    if completed:
+        usage = {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
+        final = {**response, "status": "completed", "output": [done_item], "usage": usage}
+        events.append({"type": "response.completed", "response": final})
+    return [{**e, "sequence_number": n} for n, e in enumerate(events)]
+
+
+@contextmanager
+def server(handler: Callable[[ServerConnection], None], **kw: Any) -> Iterator[str]:
+    """A WebSocket server on 127.0.0.1, any free port, serving `handler` per connection; its root URL."""
+    with serve(handler, "127.0.0.1", 0, **kw) as srv:
+        thread = threading.Thread(target=srv.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{srv.socket.getsockname()[1]}"
+        finally:
+            srv.shutdown()
+            thread.join(5)
+
+
+def scripted(frames: list[str], *, then_wait: float = 0.0, seen: list[Any] | None = None) -> Callable[..., None]:
+    def handler(conn: ServerConnection) -> None:
+        message = conn.recv(timeout=5)
+        if seen is not None:
+            seen.append((conn.request.path if conn.request else None, json.loads(message)))
+        for frame in frames:
+            conn.send(frame)
+        time.sleep(then_wait)
+
+    return handler
+
+
+def test_a_turn_gives_the_http_streams_ir_and_keeps_every_frame_whole() -> None:
+    frames = [json.dumps(e) for e in _events()]
+    seen: list[Any] = []
+    with server(scripted(frames, seen=seen)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={"x-conformance-run": "k"}, timeout=5)
+    path, message = seen[0]
+    assert path == "/v1/responses"
+    assert message["type"] == "response.create" and "stream" not in message and message["model"] == "m"
+    assert json.loads(turn.sent) == message
+    assert [f.decode() for f in turn.frames] == frames  # one frame per event, byte for byte
+    assert len(turn.times) == len(frames) and all(t >= turn.sent_at for t in turn.times)
+    result = turn.result
+    assert result.error is None
+    events = result.events or []
+    assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == "Hello"
+    done = events[-1]
+    assert isinstance(done, ir.Done) and done.stop_reason is not None and done.stop_reason.kind == "end_turn"
+
+
+def test_a_turn_without_its_terminal_event_times_out_and_never_hangs() -> None:
+    frames = [json.dumps(e) for e in _events(completed=False)]
+    started = time.monotonic()
+    with server(scripted(frames, then_wait=3.0)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=0.5)
+    assert time.monotonic() - started < 10
+    assert turn.result.exception is SdkException.TIMEOUT
+    assert turn.result.error is not None and turn.result.error.kind is ir.ErrorKind.TIMEOUT
+    assert isinstance((turn.result.events or [])[-1], ir.ErrorEvent)
+    assert len(turn.frames) == len(frames)
+
+
+def test_a_connection_closed_before_the_terminal_event_is_a_stream_cut_short() -> None:
+    frames = [json.dumps(e) for e in _events(completed=False)]
+    with server(scripted(frames)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    last = (turn.result.events or [])[-1]
+    assert isinstance(last, ir.ErrorEvent) and last.error.kind is ir.ErrorKind.MALFORMED_STREAM
+
+
+def test_a_turn_refused_with_a_status_is_the_http_runs_error_for_it() -> None:
+    error = {
+        "type": "error",
+        "status": 429,
+        "error": {"type": "rate_limit_error", "code": "rate_limit_exceeded", "message": "slow down"},
+    }
+    with server(scripted([json.dumps(error)])) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    assert turn.result.exception is SdkException.RATE_LIMIT
+    assert turn.result.error is not None and turn.result.error.kind is ir.ErrorKind.THROTTLED
+    assert turn.result.exception_class == "openai.types.responses.ResponseWsError"
+
+
+def test_an_upgrade_answered_with_a_status_is_refused_by_name() -> None:
+    def refuse(conn: ServerConnection, request: Any) -> Response:
+        return conn.respond(403, "no websockets here\n")
+
+    with server(scripted([]), process_request=refuse) as url, pytest.raises(SocketRefused) as caught:
+        DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    assert caught.value.status == 403 and "HTTP 403" in str(caught.value)
+
+
+def test_a_dead_port_is_a_connection_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    turn = DRIVER.run_socket(REQUEST, base_url=f"http://127.0.0.1:{port}", headers={}, timeout=2)
+    assert turn.result.exception is SdkException.CONNECTION and turn.frames == ()
