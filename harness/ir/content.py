@@ -89,8 +89,8 @@ class ToolResultPart(IRModel):
     """Id of the call this answers."""
     name: str | None = None
     """Name of the tool that was called (Gemini's functionResponse.name needs it)."""
-    content: list[TextPart | ImagePart] = Field(default_factory=list)
-    """What the tool returned."""
+    content: list[Annotated[TextPart | ImagePart, Field(discriminator="kind")]] = Field(default_factory=list)
+    """What the tool returned (each part with its `kind` tag, as the IR schema requires)."""
     is_error: bool = False
     """Whether the tool failed."""
 

@@ -207,3 +207,13 @@ def test_an_image_source_without_its_type_tag_is_refused_by_both() -> None:
     schema = ir.ir_json_schema()
     assert "type" in schema["$defs"]["Base64Image"]["required"]
     assert "type" in schema["$defs"]["UrlImage"]["required"]
+
+
+def test_a_tool_result_part_without_its_kind_tag_is_refused_by_both() -> None:
+    # Hypothesis found it: the models took a tagless {"text": ...} inside a tool result as a text part (its `kind`
+    # defaulted), while the schema requires the tag there as everywhere else.
+    part = {"kind": "tool_result", "tool_call_id": "call_1", "content": [{"text": "18 degrees"}]}
+    with pytest.raises(ValueError, match="kind"):
+        ir.ToolResultPart.model_validate(part)
+    tagged = {**part, "content": [{"kind": "text", "text": "18 degrees"}]}
+    assert ir.ToolResultPart.model_validate(tagged).content[0] == ir.TextPart(text="18 degrees")
