@@ -25,9 +25,9 @@ from harness.protocols.cloudflare import errors as _errors
 from harness.protocols.cloudflare import paths
 from harness.protocols.cloudflare import request as _request
 from harness.protocols.cloudflare import response as _response
-from harness.protocols.cloudflare._fields import PROTOCOL, fail
 from harness.protocols.cloudflare.facts import FACTS
 from harness.protocols.cloudflare.losses import LOSSES, RESHAPES
+from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.protocols.cloudflare.reference import REFERENCE, CloudflareReference
 from harness.protocols.cloudflare.stream_decode import CloudflareStreamDecoder
 from harness.protocols.cloudflare.stream_encode import CloudflareStreamEncoder
@@ -41,7 +41,7 @@ def _guard(decode: Callable[[], T]) -> T:
     try:
         return decode()
     except ValidationError as exc:
-        raise fail(f"does not map to IR: {exc.errors()[0]['msg']}") from exc
+        raise READ.error(f"does not map to IR: {exc.errors()[0]['msg']}") from exc
 
 
 class CloudflareCodec:

@@ -20,7 +20,7 @@ from harness.protocols.base import FramedDecoder, StreamDecoder, StreamEncoder
 from harness.protocols.ollama import errors as _errors
 from harness.protocols.ollama import request as _request
 from harness.protocols.ollama import response as _response
-from harness.protocols.ollama._fields import PROTOCOL, fail
+from harness.protocols.ollama._fields import PROTOCOL, READ
 from harness.protocols.ollama.facts import FACTS
 from harness.protocols.ollama.losses import LOSSES, RESHAPES
 from harness.protocols.ollama.reference import REFERENCE, OllamaReference, wire_events
@@ -80,9 +80,9 @@ class OllamaCodec:
         try:
             body = json.loads(request.body)
         except (ValueError, RecursionError) as exc:
-            raise fail(f"request body is not JSON: {exc}") from exc
+            raise READ.error(f"request body is not JSON: {exc}") from exc
         if not isinstance(body, dict):
-            raise fail(f"request body is {type(body).__name__}, expected a JSON object")
+            raise READ.error(f"request body is {type(body).__name__}, expected a JSON object")
         return body.get("stream", True) is not False
 
     def decode_response(self, body: bytes) -> ir.Response:

@@ -23,7 +23,7 @@ from harness.protocols import registry
 from harness.protocols.base import FramedDecoder, StreamDecoder, StreamEncoder, decode_events, encode_events
 from harness.protocols.swink import errors as _errors
 from harness.protocols.swink import request as _request
-from harness.protocols.swink._fields import PROTOCOL, STREAM_PATH, fail
+from harness.protocols.swink.events import PROTOCOL, READ, STREAM_PATH
 from harness.protocols.swink.facts import FACTS
 from harness.protocols.swink.losses import LOSSES, RESHAPES
 from harness.protocols.swink.stream_decode import SwinkStreamDecoder
@@ -62,7 +62,7 @@ class SwinkCodec:
         try:
             return _request.decode_request(request)
         except ValidationError as exc:
-            raise fail(f"request does not map to IR: {exc.errors()[0]['msg']}") from exc
+            raise READ.error(f"request does not map to IR: {exc.errors()[0]['msg']}") from exc
 
     def encode_request(self, request: ir.Request) -> HttpRequest:
         """IR -> the request `ProxyStreamFn` sends."""
@@ -80,7 +80,7 @@ class SwinkCodec:
         """A whole stream body folded into its response (there is no other successful body)."""
         folded = accumulate(decode_events(self, [body]))
         if folded.error is not None:
-            raise fail(f"the stream ended with an error ({folded.error.kind.value}): {folded.error.message}")
+            raise READ.error(f"the stream ended with an error ({folded.error.kind.value}): {folded.error.message}")
         return folded.response
 
     def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
