@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.gemini import LOSSES, RESHAPES
+from harness.protocols.gemini import LOSSES, RESHAPES, GeminiStreamEncoder
 from harness.stream import validate
 from tests import strategies
 from tests.protocols.gemini.support import CODEC, check_error, check_request, check_response, check_stream
@@ -318,7 +318,7 @@ def test_response_round_trip(response: ir.Response) -> None:
 @given(strategies.responses(), st.booleans())
 def test_stream_round_trip(response: ir.Response, json_array: bool) -> None:
     events = strategies.events_for(response)
-    encoder = CODEC.stream_encoder(json_array=json_array)  # type: ignore[call-arg]
+    encoder = GeminiStreamEncoder(json_array=json_array)
     body = b"".join(encoder.encode(e) for e in events) + encoder.close()
     check_stream(body)
     back = decode_events(CODEC, [body])
