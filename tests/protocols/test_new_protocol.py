@@ -118,5 +118,8 @@ def test_the_contract_suite_runs_on_a_new_protocol(toy: None) -> None:
         test_contract.test_every_truncation_of_a_stream_ends_with_one_terminal_event,
         test_contract.test_an_empty_body_is_a_malformed_stream,
         test_contract.test_invalid_utf8_in_a_stream_raises_decode_error_naming_the_protocol,
+        test_contract.test_random_bytes_raise_only_wire_errors,
+        test_contract.test_well_formed_json_of_the_wrong_shape_raises_only_wire_errors,
+        test_contract.test_decode_error_never_raises,
     ):
         check(NAME)
