@@ -26,6 +26,7 @@ from harness.stream import accumulate, validate
 from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest
 from tests import strategies
+from tests.protocols import roundtrip
 
 NAMES = registry.names()
 
@@ -284,3 +285,31 @@ def test_a_stream_ending_in_an_error_keeps_its_message(name: str) -> None:
     events = decode_events(codec, [body])
     assert validate(events) == []
     assert isinstance(events[-1], ir.ErrorEvent) and events[-1].error.message == "it went wrong"
+
+
+ROUND_TRIPS = roundtrip.gather()
+
+
+def test_every_base_protocol_has_its_round_trips() -> None:
+    assert {n for n in NAMES if registry.get(n).family == n} <= set(ROUND_TRIPS)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+@given(request=strategies.requests)
+def test_request_round_trip(name: str, request: ir.Request) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    wire = codec.encode_request(request)
+    spec.check_request(wire, request)
+    assert codec.is_stream_request(wire) is (spec.stream_only or request.stream)
+    assert spec.seen_request(codec.decode_request(wire)) == spec.expect_request(request)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+@given(response=strategies.responses())
+def test_response_round_trip(name: str, response: ir.Response) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    response = spec.prepare_response(response)
+    wire = codec.encode_response(response)
+    assert wire.status == 200
+    spec.check_response(wire)
+    assert spec.seen_response(codec.decode_response(wire.body)) == spec.expect_response(response)

@@ -19,6 +19,7 @@ from harness.protocols.ollama.images import sniff_media_type
 from tests import strategies
 from tests.protocols.ollama import support
 from tests.protocols.ollama.support import CODEC
+from tests.protocols.roundtrip import RoundTrip
 
 JOIN = "\n"  # how one Ollama message's `content` joins several IR text parts
 
@@ -280,21 +281,6 @@ def _no_stop_raw(resp: ir.Response) -> ir.Response:
     return resp.model_copy(update={"stop_reason": None if stop is None else ir.StopReason(kind=stop.kind)})
 
 
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    wire = CODEC.encode_request(request)
-    support.check_request(wire)
-    assert CODEC.is_stream_request(wire) is request.stream
-    assert CODEC.decode_request(wire) == project(request)
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    wire = CODEC.encode_response(response)
-    support.check_response(wire)
-    assert _no_stop_raw(CODEC.decode_response(wire.body)) == project(response)
-
-
 @given(strategies.responses(), st.integers(1, 5))
 def test_stream_round_trip(response: ir.Response, chunk: int) -> None:
     body = encode_events(CODEC, strategies.events_for(response, chunk=chunk))
@@ -319,3 +305,15 @@ def test_error_round_trip(error: ir.IRError) -> None:
         error.message,
         error.retry_after,
     )
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        expect_request=project,
+        expect_response=project,
+        check_request=lambda wire, _request: support.check_request(wire),
+        check_response=support.check_response,
+        seen_response=_no_stop_raw,
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""
