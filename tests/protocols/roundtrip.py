@@ -45,6 +45,9 @@ class RoundTrip:
     """The generated response made consistent with a convention the encoders rely on."""
     stream_only: bool = False
     """Every request asks for a stream (the protocol has no other answer)."""
+    rules: frozenset[str] | None = None
+    """The keys of the projection's rules, one per key of the codec's `losses` and `reshapes` (None: the
+    projection is not keyed by them)."""
 
 
 def gather() -> dict[str, RoundTrip]:

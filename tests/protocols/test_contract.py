@@ -294,6 +294,13 @@ def test_every_base_protocol_has_its_round_trips() -> None:
     assert {n for n in NAMES if registry.get(n).family == n} <= set(ROUND_TRIPS)
 
 
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.rules is not None))
+def test_the_projection_covers_exactly_the_losses_and_reshapes_tables(name: str) -> None:
+    codec, rules = registry.get(name), ROUND_TRIPS[name].rules
+    reshapes = set(getattr(codec, "reshapes", {}))
+    assert rules == set(codec.losses) | reshapes and not set(codec.losses) & reshapes
+
+
 @pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
 @given(request=strategies.requests)
 def test_request_round_trip(name: str, request: ir.Request) -> None:

@@ -11,7 +11,7 @@ from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.anthropic import errors, request, response
 from harness.protocols.anthropic.facts import FACTS
-from harness.protocols.anthropic.losses import LOSSES
+from harness.protocols.anthropic.losses import LOSSES, RESHAPES
 from harness.protocols.anthropic.mapping import NAME, dumps
 from harness.protocols.anthropic.reference import REFERENCE, wire_events
 from harness.protocols.anthropic.stream_decode import AnthropicStreamDecoder
@@ -56,6 +56,7 @@ CODEC = registry.register(
         name=NAME,
         capabilities=CAPABILITIES,
         losses=LOSSES,
+        reshapes=RESHAPES,
         reference=REFERENCE,  # what api.anthropic.com adds to what the encoders write (ids, service tier, request ids)
         decode_request=request.decode_request,  # Messages or count_tokens
         encode_request=request.encode_request,  # POST /v1/messages with anthropic-version
