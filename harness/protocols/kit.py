@@ -13,13 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, ParamSpec, Protocol, TypeVar
+from typing import ParamSpec, Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from harness import ir
 from harness.ir import Capability
 from harness.protocols.base import DecodeError, FramedDecoder, StreamDecoder, StreamEncoder
+from harness.protocols.reference import Reference
 from harness.protocols.shape import WireEvent
 from harness.wire.http import HttpRequest, HttpResponse
 
@@ -81,7 +82,7 @@ class ComposedCodec:
     family: str = ""
     """The base protocol this one is a flavour of; empty: itself."""
     stream_media_type: str = "text/event-stream"
-    reference: Any = None
+    reference: Reference | None = None
     """What the real provider adds to what the encoders write (`harness.protocols.reference.Reference`)."""
     reshapes: Mapping[str, str] = dataclasses.field(default_factory=lambda: EMPTY)
     """How the wire reshapes IR values in ways no loss key can say (free text; not applied by the diffs)."""
