@@ -53,10 +53,15 @@ class StreamEncoder(Protocol):
 class Codec(Protocol):
     """A wire protocol (or a provider profile over one) in all four directions."""
 
-    name: str
-    """Registry name, e.g. `openai`, `anthropic`, `gemini`, `groq`."""
-    stream_media_type: str
-    """Content-Type of a streamed response, e.g. `text/event-stream`."""
+    @property
+    def name(self) -> str:
+        """Registry name, e.g. `openai`, `anthropic`, `gemini`, `groq`."""
+        ...
+
+    @property
+    def stream_media_type(self) -> str:
+        """Content-Type of a streamed response, e.g. `text/event-stream`."""
+        ...
 
     @property
     def losses(self) -> Mapping[str, str]:

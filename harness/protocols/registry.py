@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from typing import TypeVar
 
 from harness.ir import Capability
 from harness.protocols.base import Codec
@@ -19,6 +20,8 @@ __all__ = [
     "register",
     "sdk",
 ]
+
+C = TypeVar("C", bound=Codec)
 
 _CODECS: dict[str, Codec] = {}
 _FACTS: dict[str, ProtocolFacts] = {}
@@ -38,7 +41,7 @@ class MissingFactsError(LookupError):
     """A protocol is registered without its facts (or names an SDK nobody declares)."""
 
 
-def register(codec: Codec, facts: ProtocolFacts | None = None) -> Codec:
+def register(codec: C, facts: ProtocolFacts | None = None) -> C:
     """Add a codec (and its facts, declared next to it) under its name; a second codec with the same name is a
     programming error, and so is a capability that is not a `Capability`."""
     if codec.name in _CODECS and _CODECS[codec.name] is not codec:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
 
 import httpx2
 import pytest
 
-from harness import ir
 from harness.backends.chunking import effective
 from harness.gateways import configs, names
-from harness.protocols import HttpRequest, facts, registry
+from harness.protocols import facts, registry
+from harness.protocols.kit import ComposedCodec
 from harness.record import scrub
 from harness.record.real import resolve_endpoint
 from harness.scenarios.model import Chunking
+from tests.protocols import test_contract
 from tests.proxy.client import proxy
 from tests.proxy.upstreams import KEY_ENV, KEY_VALUE, ScriptedUpstream, config, text_reply
 
@@ -30,23 +30,25 @@ NAME = "toyproto"
 KEY = "toy-0123456789abcdefghij"
 
 
-class ToyCodec:
-    """OpenAI's codec under another name (a new protocol's package would hold its own)."""
-
-    def __init__(self) -> None:
-        self._base = registry.get("openai")
-        self.name = NAME
-        self.family = NAME
-        self.stream_media_type = self._base.stream_media_type
-        self.losses = self._base.losses
-        self.capabilities = self._base.capabilities
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._base, attr)
-
-    def encode_request(self, request: ir.Request) -> HttpRequest:
-        """OpenAI's request, posted to the toy path."""
-        return dataclasses.replace(self._base.encode_request(request), path="/toy/v1/generate")
+def toy_codec() -> ComposedCodec:
+    """OpenAI's parts under another name, posting to its own path: a new protocol's package composes its own
+    module functions the same way (`harness.protocols.kit`), with no codec class to write."""
+    base = registry.get("openai")
+    assert isinstance(base, ComposedCodec)
+    return ComposedCodec(
+        name=NAME,
+        capabilities=base.capabilities,
+        losses=base.losses,
+        decode_request=base.decode_request,
+        encode_request=lambda request: dataclasses.replace(base.encode_request(request), path="/toy/v1/generate"),
+        is_stream_request=base.is_stream_request,
+        decode_response=base.decode_response,
+        response_encoder=base.response_encoder,
+        stream_decoder_factory=base.stream_decoder_factory,
+        stream_encoder_factory=base.stream_encoder_factory,
+        decode_error=base.decode_error,
+        encode_error=base.encode_error,
+    )
 
 
 FACTS = facts.ProtocolFacts(
@@ -69,7 +71,7 @@ FACTS = facts.ProtocolFacts(
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.names()  # the built-ins first
-    monkeypatch.setitem(registry._CODECS, NAME, ToyCodec())
+    monkeypatch.setitem(registry._CODECS, NAME, toy_codec())
     monkeypatch.setitem(registry._FACTS, NAME, FACTS)
     scrub.rules.cache_clear()
     yield
@@ -105,3 +107,19 @@ def test_the_recorder_scrubber_backends_and_gateways_read_its_facts(toy: None, m
     assert configs.request_path(NAME) == "/toy/v1/generate"
     assert FACTS.model_list is not None and FACTS.model_list.entry(facts.ListedModel("m", "translate")) == {"toy": "m"}
     assert httpx2.URL(FACTS.real.base_url).host == "api.toy.example"  # type: ignore[union-attr]
+
+
+def test_the_contract_suite_runs_on_a_new_protocol(toy: None) -> None:
+    assert registry.get(NAME).family == NAME
+    for check in (
+        test_contract.test_the_codec_is_registered_whole,
+        test_contract.test_plain_text_survives_the_wire,
+        test_contract.test_a_streamed_text_answer_survives_the_wire,
+        test_contract.test_every_truncation_of_a_stream_ends_with_one_terminal_event,
+        test_contract.test_an_empty_body_is_a_malformed_stream,
+        test_contract.test_invalid_utf8_in_a_stream_raises_decode_error_naming_the_protocol,
+        test_contract.test_random_bytes_raise_only_wire_errors,
+        test_contract.test_well_formed_json_of_the_wrong_shape_raises_only_wire_errors,
+        test_contract.test_decode_error_never_raises,
+    ):
+        check(NAME)

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
 
 from harness import ir
-from harness.ir import Capability
 from harness.protocols import facts, registry
-from harness.protocols.anthropic import AnthropicCodec
+from harness.protocols.anthropic import CODEC as ANTHROPIC
+from harness.protocols.anthropic import request as messages
 from harness.protocols.anthropic.facts import FACTS as ANTHROPIC_FACTS
 from harness.protocols.anthropic.mapping import dumps, load_object
 from harness.protocols.anthropic.reference import AnthropicReference, message_id
 from harness.protocols.base import DecodeError
+from harness.protocols.kit import bearer_auth
 from harness.protocols.reference import token
 from harness.wire.http import HttpRequest
 
@@ -83,51 +82,39 @@ def _vertex_id(event: ir.MessageStart, seed: str) -> ir.MessageStart:
     return event.model_copy(update={"id": f"msg_vrtx_{message_id(seed).removeprefix('msg_')}"})
 
 
-class VertexAnthropicCodec(AnthropicCodec):
-    """Anthropic Messages on Vertex AI (see the module docstring); everything else is the Anthropic codec."""
+def decode_request(request: HttpRequest) -> ir.Request:
+    """A Vertex (or plain Messages) request -> IR; the Vertex project and location are kept."""
+    decoded = messages.decode_request(_as_messages_request(request))
+    match = PATH.search(request.path)
+    if match is None:
+        return decoded
+    where = {"project": match["project"], "location": match["location"]}
+    version = load_object(request.body, what="request body").get("anthropic_version")
+    if isinstance(version, str) and version != VERTEX_VERSION:
+        where["anthropic_version"] = version
+    return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
 
-    name = NAME
-    family = "anthropic"
-    reference: ClassVar[VertexReference] = VertexReference()
-    """Vertex's ids on Anthropic's wire."""
-    losses: ClassVar[Mapping[str, str]] = MappingProxyType(dict(AnthropicCodec.losses))
-    capabilities: ClassVar[frozenset[Capability]] = AnthropicCodec.capabilities
 
-    def decode_request(self, request: HttpRequest) -> ir.Request:
-        """A Vertex (or plain Messages) request -> IR; the Vertex project and location are kept."""
-        decoded = super().decode_request(_as_messages_request(request))
-        match = PATH.search(request.path)
-        if match is None:
-            return decoded
-        where = {"project": match["project"], "location": match["location"]}
-        version = load_object(request.body, what="request body").get("anthropic_version")
-        if isinstance(version, str) and version != VERTEX_VERSION:
-            where["anthropic_version"] = version
-        return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
+def encode_request(request: ir.Request) -> HttpRequest:
+    """IR -> `:rawPredict` / `:streamRawPredict` with `anthropic_version` in the body and no model."""
+    plain = messages.encode_request(request)
+    body = load_object(plain.body, what="request body")
+    model = body.pop("model")
+    where = request.provider_fields.get(NAME, {})
+    body = {"anthropic_version": where.get("anthropic_version", VERTEX_VERSION), **body}
+    project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
+    method = "streamRawPredict" if request.stream else "rawPredict"
+    path = f"/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:{method}"
+    headers = {k: v for k, v in plain.headers.items() if k != "anthropic-version"}
+    return HttpRequest(method="POST", path=path, headers=headers, body=dumps(body).encode("utf-8"))
 
-    def encode_request(self, request: ir.Request) -> Any:
-        """IR -> `:rawPredict` / `:streamRawPredict` with `anthropic_version` in the body and no model."""
-        plain = super().encode_request(request)
-        body = load_object(plain.body, what="request body")
-        model = body.pop("model")
-        where = request.provider_fields.get(NAME, {})
-        body = {"anthropic_version": where.get("anthropic_version", VERTEX_VERSION), **body}
-        project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
-        method = "streamRawPredict" if request.stream else "rawPredict"
-        path = f"/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:{method}"
-        headers = {k: v for k, v in plain.headers.items() if k != "anthropic-version"}
-        return HttpRequest(method="POST", path=path, headers=headers, body=dumps(body).encode("utf-8"))
 
-    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
-        """The request with a Google OAuth bearer token (`Authorization: Bearer ...`)."""
-        return dataclasses.replace(request, headers={**request.headers, "authorization": f"Bearer {api_key}"})
-
-    def is_stream_request(self, request: HttpRequest) -> bool:
-        """`:streamRawPredict`, or a plain Messages request asking `"stream": true`."""
-        match = PATH.search(request.path)
-        if match is not None:
-            return match["method"] == "streamRawPredict"
-        return super().is_stream_request(request)
+def is_stream_request(request: HttpRequest) -> bool:
+    """`:streamRawPredict`, or a plain Messages request asking `"stream": true`."""
+    match = PATH.search(request.path)
+    if match is not None:
+        return match["method"] == "streamRawPredict"
+    return messages.is_stream_request(request)
 
 
 FACTS = ANTHROPIC_FACTS.derive(
@@ -143,5 +130,18 @@ FACTS = ANTHROPIC_FACTS.derive(
 )
 """Vertex AI Anthropic: a backend of the Anthropic family, recorded with an OAuth access token."""
 
-CODEC = registry.register(VertexAnthropicCodec(), facts=FACTS)
-"""The registered codec instance."""
+CODEC = registry.register(
+    dataclasses.replace(
+        ANTHROPIC,
+        name=NAME,
+        family="anthropic",
+        losses=MappingProxyType(dict(ANTHROPIC.losses)),
+        reference=VertexReference(),  # Vertex's ids on Anthropic's wire
+        decode_request=decode_request,
+        encode_request=encode_request,
+        with_auth=bearer_auth,  # a Google OAuth bearer token
+        is_stream_request=is_stream_request,
+    ),
+    facts=FACTS,
+)
+"""Anthropic Messages on Vertex AI (see the module docstring); everything else is the Anthropic codec."""

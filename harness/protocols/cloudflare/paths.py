@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-from harness.protocols.cloudflare._fields import fail
+from harness.protocols.jsonread import Reader
+
+PROTOCOL = "cloudflare"
+"""Registry name, also the key of `Request.provider_fields` this codec owns."""
+
+READ = Reader(PROTOCOL)
+"""Typed reads of Workers AI JSON (and this protocol's `DecodeError`)."""
 
 API_PREFIX = "/client/v4"
 """Path prefix of Cloudflare's REST API (`https://api.cloudflare.com/client/v4`)."""
@@ -35,7 +41,7 @@ def parse(path: str) -> tuple[str, str]:
     """(account id, model) of a native request path; any prefix before `/accounts/` is allowed (proxy routes)."""
     match = _RUN.search(path)
     if match is None:
-        raise fail(f"path {path!r} is not .../accounts/ACCOUNT/ai/run/MODEL")
+        raise READ.error(f"path {path!r} is not .../accounts/ACCOUNT/ai/run/MODEL")
     return unquote(match["account"]), unquote(match["model"])
 
 

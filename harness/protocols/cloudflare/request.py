@@ -22,16 +22,7 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.cloudflare import paths
-from harness.protocols.cloudflare._fields import (
-    PROTOCOL,
-    as_obj,
-    fail,
-    get_float,
-    get_int,
-    get_list,
-    get_obj,
-    get_str,
-)
+from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.wire.http import HttpRequest
 
 _KNOWN = frozenset({"messages", "prompt", "stream", "max_tokens", "temperature", "top_p", "tools", "response_format"})
@@ -49,7 +40,7 @@ def decode_request(request: HttpRequest) -> ir.Request:
     else:  # a bare body (`conformance decode` of a raw file): only a body `model` can name it
         account, model = paths.ACCOUNT_PLACEHOLDER, extra.pop("model", None)
         if not isinstance(model, str):
-            raise fail("a bare request body names no model (it is in the request path)")
+            raise READ.error("a bare request body names no model (it is in the request path)")
     if account != paths.ACCOUNT_PLACEHOLDER:
         extra[ACCOUNT_FIELD] = account
     messages = _decode_messages(body)
@@ -59,39 +50,39 @@ def decode_request(request: HttpRequest) -> ir.Request:
         messages = messages[1:]
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
-        raise fail(f"request.stream is {type(stream).__name__}, expected a boolean")
+        raise READ.error(f"request.stream is {type(stream).__name__}, expected a boolean")
     return ir.Request(
         model=model,
         system=system,
         messages=messages,
-        tools=[_decode_tool(t, f"request.tools[{i}]") for i, t in enumerate(get_list(body, "tools", "request"))],
-        temperature=get_float(body, "temperature", "request"),
-        top_p=get_float(body, "top_p", "request"),
-        max_tokens=get_int(body, "max_tokens", "request"),
-        response_format=_decode_format(get_obj(body, "response_format", "request")),
+        tools=[_decode_tool(t, f"request.tools[{i}]") for i, t in enumerate(READ.get_list(body, "tools", "request"))],
+        temperature=READ.get_float(body, "temperature", "request"),
+        top_p=READ.get_float(body, "top_p", "request"),
+        max_tokens=READ.get_count(body, "max_tokens", "request"),
+        response_format=_decode_format(READ.get_obj(body, "response_format", "request")),
         stream=stream,
         provider_fields={PROTOCOL: extra} if extra else {},
     )
 
 
 def _decode_messages(body: dict[str, Any]) -> list[ir.Message]:
-    prompt = get_str(body, "prompt", "request")
+    prompt = READ.get_str(body, "prompt", "request")
     if "messages" not in body and prompt is not None:
         return [ir.Message(role="user", content=[ir.TextPart(text=prompt)])]
     out: list[ir.Message] = []
     pending: list[ir.ToolCallPart] = []
-    for i, value in enumerate(get_list(body, "messages", "request")):
+    for i, value in enumerate(READ.get_list(body, "messages", "request")):
         where = f"request.messages[{i}]"
-        msg = as_obj(value, where)
-        role = get_str(msg, "role", where)
+        msg = READ.as_obj(value, where)
+        role = READ.get_str(msg, "role", where)
         if role not in _ROLES:
-            raise fail(f"{where}.role is {role!r}, expected one of {sorted(_ROLES)}")
+            raise READ.error(f"{where}.role is {role!r}, expected one of {sorted(_ROLES)}")
         if role == "tool":
             out.append(ir.Message(role="tool", content=[_decode_result(msg, where, pending)]))
             continue
         parts = _decode_content(msg.get("content"), where)
         calls = [
-            decode_call(c, j, f"{where}.tool_calls[{j}]") for j, c in enumerate(get_list(msg, "tool_calls", where))
+            decode_call(c, j, f"{where}.tool_calls[{j}]") for j, c in enumerate(READ.get_list(msg, "tool_calls", where))
         ]
         if role == "assistant":
             pending = list(calls)
@@ -105,21 +96,21 @@ def _decode_content(value: Any, where: str) -> list[ir.ContentPart]:
     if isinstance(value, str):
         return [ir.TextPart(text=value)]
     if not isinstance(value, list):
-        raise fail(f"{where}.content is {type(value).__name__}, expected a string or an array")
+        raise READ.error(f"{where}.content is {type(value).__name__}, expected a string or an array")
     parts: list[ir.ContentPart] = []
     for j, item in enumerate(value):
-        part = as_obj(item, f"{where}.content[{j}]")
-        kind = get_str(part, "type", f"{where}.content[{j}]")
+        part = READ.as_obj(item, f"{where}.content[{j}]")
+        kind = READ.get_str(part, "type", f"{where}.content[{j}]")
         if kind == "text":
-            parts.append(ir.TextPart(text=get_str(part, "text", f"{where}.content[{j}]") or ""))
+            parts.append(ir.TextPart(text=READ.get_str(part, "text", f"{where}.content[{j}]") or ""))
         elif kind == "image_url":
-            image = get_obj(part, "image_url", f"{where}.content[{j}]") or {}
-            url = get_str(image, "url", f"{where}.content[{j}].image_url")
+            image = READ.get_obj(part, "image_url", f"{where}.content[{j}]") or {}
+            url = READ.get_str(image, "url", f"{where}.content[{j}].image_url")
             if url is None:
-                raise fail(f"{where}.content[{j}].image_url has no url")
+                raise READ.error(f"{where}.content[{j}].image_url has no url")
             parts.append(ir.ImagePart(source=_image_source(url)))
         else:
-            raise fail(f"{where}.content[{j}].type is {kind!r}, expected text or image_url")
+            raise READ.error(f"{where}.content[{j}].type is {kind!r}, expected text or image_url")
     return parts
 
 
@@ -132,15 +123,15 @@ def _image_source(url: str) -> ir.ImageSource:
 
 def decode_call(value: Any, ordinal: int, where: str) -> ir.ToolCallPart:
     """One tool call: OpenAI's `{id?, type, function: {name, arguments}}` or the flat `{name, arguments}`."""
-    call = as_obj(value, where)
-    function = get_obj(call, "function", where) or call
-    name = get_str(function, "name", where)
+    call = READ.as_obj(value, where)
+    function = READ.get_obj(call, "function", where) or call
+    name = READ.get_str(function, "name", where)
     if name is None:
-        raise fail(f"{where} has no name")
+        raise READ.error(f"{where} has no name")
     arguments = function.get("arguments")
     raw = arguments if isinstance(arguments, str) else common.dump_json({} if arguments is None else arguments).decode()
     parsed = common.parse_arguments(raw)
-    call_id = get_str(call, "id", where) or call_id_for(ordinal, name, raw)
+    call_id = READ.get_str(call, "id", where) or call_id_for(ordinal, name, raw)
     return ir.ToolCallPart(id=call_id, name=name, arguments=parsed, arguments_raw=raw)
 
 
@@ -150,8 +141,8 @@ def call_id_for(ordinal: int, name: str, raw: str) -> str:
 
 
 def _decode_result(msg: dict[str, Any], where: str, pending: list[ir.ToolCallPart]) -> ir.ToolResultPart:
-    name = get_str(msg, "name", where)
-    call_id = get_str(msg, "tool_call_id", where)
+    name = READ.get_str(msg, "name", where)
+    call_id = READ.get_str(msg, "tool_call_id", where)
     match = next((c for c in pending if c.id == call_id or (call_id is None and name in (None, c.name))), None)
     if match is not None:
         pending.remove(match)
@@ -162,13 +153,13 @@ def _decode_result(msg: dict[str, Any], where: str, pending: list[ir.ToolCallPar
 
 
 def _decode_tool(value: Any, where: str) -> ir.Tool:
-    tool = as_obj(value, where)
-    function = get_obj(tool, "function", where) or tool
-    name = get_str(function, "name", where)
+    tool = READ.as_obj(value, where)
+    function = READ.get_obj(tool, "function", where) or tool
+    name = READ.get_str(function, "name", where)
     if name is None:
-        raise fail(f"{where} has no name")
-    parameters = get_obj(function, "parameters", where)
-    description = get_str(function, "description", where)
+        raise READ.error(f"{where} has no name")
+    parameters = READ.get_obj(function, "parameters", where)
+    description = READ.get_str(function, "description", where)
     if parameters is None:
         return ir.Tool(name=name, description=description)
     return ir.Tool(name=name, description=description, parameters=parameters)
@@ -177,19 +168,19 @@ def _decode_tool(value: Any, where: str) -> ir.Tool:
 def _decode_format(value: dict[str, Any] | None) -> ir.ResponseFormat | None:
     if value is None:
         return None
-    kind = get_str(value, "type", "request.response_format")
+    kind = READ.get_str(value, "type", "request.response_format")
     if kind == "text":
         return ir.ResponseFormatText()
     if kind == "json_object":
         return ir.ResponseFormatJsonObject()
     if kind != "json_schema":
-        raise fail(f"request.response_format.type is {kind!r}, expected json_object or json_schema")
-    schema = get_obj(value, "json_schema", "request.response_format") or {}
-    wrapped = get_obj(schema, "schema", "request.response_format.json_schema")
+        raise READ.error(f"request.response_format.type is {kind!r}, expected json_object or json_schema")
+    schema = READ.get_obj(value, "json_schema", "request.response_format") or {}
+    wrapped = READ.get_obj(schema, "schema", "request.response_format.json_schema")
     if wrapped is not None and ("name" in schema or "strict" in schema):
         strict = schema.get("strict")
         return ir.ResponseFormatJsonSchema(
-            name=get_str(schema, "name", "request.response_format.json_schema") or "response",
+            name=READ.get_str(schema, "name", "request.response_format.json_schema") or "response",
             schema_=wrapped,
             strict=strict if isinstance(strict, bool) else None,
         )

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.cloudflare._fields import PROTOCOL, as_obj, fail, get_int, get_list, get_obj, get_str
+from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.protocols.cloudflare.request import decode_call
 from harness.wire.http import HttpResponse
 
@@ -51,23 +51,27 @@ class Piece:
 
 def read(obj: dict[str, Any], where: str, *, delta: bool) -> Piece:
     """The parts of a reply object: a native one (`response`, `tool_calls`) or an OpenAI one (`choices`)."""
-    piece = Piece(usage=usage(obj.get("usage"), f"{where}.usage"), id=get_str(obj, "id", where))
-    piece.model = get_str(obj, "model", where)
+    piece = Piece(usage=usage(obj.get("usage"), f"{where}.usage"), id=READ.get_str(obj, "id", where))
+    piece.model = READ.get_str(obj, "model", where)
     response = obj.get("response")
     if isinstance(response, str):
         piece.text = response
     elif response is not None:  # JSON mode answers with the object itself
         piece.text = common.dump_json(response).decode("utf-8")
-    piece.calls = [as_obj(c, f"{where}.tool_calls[{i}]") for i, c in enumerate(get_list(obj, "tool_calls", where))]
-    piece.finish = get_str(obj, "finish_reason", where)
-    choices = get_list(obj, "choices", where)
+    piece.calls = [
+        READ.as_obj(c, f"{where}.tool_calls[{i}]") for i, c in enumerate(READ.get_list(obj, "tool_calls", where))
+    ]
+    piece.finish = READ.get_str(obj, "finish_reason", where)
+    choices = READ.get_list(obj, "choices", where)
     if choices:
-        choice = as_obj(choices[0], f"{where}.choices[0]")
-        body = get_obj(choice, "delta" if delta else "message", f"{where}.choices[0]") or {}
-        piece.text += get_str(body, "content", f"{where}.choices[0]") or ""
-        piece.reasoning = get_str(body, "reasoning_content", where) or get_str(body, "reasoning", where) or ""
-        piece.calls += [as_obj(c, f"{where}.choices[0].tool_calls") for c in get_list(body, "tool_calls", where)]
-        piece.finish = get_str(choice, "finish_reason", f"{where}.choices[0]") or piece.finish
+        choice = READ.as_obj(choices[0], f"{where}.choices[0]")
+        body = READ.get_obj(choice, "delta" if delta else "message", f"{where}.choices[0]") or {}
+        piece.text += READ.get_str(body, "content", f"{where}.choices[0]") or ""
+        piece.reasoning = READ.get_str(body, "reasoning_content", where) or READ.get_str(body, "reasoning", where) or ""
+        piece.calls += [
+            READ.as_obj(c, f"{where}.choices[0].tool_calls") for c in READ.get_list(body, "tool_calls", where)
+        ]
+        piece.finish = READ.get_str(choice, "finish_reason", f"{where}.choices[0]") or piece.finish
     return piece
 
 
@@ -75,14 +79,14 @@ def usage(value: Any, where: str) -> ir.Usage | None:
     """A Workers AI `usage` object -> IR (None when absent)."""
     if value is None:
         return None
-    obj = as_obj(value, where)
-    details = get_obj(obj, "prompt_tokens_details", where) or {}
-    completion = get_obj(obj, "completion_tokens_details", where) or {}
+    obj = READ.as_obj(value, where)
+    details = READ.get_obj(obj, "prompt_tokens_details", where) or {}
+    completion = READ.get_obj(obj, "completion_tokens_details", where) or {}
     return ir.Usage(
-        input_tokens=get_int(obj, "prompt_tokens", where),
-        output_tokens=get_int(obj, "completion_tokens", where),
-        cache_read_tokens=get_int(details, "cached_tokens", f"{where}.prompt_tokens_details"),
-        reasoning_tokens=get_int(completion, "reasoning_tokens", f"{where}.completion_tokens_details"),
+        input_tokens=READ.get_count(obj, "prompt_tokens", where),
+        output_tokens=READ.get_count(obj, "completion_tokens", where),
+        cache_read_tokens=READ.get_count(details, "cached_tokens", f"{where}.prompt_tokens_details"),
+        reasoning_tokens=READ.get_count(completion, "reasoning_tokens", f"{where}.completion_tokens_details"),
     )
 
 
@@ -110,8 +114,8 @@ def unwrap(obj: dict[str, Any]) -> dict[str, Any]:
     """The `result` of Cloudflare's envelope (or the object itself, as the Workers binding returns it)."""
     if "result" in obj and ("success" in obj or "errors" in obj):
         if obj.get("success") is False:
-            raise fail(f"response body is an error envelope, not a reply: {obj.get('errors')!r}")
-        return as_obj(obj["result"], "response.result")
+            raise READ.error(f"response body is an error envelope, not a reply: {obj.get('errors')!r}")
+        return READ.as_obj(obj["result"], "response.result")
     return obj
 
 

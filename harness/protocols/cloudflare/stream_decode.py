@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from harness import ir
 from harness.protocols import common
 from harness.protocols.base import DecodeError
-from harness.protocols.cloudflare._fields import PROTOCOL, fail, get_int, get_obj, get_str
 from harness.protocols.cloudflare.errors import envelope_error
+from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.protocols.cloudflare.request import call_id_for
 from harness.protocols.cloudflare.response import Piece, decode_extras, read, stop_reason
 from harness.wire.errors import FramingError
@@ -77,7 +77,7 @@ class CloudflareStreamDecoder:
         if event.data == "":
             return []
         if self._done:
-            raise fail("data after the end of the stream", offset=event.offset)
+            raise READ.error("data after the end of the stream", offset=event.offset)
         if event.data == "[DONE]":
             called = self._called > 0
             done = ir.Done(stop_reason=stop_reason(self._finish, called), usage=self._usage, extras=self._extras)
@@ -88,9 +88,9 @@ class CloudflareStreamDecoder:
         except DecodeError as exc:
             if exc.offset is not None:
                 raise
-            raise fail(exc.message.removeprefix(f"{PROTOCOL}: "), offset=event.offset) from exc
+            raise READ.error(exc.message.removeprefix(f"{PROTOCOL}: "), offset=event.offset) from exc
         except ValidationError as exc:
-            raise fail(f"event does not map to IR: {exc.errors()[0]['msg']}", offset=event.offset) from exc
+            raise READ.error(f"event does not map to IR: {exc.errors()[0]['msg']}", offset=event.offset) from exc
 
     def _chunk(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         if "errors" in data or "error" in data:
@@ -139,13 +139,13 @@ class CloudflareStreamDecoder:
         return [ir.ThinkingEnd(index=index) if kind == "thinking" else ir.TextEnd(index=index)]
 
     def _call(self, call: dict[str, Any], position: int) -> list[ir.StreamEvent]:
-        function = get_obj(call, "function", "tool call") or call
-        name = get_str(function, "name", "tool call")
-        call_id = get_str(call, "id", "tool call")
+        function = READ.get_obj(call, "function", "tool call") or call
+        name = READ.get_str(function, "name", "tool call")
+        call_id = READ.get_str(call, "id", "tool call")
         arguments = function.get("arguments")
         if call_id is None and name is None and arguments in (None, ""):
             return self._close_call(self._last_call)  # the finalization sentinel
-        wire = get_int(call, "index", "tool call")
+        wire = READ.get_count(call, "index", "tool call")
         wire = position if wire is None else wire
         raw = arguments if isinstance(arguments, str) or arguments is None else common.dump_json(arguments).decode()
         out: list[ir.StreamEvent] = []

@@ -18,8 +18,8 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.cloudflare._fields import PROTOCOL
 from harness.protocols.cloudflare.errors import envelope
+from harness.protocols.cloudflare.paths import PROTOCOL
 from harness.protocols.cloudflare.response import wire_usage, with_extras
 
 _PAD = "abdefghijklmnoprstuvxyz1234567890"

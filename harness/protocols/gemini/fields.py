@@ -1,4 +1,5 @@
-"""Reading Gemini JSON: camelCase or snake_case keys, and type checks that raise `DecodeError`.
+"""Reading Gemini JSON: camelCase or snake_case keys, and type checks (the shared `jsonread.Reader`, plus proto
+JSON's quoted int64) that raise `DecodeError`.
 
 The Generative Language API parses request bodies as proto JSON, which accepts both `thoughtSignature` and
 `thought_signature`; real clients use both (google-genai sends `thinkingConfig: {"include_thoughts": ...}` and
@@ -13,6 +14,7 @@ from typing import Any
 
 from harness.protocols import common
 from harness.protocols.base import DecodeError
+from harness.protocols.jsonread import Reader
 
 PROTOCOL = "gemini"
 
@@ -65,11 +67,13 @@ def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> di
         raise fail(f"{what} is not readable JSON: {exc}", offset) from exc
 
 
+def _read(offset: int | None) -> Reader:
+    return Reader(PROTOCOL, offset)
+
+
 def as_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any]:
     """`value` if it is a JSON object, else `DecodeError` naming `what`."""
-    if not isinstance(value, dict):
-        raise fail(f"{what} is {type(value).__name__}, expected an object", offset)
-    return value
+    return _read(offset).as_obj(value, what)
 
 
 def opt_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any] | None:
@@ -79,18 +83,12 @@ def opt_object(value: Any, what: str, offset: int | None = None) -> dict[str, An
 
 def as_list(value: Any, what: str, offset: int | None = None) -> list[Any]:
     """`value` if it is a JSON array (None counts as empty), else `DecodeError`."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise fail(f"{what} is {type(value).__name__}, expected an array", offset)
-    return value
+    return _read(offset).as_list(value, what)
 
 
 def as_str(value: Any, what: str, offset: int | None = None) -> str:
     """`value` if it is a string, else `DecodeError`."""
-    if not isinstance(value, str):
-        raise fail(f"{what} is {type(value).__name__}, expected a string", offset)
-    return value
+    return _read(offset).as_str(value, what)
 
 
 def opt_str(value: Any, what: str, offset: int | None = None) -> str | None:
@@ -111,21 +109,12 @@ def opt_int(value: Any, what: str, offset: int | None = None) -> int | None:
 
 def opt_float(value: Any, what: str, offset: int | None = None) -> float | None:
     """`value` as a float if it is a number, None if absent, else `DecodeError`."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(f"{what} is {type(value).__name__}, expected a number", offset)
-    try:
-        return float(value)
-    except OverflowError as exc:
-        raise fail(f"{what} is out of range", offset) from exc
+    return _read(offset).as_float(value, what)
 
 
 def opt_bool(value: Any, what: str, offset: int | None = None) -> bool | None:
     """`value` if it is a boolean, None if absent, else `DecodeError`."""
-    if value is None or isinstance(value, bool):
-        return value
-    raise fail(f"{what} is {type(value).__name__}, expected a boolean", offset)
+    return _read(offset).as_bool(value, what)
 
 
 class EncodeError(ValueError):

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar
 
 from harness import ir
-from harness.protocols import facts, registry
-from harness.protocols.gemini import GeminiCodec
+from harness.protocols import facts, gemini, registry
+from harness.protocols.gemini import request_decode, request_encode
 from harness.protocols.gemini.facts import FACTS as GEMINI_FACTS
 from harness.protocols.gemini.reference import GeminiReference
+from harness.protocols.kit import bearer_auth
 from harness.protocols.reference import number
 from harness.wire.http import HttpRequest
 
@@ -69,46 +68,35 @@ class VertexGeminiReference(GeminiReference):
         return super().headers(stream=stream, status=status, seed=seed)
 
 
-class VertexGeminiCodec(GeminiCodec):
-    """Gemini on Vertex AI (see the module docstring); everything else is the Gemini codec."""
+def decode_request(request: HttpRequest) -> ir.Request:
+    """A Vertex (or Developer API) request -> IR; the Vertex project and location are kept."""
+    match = PATH.search(request.path)
+    if match is None:
+        return request_decode.decode_request(request)
+    plain = dataclasses.replace(request, path=f"/{match['version']}/models/{match['model']}:{match['method']}")
+    decoded = request_decode.decode_request(plain)
+    where = {"project": match["project"], "location": match["location"]} if match["project"] else {}
+    where["version"] = match["version"]
+    return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
 
-    name = NAME
-    family = "gemini"
-    reference: ClassVar[VertexGeminiReference] = VertexGeminiReference()
-    """Gemini's reference with Vertex's fields."""
-    losses: ClassVar[Mapping[str, str]] = MappingProxyType(dict(GeminiCodec.losses))
 
-    def decode_request(self, request: HttpRequest) -> ir.Request:
-        """A Vertex (or Developer API) request -> IR; the Vertex project and location are kept."""
-        match = PATH.search(request.path)
-        if match is None:
-            return super().decode_request(request)
-        plain = dataclasses.replace(request, path=f"/{match['version']}/models/{match['model']}:{match['method']}")
-        decoded = super().decode_request(plain)
-        where = {"project": match["project"], "location": match["location"]} if match["project"] else {}
-        where["version"] = match["version"]
-        return decoded.model_copy(update={"provider_fields": {**decoded.provider_fields, NAME: where}})
+def encode_request(request: ir.Request) -> HttpRequest:
+    """IR -> the Vertex publisher path (`v1`), the body and query as Gemini's."""
+    plain = request_encode.encode_request(request)
+    where = request.provider_fields.get(NAME, {})
+    project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
+    version = where.get("version", "v1")
+    method = "streamGenerateContent" if request.stream else "generateContent"
+    path = f"/{version}/projects/{project}/locations/{location}/publishers/google/models/{request.model}:{method}"
+    return dataclasses.replace(plain, path=path)
 
-    def encode_request(self, request: ir.Request) -> HttpRequest:
-        """IR -> the Vertex publisher path (`v1`), the body and query as Gemini's."""
-        plain = super().encode_request(request)
-        where = request.provider_fields.get(NAME, {})
-        project, location = where.get("project", DEFAULT_PROJECT), where.get("location", DEFAULT_LOCATION)
-        version = where.get("version", "v1")
-        method = "streamGenerateContent" if request.stream else "generateContent"
-        path = f"/{version}/projects/{project}/locations/{location}/publishers/google/models/{request.model}:{method}"
-        return dataclasses.replace(plain, path=path)
 
-    def with_auth(self, request: HttpRequest, api_key: str) -> HttpRequest:
-        """The request with a Google OAuth bearer token (`Authorization: Bearer ...`)."""
-        return dataclasses.replace(request, headers={**request.headers, "authorization": f"Bearer {api_key}"})
-
-    def is_stream_request(self, request: HttpRequest) -> bool:
-        """Whether the method is streamGenerateContent (Vertex or Developer API path)."""
-        match = PATH.search(request.path)
-        if match is not None:
-            return match["method"] == "streamGenerateContent"
-        return super().is_stream_request(request)
+def is_stream_request(request: HttpRequest) -> bool:
+    """Whether the method is streamGenerateContent (Vertex or Developer API path)."""
+    match = PATH.search(request.path)
+    if match is not None:
+        return match["method"] == "streamGenerateContent"
+    return gemini.is_stream_request(request)
 
 
 FACTS = GEMINI_FACTS.derive(
@@ -122,5 +110,19 @@ FACTS = GEMINI_FACTS.derive(
 )
 """Vertex AI Gemini: a backend of the Gemini family, recorded with an OAuth access token."""
 
-CODEC = registry.register(VertexGeminiCodec(), facts=FACTS)
-"""The registered codec instance."""
+CODEC = registry.register(
+    dataclasses.replace(
+        gemini.CODEC,
+        name=NAME,
+        family="gemini",
+        losses=MappingProxyType(dict(gemini.CODEC.losses)),
+        reference=VertexGeminiReference(),  # Gemini's reference with Vertex's fields
+        decode_request=decode_request,
+        encode_request=encode_request,
+        with_auth=bearer_auth,  # a Google OAuth bearer token
+        is_stream_request=is_stream_request,
+        stream_encoder_factory=gemini.stream_encoder_factory(NAME),
+    ),
+    facts=FACTS,
+)
+"""Gemini on Vertex AI (see the module docstring); everything else is the Gemini codec."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 
-from harness.protocols.ollama._fields import fail
+from harness.protocols.ollama._fields import READ
 
 UNKNOWN_MEDIA_TYPE = "application/octet-stream"
 """Media type of image bytes whose format is not recognised."""
@@ -22,7 +22,7 @@ def sniff_media_type(data: str) -> str:
         # The whole string is checked, not just the head: Ollama itself rejects invalid base64.
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise fail(f"image is not base64: {exc}") from exc
+        raise READ.error(f"image is not base64: {exc}") from exc
     if raw.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
     if raw.startswith(b"\xff\xd8\xff"):

@@ -18,18 +18,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.ollama._fields import (
-    PROTOCOL,
-    as_obj,
-    decode_tool_call,
-    encode_tool_call,
-    fail,
-    get_float,
-    get_int,
-    get_list,
-    get_obj,
-    get_str,
-)
+from harness.protocols.ollama._fields import PROTOCOL, READ, decode_tool_call, encode_tool_call
 from harness.protocols.ollama.images import sniff_media_type
 from harness.wire.http import HttpRequest
 
@@ -47,17 +36,17 @@ _ROLES = frozenset({"system", "user", "assistant", "tool"})
 def decode_request(request: HttpRequest) -> ir.Request:
     """An Ollama `/api/chat` request -> IR."""
     if request.path and not request.path.endswith(CHAT_PATH):
-        raise fail(f"not a chat request: {request.method} {request.path}")
+        raise READ.error(f"not a chat request: {request.method} {request.path}")
     body = common.load_object(PROTOCOL, request.body, what="request body")
-    model = get_str(body, "model", "request")
+    model = READ.get_str(body, "model", "request")
     if model is None:
-        raise fail("request has no model")
-    messages = _decode_messages(get_list(body, "messages", "request"))
+        raise READ.error("request has no model")
+    messages = _decode_messages(READ.get_list(body, "messages", "request"))
     system = None
     if messages and messages[0].role == "system" and all(p.kind == "text" for p in messages[0].content):
         system = "".join(p.text for p in messages[0].content if isinstance(p, ir.TextPart))
         messages = messages[1:]
-    options = get_obj(body, "options", "request") or {}
+    options = READ.get_obj(body, "options", "request") or {}
     extra: dict[str, Any] = {k: v for k, v in body.items() if k not in _TOP_LEVEL}
     extra_options = {k: v for k, v in options.items() if k not in _IR_OPTIONS}
     if extra_options:
@@ -67,15 +56,15 @@ def decode_request(request: HttpRequest) -> ir.Request:
         extra["think"] = level
     stream = body.get("stream", True)
     if not isinstance(stream, bool):
-        raise fail(f"request.stream is {type(stream).__name__}, expected a boolean")
+        raise READ.error(f"request.stream is {type(stream).__name__}, expected a boolean")
     return ir.Request(
         model=model,
         system=system,
         messages=messages,
-        tools=[_decode_tool(t, i) for i, t in enumerate(get_list(body, "tools", "request"))],
-        temperature=get_float(options, "temperature", "request.options"),
-        top_p=get_float(options, "top_p", "request.options"),
-        max_tokens=get_int(options, "num_predict", "request.options"),
+        tools=[_decode_tool(t, i) for i, t in enumerate(READ.get_list(body, "tools", "request"))],
+        temperature=READ.get_float(options, "temperature", "request.options"),
+        top_p=READ.get_float(options, "top_p", "request.options"),
+        max_tokens=READ.get_int(options, "num_predict", "request.options"),
         stop=_decode_stop(options.get("stop")),
         response_format=_decode_format(body.get("format")),
         stream=stream,
@@ -90,7 +79,7 @@ def _decode_stop(value: Any) -> list[str]:
     # Ollama also accepts a single string here.
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
-        raise fail("request.options.stop is not a list of strings")
+        raise READ.error("request.options.stop is not a list of strings")
     return list(items)
 
 
@@ -101,7 +90,7 @@ def _decode_think(value: Any) -> tuple[ir.ThinkingConfig | None, str | None]:
         return ir.ThinkingConfig(enabled=value), None
     if isinstance(value, str):
         return ir.ThinkingConfig(enabled=True), value
-    raise fail(f"request.think is {type(value).__name__}, expected a boolean or a level string")
+    raise READ.error(f"request.think is {type(value).__name__}, expected a boolean or a level string")
 
 
 def _decode_format(value: Any) -> ir.ResponseFormat | None:
@@ -113,20 +102,20 @@ def _decode_format(value: Any) -> ir.ResponseFormat | None:
         return ir.ResponseFormatJsonObject()
     if isinstance(value, dict):
         return ir.ResponseFormatJsonSchema(schema_=value)
-    raise fail(f'request.format is {value!r}, expected "json" or a JSON Schema object')
+    raise READ.error(f'request.format is {value!r}, expected "json" or a JSON Schema object')
 
 
 def _decode_tool(value: Any, i: int) -> ir.Tool:
     where = f"request.tools[{i}]"
-    tool = as_obj(value, where)
-    function = get_obj(tool, "function", where)
+    tool = READ.as_obj(value, where)
+    function = READ.get_obj(tool, "function", where)
     if function is None:
-        raise fail(f"{where} has no function")
-    name = get_str(function, "name", f"{where}.function")
+        raise READ.error(f"{where} has no function")
+    name = READ.get_str(function, "name", f"{where}.function")
     if name is None:
-        raise fail(f"{where}.function has no name")
-    parameters = get_obj(function, "parameters", f"{where}.function")
-    description = get_str(function, "description", f"{where}.function")
+        raise READ.error(f"{where}.function has no name")
+    parameters = READ.get_obj(function, "parameters", f"{where}.function")
+    description = READ.get_str(function, "description", f"{where}.function")
     if parameters is None:
         return ir.Tool(name=name, description=description)
     return ir.Tool(name=name, description=description, parameters=parameters)
@@ -137,24 +126,25 @@ def _decode_messages(values: list[Any]) -> list[ir.Message]:
     pending: list[ir.ToolCallPart] = []  # calls of the last assistant turn not yet answered
     for i, value in enumerate(values):
         where = f"request.messages[{i}]"
-        msg = as_obj(value, where)
-        role = (get_str(msg, "role", where) or "").lower()
+        msg = READ.as_obj(value, where)
+        role = (READ.get_str(msg, "role", where) or "").lower()
         if role not in _ROLES:
-            raise fail(f"{where}.role is {role!r}, expected one of {sorted(_ROLES)}")
-        content = get_str(msg, "content", where, "") or ""
-        images = [_decode_image(v, f"{where}.images[{j}]") for j, v in enumerate(get_list(msg, "images", where))]
+            raise READ.error(f"{where}.role is {role!r}, expected one of {sorted(_ROLES)}")
+        content = READ.get_str(msg, "content", where, "") or ""
+        images = [_decode_image(v, f"{where}.images[{j}]") for j, v in enumerate(READ.get_list(msg, "images", where))]
         if role == "tool":
             out.append(ir.Message(role="tool", content=[_decode_tool_result(msg, where, content, images, pending)]))
             continue
         parts: list[ir.ContentPart] = []
-        thinking = get_str(msg, "thinking", where)
+        thinking = READ.get_str(msg, "thinking", where)
         if thinking:
             parts.append(ir.ThinkingPart(text=thinking))
         if content:
             parts.append(ir.TextPart(text=content))
         parts += images
         calls = [
-            decode_tool_call(c, j, f"{where}.tool_calls[{j}]") for j, c in enumerate(get_list(msg, "tool_calls", where))
+            decode_tool_call(c, j, f"{where}.tool_calls[{j}]")
+            for j, c in enumerate(READ.get_list(msg, "tool_calls", where))
         ]
         parts += calls
         if role == "assistant":
@@ -165,15 +155,15 @@ def _decode_messages(values: list[Any]) -> list[ir.Message]:
 
 def _decode_image(value: Any, where: str) -> ir.ImagePart:
     if not isinstance(value, str):
-        raise fail(f"{where} is {type(value).__name__}, expected a base64 string")
+        raise READ.error(f"{where} is {type(value).__name__}, expected a base64 string")
     return ir.ImagePart(source=ir.Base64Image(media_type=sniff_media_type(value), data=value))
 
 
 def _decode_tool_result(
     msg: dict[str, Any], where: str, content: str, images: list[ir.ImagePart], pending: list[ir.ToolCallPart]
 ) -> ir.ToolResultPart:
-    name = get_str(msg, "tool_name", where)
-    call_id = get_str(msg, "tool_call_id", where)
+    name = READ.get_str(msg, "tool_name", where)
+    call_id = READ.get_str(msg, "tool_call_id", where)
     match = next((c for c in pending if c.id == call_id or (call_id is None and name in (None, c.name))), None)
     if match is not None:
         pending.remove(match)

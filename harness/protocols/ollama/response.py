@@ -12,16 +12,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.ollama._fields import (
-    PROTOCOL,
-    decode_tool_call,
-    encode_tool_call,
-    fail,
-    get_int,
-    get_list,
-    get_obj,
-    get_str,
-)
+from harness.protocols.ollama._fields import PROTOCOL, READ, decode_tool_call, encode_tool_call
 from harness.wire.http import HttpResponse
 
 # IR stop kinds Ollama has no `done_reason` for are written as the IR kind name, so that a translation through
@@ -59,8 +50,8 @@ def done_reason(reason: ir.StopReason | None) -> str | None:
 def usage(chunk: dict[str, Any]) -> ir.Usage:
     """`prompt_eval_count` -> input tokens, `eval_count` -> output tokens (Ollama reports nothing else)."""
     return ir.Usage(
-        input_tokens=get_int(chunk, "prompt_eval_count", "response"),
-        output_tokens=get_int(chunk, "eval_count", "response"),
+        input_tokens=READ.get_int(chunk, "prompt_eval_count", "response"),
+        output_tokens=READ.get_int(chunk, "eval_count", "response"),
     )
 
 
@@ -84,23 +75,23 @@ def decode_response(body: bytes) -> ir.Response:
     """A non-streamed `/api/chat` reply -> IR."""
     obj = common.load_object(PROTOCOL, body, what="response body")
     if "error" in obj:
-        raise fail(f"response body is an error, not a reply: {obj['error']!r}")
-    message = get_obj(obj, "message", "response")
+        raise READ.error(f"response body is an error, not a reply: {obj['error']!r}")
+    message = READ.get_obj(obj, "message", "response")
     if message is None:
-        raise fail("response has no message")
+        raise READ.error("response has no message")
     content: list[ir.OutputPart] = []
-    thinking = get_str(message, "thinking", "response.message")
+    thinking = READ.get_str(message, "thinking", "response.message")
     if thinking:
         content.append(ir.ThinkingPart(text=thinking))
-    text = get_str(message, "content", "response.message")
+    text = READ.get_str(message, "content", "response.message")
     if text:
         content.append(ir.TextPart(text=text))
-    calls = get_list(message, "tool_calls", "response.message")
+    calls = READ.get_list(message, "tool_calls", "response.message")
     content += [decode_tool_call(c, i, f"response.message.tool_calls[{i}]") for i, c in enumerate(calls)]
     return ir.Response(
-        model=get_str(obj, "model", "response"),
+        model=READ.get_str(obj, "model", "response"),
         content=content,
-        stop_reason=stop_reason(get_str(obj, "done_reason", "response"), bool(calls)),
+        stop_reason=stop_reason(READ.get_str(obj, "done_reason", "response"), bool(calls)),
         usage=usage(obj),
         extras=decode_extras(obj),
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.ollama._fields import as_obj, decode_tool_call, fail, get_list, get_obj, get_str
+from harness.protocols.ollama._fields import READ, decode_tool_call
 from harness.protocols.ollama.errors import error_kind
 from harness.protocols.ollama.response import decode_extras, stop_reason, usage
 from harness.wire.errors import FramingError
@@ -65,30 +65,30 @@ class OllamaStreamDecoder:
 
     def _line(self, value: Any) -> list[ir.StreamEvent]:
         if self._finished:
-            raise fail("data after the final line of the stream")
-        chunk = as_obj(value, "stream line")
+            raise READ.error("data after the final line of the stream")
+        chunk = READ.as_obj(value, "stream line")
         out = self._head(chunk)
         if "error" in chunk:
             out += self._close_block()
             out.append(ir.ErrorEvent(error=_stream_error(chunk["error"])))
             self._finished = True
             return out
-        message = get_obj(chunk, "message", "stream line") or {}
-        thinking = get_str(message, "thinking", "stream line.message")
+        message = READ.get_obj(chunk, "message", "stream line") or {}
+        thinking = READ.get_str(message, "thinking", "stream line.message")
         if thinking:
             out += self._delta("thinking", thinking)
-        content = get_str(message, "content", "stream line.message")
+        content = READ.get_str(message, "content", "stream line.message")
         if content:
             out += self._delta("text", content)
-        for value in get_list(message, "tool_calls", "stream line.message"):
+        for value in READ.get_list(message, "tool_calls", "stream line.message"):
             out += self._close_block()
             out += self._tool_call(value)
         done = chunk.get("done", False)
         if not isinstance(done, bool):
-            raise fail(f"stream line.done is {type(done).__name__}, expected a boolean")
+            raise READ.error(f"stream line.done is {type(done).__name__}, expected a boolean")
         if done:
             out += self._close_block()
-            reason = stop_reason(get_str(chunk, "done_reason", "stream line"), self._calls > 0)
+            reason = stop_reason(READ.get_str(chunk, "done_reason", "stream line"), self._calls > 0)
             out.append(ir.Done(stop_reason=reason, usage=usage(chunk), extras=decode_extras(chunk)))
             self._finished = True
         return out
@@ -97,7 +97,7 @@ class OllamaStreamDecoder:
         if self._started:
             return []
         self._started = True
-        model = get_str(chunk, "model", "stream line") if chunk is not None else None
+        model = READ.get_str(chunk, "model", "stream line") if chunk is not None else None
         return [ir.MessageStart(model=model)]
 
     def _delta(self, kind: str, text: str) -> list[ir.StreamEvent]:

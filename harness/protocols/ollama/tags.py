@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.protocols import common
-from harness.protocols.ollama._fields import PROTOCOL, as_obj, fail, get_list, get_str
+from harness.protocols.ollama._fields import PROTOCOL, READ
 from harness.wire.http import HttpResponse
 
 TAGS_PATH = "/api/tags"
@@ -48,10 +48,10 @@ def decode_tags(body: bytes) -> list[str]:
     """The model names of a `/api/tags` reply (`model`, or the older `name` field)."""
     obj = common.load_object(PROTOCOL, body, what="tags body")
     names: list[str] = []
-    for i, value in enumerate(get_list(obj, "models", "tags")):
-        entry = as_obj(value, f"tags.models[{i}]")
-        name = get_str(entry, "model", f"tags.models[{i}]") or get_str(entry, "name", f"tags.models[{i}]")
+    for i, value in enumerate(READ.get_list(obj, "models", "tags")):
+        entry = READ.as_obj(value, f"tags.models[{i}]")
+        name = READ.get_str(entry, "model", f"tags.models[{i}]") or READ.get_str(entry, "name", f"tags.models[{i}]")
         if name is None:
-            raise fail(f"tags.models[{i}] has no model name")
+            raise READ.error(f"tags.models[{i}] has no model name")
         names.append(name)
     return names

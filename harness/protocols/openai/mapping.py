@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
-from harness.protocols.openai._json import Reader
+from harness.protocols.jsonread import Reader
 from harness.protocols.openai.profile import JSONDict, Profile
 
 # OpenAI's finish_reason values. `function_call` is the legacy functions API's name for tool_calls.

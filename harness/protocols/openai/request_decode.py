@@ -13,7 +13,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.openai._json import Reader
+from harness.protocols.jsonread import Reader
 from harness.protocols.openai.mapping import first_reasoning, reasoning_effort
 from harness.protocols.openai.profile import JSONDict, Profile
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.openai._json import Reader
+from harness.protocols.jsonread import Reader
 from harness.protocols.openai.mapping import (
     content_text,
     decode_usage,

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from harness import ir
 from harness.protocols import common
 from harness.protocols.base import DecodeError
-from harness.protocols.openai._json import Reader
+from harness.protocols.jsonread import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
 from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
 
 from harness import ir
 from harness.ir import Capability
@@ -97,17 +96,6 @@ class _Losses(Mapping[str, str]):
 class XmlToolCallCodec:
     """A base protocol whose tool calls travel as `<tool_call>` text in the model's output."""
 
-    losses: ClassVar[Mapping[str, str]] = OWN_LOSSES
-
-    def __new__(cls, base_name: str, name: str, *, tools_in_prompt: bool = False, **_: Any) -> XmlToolCallCodec:
-        # `losses` is a class variable in the codec contract, yet it depends on the base and on where tools
-        # travel: each instance gets its own subclass whose table merges the base's losses (read lazily, the
-        # base may register later).
-        own = own_losses(tools_in_prompt=tools_in_prompt)
-        sub = type(f"{cls.__name__}[{name}]", (cls,), {"losses": _Losses(base_name, own)})
-        instance: XmlToolCallCodec = super().__new__(sub)
-        return instance
-
     def __init__(
         self,
         base_name: str,
@@ -119,6 +107,8 @@ class XmlToolCallCodec:
     ) -> None:
         self.base_name = base_name
         """Registry name of the protocol the model's text travels in."""
+        self.losses: Mapping[str, str] = _Losses(base_name, own_losses(tools_in_prompt=tools_in_prompt))
+        """The base's losses (read lazily: the base may register later) merged with the XML transform's own."""
         self.name = name
         self.tools_in_prompt = tools_in_prompt
         """Whether requests carry tools in the system prompt (see the module docstring)."""

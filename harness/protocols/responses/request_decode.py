@@ -69,7 +69,7 @@ class _Decoder:
     """One request's decoding state: the reader, the shape hints and the tool names seen."""
 
     def __init__(self) -> None:
-        self.r = Reader()
+        self.r = Reader(NAME)
         self.shape: JSONDict = {}
         self.tool_names: dict[str, str] = {}
         self.messages: list[ir.Message] = []

@@ -22,7 +22,7 @@ from harness.protocols.responses.request_decode import SHAPE
 
 def decode_response(body: bytes) -> ir.Response:
     """A response object -> IR response (its output items in order, its status as the stop reason)."""
-    r = Reader()
+    r = Reader(NAME)
     data = r.obj(load_object(body, what="response body"), "body")
     if data.get("object", "response") != "response":
         r.fail("object", f"expected 'response', got {data.get('object')!r}")

@@ -87,7 +87,7 @@ class ResponsesStreamDecoder:
     def _event(self, event: SSEEvent) -> None:
         if event.data.strip() == "[DONE]":
             return  # not a Responses event; the SDK skips it, and close() judges what came before
-        r = Reader(event.offset)
+        r = Reader(NAME, event.offset)
         if self._ended:
             r.fail("event", f"{event.event} after the end of the stream")
         data = load_object(event.data, offset=event.offset, what="stream event data")

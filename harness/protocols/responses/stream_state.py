@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses.reader import JSONDict, Reader
+from harness.protocols.responses.reader import NAME, JSONDict, Reader
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Item:
 class Items:
     """Every output item of one stream, and the IR indices handed out so far."""
 
-    r: Reader = field(default_factory=Reader)
+    r: Reader = field(default_factory=lambda: Reader(NAME))
     by_index: dict[int, Item] = field(default_factory=dict)
     next_ir: int = 0
     last_output: int = -1

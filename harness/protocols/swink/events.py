@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
-from harness.protocols.swink._fields import as_obj, fail, get_int
+from harness.protocols.jsonread import Reader
+
+PROTOCOL = "swink"
+"""Registry name, also the key of `Request.provider_fields` this codec owns."""
+
+STREAM_PATH = "/v1/stream"
+"""The one route of swink's proxy protocol (`{base_url}/v1/stream`)."""
+
+READ = Reader(PROTOCOL)
+"""Typed reads of swink JSON (and this protocol's `DecodeError`)."""
 
 STOP_KINDS: dict[str, ir.StopKind] = {
     "stop": "end_turn",
@@ -49,7 +58,7 @@ _REASONING = "reasoning_tokens"
 def stop_reason(value: Any, where: str) -> ir.StopReason:
     """A swink `stop_reason` -> IR."""
     if not isinstance(value, str) or value not in STOP_KINDS:
-        raise fail(f"{where}.stop_reason is {value!r}, expected one of {sorted(STOP_KINDS)}")
+        raise READ.error(f"{where}.stop_reason is {value!r}, expected one of {sorted(STOP_KINDS)}")
     return ir.StopReason(kind=STOP_KINDS[value], raw=value)
 
 
@@ -60,11 +69,11 @@ def wire_stop(reason: ir.StopReason | None) -> str:
 
 def usage(value: Any, where: str) -> ir.Usage:
     """A swink `Usage` object -> IR (reasoning tokens from `extra.reasoning_tokens`)."""
-    obj = as_obj(value, where)
-    figures = {ir_name: get_int(obj, name, where) for name, ir_name in _USAGE_FIELDS}
+    obj = READ.as_obj(value, where)
+    figures = {ir_name: READ.get_count(obj, name, where) for name, ir_name in _USAGE_FIELDS}
     extra = obj.get("extra") or {}
-    reasoning = get_int(as_obj(extra, f"{where}.extra"), _REASONING, f"{where}.extra")
-    return ir.Usage(**figures, cache_write_tokens=get_int(obj, "cache_write", where), reasoning_tokens=reasoning)
+    reasoning = READ.get_count(READ.as_obj(extra, f"{where}.extra"), _REASONING, f"{where}.extra")
+    return ir.Usage(**figures, cache_write_tokens=READ.get_count(obj, "cache_write", where), reasoning_tokens=reasoning)
 
 
 def wire_usage(value: ir.Usage) -> dict[str, Any]:

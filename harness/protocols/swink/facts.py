@@ -7,7 +7,7 @@ non-streamed cases are planned unsupported (`stream_only`).
 from __future__ import annotations
 
 from harness.protocols import facts
-from harness.protocols.swink._fields import STREAM_PATH
+from harness.protocols.swink.events import STREAM_PATH
 from harness.protocols.swink.request import TOP_LEVEL
 
 FACTS = facts.ProtocolFacts(

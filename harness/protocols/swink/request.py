@@ -22,18 +22,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.swink._fields import (
-    PROTOCOL,
-    STREAM_PATH,
-    as_obj,
-    fail,
-    get_float,
-    get_int,
-    get_list,
-    get_obj,
-    get_str,
-    need_str,
-)
+from harness.protocols.swink.events import PROTOCOL, READ, STREAM_PATH
 from harness.wire.http import HttpRequest
 
 TOP_LEVEL = frozenset({"model", "system", "messages", "options"})
@@ -47,11 +36,11 @@ ZERO_COST: dict[str, float] = {"input": 0.0, "output": 0.0, "cache_read": 0.0, "
 def decode_request(request: HttpRequest) -> ir.Request:
     """A swink `/v1/stream` request -> IR (always a streamed request)."""
     if request.path and not request.path.endswith(STREAM_PATH):
-        raise fail(f"not a stream request: {request.method} {request.path}")
+        raise READ.error(f"not a stream request: {request.method} {request.path}")
     body = common.load_object(PROTOCOL, request.body, what="request body")
-    model = need_str(body, "model", "request")
-    system = get_str(body, "system", "request")
-    options = get_obj(body, "options", "request") or {}
+    model = READ.need_str(body, "model", "request")
+    system = READ.get_str(body, "system", "request")
+    options = READ.get_obj(body, "options", "request") or {}
     extra: dict[str, Any] = {k: v for k, v in body.items() if k not in TOP_LEVEL}
     extra_options = {k: v for k, v in options.items() if k not in _IR_OPTIONS}
     if "session_id" in extra_options:
@@ -62,19 +51,20 @@ def decode_request(request: HttpRequest) -> ir.Request:
         model=model,
         system=system or None,
         messages=[
-            _decode_message(m, f"request.messages[{i}]") for i, m in enumerate(get_list(body, "messages", "request"))
+            _decode_message(m, f"request.messages[{i}]")
+            for i, m in enumerate(READ.get_list(body, "messages", "request"))
         ],
-        temperature=get_float(options, "temperature", "request.options"),
-        max_tokens=get_int(options, "max_tokens", "request.options"),
+        temperature=READ.get_float(options, "temperature", "request.options"),
+        max_tokens=READ.get_count(options, "max_tokens", "request.options"),
         stream=True,
         provider_fields={PROTOCOL: extra} if extra else {},
     )
 
 
 def _decode_message(value: Any, where: str) -> ir.Message:
-    msg = as_obj(value, where)
-    role = need_str(msg, "role", where)
-    blocks = [_decode_block(b, f"{where}.content[{j}]") for j, b in enumerate(get_list(msg, "content", where))]
+    msg = READ.as_obj(value, where)
+    role = READ.need_str(msg, "role", where)
+    blocks = [_decode_block(b, f"{where}.content[{j}]") for j, b in enumerate(READ.get_list(msg, "content", where))]
     if role == "user":
         return ir.Message(role="user", content=blocks)
     if role == "assistant":
@@ -83,48 +73,55 @@ def _decode_message(value: Any, where: str) -> ir.Message:
         results: list[ir.TextPart | ir.ImagePart] = []
         for block in blocks:
             if not isinstance(block, ir.TextPart | ir.ImagePart):
-                raise fail(f"{where}.content holds a {block.kind} block; a tool result carries text and images")
+                raise READ.error(f"{where}.content holds a {block.kind} block; a tool result carries text and images")
             results.append(block)
         is_error = msg.get("is_error", False)
         if not isinstance(is_error, bool):
-            raise fail(f"{where}.is_error is {type(is_error).__name__}, expected a boolean")
-        call_id = need_str(msg, "tool_call_id", where)
+            raise READ.error(f"{where}.is_error is {type(is_error).__name__}, expected a boolean")
+        call_id = READ.need_str(msg, "tool_call_id", where)
         return ir.Message(
             role="tool", content=[ir.ToolResultPart(tool_call_id=call_id, content=results, is_error=is_error)]
         )
-    raise fail(f"{where}.role is {role!r}, expected user, assistant or tool_result")
+    raise READ.error(f"{where}.role is {role!r}, expected user, assistant or tool_result")
 
 
 def _decode_block(value: Any, where: str) -> ir.ContentPart:
-    block = as_obj(value, where)
-    kind = need_str(block, "type", where)
+    block = READ.as_obj(value, where)
+    kind = READ.need_str(block, "type", where)
     if kind == "text":
-        return ir.TextPart(text=need_str(block, "text", where))
+        return ir.TextPart(text=READ.need_str(block, "text", where))
     if kind == "thinking":
-        return ir.ThinkingPart(text=need_str(block, "thinking", where), signature=get_str(block, "signature", where))
+        return ir.ThinkingPart(
+            text=READ.need_str(block, "thinking", where), signature=READ.get_str(block, "signature", where)
+        )
     if kind == "tool_call":
         arguments = block.get("arguments")
-        partial = get_str(block, "partial_json", where)
+        partial = READ.get_str(block, "partial_json", where)
         raw = partial if arguments is None and partial is not None else common.dump_json(arguments).decode("utf-8")
         parsed = arguments if arguments is not None else common.parse_arguments(raw)
         return ir.ToolCallPart(
-            id=need_str(block, "id", where), name=need_str(block, "name", where), arguments=parsed, arguments_raw=raw
+            id=READ.need_str(block, "id", where),
+            name=READ.need_str(block, "name", where),
+            arguments=parsed,
+            arguments_raw=raw,
         )
     if kind == "image":
-        return ir.ImagePart(source=_decode_source(get_obj(block, "source", where), f"{where}.source"))
+        return ir.ImagePart(source=_decode_source(READ.get_obj(block, "source", where), f"{where}.source"))
     # `extension` blocks are plugin data with no IR form; saying so beats dropping them unseen.
-    raise fail(f"{where}.type is {kind!r}, which has no IR form (text, thinking, tool_call and image do)")
+    raise READ.error(f"{where}.type is {kind!r}, which has no IR form (text, thinking, tool_call and image do)")
 
 
 def _decode_source(source: dict[str, Any] | None, where: str) -> ir.ImageSource:
     if source is None:
-        raise fail(f"{where} is missing")
-    kind = need_str(source, "type", where)
+        raise READ.error(f"{where} is missing")
+    kind = READ.need_str(source, "type", where)
     if kind == "base64":
-        return ir.Base64Image(media_type=need_str(source, "media_type", where), data=need_str(source, "data", where))
+        return ir.Base64Image(
+            media_type=READ.need_str(source, "media_type", where), data=READ.need_str(source, "data", where)
+        )
     if kind == "url":
-        return ir.UrlImage(url=need_str(source, "url", where))
-    raise fail(f"{where}.type is {kind!r}: a path on the client's disk cannot be sent on (base64 and url can)")
+        return ir.UrlImage(url=READ.need_str(source, "url", where))
+    raise READ.error(f"{where}.type is {kind!r}: a path on the client's disk cannot be sent on (base64 and url can)")
 
 
 def encode_request(request: ir.Request) -> HttpRequest:

@@ -24,9 +24,8 @@ from pydantic import ValidationError
 from harness import ir
 from harness.protocols import common
 from harness.protocols.base import DecodeError
-from harness.protocols.swink._fields import PROTOCOL, fail, get_int, get_str, need_str
 from harness.protocols.swink.errors import stream_error
-from harness.protocols.swink.events import stop_reason, usage
+from harness.protocols.swink.events import PROTOCOL, READ, stop_reason, usage
 from harness.wire.errors import FramingError
 from harness.wire.sse import SSEDecoder, SSEEvent
 
@@ -73,19 +72,19 @@ class SwinkStreamDecoder:
             # A transport sentinel is no substitute for the protocol's terminal event (swink issue #543).
             return [] if self._done else self._fail("proxy SSE transport ended before protocol terminal event")
         if self._done:
-            raise fail("event after the terminal event", offset=event.offset)
+            raise READ.error("event after the terminal event", offset=event.offset)
         data = common.load_object(PROTOCOL, event.data, offset=event.offset, what="event data")
         try:
             return self._dispatch(data)
         except DecodeError as exc:
             if exc.offset is not None:
                 raise
-            raise fail(exc.message.removeprefix(f"{PROTOCOL}: "), offset=event.offset) from exc
+            raise READ.error(exc.message.removeprefix(f"{PROTOCOL}: "), offset=event.offset) from exc
         except ValidationError as exc:  # a value the IR refuses
-            raise fail(f"event does not map to IR: {exc.errors()[0]['msg']}", offset=event.offset) from exc
+            raise READ.error(f"event does not map to IR: {exc.errors()[0]['msg']}", offset=event.offset) from exc
 
     def _dispatch(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        kind = need_str(data, "type", "event")
+        kind = READ.need_str(data, "type", "event")
         out = self._start(data if kind == "start" else None)
         if kind == "start":
             return out
@@ -102,14 +101,14 @@ class SwinkStreamDecoder:
                     ),
                 ]
             stop_reason(data.get("stop_reason"), "error")  # required by swink, checked, not kept
-            message = need_str(data, "error_message", "error")
-            return [*out, ir.ErrorEvent(error=stream_error(message, get_str(data, "error_kind", "error")))]
+            message = READ.need_str(data, "error_message", "error")
+            return [*out, ir.ErrorEvent(error=stream_error(message, READ.get_str(data, "error_kind", "error")))]
         block, _, step = kind.rpartition("_")
         if block not in _BLOCKS or step not in ("start", "delta", "end"):
-            raise fail(f"unknown event type {kind!r}")
-        wire = get_int(data, "content_index", kind)
+            raise READ.error(f"unknown event type {kind!r}")
+        wire = READ.get_count(data, "content_index", kind)
         if wire is None:
-            raise fail(f"{kind} has no content_index")
+            raise READ.error(f"{kind} has no content_index")
         handler = {"start": self._begin, "delta": self._delta, "end": self._end}[step]
         return out + handler(block, wire, data, kind)
 
@@ -121,7 +120,7 @@ class SwinkStreamDecoder:
 
     def _begin(self, block: str, wire: int, data: dict[str, Any], kind: str) -> list[ir.StreamEvent]:
         if wire in self._open:
-            raise fail(f"{kind}: content_index {wire} is already open")
+            raise READ.error(f"{kind}: content_index {wire} is already open")
         index = self._next
         self._next += 1
         self._open[wire] = (block, index)
@@ -129,11 +128,13 @@ class SwinkStreamDecoder:
             return [ir.TextStart(index=index)]
         if block == "thinking":
             return [ir.ThinkingStart(index=index)]
-        return [ir.ToolCallStart(index=index, id=need_str(data, "id", kind), name=need_str(data, "name", kind))]
+        return [
+            ir.ToolCallStart(index=index, id=READ.need_str(data, "id", kind), name=READ.need_str(data, "name", kind))
+        ]
 
     def _delta(self, block: str, wire: int, data: dict[str, Any], kind: str) -> list[ir.StreamEvent]:
         index = self._index(block, wire, kind)
-        delta = need_str(data, "delta", kind)
+        delta = READ.need_str(data, "delta", kind)
         if block == "text":
             return [ir.TextDelta(index=index, text=delta)]
         if block == "thinking":
@@ -146,13 +147,13 @@ class SwinkStreamDecoder:
         if block == "text":
             return [ir.TextEnd(index=index)]
         if block == "thinking":
-            return [ir.ThinkingEnd(index=index, signature=get_str(data, "signature", kind))]
+            return [ir.ThinkingEnd(index=index, signature=READ.get_str(data, "signature", kind))]
         return [ir.ToolCallEnd(index=index)]
 
     def _index(self, block: str, wire: int, kind: str) -> int:
         found = self._open.get(wire)
         if found is None or found[0] != block:
-            raise fail(f"{kind}: content_index {wire} has no open {block} block")
+            raise READ.error(f"{kind}: content_index {wire} has no open {block} block")
         return found[1]
 
     def _close_all(self) -> list[ir.StreamEvent]:

@@ -16,9 +16,8 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.swink._fields import PROTOCOL
 from harness.protocols.swink.errors import error_fields
-from harness.protocols.swink.events import wire_stop, wire_usage
+from harness.protocols.swink.events import PROTOCOL, wire_stop, wire_usage
 from harness.protocols.swink.request import ZERO_COST
 
 

@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
 from harness.protocols.anthropic.errors import CONTEXT_PREFIX, ERROR_TYPES, wire_error_type
-from harness.protocols.anthropic.losses import LOSSES, RESHAPES
 from harness.protocols.anthropic.mapping import DEFAULT_MAX_TOKENS, MISSING_MESSAGE_ID, stop_reason_to_wire
+from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema, random_chunks
+from tests.protocols.roundtrip import RoundTrip
 
 # --- the projection ---------------------------------------------------------------------------------------
 
@@ -358,29 +359,7 @@ def project(value: Any) -> Any:
     return value
 
 
-def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
-    assert set(RULES) == set(LOSSES) | set(RESHAPES)
-    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
-
-
 # --- properties -------------------------------------------------------------------------------------------
-
-
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    encoded = CODEC.encode_request(request)
-    assert_schema("request", json.loads(encoded.body))
-    assert encoded.path == "/v1/messages" and encoded.headers["anthropic-version"] == "2023-06-01"
-    assert CODEC.decode_request(encoded) == project(request)
-    assert CODEC.is_stream_request(encoded) is request.stream
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    encoded = CODEC.encode_response(response)
-    assert encoded.status == 200
-    assert_schema("response", json.loads(encoded.body))
-    assert CODEC.decode_response(encoded.body) == project(response)
 
 
 @given(strategies.responses(), st.integers(0, 2**16))
@@ -418,3 +397,20 @@ def test_error_type_survives_a_pass_through(error_type: str, message: str) -> No
     again = CODEC.encode_error(error)
     assert again.status == status
     assert json.loads(again.body)["error"] == {"type": error_type, "message": message}
+
+
+def _check_request(wire: HttpRequest, request: ir.Request) -> None:
+    assert_schema("request", json.loads(wire.body))
+    assert wire.path == "/v1/messages" and wire.headers["anthropic-version"] == "2023-06-01"
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        rules=frozenset(RULES),
+        expect_request=project,
+        expect_response=project,
+        check_request=_check_request,
+        check_response=lambda wire: assert_schema("response", json.loads(wire.body)),
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

@@ -25,11 +25,12 @@ from harness.protocols.bedrock.errors import (
     is_context_message,
     wire_type,
 )
-from harness.protocols.bedrock.losses import LOSSES, RESHAPES
 from harness.protocols.bedrock.mapping import WIRE_STOPS
 from harness.stream import validate
+from harness.wire.http import HttpRequest, HttpResponse
 from tests import strategies
 from tests.protocols.bedrock.support import CODEC, assert_schema, assert_stream_schema, random_chunks
+from tests.protocols.roundtrip import RoundTrip
 
 # --- requests ---------------------------------------------------------------------------------------------
 
@@ -326,30 +327,7 @@ def project(value: Any) -> Any:
     return value
 
 
-def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
-    assert set(RULES) == set(LOSSES) | set(RESHAPES)
-    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
-
-
 # --- properties -------------------------------------------------------------------------------------------
-
-
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    encoded = CODEC.encode_request(request)
-    assert_schema("request", json.loads(encoded.body))
-    assert encoded.method == "POST" and encoded.headers == {"content-type": "application/json"}
-    assert encoded.path.endswith("/converse-stream" if request.stream else "/converse")
-    assert CODEC.decode_request(encoded) == project(request)
-    assert CODEC.is_stream_request(encoded) is request.stream
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    encoded = CODEC.encode_response(response)
-    assert encoded.status == 200 and encoded.headers["content-type"] == "application/json"
-    assert_schema("response", json.loads(encoded.body))
-    assert CODEC.decode_response(encoded.body) == project(response)
 
 
 @given(strategies.responses(), st.integers(0, 2**16))
@@ -422,3 +400,26 @@ def test_unknown_body_fields_are_kept_as_extras_and_written_back() -> None:
     assert again["additionalModelResponseFields"] == {"stop_sequence": None}
     assert again["performanceConfig"] == {"latency": "optimized"} and again["usage"]["cacheDetails"] == []
     assert "x-amzn-requestid" not in CODEC.encode_response(response).headers  # the reference backend's header
+
+
+def _check_request(wire: HttpRequest, request: ir.Request) -> None:
+    assert_schema("request", json.loads(wire.body))
+    assert wire.method == "POST" and wire.headers == {"content-type": "application/json"}
+    assert wire.path.endswith("/converse-stream" if request.stream else "/converse")
+
+
+def _check_response(wire: HttpResponse) -> None:
+    assert wire.headers["content-type"] == "application/json"
+    assert_schema("response", json.loads(wire.body))
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        rules=frozenset(RULES),
+        expect_request=project,
+        expect_response=project,
+        check_request=_check_request,
+        check_response=_check_response,
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

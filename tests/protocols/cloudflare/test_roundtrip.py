@@ -15,9 +15,11 @@ from harness.protocols.cloudflare.errors import WIRE
 from harness.protocols.cloudflare.request import call_id_for
 from harness.protocols.reference import body_reply, error_reply, stream_reply
 from harness.stream import accumulate, validate
+from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.cloudflare import support
 from tests.protocols.cloudflare.support import CODEC
+from tests.protocols.roundtrip import RoundTrip
 
 
 def _joined(parts: list[Any]) -> list[Any]:
@@ -91,22 +93,6 @@ def project_response(response: ir.Response, *, streamed: bool) -> ir.Response:
     )
 
 
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    wire = CODEC.encode_request(request)
-    support.check_request(wire)
-    assert wire.path == f"/client/v4/accounts/{'0' * 32}/ai/run/{request.model}"
-    assert CODEC.is_stream_request(wire) is request.stream
-    assert CODEC.decode_request(wire) == project_request(request)
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    wire = CODEC.encode_response(response)
-    support.check_response(wire)
-    assert CODEC.decode_response(wire.body) == project_response(response, streamed=False)
-
-
 def test_every_reference_answer_carries_cf_ray() -> None:
     request = ir.Request(model="@cf/meta/llama-3.1-8b-instruct", stream=True)
     body = body_reply(CODEC, request, ir.Response(content=[ir.TextPart(text="hi")]), seed="s")
@@ -166,3 +152,19 @@ def test_stream_error_round_trip(error: ir.IRError) -> None:
     if error.kind is ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED:  # 5021 has no kind of its own: the message decides
         kind = ir.ErrorKind.CONTEXT_WINDOW_EXCEEDED if common.is_context_message(error.message) else ir.ErrorKind.SERVER
     assert event == ir.ErrorEvent(error=ir.IRError.of(kind, error.message, code=str(code)))
+
+
+def _check_request(wire: HttpRequest, request: ir.Request) -> None:
+    support.check_request(wire)
+    assert wire.path == f"/client/v4/accounts/{'0' * 32}/ai/run/{request.model}"
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        expect_request=project_request,
+        expect_response=lambda response: project_response(response, streamed=False),
+        check_request=_check_request,
+        check_response=support.check_response,
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

@@ -207,3 +207,11 @@ def test_encoder_writes_the_native_keys() -> None:
             "function": {"name": "get_weather", "arguments": '{"location": "London"}'},
         }
     ]
+
+
+def test_every_truncation_of_a_workers_ai_stream_ends_with_one_terminal_event() -> None:
+    body = provider_body("should handle streamed tool calls (OpenAI format) with tools present")
+    for cut in range(0, len(body), 11):
+        events = decode_events(CODEC, [body[:cut]])
+        assert validate(events) == [], cut
+        assert events[-1].kind in ("error", "done"), cut

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.ollama import LOSSES, RESHAPES
 from harness.protocols.ollama.images import sniff_media_type
 from tests import strategies
 from tests.protocols.ollama import support
 from tests.protocols.ollama.support import CODEC
+from tests.protocols.roundtrip import RoundTrip
 
 JOIN = "\n"  # how one Ollama message's `content` joins several IR text parts
 
@@ -251,11 +251,6 @@ def project(value: Any, *, streamed: bool = False) -> Any:
     return value
 
 
-def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
-    assert set(RULES) == set(LOSSES) | set(RESHAPES)
-    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
-
-
 def canonical(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:
     """Events with consecutive deltas of one block merged and stop reasons' raw value dropped."""
     out: list[ir.StreamEvent] = []
@@ -278,21 +273,6 @@ def canonical(events: list[ir.StreamEvent]) -> list[ir.StreamEvent]:
 def _no_stop_raw(resp: ir.Response) -> ir.Response:
     stop = resp.stop_reason
     return resp.model_copy(update={"stop_reason": None if stop is None else ir.StopReason(kind=stop.kind)})
-
-
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    wire = CODEC.encode_request(request)
-    support.check_request(wire)
-    assert CODEC.is_stream_request(wire) is request.stream
-    assert CODEC.decode_request(wire) == project(request)
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    wire = CODEC.encode_response(response)
-    support.check_response(wire)
-    assert _no_stop_raw(CODEC.decode_response(wire.body)) == project(response)
 
 
 @given(strategies.responses(), st.integers(1, 5))
@@ -319,3 +299,16 @@ def test_error_round_trip(error: ir.IRError) -> None:
         error.message,
         error.retry_after,
     )
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        rules=frozenset(RULES),
+        expect_request=project,
+        expect_response=project,
+        check_request=lambda wire, _request: support.check_request(wire),
+        check_response=support.check_response,
+        seen_response=_no_stop_raw,
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.responses import LOSSES, RESHAPES, ids, items, schemas
+from harness.protocols.responses import ids, items, schemas
 from harness.protocols.responses.errors import error_object
 from harness.protocols.responses.ids import PLACEHOLDER_RESPONSE_ID
 from harness.protocols.responses.mapping import reasoning_effort, status_of
+from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols.responses.support import CODEC, assert_stream_schema, random_chunks
+from tests.protocols.roundtrip import RoundTrip
 
 # --- the projection ---------------------------------------------------------------------------------------
 
@@ -302,21 +304,7 @@ def project(value: Any) -> Any:
     return value
 
 
-def test_projection_covers_exactly_the_losses_and_reshapes_tables() -> None:
-    assert set(RULES) == set(LOSSES) | set(RESHAPES)
-    assert set(CODEC.losses) == set(LOSSES) and not set(LOSSES) & set(RESHAPES)
-
-
 # --- properties -------------------------------------------------------------------------------------------
-
-
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    encoded = CODEC.encode_request(request)
-    schemas.validate("request", json.loads(encoded.body))
-    assert encoded.method == "POST" and encoded.path == "/v1/responses"
-    assert CODEC.decode_request(encoded) == project(request)
-    assert CODEC.is_stream_request(encoded) is request.stream
 
 
 @given(strategies.requests)
@@ -324,14 +312,6 @@ def test_decoded_request_reencodes_to_the_same_body(request: ir.Request) -> None
     # Pass-through fidelity: decode(encode(x)) re-encodes byte for byte, provider fields and shape included.
     wire = CODEC.encode_request(request)
     assert CODEC.encode_request(CODEC.decode_request(wire)).body == wire.body
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    encoded = CODEC.encode_response(response)
-    assert encoded.status == 200
-    schemas.validate("response", json.loads(encoded.body))
-    assert CODEC.decode_response(encoded.body) == project(response)
 
 
 @given(strategies.responses(), st.integers(1, 5), st.integers(0, 2**16))
@@ -374,3 +354,20 @@ def test_an_error_before_the_stream_began_round_trips(error: ir.IRError) -> None
     body = encode_events(CODEC, events)
     assert [data["type"] for data in assert_stream_schema(body)] == ["error"]
     assert decode_events(CODEC, [body]) == project(events)
+
+
+def _check_request(wire: HttpRequest, request: ir.Request) -> None:
+    schemas.validate("request", json.loads(wire.body))
+    assert wire.method == "POST" and wire.path == "/v1/responses"
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        rules=frozenset(RULES),
+        expect_request=project,
+        expect_response=project,
+        check_request=_check_request,
+        check_response=lambda wire: schemas.validate("response", json.loads(wire.body)),
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

@@ -11,6 +11,7 @@ from harness import ir
 from harness.protocols import common, decode_events, encode_events
 from harness.protocols.swink.events import STOP_KINDS, WIRE_ERROR_KINDS, wire_stop
 from tests import strategies
+from tests.protocols.roundtrip import RoundTrip
 from tests.protocols.swink import support
 from tests.protocols.swink.support import CODEC
 
@@ -70,21 +71,6 @@ def project_response(response: ir.Response) -> ir.Response:
     )
 
 
-@given(strategies.requests)
-def test_request_round_trip(request: ir.Request) -> None:
-    wire = CODEC.encode_request(request)
-    support.check_request(wire)
-    assert CODEC.is_stream_request(wire) is True
-    assert CODEC.decode_request(wire) == project_request(request)
-
-
-@given(strategies.responses())
-def test_response_round_trip(response: ir.Response) -> None:
-    wire = CODEC.encode_response(response)
-    support.check_stream(wire.body)
-    assert CODEC.decode_response(wire.body) == project_response(response)
-
-
 @given(strategies.responses(), st.integers(1, 5))
 def test_stream_round_trip(response: ir.Response, chunk: int) -> None:
     body = encode_events(CODEC, strategies.events_for(response, chunk=chunk))
@@ -122,3 +108,15 @@ def test_stream_error_round_trip(error: ir.IRError) -> None:
     wire_kind = WIRE_ERROR_KINDS.get(error.kind)
     kind = error.kind if wire_kind is not None else ir.ErrorKind.SERVER
     assert event.error == ir.IRError.of(kind, error.message, code=wire_kind)
+
+
+ROUND_TRIPS = {
+    CODEC.name: RoundTrip(
+        expect_request=project_request,
+        expect_response=project_response,
+        check_request=lambda wire, _request: support.check_request(wire),
+        check_response=lambda wire: support.check_stream(wire.body),
+        stream_only=True,
+    )
+}
+"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""

@@ -194,3 +194,11 @@ def test_no_provider_event_is_sent_since_swinks_client_rejects_unknown_types() -
     for protocol in ("swink", "anthropic"):
         event = ir.ProviderEvent(protocol=protocol, type="note", data={"type": "note"})
         assert encode_events(CODEC, [start, event, end]) == encode_events(CODEC, [start, end])
+
+
+def test_every_truncation_of_a_swink_stream_ends_with_one_terminal_event() -> None:
+    body = swink_body("text_and_tool_call_sse_body")
+    for cut in range(0, len(body), 11):
+        events = decode(body[:cut])
+        assert validate(events) == [], cut
+        assert events[-1].kind in ("error", "done"), cut

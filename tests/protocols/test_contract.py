@@ -1,0 +1,322 @@
+"""The codec contract (`harness.protocols.base.Codec`, docs/protocols.md "The codec contract"), run against every
+registered protocol and profile: what each protocol's tests once copied under the same names.
+
+Garbage in (random bytes, well-formed JSON of the wrong shape, invalid UTF-8, any truncation) raises only the
+typed errors; `decode_error` never raises; a stream decodes the same in any chunking and ends in one terminal
+event; plain text, a stream of it and an error survive their own wire. A new protocol gets all of this by being
+registered. What a protocol carries beyond plain text (its losses, schemas, paths) stays in its own round-trip
+tests, named after what they check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import ir
+from harness.ir import Capability
+from harness.protocols import Codec, DecodeError, decode_events, encode_events, registry
+from harness.stream import accumulate, validate
+from harness.wire.errors import WireError
+from harness.wire.http import HttpRequest
+from tests import strategies
+from tests.protocols import roundtrip
+
+NAMES = registry.names()
+
+REFUSED_SHAPES: dict[str, tuple[str, ...]] = {
+    "anthropic": ("{}", "[]", '"x"', "1", "null", '{"type": "message"}', '{"type": "message", "usage": []}'),
+    "bedrock": ("{}", "[]", '"x"', "null", '{"output": {}}', '{"output": {"message": {"content": 1}}}'),
+    "responses": (
+        "{}", "[]", '"x"', "1", "null", '{"object": "list"}', '{"output": {}}', '{"output": [{"type": 1}]}',
+        '{"output": [{"type": "message", "content": [{"type": "output_text"}]}]}', '{"usage": []}',
+    ),
+}  # fmt: skip
+"""Per protocol: non-streamed bodies its `decode_response` must refuse (a protocol whose decoder reads an empty
+object as an empty answer, as Gemini's does, has none)."""
+
+FIELDS: dict[str, list[str]] = {
+    "cloudflare": [
+        "response", "tool_calls", "p", "usage", "prompt_tokens", "completion_tokens", "choices", "delta", "message",
+        "content", "reasoning_content", "reasoning", "finish_reason", "id", "index", "function", "name", "arguments",
+        "result", "success", "errors", "code", "messages", "role", "stream", "tools", "response_format", "type",
+        "json_schema", "image_url", "url", "tool_call_id", "prompt", "max_tokens", "error",
+    ],
+    "ollama": [
+        "model", "messages", "role", "content", "images", "tool_calls", "function", "name", "arguments", "message",
+        "done", "done_reason", "error", "thinking", "options", "format", "think", "tools", "stream", "eval_count",
+        "prompt_eval_count", "id", "tool_name", "tool_call_id", "stop", "temperature", "num_predict", "models",
+    ],
+    "openai": [
+        "model", "messages", "role", "content", "tool_calls", "function", "name", "arguments", "id", "index", "type",
+        "tool_call_id", "tools", "tool_choice", "stream", "stream_options", "include_usage", "stop", "max_tokens",
+        "max_completion_tokens", "response_format", "json_schema", "schema", "strict", "choices", "delta", "message",
+        "finish_reason", "usage", "prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens",
+        "completion_tokens_details", "reasoning_tokens", "reasoning_content", "reasoning", "refusal", "error", "code",
+        "image_url", "url", "text", "x_groq", "prompt_cache_hit_tokens", "temperature", "parallel_tool_calls",
+        "timings", "cache_n", "thinking", "prompt_filter_results",
+    ],
+    "swink": [
+        "type", "content_index", "delta", "id", "name", "signature", "stop_reason", "usage", "cost", "input", "output",
+        "error_message", "error_kind", "model", "system", "messages", "options", "role", "content", "text", "thinking",
+        "arguments", "partial_json", "source", "media_type", "data", "url", "tool_call_id", "is_error", "max_tokens",
+    ],
+    "anthropic": [
+        "type", "id", "model", "role", "content", "text", "thinking", "signature", "stop_reason", "stop_sequence",
+        "usage", "input_tokens", "output_tokens", "message", "index", "content_block", "delta", "partial_json",
+        "name", "input", "tool_use_id", "error", "messages", "system", "tools", "max_tokens", "stream",
+    ],
+    "bedrock": [
+        "output", "message", "role", "content", "text", "toolUse", "toolUseId", "name", "input", "stopReason",
+        "usage", "inputTokens", "outputTokens", "metrics", "messages", "system", "inferenceConfig", "toolConfig",
+        "reasoningContent", "reasoningText", "signature", "contentBlockIndex", "delta", "start", "Message",
+    ],
+    "gemini": [
+        "candidates", "content", "parts", "text", "thought", "thoughtSignature", "functionCall", "name", "args",
+        "finishReason", "usageMetadata", "promptTokenCount", "candidatesTokenCount", "contents", "role",
+        "systemInstruction", "tools", "generationConfig", "error", "code", "message", "status", "responseId",
+    ],
+    "responses": [
+        "id", "object", "model", "output", "type", "role", "content", "text", "status", "usage", "input_tokens",
+        "output_tokens", "response", "item", "item_id", "output_index", "content_index", "delta", "call_id",
+        "name", "arguments", "summary", "encrypted_content", "error", "code", "message", "input", "instructions",
+    ],
+}  # fmt: skip
+"""Per family: the field names its wrong-shape JSON is built from (its own wire's, so decoders get past the
+first lookup); a family without an entry gets all of them."""
+VALUES = st.sampled_from(
+    ["[DONE]", "user", "assistant", "system", "developer", "tool", "function", "text", "image_url", "json_schema",
+     "stop", "tool_calls", "start", "text_start", "text_delta", "done", "error", "tool_call_start", "message"]
+)  # fmt: skip
+
+TEXT = ir.Response(
+    id="msg_1", model="m", content=[ir.TextPart(text="Hello, world")], stop_reason=ir.StopReason(kind="end_turn")
+)
+
+
+def _request(codec: Codec, body: bytes) -> HttpRequest:
+    """`body` sent where this protocol's requests go (its own encoder says where)."""
+    plain = codec.encode_request(
+        ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])], stream=True)
+    )
+    return dataclasses.replace(plain, body=body)
+
+
+def _every_decoder(codec: Codec, body: bytes) -> None:
+    request = _request(codec, body)
+    for decode in (
+        lambda: codec.decode_request(request),
+        lambda: codec.is_stream_request(request),
+        lambda: codec.decode_response(body),
+        lambda: decode_events(codec, [body]),
+        lambda: decode_events(codec, [body[i : i + 7] for i in range(0, len(body), 7)]),
+    ):
+        with contextlib.suppress(WireError):
+            decode()
+    codec.decode_error(500, {"retry-after": "soon"}, body)  # never raises at all
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_codec_is_registered_whole(name: str) -> None:
+    codec = registry.get(name)
+    assert isinstance(codec, Codec) and codec.name == name
+    assert codec.family in registry.names() and registry.get(codec.family).family == codec.family
+    assert codec.capabilities <= frozenset(Capability) and codec.stream_media_type
+    assert all(isinstance(k, str) and isinstance(v, str) and v for k, v in codec.losses.items())
+    assert codec.stream_decoder() is not codec.stream_decoder()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(body=st.binary(max_size=300), prefix=st.sampled_from([b"", b"data: ", b"[", b"{"]))
+def test_random_bytes_raise_only_wire_errors(name: str, body: bytes, prefix: bytes) -> None:
+    _every_decoder(registry.get(name), prefix + body)
+    _every_decoder(registry.get(name), b"data: " + body + b"\n\n")
+
+
+def _shapes(name: str) -> st.SearchStrategy[Any]:
+    keys = FIELDS.get(registry.get(name).family) or sorted({k for known in FIELDS.values() for k in known})
+    return st.recursive(
+        st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | VALUES | st.text(max_size=4),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(keys), inner, max_size=5),
+        max_leaves=20,
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(data=st.data())
+def test_well_formed_json_of_the_wrong_shape_raises_only_wire_errors(name: str, data: st.DataObject) -> None:
+    codec = registry.get(name)
+    values = data.draw(st.lists(_shapes(name), max_size=4))
+    _every_decoder(codec, json.dumps(values[0] if values else {}).encode())
+    _every_decoder(codec, b"".join(b"data: " + json.dumps(v).encode() + b"\n\n" for v in values))
+    _every_decoder(codec, b"".join(json.dumps(v).encode() + b"\n" for v in values))
+    body = json.dumps(values[0] if values else {}).encode()
+    _every_decoder(codec, b"data: " + body + b"\n\ndata: [DONE]\n\n")
+    _every_decoder(codec, b"event: error\ndata: " + body + b"\n\n")
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_SHAPES))
+def test_wrong_json_shapes_raise_decode_error(name: str) -> None:
+    for text in REFUSED_SHAPES[name]:
+        with pytest.raises(WireError):
+            registry.get(name).decode_response(text.encode())
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(
+    data=st.data(),
+    status=st.integers(100, 599),
+    headers=st.dictionaries(
+        st.sampled_from(["retry-after", "retry-after-ms", "x-amzn-errortype"]), st.text(max_size=30)
+    ),
+)
+def test_decode_error_never_raises(name: str, data: st.DataObject, status: int, headers: dict[str, str]) -> None:
+    codec = registry.get(name)
+    own = codec.encode_error(data.draw(strategies.errors)).body
+    body = data.draw(st.binary(max_size=300) | _shapes(name).map(lambda v: json.dumps(v).encode()) | _mutated(own))
+    error = codec.decode_error(status, headers, body)
+    assert error.status == status
+    assert error.retry_after is None or error.retry_after >= 0
+
+
+@st.composite
+def _mutated(draw: st.DrawFn, body: bytes) -> bytes:
+    """`body` with byte flips, a deleted range, an inserted run and/or a truncation."""
+    data = bytearray(body)
+    for _ in range(draw(st.integers(0, 4))):
+        if data:
+            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    if draw(st.booleans()):
+        start = draw(st.integers(0, len(data)))
+        del data[start : draw(st.integers(start, min(len(data), start + 200)))]
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(data)))
+        data[at:at] = draw(st.sampled_from([b"\n\n", b"{", b"}", b'"', b"\r", b"null", b"[]", b"\xff", b"-1"]))
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return bytes(data)
+
+
+INVALID_UTF8 = b'data: {"a": "\xff\xfe"}\n\n'
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_utf8_in_a_stream_raises_decode_error_naming_the_protocol(name: str) -> None:
+    decoder = registry.get(name).stream_decoder()
+    with pytest.raises(DecodeError) as caught:
+        decoder.feed(INVALID_UTF8 * 2)
+        decoder.close()
+    assert caught.value.offset is not None or caught.value.protocol
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plain_text_survives_the_wire(name: str) -> None:
+    codec = registry.get(name)
+    wire = codec.encode_response(TEXT)
+    assert wire.status == 200
+    assert codec.decode_response(wire.body).content == TEXT.content
+    folds_system = any(k.startswith("Request.system") for k in [*codec.losses, *getattr(codec, "reshapes", {})])
+    system = None if folds_system else "Be brief."  # Gemma folds it into the first user turn (a reshape)
+    request = ir.Request(model="m", system=system, messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+    encoded = codec.encode_request(request)
+    decoded = codec.decode_request(encoded)
+    assert (decoded.model, decoded.system, decoded.messages) == (request.model, request.system, request.messages)
+    stream = codec.encode_request(request.model_copy(update={"stream": True}))
+    assert codec.is_stream_request(stream) and (codec.is_stream_request(encoded) in (False, name == "swink"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(response=strategies.responses(), chunk=st.integers(1, 5))
+def test_streams_decode_the_same_in_any_chunking(name: str, response: ir.Response, chunk: int) -> None:
+    codec = registry.get(name)
+    body = encode_events(codec, strategies.events_for(response, chunk=chunk))
+    whole = decode_events(codec, [body])
+    assert validate(whole) == []
+    assert decode_events(codec, [body[i : i + 1] for i in range(len(body))]) == whole
+    assert decode_events(codec, [body[i : i + 13] for i in range(0, len(body), 13)]) == whole
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_streamed_text_answer_survives_the_wire(name: str) -> None:
+    codec = registry.get(name)
+    folded = accumulate(decode_events(codec, [encode_events(codec, strategies.events_for(TEXT))]))
+    assert folded.error is None and folded.response.content == TEXT.content
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_truncation_of_a_stream_ends_with_one_terminal_event(name: str) -> None:
+    codec = registry.get(name)
+    body = encode_events(codec, strategies.events_for(TEXT, chunk=2))
+    for cut in range(0, len(body), 7):
+        events = decode_events(codec, [body[:cut]])
+        assert validate(events) == [], cut
+        assert [e.kind for e in events].count("done") + [e.kind for e in events].count("error") == 1, cut
+        assert events[-1].kind in ("error", "done"), cut
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(kind=st.sampled_from([ir.ErrorKind.THROTTLED, ir.ErrorKind.AUTH, ir.ErrorKind.INVALID_REQUEST]))
+def test_an_error_keeps_its_kind_and_message_on_the_wire(name: str, kind: ir.ErrorKind) -> None:
+    codec = registry.get(name)
+    wire = codec.encode_error(ir.IRError.of(kind, "it went wrong"))
+    assert wire.status >= 400
+    back = codec.decode_error(wire.status, wire.headers, wire.body)
+    assert (back.kind, back.message, back.status) == (kind, "it went wrong", wire.status)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_empty_body_is_a_malformed_stream(name: str) -> None:
+    events = decode_events(registry.get(name), [b""])
+    assert validate(events) == []
+    assert isinstance(events[-1], ir.ErrorEvent) and events[-1].error.kind is ir.ErrorKind.MALFORMED_STREAM
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_stream_ending_in_an_error_keeps_its_message(name: str) -> None:
+    codec = registry.get(name)
+    error = ir.IRError.of(ir.ErrorKind.SERVER, "it went wrong")
+    body = encode_events(codec, [*strategies.events_for(TEXT)[:-1], ir.ErrorEvent(error=error)])
+    events = decode_events(codec, [body])
+    assert validate(events) == []
+    assert isinstance(events[-1], ir.ErrorEvent) and events[-1].error.message == "it went wrong"
+
+
+ROUND_TRIPS = roundtrip.gather()
+
+
+def test_every_base_protocol_has_its_round_trips() -> None:
+    assert {n for n in NAMES if registry.get(n).family == n} <= set(ROUND_TRIPS)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.rules is not None))
+def test_the_projection_covers_exactly_the_losses_and_reshapes_tables(name: str) -> None:
+    codec, rules = registry.get(name), ROUND_TRIPS[name].rules
+    reshapes = set(getattr(codec, "reshapes", {}))
+    assert rules == set(codec.losses) | reshapes and not set(codec.losses) & reshapes
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+@given(request=strategies.requests)
+def test_request_round_trip(name: str, request: ir.Request) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    wire = codec.encode_request(request)
+    spec.check_request(wire, request)
+    assert codec.is_stream_request(wire) is (spec.stream_only or request.stream)
+    assert spec.seen_request(codec.decode_request(wire)) == spec.expect_request(request)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+@given(response=strategies.responses())
+def test_response_round_trip(name: str, response: ir.Response) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    response = spec.prepare_response(response)
+    wire = codec.encode_response(response)
+    assert wire.status == 200
+    spec.check_response(wire)
+    assert spec.seen_response(codec.decode_response(wire.body)) == spec.expect_response(response)
