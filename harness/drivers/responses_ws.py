@@ -7,8 +7,8 @@ The scenario's request is the same `responses.create` keywords as over HTTP (`re
 same IR for the same events. The turn ends at its terminal event (`response.completed`, `response.incomplete`,
 `response.failed`) or at an `error` event; a connection closed before either is a stream cut short.
 
-Every wait is bounded: the handshake by `open_timeout`, each message by a watchdog that closes the connection
-when none arrives within the timeout (the SDK's `recv` has no timeout of its own).
+Every wait is bounded: the handshake by `open_timeout`, each message by a watchdog (one thread a turn) that closes
+the connection when none arrives within the timeout of the last (the SDK's `recv` has no timeout of its own).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+import httpx2
 import openai
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.version import version as websockets_version
@@ -32,6 +33,7 @@ from harness.drivers.base import (
     SocketRun,
     error_from_status,
     neutral_for_status,
+    shared_tls_context,
 )
 from harness.scenarios.model import SdkException
 
@@ -46,25 +48,32 @@ _DIRECT = {"legacy": True} if tuple(int(p) for p in websockets_version.split("."
 
 
 class _Watchdog:
-    """Closes the connection when no message arrives within `seconds` (armed around each `recv`)."""
+    """Closes the connection when no message arrives within `seconds` of the turn's start or of the last message
+    (`kick`): one thread for the whole turn, not a timer per message."""
 
     def __init__(self, connection: Any, seconds: float) -> None:
         self.connection, self.seconds, self.fired = connection, seconds, False
-        self._timer: threading.Timer | None = None
+        self._deadline = time.monotonic() + seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="ws-watchdog", daemon=True)
 
     def __enter__(self) -> _Watchdog:
-        self._timer = threading.Timer(self.seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+        self._thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self._stop.set()
 
-    def _fire(self) -> None:
-        self.fired = True
-        self.connection.close()
+    def kick(self) -> None:
+        """A message arrived: the next may take `seconds` from now."""
+        self._deadline = time.monotonic() + self.seconds
+
+    def _watch(self) -> None:
+        while not self._stop.wait(max(self._deadline - time.monotonic(), 0.0)):
+            if time.monotonic() >= self._deadline:
+                self.fired = True
+                self.connection.close()
+                return
 
 
 def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | None:
@@ -80,16 +89,21 @@ def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | Non
 
 def _turn(connection: Any, timeout: float, state: Any, frames: list[bytes], times: list[float]) -> SdkResult:
     """Read one turn's messages into IR; raises what the SDK or the stream state raises."""
+    with _Watchdog(connection, timeout) as watchdog:
+        return _read(connection, watchdog, state, frames, times)
+
+
+def _read(connection: Any, watchdog: _Watchdog, state: Any, frames: list[bytes], times: list[float]) -> SdkResult:
     while True:
-        with _Watchdog(connection, timeout) as watchdog:
-            try:
-                raw = connection.recv_bytes()
-            except ConnectionClosed:
-                if watchdog.fired:
-                    error = ir.IRError.of(ir.ErrorKind.TIMEOUT, f"no WebSocket message within {timeout:g} s")
-                    events = state.builder.fail(error) if state.builder.started else None
-                    return SdkResult(events=events, error=error, exception=SdkException.TIMEOUT)
-                return cast(SdkResult, state.result())  # closed before its terminal event: a stream cut short
+        try:
+            raw = connection.recv_bytes()
+        except ConnectionClosed:
+            if watchdog.fired:
+                error = ir.IRError.of(ir.ErrorKind.TIMEOUT, f"no WebSocket message within {watchdog.seconds:g} s")
+                events = state.builder.fail(error) if state.builder.started else None
+                return SdkResult(events=events, error=error, exception=SdkException.TIMEOUT)
+            return cast(SdkResult, state.result())  # closed before its terminal event: a stream cut short
+        watchdog.kick()
         frames.append(raw)
         times.append(time.monotonic())
         data = json.loads(raw)
@@ -117,7 +131,24 @@ def run_socket(
     """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
     module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
     (`unreadable`, besides the SDK's decode errors)."""
-    client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0)
+    # The HTTP client is never used for the turn; given, it spares building a TLS context per run (~17 ms).
+    with httpx2.Client(verify=shared_tls_context()) as http:
+        client = openai.OpenAI(
+            api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0, http_client=http
+        )
+        return _connected(client, kwargs, headers, timeout, state, classify, unreadable)
+
+
+def _connected(
+    client: openai.OpenAI,
+    kwargs: dict[str, Any],
+    headers: Mapping[str, str],
+    timeout: float,
+    state: Any,
+    classify: Callable[[Any], tuple[ir.IRError, SdkException]],
+    unreadable: tuple[type[Exception], ...],
+) -> SocketRun:
+    """`run_socket` with its client made."""
     options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
     frames: list[bytes] = []
     times: list[float] = []
