@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import httpx2
 import openai
+from openai.types.responses import ResponseErrorEvent
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.version import version as websockets_version
 
@@ -87,6 +88,22 @@ def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | Non
     return error_from_status(status, message, code=str(code) if code else None), neutral_for_status(status)
 
 
+def _stream_error_event(data: dict[str, Any]) -> Any:
+    """An `error` event with no HTTP status, as the HTTP stream's flat `error` event the stream state reads. The SDK
+    parses every WebSocket-mode `error` as `ResponseWsError` (a nested `error`), which has no `message` or `code` of
+    its own; a server may send either form mid-stream (LiteLLM sends the nested one)."""
+    nested = data.get("error")
+    fields = nested if isinstance(nested, dict) else data
+    code, message = fields.get("code") or fields.get("type"), fields.get("message")
+    return ResponseErrorEvent.model_construct(
+        type="error",
+        code=str(code) if code is not None else None,
+        message=str(message) if message is not None else "",
+        param=fields.get("param"),
+        sequence_number=cast(int, data.get("sequence_number")),  # as sent: None when absent (`answer.spec` judges it)
+    )
+
+
 def _turn(connection: Any, timeout: float, state: Any, frames: list[bytes], times: list[float]) -> SdkResult:
     """Read one turn's messages into IR; raises what the SDK or the stream state raises."""
     with _Watchdog(connection, timeout) as watchdog:
@@ -112,7 +129,8 @@ def _read(connection: Any, watchdog: _Watchdog, state: Any, frames: list[bytes],
             error, neutral = found
             events = state.builder.fail(error) if state.builder.started else None
             return SdkResult(events=events, error=error, exception=neutral, exception_class=ERROR_CLASS)
-        event = connection.parse_event(raw)
+        is_error = isinstance(data, dict) and data.get("type") == "error"
+        event = _stream_error_event(data) if is_error else connection.parse_event(raw)
         state.add(event)
         if event.type in TERMINAL:
             return cast(SdkResult, state.result())

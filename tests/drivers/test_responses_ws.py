@@ -165,3 +165,26 @@ def test_a_dead_port_is_a_connection_error() -> None:
         port = probe.getsockname()[1]
     turn = DRIVER.run_socket(REQUEST, base_url=f"http://127.0.0.1:{port}", headers={}, timeout=2)
     assert turn.result.exception is SdkException.CONNECTION and turn.frames == ()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        # LiteLLM 1.106.2's form mid-stream: no status, the error nested (what the SDK parses as ResponseWsError)
+        {"type": "error", "error": {"type": "server_error", "message": "Overloaded"}},
+        # the HTTP stream's flat form
+        {"type": "error", "code": "server_error", "message": "Overloaded", "param": None},
+    ],
+)
+def test_an_error_event_without_a_status_mid_stream_is_the_streams_error(error: dict[str, Any]) -> None:
+    frames = [json.dumps(e) for e in _events(completed=False)[:4]] + [json.dumps(error)]
+    with server(scripted(frames)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    result = turn.result
+    assert result.exception is SdkException.STREAM_ERROR
+    assert result.error is not None and result.error.kind is ir.ErrorKind.SERVER
+    assert (result.error.message, result.error.code) == ("Overloaded", "server_error")
+    events = result.events or []
+    assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == "Hel"
+    assert isinstance(events[-1], ir.ErrorEvent)
+    assert [f.decode() for f in turn.frames] == frames
