@@ -52,9 +52,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--transport",
         choices=("both", "http", "ws"),
-        default="http",
-        help="ws: the streamed cases over the frontends' WebSocket mode too, or only (default: http, which the "
-        "gateways' known-failures files hold)",
+        default="both",
+        help="the streamed cases over the frontends' WebSocket mode too (both, the default), or only one "
+        "transport; a gateway that answers the upgrade with an HTTP status has its ws cases unsupported",
     )
     p.add_argument(
         "--pace",
