@@ -11,14 +11,13 @@ Covers `v1` and `v1beta`, SSE (`alt=sse`, CRLF) and streamed-JSON-array response
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.gemini import errors, request_decode, request_encode, response
 from harness.protocols.gemini.facts import FACTS
-from harness.protocols.gemini.fields import EncodeError
+from harness.protocols.gemini.fields import PROTOCOL, EncodeError
 from harness.protocols.gemini.losses import LOSSES, RESHAPES
 from harness.protocols.gemini.reference import REFERENCE, wire_events
 from harness.protocols.gemini.stream_decode import GeminiStreamDecoder
@@ -34,7 +33,7 @@ __all__ = [
     "EncodeError",
     "GeminiStreamDecoder",
     "GeminiStreamEncoder",
-    "stream_encoder_factory",
+    "stream_encoder",
 ]
 
 CAPABILITIES = frozenset(
@@ -74,16 +73,12 @@ def is_stream_request(request: HttpRequest) -> bool:
     return match is not None and match["method"] == "streamGenerateContent"
 
 
-def stream_encoder_factory(name: str) -> Callable[[ir.Request | None], GeminiStreamEncoder]:
-    """Encoders for the codec `name`: SSE, or a JSON array when the request's `provider_fields[name]` asked for it
-    (`json_array_stream`)."""
-
-    def new(request: ir.Request | None) -> GeminiStreamEncoder:
-        return GeminiStreamEncoder(
-            json_array=bool(request and request.provider_fields.get(name, {}).get("json_array_stream"))
-        )
-
-    return new
+def stream_encoder(request: ir.Request | None) -> GeminiStreamEncoder:
+    """A stream encoder: SSE, or a JSON array when the request asked for one (`json_array_stream`, which the request
+    decoder keeps under `provider_fields["gemini"]` for every flavour, Vertex's too)."""
+    return GeminiStreamEncoder(
+        json_array=bool(request and request.provider_fields.get(PROTOCOL, {}).get("json_array_stream"))
+    )
 
 
 CODEC = registry.register(
@@ -100,7 +95,7 @@ CODEC = registry.register(
         decode_response=response.decode_response,
         response_encoder=lambda reply, request: response.encode_response(reply, request=request),
         stream_decoder_factory=GeminiStreamDecoder,  # detects SSE, JSON-array or plain-JSON framing
-        stream_encoder_factory=stream_encoder_factory("gemini"),
+        stream_encoder_factory=stream_encoder,
         decode_error=errors.decode_error,
         encode_error=errors.encode_error,
         wire_events=wire_events,

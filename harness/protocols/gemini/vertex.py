@@ -121,7 +121,7 @@ CODEC = registry.register(
         encode_request=encode_request,
         with_auth=bearer_auth,  # a Google OAuth bearer token
         is_stream_request=is_stream_request,
-        stream_encoder_factory=gemini.stream_encoder_factory(NAME),
+        stream_encoder_factory=gemini.stream_encoder,
     ),
     facts=FACTS,
 )

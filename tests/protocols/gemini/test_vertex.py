@@ -55,3 +55,30 @@ def test_the_official_client_in_vertex_mode_reads_the_reference_answers() -> Non
     )
     assert "".join(c.text or "" for c in chunks) == "Hello! How can I help you today?"
     assert all(c.usage_metadata is not None and c.usage_metadata.prompt_token_count == 14 for c in chunks)
+
+
+def test_a_vertex_stream_asked_without_alt_sse_is_answered_as_a_json_array() -> None:
+    """Quirk: Vertex, like the Gemini API, streams a JSON array when `alt=sse` is left out. The request decoder keeps
+    that under `provider_fields["gemini"]` for both flavours; the Vertex encoder read its own name's entry, so it
+    answered SSE to a client waiting for an array."""
+    from harness import ir
+    from harness.protocols import decode_events, encode_events
+
+    path = "/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent"
+    decoded = CODEC.decode_request(HttpRequest(method="POST", path=path, query={}, body=BODY))
+    assert CODEC.encode_request(decoded).query == {}  # asked again without alt=sse
+    events = [
+        ir.MessageStart(id="r1", model="gemini-2.5-flash"),
+        ir.TextStart(index=0),
+        ir.TextDelta(index=0, text="Hi"),
+        ir.TextEnd(index=0),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn"), usage=ir.Usage(input_tokens=1, output_tokens=1)),
+    ]
+    body = encode_events(CODEC, events, request=decoded)
+    assert body.lstrip().startswith(b"[") and body.rstrip().endswith(b"]") and b"data: " not in body
+    assert isinstance(json.loads(body), list)
+    assert "".join(e.text for e in decode_events(CODEC, [body]) if isinstance(e, ir.TextDelta)) == "Hi"
+    sse = encode_events(
+        CODEC, events, request=CODEC.decode_request(HttpRequest("POST", path, {"alt": "sse"}, {}, BODY))
+    )
+    assert sse.startswith(b"data: ")
