@@ -13,6 +13,7 @@ the connection when none arrives within the timeout of the last (the SDK's `recv
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -136,6 +137,13 @@ def _read(connection: Any, watchdog: _Watchdog, state: Any, frames: list[bytes],
             return cast(SdkResult, state.result())
 
 
+@functools.cache
+def _idle_http() -> httpx2.Client:
+    """The HTTP client every WebSocket-mode SDK client is given and never uses for its turn (it opens no
+    connection): one per process, so that no TLS context is built per run (~17 ms each)."""
+    return httpx2.Client(verify=shared_tls_context())
+
+
 def run_socket(
     kwargs: dict[str, Any],
     *,
@@ -149,24 +157,9 @@ def run_socket(
     """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
     module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
     (`unreadable`, besides the SDK's decode errors)."""
-    # The HTTP client is never used for the turn; given, it spares building a TLS context per run (~17 ms).
-    with httpx2.Client(verify=shared_tls_context()) as http:
-        client = openai.OpenAI(
-            api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0, http_client=http
-        )
-        return _connected(client, kwargs, headers, timeout, state, classify, unreadable)
-
-
-def _connected(
-    client: openai.OpenAI,
-    kwargs: dict[str, Any],
-    headers: Mapping[str, str],
-    timeout: float,
-    state: Any,
-    classify: Callable[[Any], tuple[ir.IRError, SdkException]],
-    unreadable: tuple[type[Exception], ...],
-) -> SocketRun:
-    """`run_socket` with its client made."""
+    client = openai.OpenAI(
+        api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0, http_client=_idle_http()
+    )
     options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
     frames: list[bytes] = []
     times: list[float] = []
