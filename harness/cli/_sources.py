@@ -18,6 +18,17 @@ TRANSPORT_OPTION: dict[str, tuple[Transport, ...]] = {"both": ("http", "ws"), "h
 """`--transport` values and the transports each runs."""
 
 
+def add_transport_option(p: argparse.ArgumentParser, *, note: str = "") -> None:
+    """Register `--transport` (its values `TRANSPORT_OPTION`'s, default both); `note` ends the help."""
+    p.add_argument(
+        "--transport",
+        choices=tuple(TRANSPORT_OPTION),
+        default="both",
+        help="how the SDKs reach the proxy: HTTP, and (ws) the streamed cases again over the WebSocket mode of "
+        f"the frontends that have one (default: both){note}",
+    )
+
+
 def add_layer_options(p: argparse.ArgumentParser, *, scenarios: bool = True, cassettes: bool = True) -> None:
     """Register the folder options (writes, where a command writes, go to the first folder given)."""
     if scenarios:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli import output_folder
-from harness.cli._sources import TRANSPORT_OPTION
+from harness.cli._sources import TRANSPORT_OPTION, add_transport_option
 
 if TYPE_CHECKING:
     from harness.gateways.specs import GatewaySpec
@@ -49,12 +49,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="only these upstreams (default: all it names)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both")
-    p.add_argument(
-        "--transport",
-        choices=("both", "http", "ws"),
-        default="both",
-        help="the streamed cases over the frontends' WebSocket mode too (both, the default), or only one "
-        "transport; a gateway that answers the upgrade with an HTTP status has its ws cases unsupported",
+    add_transport_option(
+        p, note="; a gateway that answers the upgrade with an HTTP status has its ws cases unsupported"
     )
     p.add_argument(
         "--pace",

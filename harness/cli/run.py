@@ -17,6 +17,7 @@ from harness.cli import output_folder
 from harness.cli._sources import (
     TRANSPORT_OPTION,
     add_layer_options,
+    add_transport_option,
     cassette_folder,
     layer_problem,
     layer_rerun,
@@ -59,13 +60,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--backend", type=_names, action="extend", help="backends (comma list; default: all recorded)")
     p.add_argument("--scenario", type=_names, action="extend", help="only these scenario ids (comma list)")
     p.add_argument("--streaming", choices=("both", "stream", "nonstream"), default="both", help="streaming modes")
-    p.add_argument(
-        "--transport",
-        choices=("both", "http", "ws"),
-        default="both",
-        help="how the SDKs reach the proxy: HTTP, and (ws) the streamed cases again over the WebSocket mode of "
-        "the frontends that have one (default: both)",
-    )
+    add_transport_option(p)
     p.add_argument(
         "-j",
         "--jobs",
