@@ -27,6 +27,7 @@ from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols import roundtrip
+from tests.protocols.mutate import mutated_bytes
 
 NAMES = registry.names()
 
@@ -179,28 +180,10 @@ def test_wrong_json_shapes_raise_decode_error(name: str) -> None:
 def test_decode_error_never_raises(name: str, data: st.DataObject, status: int, headers: dict[str, str]) -> None:
     codec = registry.get(name)
     own = codec.encode_error(data.draw(strategies.errors)).body
-    body = data.draw(st.binary(max_size=300) | _shapes(name).map(lambda v: json.dumps(v).encode()) | _mutated(own))
+    body = data.draw(st.binary(max_size=300) | _shapes(name).map(lambda v: json.dumps(v).encode()) | mutated_bytes(own))
     error = codec.decode_error(status, headers, body)
     assert error.status == status
     assert error.retry_after is None or error.retry_after >= 0
-
-
-@st.composite
-def _mutated(draw: st.DrawFn, body: bytes) -> bytes:
-    """`body` with byte flips, a deleted range, an inserted run and/or a truncation."""
-    data = bytearray(body)
-    for _ in range(draw(st.integers(0, 4))):
-        if data:
-            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
-    if draw(st.booleans()):
-        start = draw(st.integers(0, len(data)))
-        del data[start : draw(st.integers(start, min(len(data), start + 200)))]
-    if draw(st.booleans()):
-        at = draw(st.integers(0, len(data)))
-        data[at:at] = draw(st.sampled_from([b"\n\n", b"{", b"}", b'"', b"\r", b"null", b"[]", b"\xff", b"-1"]))
-    if draw(st.booleans()):
-        data = data[: draw(st.integers(0, len(data)))]
-    return bytes(data)
 
 
 INVALID_UTF8 = b'data: {"a": "\xff\xfe"}\n\n'

@@ -14,6 +14,7 @@ from harness.protocols import decode_events
 from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest
 from tests.protocols.anthropic.support import CODEC, corpus_paths, interactions, random_chunks
+from tests.protocols.mutate import mutated_bytes
 
 
 @cache
@@ -38,20 +39,7 @@ def mutated(draw: st.DrawFn, kind: str) -> bytes:
     bodies = _bodies()[kind]
     if not bodies:
         pytest.skip("corpus not available")
-    data = bytearray(draw(st.sampled_from(bodies)))
-    for _ in range(draw(st.integers(0, 4))):
-        at = draw(st.integers(0, len(data) - 1))
-        data[at] = draw(st.integers(0, 255))
-    if draw(st.booleans()):
-        start = draw(st.integers(0, len(data)))
-        end = draw(st.integers(start, min(len(data), start + 200)))
-        del data[start:end]
-    if draw(st.booleans()):
-        at = draw(st.integers(0, len(data)))
-        data[at:at] = draw(st.sampled_from([b"\n\n", b"{", b"}", b'"', b"\r", b"null", b"[]", b"\xff", b"-1"]))
-    if draw(st.booleans()):
-        data = data[: draw(st.integers(0, len(data)))]
-    return bytes(data)
+    return draw(mutated_bytes(draw(st.sampled_from(bodies))))
 
 
 # The typed error is an expected outcome for broken input; anything else escapes and fails the test.
