@@ -1,8 +1,29 @@
-"""Broken input for the decoders: a body with byte flips, a deleted range, an inserted run and/or a truncation."""
+"""Broken input for the decoders: a body with byte flips, a deleted range, an inserted run and/or a truncation, and
+every decoder of a codec run on it."""
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import strategies as st
+
+from harness.protocols import Codec, HttpRequest, decode_events
+from harness.wire.errors import WireError
+
+
+def every_decoder(codec: Codec, body: bytes, request: HttpRequest) -> None:
+    """Run every decoder of `codec` on `body` (as `request`'s body where a request is decoded): each may raise only a
+    `WireError`, and `decode_error` nothing at all."""
+    for decode in (
+        lambda: codec.decode_request(request),
+        lambda: codec.is_stream_request(request),
+        lambda: codec.decode_response(body),
+        lambda: decode_events(codec, [body]),
+        lambda: decode_events(codec, [body[i : i + 7] for i in range(0, len(body), 7)]),
+    ):
+        with contextlib.suppress(WireError):
+            decode()
+    codec.decode_error(500, {"retry-after": "soon"}, body)  # never raises at all
 
 
 @st.composite

@@ -10,7 +10,6 @@ tests, named after what they check.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from typing import Any
@@ -27,7 +26,7 @@ from harness.wire.errors import WireError
 from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols import roundtrip
-from tests.protocols.mutate import mutated_bytes
+from tests.protocols.mutate import every_decoder, mutated_bytes
 
 NAMES = registry.names()
 
@@ -110,17 +109,7 @@ def _request(codec: Codec, body: bytes) -> HttpRequest:
 
 
 def _every_decoder(codec: Codec, body: bytes) -> None:
-    request = _request(codec, body)
-    for decode in (
-        lambda: codec.decode_request(request),
-        lambda: codec.is_stream_request(request),
-        lambda: codec.decode_response(body),
-        lambda: decode_events(codec, [body]),
-        lambda: decode_events(codec, [body[i : i + 7] for i in range(0, len(body), 7)]),
-    ):
-        with contextlib.suppress(WireError):
-            decode()
-    codec.decode_error(500, {"retry-after": "soon"}, body)  # never raises at all
+    every_decoder(codec, body, _request(codec, body))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import contextlib
 from functools import cache
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.protocols import Codec, decode_events
-from harness.wire.errors import WireError
+from harness.protocols import Codec
 from harness.wire.http import HttpRequest
 from tests.conftest import corpus_files
+from tests.protocols.mutate import every_decoder
 from tests.protocols.openai import support
 
 # The base codec and every profile with decode hooks of its own (hooks read untrusted JSON too).
@@ -52,17 +51,7 @@ def mutations(draw: st.DrawFn, body: bytes) -> bytes:
 
 
 def _every_decoder(codec: Codec, body: bytes) -> None:
-    request = HttpRequest(method="POST", path="/openai/deployments/d/chat/completions", body=body)
-    for decode in (
-        lambda: codec.decode_request(request),
-        lambda: codec.is_stream_request(request),
-        lambda: codec.decode_response(body),
-        lambda: decode_events(codec, [body]),
-        lambda: decode_events(codec, [body[i : i + 7] for i in range(0, len(body), 7)]),
-    ):
-        with contextlib.suppress(WireError):
-            decode()
-    codec.decode_error(500, {"retry-after": "soon"}, body)  # never raises at all
+    every_decoder(codec, body, HttpRequest(method="POST", path="/openai/deployments/d/chat/completions", body=body))
 
 
 @pytest.mark.corpus
