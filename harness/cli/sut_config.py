@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.cli._sources import add_layer_options, cassette_folder, layer_problem, scenario_layers
@@ -14,11 +15,24 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
+class _Formats:
+    """The `--format` values, read from the gateway modules (`gateways.configs.FORMATS`, and `json`) only when
+    argparse asks: building the parser, which every command does, must not import the gateways (0.25 s)."""
+
+    def _all(self) -> tuple[str, ...]:
+        from harness.gateways.configs import FORMATS
+
+        return (*FORMATS, "json")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the subcommand."""
-    from harness.gateways import open_responses_server
-    from harness.gateways.configs import FORMATS
-
     p = sub.add_parser(
         "sut-config",
         help="print a gateway config routing every translate case to the replay server",
@@ -31,16 +45,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "`conformance run --sut-headers`), ccr (its config.json; APIKEY from $CONFORMANCE_CLIENT_KEY), "
             "codex-rosetta (its .env; it takes one upstream: name its Chat Completions backend with --backend), "
             "mlflow (MLflow AI Gateway's endpoints YAML), nullplatform (LLM Gateway's YAML: a project per route, "
-            "the --sut URL to gate it with in its first lines), "
-            f"{open_responses_server.NAME} (the variables of its environment; one upstream; gate it with "
-            "--sut-unversioned), json "
+            "the --sut URL to gate it with in its first lines), each other gated gateway's own format (see --format), "
+            "json "
             "(each backend's single upstream and request paths, each route's upstream URL and model: for a gateway "
             "set up by hand or by script, one that routes by path or header, or one gateway per upstream)."
         ),
     )
     p.add_argument("--replay-url", default="http://127.0.0.1:8790", help="replay server root (default: %(default)s)")
-    formats = (*FORMATS, "json")
-    p.add_argument("--format", choices=formats, default="conformance")
+    p.add_argument(
+        "--format",
+        choices=_Formats(),
+        default="conformance",
+        metavar="FORMAT",  # not the choices: argparse would read them while building the parser
+        help="one of %(choices)s (default: %(default)s)",
+    )
     p.add_argument(
         "--upstream-model",
         metavar="BACKEND=MODEL",
