@@ -48,9 +48,9 @@ import httpx2
 from bench._timing import Timing, interleaved_best
 from harness import drivers, ir
 from harness.drivers.base import SdkResult
-from harness.plumbing import Environment
 from harness.protocols import HttpRequest, registry
 from harness.record import Replayer
+from harness.rig import Environment
 from harness.runner.engine import Engine, default_jobs
 from harness.runner.plan import MatrixOptions
 from harness.scenarios.model import Scenario
@@ -390,7 +390,7 @@ BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("harness/proxy", ("harness/proxy/",)),
     ("harness/protocols (codecs)", ("harness/protocols/",)),
     ("harness/wire + stream", ("harness/wire/", "harness/stream/")),
-    ("harness/runner + plumbing", ("harness/runner/", "harness/plumbing/")),
+    ("harness/runner + rig", ("harness/runner/", "harness/rig/")),
     ("harness/drivers", ("harness/drivers/",)),
     ("YAML (scenarios, cassettes), vcrpy, replay", ("harness/record/", "vcr/", "yaml/", "_yaml")),
     ("harness other (scenarios, trace, ir)", ("harness/",)),
@@ -428,7 +428,7 @@ def buckets(stats: pstats.Stats) -> dict[str, float]:
 
 def profile_run(options: MatrixOptions) -> tuple[pstats.Stats, int, float]:
     """One -j 1 harness run under cProfile: (stats, runs, wall seconds). The in-process proxy runs in the calling
-    thread (`harness.plumbing.bridge.InlineLoop`), so one profile sees everything."""
+    thread (`harness.rig.bridge.InlineLoop`), so one profile sees everything."""
     runs = len(Engine(options).planned_runs())
     profile = cProfile.Profile()
     started = time.perf_counter()

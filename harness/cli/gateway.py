@@ -19,7 +19,7 @@ from harness.cli._sources import TRANSPORT_OPTION, add_transport_option
 
 if TYPE_CHECKING:
     from harness.gateways.specs import GatewaySpec
-    from harness.plumbing import SutHeader
+    from harness.rig import SutHeader
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -86,7 +86,7 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Gate the gateway and return the gate's exit code."""
     from harness.gateways.specs import GatewayInstallError, gateway
-    from harness.plumbing.keys import CLIENT_KEY_ENV, PLANTED_KEY_ENV, planted_key
+    from harness.rig.keys import CLIENT_KEY_ENV, PLANTED_KEY_ENV, planted_key
 
     try:
         spec = gateway(args.name)
@@ -113,11 +113,11 @@ def _gate(args: argparse.Namespace, spec: GatewaySpec, home: Path, run_dir: Path
     from harness.cli.run import gate_text, harness_error_line
     from harness.gateways import render
     from harness.gateways.launch import GatewayStartError, free_port, running
-    from harness.plumbing import SetupError, SutClient
-    from harness.plumbing.keys import CLIENT_KEY_ENV
-    from harness.plumbing.sut_client import SutClientError, load_headers
     from harness.protocols.registry import UnknownProtocolError
     from harness.report import ProgressWriter, TerminalWriter, file_writers
+    from harness.rig import SetupError, SutClient
+    from harness.rig.keys import CLIENT_KEY_ENV
+    from harness.rig.sut_client import SutClientError, load_headers
     from harness.runner.engine import Engine
     from harness.runner.known import KnownFileError, load_known, unsigned_notice, write_known
     from harness.runner.plan import MatrixOptions

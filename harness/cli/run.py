@@ -27,7 +27,7 @@ from harness.cli._sources import (
 from harness.cli._sut_options import add_sut_client_options, sut_client_rerun
 
 if TYPE_CHECKING:
-    from harness.plumbing.sut_client import SutClient
+    from harness.rig.sut_client import SutClient
     from harness.trace import CaseResult
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE = 0, 1, 2
@@ -166,7 +166,7 @@ def _fail(message: str) -> int:
 
 def sut_client(args: argparse.Namespace) -> SutClient:
     """The client key and extra headers of the `--sut` options; SutClientError names a bad option."""
-    from harness.plumbing.sut_client import (
+    from harness.rig.sut_client import (
         SutClient,
         SutClientError,
         check_sut_url,
@@ -194,11 +194,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the matrix and return the gate's exit code."""
     from rich.console import Console
 
-    from harness.plumbing import SetupError
-    from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
     from harness.record import Rechunk
     from harness.report import ProgressWriter, TerminalWriter, file_writers
+    from harness.rig import SetupError
+    from harness.rig.routes import parse_model_overrides
     from harness.runner.crash import reraise_interrupt
     from harness.runner.engine import Engine, default_jobs
     from harness.runner.known import KnownFileError, load_known
@@ -373,7 +373,7 @@ def wait_for_sut(args: argparse.Namespace) -> str | None:
         return "--wait-for-sut needs --sut"
     if args.wait_for_sut <= 0:
         return "--wait-for-sut must be a positive number of seconds"
-    from harness.plumbing.sut import wait_until_up
+    from harness.rig.sut import wait_until_up
 
     return wait_until_up(args.sut, args.wait_for_sut)
 

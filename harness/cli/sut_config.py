@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.gateways import render, scenario_table
     from harness.gateways.configs import GATEWAYS
     from harness.gateways.names import naming
-    from harness.plumbing.routes import parse_model_overrides
     from harness.protocols.registry import UnknownProtocolError
+    from harness.rig.routes import parse_model_overrides
     from harness.runner import names
     from harness.runner.plan import default_backends
     from harness.scenarios.loader import ScenarioError, load_scenarios, select

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import HypothesisException
 
-from harness.plumbing.environment import Environment
-from harness.plumbing.sut_client import SutClient, scoped_to
 from harness.proxy import TranslateHooks
 from harness.record import RecordMode, record_one, reference_source
+from harness.rig.environment import Environment
+from harness.rig.sut_client import SutClient, scoped_to
 from harness.runner.engine import CaseRunner
 from harness.runner.known import Known, signature
 from harness.runner.plan import MatrixOptions, capabilities, runs_of, streaming_gap

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from harness import ir
 from harness.gateways.launch import Launch
-from harness.plumbing import RouteSpec, route_table
-from harness.plumbing.keys import planted_key
 from harness.protocols import registry
+from harness.rig import RouteSpec, route_table
+from harness.rig.keys import planted_key
 from harness.scenarios.model import Scenario
 
 

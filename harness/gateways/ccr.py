@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.gateways.base import GatewayName, GatewaySpec, named, routes, served, upstream_url
-from harness.plumbing import PLANTED_KEY_ENV
-from harness.plumbing.keys import CLIENT_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
+from harness.rig.keys import CLIENT_KEY_ENV
 from harness.scenarios.model import Scenario
 
 NAME = "ccr"

@@ -4,7 +4,7 @@ claude-code-router's `config.json`, codex-rosetta's `.env`, MLflow's and nullpla
 
 The SDKs send the route names (`<scenario>--<backend>--translate`, `harness.trace.route_name`) as model names;
 the gateway must send each to `<replay>/<backend>/_s/<scenario>` with the backend's realistic model. The routes
-come from `harness.plumbing.route_table`, the same table the built-in proxy is configured from; what a gateway
+come from `harness.rig.route_table`, the same table the built-in proxy is configured from; what a gateway
 calls a protocol, and which path it appends to a base URL itself, come from the gateway's own names.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from harness.gateways.base import q, request_path, routes
 from harness.gateways.names import MODULES, naming
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from harness.scenarios.model import Scenario
 
 _RENDER: Mapping[str, Callable[[str, Sequence[Scenario], Sequence[str], Mapping[str, str]], str]] = {

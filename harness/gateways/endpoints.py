@@ -5,7 +5,7 @@ serves one upstream.
 A route (`<scenario>--<backend>--translate`) goes to `<replay>/<backend>/_s/<scenario>` plus the backend's request
 path, with the backend's realistic model. A gateway that serves one upstream per instance points it at
 `<replay>/<backend>` and sends the client's model name on unchanged: the replay server then finds the scenario by
-that name (`harness.plumbing.sut.named_scenario`).
+that name (`harness.rig.sut.named_scenario`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from harness import ir
-from harness.plumbing import PLANTED_KEY_ENV, route_table
-from harness.plumbing.routes import upstream_models
 from harness.protocols import registry
+from harness.rig import PLANTED_KEY_ENV, route_table
+from harness.rig.routes import upstream_models
 from harness.scenarios.model import Scenario
 
 MODEL = "{model}"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from harness.gateways.base import GatewayName, GatewaySpec, naming_in, notes, q, routes, upstream_url
-from harness.plumbing import PLANTED_KEY_ENV
-from harness.plumbing.keys import CLIENT_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
+from harness.rig.keys import CLIENT_KEY_ENV
 from harness.scenarios.model import Scenario
 
 NAME = "litellm"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from harness.gateways.base import GatewayName, named, naming_in, q, routes, served, upstream_url
-from harness.plumbing import PLANTED_KEY_ENV
 from harness.protocols import registry
+from harness.rig import PLANTED_KEY_ENV
 from harness.scenarios.model import Scenario
 
 NAME = "louter"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from harness.gateways.base import GatewayName, GatewaySpec, named, naming_in, q, routes, served, upstream_url
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from harness.scenarios.model import Scenario
 
 NAME = "mlflow"

@@ -18,9 +18,9 @@ from harness import drivers, ir
 from harness.drivers.base import SdkResult, UnsupportedRequest, neutral_for_status
 from harness.importer.answer import Answer
 from harness.importer.exchange import Exchange
-from harness.plumbing.clients import sdk_client
 from harness.protocols import registry
 from harness.protocols.common import KIND_STATUS
+from harness.rig.clients import sdk_client
 from harness.scenarios.checks import Seen, flatten
 from harness.scenarios.model import ErrorExpectation, Expectations, ReplyOk, SdkException, ToolCallExpectation
 

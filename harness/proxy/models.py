@@ -24,7 +24,7 @@ class Timings:
     """Offset of the end of the exchange."""
     first_token: float | None = None
     """Offset of the first answer content at the client, where it is measured there (an external proxy's run:
-    `harness.plumbing.sut_timing`); None otherwise (the report takes it from the chunk times)."""
+    `harness.rig.sut_timing`); None otherwise (the report takes it from the chunk times)."""
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from harness.plumbing.clients import CLIENT_TIMEOUT_S
-from harness.plumbing.routes import parse_model_overrides
-from harness.plumbing.sut import wait_until_up
-from harness.plumbing.sut_client import SutClient, SutClientError, load_headers, parse_header, parse_unversioned
 from harness.protocols import registry
 from harness.protocols.registry import UnknownProtocolError
 from harness.pytest_plugin.options import RECORD_MODES, STATE_KEY, STREAMING, option_name
 from harness.pytest_plugin.rerun import rerun_lines
+from harness.rig.clients import CLIENT_TIMEOUT_S
+from harness.rig.routes import parse_model_overrides
+from harness.rig.sut import wait_until_up
+from harness.rig.sut_client import SutClient, SutClientError, load_headers, parse_header, parse_unversioned
 from harness.runner.engine import CaseRunner, Engine
 from harness.runner.known import Known, KnownFileError, load_known, matches
 from harness.runner.plan import MatrixOptions, default_frontends

@@ -1,7 +1,7 @@
 """When each event of a streamed run arrived: at the proxy (the upstream chunk it was decoded from) and at the
 client (the first client chunk sent after it), from the chunk times the trace's wire excerpt keeps. The report
 draws this as the case's stream timeline and takes time to first token from it. A `--sut` run's times are the
-client's (`harness.plumbing.sut_timing`): its upstream side is when the replay server sent each chunk."""
+client's (`harness.rig.sut_timing`): its upstream side is when the replay server sent each chunk."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A driver catches its SDK's API error classes and reports them as an `SdkResult`; anything else that escapes a
 driver is decided here from the traceback. Its innermost frame that belongs either to the SDK's own package or
 to the harness says whose code raised (frames of the libraries both call, pydantic, json, httpx, are skipped): an
-SDK frame means the client crashed on what it was sent, a harness frame (the driver, the plumbing) is a harness
+SDK frame means the client crashed on what it was sent, a harness frame (the driver, the rig) is a harness
 bug, except the driver's `ImpossibleStream` (the SDK delivered events no client can build a message from). The
 event it choked on is found by decoding the client's wire with the frontend protocol's codec.
 """

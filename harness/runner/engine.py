@@ -21,11 +21,11 @@ from pathlib import Path
 
 from harness.diff import judge, unsupported
 from harness.drivers.base import DUMMY_API_KEY
-from harness.plumbing import Environment, SetupError
-from harness.plumbing.sut_client import SutClient
 from harness.protocols import common
 from harness.record import CassetteError
 from harness.record.scrub import without_userinfo
+from harness.rig import Environment, SetupError
+from harness.rig.sut_client import SutClient
 from harness.runner import crash, interrupts
 from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once

@@ -22,10 +22,10 @@ from harness.drivers.base import (
 )
 from harness.drivers.chain import can_chain, chain_driver
 from harness.ir import Capability
-from harness.plumbing import Environment, Session
 from harness.protocols import HttpRequest, registry
 from harness.proxy import Exchange
 from harness.record.scrub import redact_text
+from harness.rig import Environment, Session
 from harness.runner import crash, socket_run, wire_checks
 from harness.runner.deviations import split
 from harness.scenarios.model import Scenario, SdkException

@@ -18,11 +18,11 @@ from harness import drivers
 from harness.drivers.base import SocketDriver
 from harness.drivers.chain import can_chain
 from harness.ir import Capability
-from harness.plumbing.clients import CLIENT_TIMEOUT_S
-from harness.plumbing.sut_client import SutClient
 from harness.protocols import registry
 from harness.proxy import TranslateHooks
 from harness.record import Rechunk
+from harness.rig.clients import CLIENT_TIMEOUT_S
+from harness.rig.sut_client import SutClient
 from harness.runner import names
 from harness.scenarios.layers import Layers
 from harness.scenarios.loader import load_scenarios, select

@@ -46,7 +46,7 @@ def _path(protocol: str) -> str:
 
 
 def fill(capture: Any, socket: SocketRun, protocol: str) -> None:
-    """A client-side capture (`plumbing.sut.CapturingTransport`) filled from a WebSocket turn: the message as the
+    """A client-side capture (`rig.sut.CapturingTransport`) filled from a WebSocket turn: the message as the
     streamed POST it stands for, and the frames as its answer."""
     body = json.loads(socket.sent) if socket.sent else {}
     body = {**{k: v for k, v in body.items() if k != "type"}, "stream": True}

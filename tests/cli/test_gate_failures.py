@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.cli import main
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from tests.conftest import REPO
 from tests.faults.test_sut import PLANTED, _free_port, serve
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from harness.cli import Terminated, sigterm_raises
-from harness.plumbing.bridge import InlineLoop
+from harness.rig.bridge import InlineLoop
 from harness.runner import interrupts
 from harness.runner.crash import reraise_interrupt
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from harness import ir
 from harness.checks.wire import frontend_wire, text_buffering
-from harness.plumbing import PLANTED_KEY_ENV
 from harness.protocols import encode_events, registry
+from harness.rig import PLANTED_KEY_ENV
 from harness.runner.wire_checks import leaks
 from harness.trace import read_trace_bytes
 from tests.checks.support import run_fault

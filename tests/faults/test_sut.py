@@ -17,7 +17,7 @@ import httpx2
 import pytest
 
 from harness.cli import main
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult

@@ -126,7 +126,7 @@ def test_an_example_failing_as_a_known_bug_is_explored_past(found: FuzzResult, t
 def test_a_headers_file_for_the_whole_gate_keeps_only_this_pairs_upstreams(tmp_path: Path) -> None:
     # `sut-config --format portkey` scopes a header to each upstream; fuzzing anthropic->openai must not refuse it.
     from harness.fuzz.engine import backends_of
-    from harness.plumbing.sut_client import SutClient, SutHeader, scoped_to
+    from harness.rig.sut_client import SutClient, SutHeader, scoped_to
 
     headers = tuple(SutHeader("x-cfg", b, b) for b in ("openai", "anthropic", "gemini", "typo"))
     every = SutClient(key="k", headers=(SutHeader("x-all", "v"), *headers))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from harness.scenarios.loader import load_scenario
 from tests.faults.test_sut import PLANTED, serve
 

@@ -16,8 +16,8 @@ import yaml
 from harness.gateways import render
 from harness.gateways.ccr import ROUTER as CCR_ROUTER
 from harness.gateways.specs import GATEWAYS
-from harness.plumbing.sut_client import RunAddress, load_headers
 from harness.proxy import load_config
+from harness.rig.sut_client import RunAddress, load_headers
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 
@@ -160,7 +160,7 @@ def test_mlflow_config_has_a_chat_endpoint_per_route_at_its_upstream() -> None:
 
 
 def test_nullplatform_config_has_a_project_per_route_reached_by_the_sut_path() -> None:
-    from harness.plumbing.sut_client import sut_url
+    from harness.rig.sut_client import sut_url
 
     text = render("nullplatform", REPLAY, SCENARIOS, ["openai", "anthropic", "gemini"])
     doc = yaml.safe_load(text)

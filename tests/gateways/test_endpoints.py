@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.gateways.endpoints import endpoint_table
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from harness.runner.plan import default_backends
 from tests.conftest import REPO
 from tests.faults.test_sut import PLANTED, _free_port, serve

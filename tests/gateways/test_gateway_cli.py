@@ -15,7 +15,7 @@ import pytest
 
 from harness.cli import main
 from harness.gateways import specs
-from harness.plumbing import PLANTED_KEY_ENV
+from harness.rig import PLANTED_KEY_ENV
 from tests.conftest import REPO
 
 PLANTED = "PLANTED-TEST-KEY-gatewaycli42"

@@ -12,9 +12,9 @@ import yaml
 from harness.diff.pipeline import request_side
 from harness.gateways import render
 from harness.gateways.specs import GATEWAYS
-from harness.plumbing.keys import PLANTED_KEY_ENV
-from harness.plumbing.sut import named_scenario
 from harness.protocols import HttpRequest
+from harness.rig.keys import PLANTED_KEY_ENV
+from harness.rig.sut import named_scenario
 from harness.scenarios.loader import load_scenarios
 from harness.scenarios.resolve import NoScenarioError, resolve
 from harness.trace.model import RunTrace

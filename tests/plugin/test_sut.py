@@ -14,8 +14,8 @@ import pytest
 
 from harness import drivers
 from harness.cli import main
-from harness.plumbing import PLANTED_KEY_ENV
 from harness.protocols import registry
+from harness.rig import PLANTED_KEY_ENV
 from tests.conftest import REPO
 from tests.faults.test_sut import PLANTED, _free_port, serve
 from tests.plugin.conftest import PLUGIN

@@ -14,13 +14,13 @@ import pytest
 import yaml
 
 from harness import ir
-from harness.plumbing.keys import PLANTED_KEY_ENV, planted_key, planted_key_env
 from harness.protocols import HttpRequest, registry
 from harness.proxy.config import UpstreamConfig
 from harness.proxy.upstream import authorized
 from harness.record import Replayer, ReplayTransport, Source, record_one
 from harness.record.chunks import event_boundaries
 from harness.record.real import MissingKeyError, placeholder_values
+from harness.rig.keys import PLANTED_KEY_ENV, planted_key, planted_key_env
 from harness.scenarios.loader import load_scenarios
 from harness.wire import eventstream
 from tests.conftest import REPO

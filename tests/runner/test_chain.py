@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx2
 
-from harness.plumbing.environment import proxy_config
-from harness.plumbing.keys import planted_key
 from harness.proxy import ServerThread, TranslateHooks, create_app
+from harness.rig.environment import proxy_config
+from harness.rig.keys import planted_key
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions, plan
 from harness.scenarios import load_scenarios

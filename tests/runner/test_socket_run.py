@@ -13,7 +13,7 @@ import pytest
 from harness import ir
 from harness.drivers.base import SocketRefused
 from harness.faults.catalog import portable_hooks
-from harness.plumbing import Session
+from harness.rig import Session
 from harness.runner.engine import Engine
 from harness.runner.execute import Unsupported, _socket_call
 from harness.runner.plan import MatrixOptions, plan

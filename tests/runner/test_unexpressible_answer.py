@@ -16,8 +16,8 @@ import pytest
 
 from harness.drivers.base import SdkResult, UnexpressibleAnswer
 from harness.faults.wire_edits import edit_sse
-from harness.plumbing import Session
 from harness.proxy import TranslateHooks
+from harness.rig import Session
 from harness.runner import execute
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions

@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx2
 
-from harness.plumbing.bridge import HttpxAdapter
 from harness.protocols import registry
+from harness.rig.bridge import HttpxAdapter
 
 CLIENT_TIMEOUT_S = 60.0
 """Seconds an SDK client waits for the proxy (connect, read, write) unless told otherwise (`--timeout`)."""

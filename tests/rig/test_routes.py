@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.plumbing import proxy_config, route_table
-from harness.plumbing.routes import parse_model_overrides, upstream_models
 from harness.protocols import registry
+from harness.rig import proxy_config, route_table
+from harness.rig.routes import parse_model_overrides, upstream_models
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from harness.plumbing.sut_client import SutClient, SutHeader
+from harness.rig.sut_client import SutClient, SutHeader
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult, Verdict

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from harness.plumbing.sut_client import (
+from harness.rig.sut_client import (
     ClientKeyTransport,
     RunAddress,
     SutClient,

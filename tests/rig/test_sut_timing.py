@@ -9,12 +9,12 @@ import asyncio
 import pytest
 
 from harness.cli import main
-from harness.plumbing import PLANTED_KEY_ENV
-from harness.plumbing.sut_timing import SendTimes, clock, first_content, sends
 from harness.protocols import registry
 from harness.report.html import first_tokens
 from harness.report.model import Collector
 from harness.report.timeline import first_token_ms, timeline
+from harness.rig import PLANTED_KEY_ENV
+from harness.rig.sut_timing import SendTimes, clock, first_content, sends
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions
 from harness.trace.model import CaseResult

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import openai
 
-from harness.plumbing import Environment
+from harness.rig import Environment
 from harness.scenarios.loader import load_scenarios, select
 from harness.trace import Run
 from tests.conftest import REPO

@@ -27,9 +27,13 @@ import httpx2
 
 from harness import ir
 from harness.backends import WireReply, wire_app
-from harness.plumbing.clients import CLIENT_TIMEOUT_S, sdk_client
-from harness.plumbing.routes import upstream_models
-from harness.plumbing.sut_client import (
+from harness.protocols import DecodeError, HttpRequest, registry
+from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
+from harness.record import Rechunk, Replayer
+from harness.record.scrub import without_userinfo
+from harness.rig.clients import CLIENT_TIMEOUT_S, sdk_client
+from harness.rig.routes import upstream_models
+from harness.rig.sut_client import (
     ClientKeyTransport,
     RunAddress,
     SutClient,
@@ -38,11 +42,7 @@ from harness.plumbing.sut_client import (
     sut_root,
     sut_url,
 )
-from harness.plumbing.sut_timing import SendTimes, clock, decode_by_chunk, first_content, sends
-from harness.protocols import DecodeError, HttpRequest, registry
-from harness.proxy import TRACE_HEADER, Exchange, ServerThread, Timings, safe_headers
-from harness.record import Rechunk, Replayer
-from harness.record.scrub import without_userinfo
+from harness.rig.sut_timing import SendTimes, clock, decode_by_chunk, first_content, sends
 from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import ROUTE_SEPARATOR, split_scenario
 from harness.trace import Run

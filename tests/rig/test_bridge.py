@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx2
 import pytest
 
-from harness.plumbing.bridge import WINDOW_CHUNKS, InlineLoop, SyncBridge
+from harness.rig.bridge import WINDOW_CHUNKS, InlineLoop, SyncBridge
 
 
 class Body(httpx2.AsyncByteStream):

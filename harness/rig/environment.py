@@ -12,12 +12,6 @@ from typing import Any
 
 import httpx2
 
-from harness.plumbing.bridge import InlineLoop, SyncBridge
-from harness.plumbing.clients import CLIENT_TIMEOUT_S, SharedTransport, sdk_client
-from harness.plumbing.keys import planted_key, planted_key_env
-from harness.plumbing.routes import route_table
-from harness.plumbing.sut import Session, SutTarget
-from harness.plumbing.sut_client import SutClient
 from harness.proxy import (
     Exchange,
     ModelRoute,
@@ -30,6 +24,12 @@ from harness.proxy import (
     state_of,
 )
 from harness.record import Rechunk, Replayer, ReplayTransport
+from harness.rig.bridge import InlineLoop, SyncBridge
+from harness.rig.clients import CLIENT_TIMEOUT_S, SharedTransport, sdk_client
+from harness.rig.keys import planted_key, planted_key_env
+from harness.rig.routes import route_table
+from harness.rig.sut import Session, SutTarget
+from harness.rig.sut_client import SutClient
 from harness.scenarios.model import Scenario
 from harness.trace import Run
 

@@ -8,8 +8,8 @@ import httpx2
 import openai
 import pytest
 
-from harness.plumbing.sut import CapturingTransport
-from harness.plumbing.sut_client import SutClientError, UnversionedTransport, parse_unversioned
+from harness.rig.sut import CapturingTransport
+from harness.rig.sut_client import SutClientError, UnversionedTransport, parse_unversioned
 
 ANSWER = {
     "id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o-mini",
