@@ -37,8 +37,8 @@ from harness.interop.open_responses import (
     suite_command,
     suite_dir,
 )
-from harness.plumbing.keys import CLIENT_KEY_ENV, PLANTED_KEY_ENV, planted_key
 from harness.proxy.server import ServerThread
+from harness.rig.keys import CLIENT_KEY_ENV, PLANTED_KEY_ENV, planted_key
 
 CLIENT_KEY = "sk-conformance-client"
 """The key the suite sends the gateway (LiteLLM's master key)."""
