@@ -61,7 +61,7 @@ def expected(chunks: list[dict[str, Any]]) -> Facts:
     return facts
 
 
-@pytest.mark.parametrize("path", [_marks(p) for p in params([p for p in FILES if p.endswith(".chunks.txt")])])
+@pytest.mark.parametrize("path", params([_marks(p) for p in FILES if p.endswith(".chunks.txt")]))
 def test_recorded_gemini_stream_decodes_to_the_answers_facts(path: str) -> None:
     chunks = events(path)
     got = ir_facts(decoded("gemini", sse(chunks), stream=True), join=True, ids=False)
@@ -72,4 +72,3 @@ def test_recorded_gemini_stream_decodes_to_the_answers_facts(path: str) -> None:
 def test_recorded_gemini_body_decodes_to_the_answers_facts(path: str) -> None:
     got = ir_facts(decoded("gemini", body(path), stream=False), join=True, ids=False)
     assert got == expected([json.loads(body(path))]), path
-

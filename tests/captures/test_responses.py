@@ -29,19 +29,20 @@ DIRS = (
     "packages/xai/src/responses/__fixtures__/",
     "packages/open-responses/src/responses/__fixtures__/",
 )
+OA = "packages/openai/src/responses/__fixtures__/"
 NOT_READ = {
     "packages/azure/src/__fixtures__/azure-deepseek-reasoning.1.chunks.txt": "Chat Completions (test_chat)",
     "packages/azure/src/__fixtures__/azure-deepseek-reasoning.1.json": "Chat Completions (test_chat)",
-    "packages/openai/src/responses/__fixtures__/reasoning-model-temperature-error.json": "an error body (test_errors)",
-    "packages/openai/src/responses/__fixtures__/openai-error.1.json": "an error body (test_errors)",
-    "packages/openai/src/responses/__fixtures__/openai-custom-tool.1.chunks.txt": "hand-written (resp_custom_tool_test_001)",
-    "packages/openai/src/responses/__fixtures__/openai-custom-tool.1.json": "hand-written (resp_custom_tool_test_001)",
-    "packages/openai/src/responses/__fixtures__/parallel-tool-call-wrapper.1.chunks.txt": "hand-written (resp_parallel)",
-    "packages/openai/src/responses/__fixtures__/parallel-tool-call-wrapper.1.json": "hand-written (resp_parallel)",
-    "packages/openai/src/responses/__fixtures__/openai-apply-patch-tool-delete.1.chunks.txt": "hand-written ids",
-    "packages/openai/src/responses/__fixtures__/openai-shell-container.1.chunks.txt": "hand-written id, deltas trimmed",
-    "packages/openai/src/responses/__fixtures__/openai-shell-container.1.json": "hand-written id",
-    "packages/openai/src/responses/__fixtures__/openai-phase.1.chunks.txt": "trimmed: events cut out, numbering gaps",
+    f"{OA}reasoning-model-temperature-error.json": "an error body (test_errors)",
+    f"{OA}openai-error.1.json": "an error body (test_errors)",
+    f"{OA}openai-custom-tool.1.chunks.txt": "hand-written (resp_custom_tool_test_001)",
+    f"{OA}openai-custom-tool.1.json": "hand-written (resp_custom_tool_test_001)",
+    f"{OA}parallel-tool-call-wrapper.1.chunks.txt": "hand-written (resp_parallel)",
+    f"{OA}parallel-tool-call-wrapper.1.json": "hand-written (resp_parallel)",
+    f"{OA}openai-apply-patch-tool-delete.1.chunks.txt": "hand-written ids",
+    f"{OA}openai-shell-container.1.chunks.txt": "hand-written id, deltas trimmed",
+    f"{OA}openai-shell-container.1.json": "hand-written id",
+    f"{OA}openai-phase.1.chunks.txt": "trimmed: events cut out, numbering gaps",
     "packages/xai/src/responses/__fixtures__/xai-file-search-tool.1.json": "hand-written (resp_file_search_123)",
     "packages/xai/src/responses/__fixtures__/xai-image-generation-tool.1.chunks.txt": "ids replaced by zeros",
     "packages/xai/src/responses/__fixtures__/xai-image-generation-tool.1.json": "ids replaced by zeros",
@@ -91,7 +92,7 @@ def _client_calls(response: dict[str, Any]) -> list[str]:
 STREAMS = [p for p in FILES if p.endswith(".chunks.txt") and p != ERROR_STREAM]
 
 
-@pytest.mark.parametrize("path", [_marks(p) for p in params(STREAMS)])
+@pytest.mark.parametrize("path", params([_marks(p) for p in STREAMS]))
 def test_recorded_responses_stream_decodes_to_the_answers_facts(path: str) -> None:
     for answer in split(events(path), "response.created"):
         final = answer[-1]
@@ -124,7 +125,6 @@ def test_responses_client_executed_call_is_a_tool_call(path: str) -> None:
     assert answers, f"{path}: no client-executed call item"
     response = decoded("responses", sse(answers[0]), stream=True)
     assert response.stop_reason is not None and response.stop_reason.kind == "tool_use"
-
 
 
 @pytest.mark.parametrize("path", params([p for p in FILES if p == ERROR_STREAM]))

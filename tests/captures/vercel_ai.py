@@ -37,7 +37,7 @@ def listing() -> list[str]:
     return [p for p in done.stdout.decode().splitlines() if f"/{FIXTURES}/" in p]
 
 
-def params(paths: list[str]) -> list[Any]:
+def params(paths: list[Any]) -> list[Any]:
     """pytest params over `paths`, or one skipped param saying how to get the snapshot."""
     if paths:
         return paths
@@ -110,9 +110,7 @@ def ir_facts(response: ir.Response, *, join: bool, ids: bool = True) -> Facts:
     """The facts of an IR answer (`join`: text blocks as one string; `ids`: keep call ids)."""
     texts = [p.text for p in response.content if isinstance(p, ir.TextPart)]
     thinking = "".join(p.text for p in response.content if isinstance(p, ir.ThinkingPart))
-    calls = [
-        (p.id if ids else None, p.name, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)
-    ]
+    calls = [(p.id if ids else None, p.name, p.arguments) for p in response.content if isinstance(p, ir.ToolCallPart)]
     usage = response.usage or ir.Usage()
     return Facts(
         texts=["".join(texts)] if join else texts,
