@@ -66,3 +66,62 @@ def test_the_response_failed_after_an_error_event_is_numbered_next() -> None:
     run[-1]["sequence_number"] = 7
     with pytest.raises(DecodeError, match="sequence_number"):
         _decode(run)
+
+
+def _vertex_chunk(call: dict[str, Any], finish: bool = False) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"functionCall": call}]}}
+    if finish:
+        candidate["finishReason"] = "STOP"
+    return {"candidates": [candidate], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2}}
+
+
+def _arg(path: str, more: bool = False, **value: Any) -> dict[str, Any]:
+    return {"functionCall": {"partialArgs": [{"jsonPath": path, **value, **({"willContinue": True} if more else {})}]}}
+
+
+def _streamed_call(end: bool = True) -> list[dict[str, Any]]:
+    """The shape of vercel/ai's google-vertex-stream-tool-call-arguments-nested.1.chunks.txt."""
+    parts = [
+        {"name": "cook", "willContinue": True},
+        {**_arg("$.recipe.items[0].name", True, stringValue="Lasa")["functionCall"], "willContinue": True},
+        {**_arg("$.recipe.items[0].name", True, stringValue="gna")["functionCall"], "willContinue": True},
+        {**_arg("$.recipe.items[0].name", stringValue="")["functionCall"], "willContinue": True},
+        {**_arg("$.recipe.items[1].grams", numberValue=400)["functionCall"], "willContinue": True},
+        {**_arg("$.recipe.vegan", boolValue=False)["functionCall"], "willContinue": True},
+    ]
+    chunks = [_vertex_chunk(p) for p in parts]
+    return [*chunks, _vertex_chunk({}, finish=True)] if end else [*chunks[:-1], _vertex_chunk(parts[-1], finish=True)]
+
+
+def _gemini(chunks: list[dict[str, Any]]) -> ir.Response:
+    from harness.stream import accumulate
+
+    result = accumulate(decode_events(registry.get("gemini"), [sse(chunks)]))
+    assert result.error is None
+    return result.response
+
+
+def test_vertex_streamed_function_call_arguments_are_assembled_into_one_call() -> None:
+    response = _gemini(_streamed_call())
+    calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
+    assert [(c.name, c.arguments) for c in calls] == [
+        ("cook", {"recipe": {"items": [{"name": "Lasagna"}, {"grams": 400}], "vegan": False}})
+    ]
+    assert response.stop_reason is not None and response.stop_reason.kind == "tool_use"
+
+
+def test_vertex_streamed_call_left_open_at_the_finish_ends_with_what_came() -> None:
+    response = _gemini(_streamed_call(end=False))
+    calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
+    assert [c.arguments for c in calls] == [
+        {"recipe": {"items": [{"name": "Lasagna"}, {"grams": 400}], "vegan": False}}
+    ]
+
+
+def test_vertex_streamed_argument_with_a_bad_json_path_is_a_decode_error() -> None:
+    chunks = [
+        _vertex_chunk({"name": "cook", "willContinue": True}),
+        _vertex_chunk(_arg("recipe", stringValue="x")["functionCall"]),
+    ]
+    with pytest.raises(DecodeError, match="jsonPath"):
+        decode_events(registry.get("gemini"), [sse(chunks)])

@@ -13,6 +13,7 @@ NAMED = sorted(
         *test_chat.NOT_READ,
         *test_gemini.NOT_READ,
         *test_gemini.GAPS,
+        *test_gemini.STREAMED,
         *test_responses.NOT_READ,
         *test_responses.GAPS,
         *test_responses.CLIENT_CALL_FILES,
