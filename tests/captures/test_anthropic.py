@@ -1,6 +1,6 @@
 """Real Anthropic Messages answers recorded by vercel/ai, decoded by the `anthropic` codec.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md): vercel/ai
+Provenance (read from the snapshot, never copied; see docs/protocols.md): vercel/ai
 `packages/anthropic/src/__fixtures__/*.chunks.txt` (streams, with server tools, code execution, compaction, context
 editing, tool search, thinking) and `*.json` (bodies). Expected facts are read from each answer's own events:
 text / thinking / tool_use blocks (a tool's input from its `input_json_delta`s), `message_delta`'s stop reason and

@@ -1,6 +1,6 @@
 """Real Bedrock Converse answers recorded by vercel/ai, decoded by the `bedrock` codec.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md): vercel/ai
+Provenance (read from the snapshot, never copied; see docs/protocols.md): vercel/ai
 `packages/amazon-bedrock/src/__fixtures__/amazon-bedrock-{text,reasoning}.chunks.txt` (ConverseStream events, one
 `{"<eventType>": {...}}` a line, framed back into AWS event-stream messages here) and
 `amazon-bedrock-{text,reasoning,json-other-tool.1}.json` (Converse bodies). The folder's other files are

@@ -1,7 +1,7 @@
 """Real Chat Completions answers of OpenAI and OpenAI-compatible providers recorded by vercel/ai, decoded by the
 profile's codec.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md), vercel/ai `packages/<dir>/__fixtures__/`:
+Provenance (read from the snapshot, never copied; see docs/protocols.md), vercel/ai `packages/<dir>/__fixtures__/`:
 `openai/src/chat` (OpenAI; Azure's model router), `azure/src` (`azure-deepseek-reasoning`: DeepSeek on Azure AI
 Foundry), `deepseek/src/chat`, `groq/src`, `xai/src` and `openai-compatible/src/chat` (xAI), `mistral/src`,
 `alibaba/src` (Qwen on DashScope's compatible mode), `perplexity/src`. `*.chunks.txt` keep each chunk's JSON (the

@@ -1,6 +1,6 @@
 """Real error bodies recorded by vercel/ai, decoded by each protocol's error decoder.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md), vercel/ai:
+Provenance (read from the snapshot, never copied; see docs/protocols.md), vercel/ai:
 - `packages/google/src/__fixtures__/google-429-retry-info.json`: Gemini's 429 RESOURCE_EXHAUSTED with a
   `google.rpc.RetryInfo` (its status is in the body: `error.code`);
 - `packages/openai/src/responses/__fixtures__/openai-error.1.json`: OpenAI's `insufficient_quota`, which OpenAI

@@ -1,6 +1,6 @@
 """Real Gemini generateContent answers recorded by vercel/ai, decoded by the `gemini` codec.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md): vercel/ai
+Provenance (read from the snapshot, never copied; see docs/protocols.md): vercel/ai
 `packages/google/src/__fixtures__/*.chunks.txt` (streamGenerateContent?alt=sse chunks, Gemini 2.5/3 and Vertex,
 thought signatures, Vertex's streamed function-call arguments) and `*.json` (generateContent bodies). Its
 `interactions/` fixtures are Google's Interactions API, which the harness has no codec for, and are not read.

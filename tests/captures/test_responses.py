@@ -1,6 +1,6 @@
 """Real OpenAI Responses answers recorded by vercel/ai, decoded by the `responses` codec.
 
-Provenance (read from the snapshot, never copied; see docs/corpus.md):
+Provenance (read from the snapshot, never copied; see docs/protocols.md):
 - vercel/ai `packages/openai/src/responses/__fixtures__/*` (OpenAI: text, function calls, reasoning with encrypted
   content, compaction, hosted tools, an `error` then `response.failed` stream);
 - vercel/ai `packages/azure/src/__fixtures__/*` (Azure OpenAI's Responses API);
