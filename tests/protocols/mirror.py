@@ -90,3 +90,8 @@ def js_joined_body(source: str, title: str, constants: dict[str, str] | None = N
     for name, value in (constants or {}).items():
         text = text.replace("${" + name + "}", value)
     return codecs.decode(text, "unicode_escape")
+
+
+VERCEL_AI = Source("vercel/ai", "VERCEL_AI_REPO")
+"""Vercel's AI SDK: `packages/*/src/**/__fixtures__/*.chunks.txt` (one recorded stream event per line) and `*.json`
+(recorded bodies) of real provider answers; read by tests/captures."""

@@ -20,6 +20,9 @@ chunk of that one part, which only the Gemini stream encoder writes back; a non-
 a part (Gemini 3 signs its first `executableCode`) is taken off the part into the thinking block it ends, like
 any signature, and the encoder puts it back on the part: kept in both, it reached the client twice (a second
 thinking block on the text after the code).
+
+A `functionCall` with `willContinue` is one whose arguments Vertex streams in the next parts (`streamed_args`): the
+call is emitted whole when it ends; the encoder always writes whole calls.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from harness.protocols.gemini.fields import (
 )
 from harness.protocols.gemini.ids import ToolIds
 from harness.protocols.gemini.mapping import standard_base64
+from harness.protocols.gemini.streamed_args import StreamedCall
 
 # Part fields that describe a part rather than carry its data.
 _PART_META = spellings(["thought", "thoughtSignature", "partMetadata", "mediaResolution", "videoMetadata"])
@@ -66,6 +70,7 @@ class ContentMachine:
         self._next = 0
         self.tool_calls = 0
         """Function calls seen so far (their ordinal numbers the synthesized ids)."""
+        self._streamed: StreamedCall | None = None  # a call whose arguments are still arriving (streamed_args)
 
     def part(self, value: Any, where: str) -> list[ir.StreamEvent]:
         """The events one part adds."""
@@ -99,7 +104,10 @@ class ContentMachine:
         return out
 
     def close(self) -> list[ir.StreamEvent]:
-        """Close the open block, if any."""
+        """Close the open block, if any (a call whose arguments were still streaming ends with what came)."""
+        if self._streamed is not None:
+            streamed, self._streamed = self._streamed, None
+            return self._call(streamed.name, streamed.id, streamed.args)
         if self._open is None:
             return []
         kind, self._open = self._open, None
@@ -145,12 +153,24 @@ class ContentMachine:
 
     def _function_call(self, value: Any, where: str) -> list[ir.StreamEvent]:
         call = as_object(value, where)
+        more = opt_bool(get(call, "willContinue"), f"{where}.willContinue")
+        if self._streamed is None and more:  # Vertex streams this call's arguments (streamed_args)
+            out = self.close()
+            name, call_id = as_str(get(call, "name"), f"{where}.name"), opt_str(get(call, "id"), f"{where}.id")
+            self._streamed = StreamedCall(name, call_id)
+            self._streamed.add(call, where)
+            return out
+        if self._streamed is not None:
+            self._streamed.add(call, where)
+            return [] if more else self.close()
         name = as_str(get(call, "name"), f"{where}.name")
         args = get(call, "args")
         args = {} if args is None else as_object(args, f"{where}.args")
+        return self._call(name, opt_str(get(call, "id"), f"{where}.id"), args)
+
+    def _call(self, name: str, call_id: str | None, args: dict[str, Any]) -> list[ir.StreamEvent]:
         # Compact JSON text as str: no UTF-8 round here, so odd strings (lone surrogates) still decode.
         args_json = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
-        call_id = opt_str(get(call, "id"), f"{where}.id")
         explicit = call_id is not None
         if call_id is None:
             call_id = self._ids.implied(self._turn, self.tool_calls, name, args)

@@ -20,7 +20,8 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
   the status, `incomplete_details.reason` and whether a function call was output; usage from the response; the
   final response object's fields beyond the codec's as its extras); items the
   stream never opened but the final response lists are decoded from it; `response.failed` and `error` end it
-  with an `ErrorEvent`. A stream that stops before any of them ends with a `malformed_stream` error from
+  with an `ErrorEvent` (OpenAI follows an `error` with the `response.failed` of the same failure: that one is
+  read as part of it). A stream that stops before any of them ends with a `malformed_stream` error from
   `close()`. Nothing may follow the terminal event but a `[DONE]`, which some gateways add and the SDK skips.
 """
 
@@ -55,6 +56,7 @@ class ResponsesStreamDecoder:
         self._id: str | None = None
         self._started = False
         self._ended = False
+        self._error_event = False  # the stream was ended by an `error` event
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the IR events they complete."""
@@ -88,6 +90,8 @@ class ResponsesStreamDecoder:
         if event.data.strip() == "[DONE]":
             return  # not a Responses event; the SDK skips it, and close() judges what came before
         r = Reader(NAME, event.offset)
+        if self._ended and self._failed_after_error(r, event):
+            return
         if self._ended:
             r.fail("event", f"{event.event} after the end of the stream")
         data = load_object(event.data, offset=event.offset, what="stream event data")
@@ -98,6 +102,7 @@ class ResponsesStreamDecoder:
         self._items.r = r
         if kind == "error":
             self._fail(stream_error(data))
+            self._error_event = True
         elif kind == "response.created":
             self._created(r, data)
         elif not self._started:
@@ -106,6 +111,17 @@ class ResponsesStreamDecoder:
             _HANDLERS[kind](self, data, kind)
         else:
             self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
+
+    def _failed_after_error(self, r: Reader, event: SSEEvent) -> bool:
+        """Whether `event` is the `response.failed` OpenAI sends after an `error` event (numbered next)."""
+        if not self._error_event or event.event not in ("message", "response.failed"):
+            return False
+        data = load_object(event.data, offset=event.offset, what="stream event data")
+        if data.get("type") != "response.failed":
+            return False
+        self._sequence(r, r.opt_int(data.get("sequence_number"), "response.failed.sequence_number"), "response.failed")
+        self._error_event = False  # only one
+        return True
 
     def _sequence(self, r: Reader, number: int | None, kind: str) -> None:
         if self._numbered is None:
