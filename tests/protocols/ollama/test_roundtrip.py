@@ -272,7 +272,7 @@ def _no_stop_raw(resp: ir.Response) -> ir.Response:
     return resp.model_copy(update={"stop_reason": None if stop is None else ir.StopReason(kind=stop.kind)})
 
 
-def _expect_error(error: ir.IRError) -> ir.IRError:
+def _expect_error(error: ir.IRError) -> Any:
     projected = project(error)
     assert (projected.message, projected.retry_after) == (error.message, error.retry_after)  # the wire keeps both
     return projected
