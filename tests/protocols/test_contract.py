@@ -4,8 +4,10 @@ registered protocol and profile: what each protocol's tests once copied under th
 Garbage in (random bytes, well-formed JSON of the wrong shape, invalid UTF-8, any truncation) raises only the
 typed errors; `decode_error` never raises; a stream decodes the same in any chunking and ends in one terminal
 event; plain text, a stream of it and an error survive their own wire. A new protocol gets all of this by being
-registered. What a protocol carries beyond plain text (its losses, schemas, paths) stays in its own round-trip
-tests, named after what they check.
+registered. The round trips of any request, response, stream, stream ending in an error and error run on every
+protocol's `ROUND_TRIPS` (`tests/protocols/roundtrip.py`): what it carries of them (its losses), what its wire must
+look like (schemas, paths, headers) and how it differs (a second stream mode, the errors it cannot tell apart) are
+data there, declared in its own `test_roundtrip.py`; its quirks keep tests named after them.
 """
 
 from __future__ import annotations
