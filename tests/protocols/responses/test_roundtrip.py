@@ -306,6 +306,14 @@ def project(value: Any) -> Any:
 # --- properties -------------------------------------------------------------------------------------------
 
 
+@given(strategies.responses(), strategies.usages, strategies.usages)
+def test_start_and_midstream_usage_round_trip(response: ir.Response, start: ir.Usage, middle: ir.Usage) -> None:
+    events = strategies.events_for(response)
+    events[0] = events[0].model_copy(update={"usage": start})
+    events.insert(1, ir.UsageEvent(usage=middle))
+    assert decode_events(CODEC, [encode_events(CODEC, events)]) == project(events)
+
+
 @given(strategies.errors)
 def test_an_error_before_the_stream_began_round_trips(error: ir.IRError) -> None:
     events: list[ir.StreamEvent] = [ir.MessageStart(), ir.ErrorEvent(error=error)]
