@@ -9,6 +9,7 @@ and fields of an object (`get_str`, `need_str`, ...: "WHERE.KEY is int, expected
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from harness.protocols.base import DecodeError
@@ -136,28 +137,52 @@ class Reader:
             return value
         raise self._is_not(value, what, "a boolean")
 
-    def get_obj(self, obj: JSONDict, key: str, where: str) -> JSONDict | None:
+    def get_obj(self, obj: Mapping[str, Any], key: str, where: str) -> JSONDict | None:
         """`obj[key]` as a JSON object; None when absent or null."""
         value = obj.get(key)
         return None if value is None else self.as_obj(value, f"{where}.{key}")
 
-    def get_list(self, obj: JSONDict, key: str, where: str) -> list[Any]:
+    def get_list(self, obj: Mapping[str, Any], key: str, where: str) -> list[Any]:
         """`obj[key]` as a JSON array; empty when absent or null."""
         return self.as_list(obj.get(key), f"{where}.{key}")
 
-    def get_str(self, obj: JSONDict, key: str, where: str, default: str | None = None) -> str | None:
+    def get_str(self, obj: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str | None:
         """`obj[key]` as a string; `default` when absent or null."""
         value = obj.get(key)
         return default if value is None else self.as_str(value, f"{where}.{key}")
 
-    def need_str(self, obj: JSONDict, key: str, where: str) -> str:
+    def need_str(self, obj: Mapping[str, Any], key: str, where: str) -> str:
         """`obj[key]` as a string that must be there."""
         value = self.get_str(obj, key, where)
         if value is None:
             raise self.error(f"{where} has no {key}")
         return value
 
-    def get_int(self, obj: JSONDict, key: str, where: str) -> int | None:
+    def need_obj(self, obj: Mapping[str, Any], key: str, where: str) -> JSONDict:
+        """`obj[key]` as a JSON object that must be there."""
+        value = self.get_obj(obj, key, where)
+        if value is None:
+            raise self.error(f"{where} has no {key}")
+        return value
+
+    def need_list(self, obj: Mapping[str, Any], key: str, where: str) -> list[Any]:
+        """`obj[key]` as a JSON array that must be there."""
+        if obj.get(key) is None:
+            raise self.error(f"{where} has no {key}")
+        return self.get_list(obj, key, where)
+
+    def get_bool(self, obj: Mapping[str, Any], key: str, where: str) -> bool | None:
+        """`obj[key]` as a boolean; None when absent or null."""
+        return self.as_bool(obj.get(key), f"{where}.{key}")
+
+    def need_int(self, obj: Mapping[str, Any], key: str, where: str) -> int:
+        """`obj[key]` as an integer (bool is not one) that must be there."""
+        value = self.get_int(obj, key, where)
+        if value is None:
+            raise self.error(f"{where} has no {key}")
+        return value
+
+    def get_int(self, obj: Mapping[str, Any], key: str, where: str) -> int | None:
         """`obj[key]` as an integer (bool is not one); None when absent or null."""
         value = obj.get(key)
         if value is None:
@@ -166,7 +191,7 @@ class Reader:
             raise self._is_not(value, f"{where}.{key}", "an integer")
         return value
 
-    def get_count(self, obj: JSONDict, key: str, where: str) -> int | None:
+    def get_count(self, obj: Mapping[str, Any], key: str, where: str) -> int | None:
         """`obj[key]` as a non-negative integer (token counts); None when absent or null."""
         value = obj.get(key)
         if value is None:
@@ -175,6 +200,6 @@ class Reader:
             raise self.error(f"{where}.{key} is {value!r}, expected a non-negative integer")
         return value
 
-    def get_float(self, obj: JSONDict, key: str, where: str) -> float | None:
+    def get_float(self, obj: Mapping[str, Any], key: str, where: str) -> float | None:
         """`obj[key]` as a number; None when absent or null."""
         return self.as_float(obj.get(key), f"{where}.{key}")

@@ -4,8 +4,10 @@ registered protocol and profile: what each protocol's tests once copied under th
 Garbage in (random bytes, well-formed JSON of the wrong shape, invalid UTF-8, any truncation) raises only the
 typed errors; `decode_error` never raises; a stream decodes the same in any chunking and ends in one terminal
 event; plain text, a stream of it and an error survive their own wire. A new protocol gets all of this by being
-registered. What a protocol carries beyond plain text (its losses, schemas, paths) stays in its own round-trip
-tests, named after what they check.
+registered. The round trips of any request, response, stream, stream ending in an error and error run on every
+protocol's `ROUND_TRIPS` (`tests/protocols/roundtrip.py`): what it carries of them (its losses), what its wire must
+look like (schemas, paths, headers) and how it differs (a second stream mode, the errors it cannot tell apart) are
+data there, declared in its own `test_roundtrip.py`; its quirks keep tests named after them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from harness import ir
@@ -245,7 +247,7 @@ def test_an_error_keeps_its_kind_and_message_on_the_wire(name: str, kind: ir.Err
 @pytest.mark.parametrize("name", NAMES)
 def test_an_empty_body_is_a_malformed_stream(name: str) -> None:
     events = decode_events(registry.get(name), [b""])
-    assert validate(events) == []
+    assert validate(events) == [] and [e.kind for e in events] == ["message_start", "error"]
     assert isinstance(events[-1], ir.ErrorEvent) and events[-1].error.kind is ir.ErrorKind.MALFORMED_STREAM
 
 
@@ -292,3 +294,55 @@ def test_response_round_trip(name: str, response: ir.Response) -> None:
     assert wire.status == 200
     spec.check_response(wire)
     assert spec.seen_response(codec.decode_response(wire.body)) == spec.expect_response(response)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.reencodes_byte_for_byte))
+@given(request=strategies.requests)
+def test_decoded_request_reencodes_to_the_same_body(name: str, request: ir.Request) -> None:
+    # Pass-through fidelity: decode(encode(x)) re-encodes byte for byte, provider fields and shape included.
+    codec = registry.get(name)
+    wire = codec.encode_request(request)
+    assert codec.encode_request(codec.decode_request(wire)).body == wire.body
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.expect_stream))
+@given(data=st.data(), response=strategies.responses(), chunk=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_stream_round_trip(name: str, data: st.DataObject, response: ir.Response, chunk: int, seed: int) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    assert spec.expect_stream is not None
+    response = spec.prepare_response(response)
+    events = strategies.events_for(response, chunk=chunk)
+    bodies = spec.stream_bodies(codec, events)
+    body = bodies[data.draw(st.sampled_from(sorted(bodies)), label="mode")]
+    spec.check_stream(body, events)
+    decoded = decode_events(codec, roundtrip.random_chunks(body, seed))
+    assert validate(decoded) == []
+    assert spec.seen_stream(decoded) == spec.expect_stream(response, chunk)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.expect_stream_error))
+@given(response=strategies.responses(), error=strategies.errors)
+def test_stream_ending_in_error_round_trip(name: str, response: ir.Response, error: ir.IRError) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    assert spec.expect_stream_error is not None
+    before = strategies.events_for(response)[:-1] if spec.error_after_content else [ir.MessageStart(id="r1", model="m")]
+    events = [*before, ir.ErrorEvent(error=error)]
+    body = encode_events(codec, events)
+    spec.check_stream(body, events)
+    decoded = decode_events(codec, [body])
+    assert validate(decoded) == [] and isinstance(decoded[-1], ir.ErrorEvent)
+    assert spec.seen_stream_error(decoded) == spec.expect_stream_error(events)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ROUND_TRIPS.items() if spec.expect_error))
+@given(error=strategies.errors)
+def test_error_round_trip(name: str, error: ir.IRError) -> None:
+    spec, codec = ROUND_TRIPS[name], registry.get(name)
+    assert spec.expect_error is not None
+    assume(spec.error_cases(error))
+    wire = codec.encode_error(error)
+    assert wire.status >= 400
+    spec.check_error(wire, error)
+    back = codec.decode_error(wire.status, wire.headers, wire.body)
+    assert back.status == wire.status
+    assert spec.seen_error(back) == spec.expect_error(error)

@@ -14,40 +14,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness import ir
-from harness.protocols.anthropic.mapping import NAME, dumps
-from harness.protocols.base import DecodeError
-
-
-def field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """A required field of a given JSON type, or `DecodeError` naming where it was missing."""
-    value = obj.get(key)
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    # JSON true/false are Python ints too: a boolean is only accepted where a boolean is asked for.
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        expected = "/".join(k.__name__ for k in kinds)
-        raise DecodeError(NAME, f"{where}.{key} is {type(value).__name__}, expected {expected}")
-    return value
-
-
-def optional(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """An optional field (absent or null -> None) of a given JSON type."""
-    if obj.get(key) is None:
-        return None
-    return field(obj, key, kind, where)
+from harness.protocols.anthropic.mapping import READ, dumps
 
 
 def _image(block: Mapping[str, Any], where: str) -> ir.ImagePart | None:
-    source = field(block, "source", dict, where)
+    source = READ.need_obj(block, "source", where)
     source_type = source.get("type")
     if source_type == "base64":
         return ir.ImagePart(
             source=ir.Base64Image(
-                media_type=field(source, "media_type", str, f"{where}.source"),
-                data=field(source, "data", str, f"{where}.source"),
+                media_type=READ.need_str(source, "media_type", f"{where}.source"),
+                data=READ.need_str(source, "data", f"{where}.source"),
             )
         )
     if source_type == "url":
-        return ir.ImagePart(source=ir.UrlImage(url=field(source, "url", str, f"{where}.source")))
+        return ir.ImagePart(source=ir.UrlImage(url=READ.need_str(source, "url", f"{where}.source")))
     return None  # file-id images have no IR source
 
 
@@ -55,13 +36,13 @@ def _document(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
     """A `document` block given inline: a base64 PDF, or plain text (`source.type` "text", the text itself, carried
     base64-encoded in the IR). Its title, context and citations settings have no IR field (requests keep the raw
     block, see request.py)."""
-    source = field(block, "source", dict, where)
+    source = READ.need_obj(block, "source", where)
     source_type = source.get("type")
-    media_type = field(source, "media_type", str, f"{where}.source") if source_type in ("base64", "text") else ""
+    media_type = READ.need_str(source, "media_type", f"{where}.source") if source_type in ("base64", "text") else ""
     if source_type == "base64":
-        return ir.FilePart(media_type=media_type, data=field(source, "data", str, f"{where}.source"))
+        return ir.FilePart(media_type=media_type, data=READ.need_str(source, "data", f"{where}.source"))
     if source_type == "text":
-        text = field(source, "data", str, f"{where}.source")
+        text = READ.need_str(source, "data", f"{where}.source")
         return ir.FilePart(media_type=media_type, data=base64.b64encode(text.encode()).decode("ascii"))
     return None  # documents by URL, file id or content blocks have no IR form
 
@@ -83,30 +64,26 @@ def tool_call(block: Mapping[str, Any], where: str) -> ir.ToolCallPart:
     """A `tool_use` block as an IR tool call; the input object is re-serialized compactly as the raw text."""
     arguments = block.get("input", {})
     return ir.ToolCallPart(
-        id=field(block, "id", str, where),
-        name=field(block, "name", str, where),
+        id=READ.need_str(block, "id", where),
+        name=READ.need_str(block, "name", where),
         arguments=arguments,
         arguments_raw=dumps(arguments),
     )
 
 
 def _tool_result(block: Mapping[str, Any], where: str, names: Mapping[str, str]) -> ir.ToolResultPart:
-    call_id = field(block, "tool_use_id", str, where)
+    call_id = READ.need_str(block, "tool_use_id", where)
     content = block.get("content")
     parts: list[ir.TextPart | ir.ImagePart] = []
     if isinstance(content, str):
         parts.append(ir.TextPart(text=content))
-    elif isinstance(content, list):
-        for j, item in enumerate(content):
-            if not isinstance(item, dict):
-                raise DecodeError(NAME, f"{where}.content[{j}] is {type(item).__name__}, expected an object")
-            part = part_from_block(item, f"{where}.content[{j}]", names)
+    else:
+        for j, item in enumerate(READ.get_list(block, "content", where)):
+            part = part_from_block(READ.as_obj(item, f"{where}.content[{j}]"), f"{where}.content[{j}]", names)
             if isinstance(part, ir.TextPart | ir.ImagePart):
                 parts.append(part)
             # other kinds inside a tool result (document, search_result) have no IR form
-    elif content is not None:
-        raise DecodeError(NAME, f"{where}.content is {type(content).__name__}, expected a string or a list")
-    is_error = optional(block, "is_error", bool, where) or False
+    is_error = READ.get_bool(block, "is_error", where) or False
     # The wire has no tool name on a result: recover it from the assistant's tool_use with the same id.
     return ir.ToolResultPart(tool_call_id=call_id, name=names.get(call_id), content=parts, is_error=is_error)
 
@@ -116,9 +93,9 @@ def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, st
 
     `names` maps tool_use ids seen so far to tool names, to fill `ToolResultPart.name`.
     """
-    block_type = field(block, "type", str, where)
+    block_type = READ.need_str(block, "type", where)
     if block_type == "text":
-        return ir.TextPart(text=field(block, "text", str, where))
+        return ir.TextPart(text=READ.need_str(block, "text", where))
     if block_type == "image":
         return _image(block, where)
     if block_type == "document":
@@ -128,10 +105,10 @@ def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, st
     if block_type == "tool_result":
         return _tool_result(block, where, names)
     if block_type == "thinking":
-        signature = optional(block, "signature", str, where)
-        return ir.ThinkingPart(text=field(block, "thinking", str, where), signature=signature or None)
+        signature = READ.get_str(block, "signature", where)
+        return ir.ThinkingPart(text=READ.need_str(block, "thinking", where), signature=signature or None)
     if block_type == "redacted_thinking":
-        return ir.RedactedThinkingPart(data=field(block, "data", str, where))
+        return ir.RedactedThinkingPart(data=READ.need_str(block, "data", where))
     return None
 
 

@@ -7,10 +7,13 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.base import DecodeError
+from harness.protocols.jsonread import Reader
 
 NAME = "anthropic"
 """Registry name of the codec and key of `Request.provider_fields`."""
+
+READ = Reader(NAME)
+"""Typed reads of Anthropic JSON (a wrong type is a one-line `DecodeError`)."""
 
 ANTHROPIC_VERSION = "2023-06-01"
 """The `anthropic-version` header the encoder sends (the only stable version of the Messages API)."""
@@ -49,22 +52,12 @@ _WIRE_STOPS: dict[str, str] = {
 
 def load_json(data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
     """Parse JSON, raising only `DecodeError` (also for nesting too deep or integers too long to convert)."""
-    try:
-        return common.load_json(NAME, data, offset=offset, what=what)
-    except DecodeError:
-        raise
-    except RecursionError as exc:
-        raise DecodeError(NAME, f"{what} nests too deeply", offset=offset) from exc
-    except ValueError as exc:  # e.g. an integer literal longer than Python converts
-        raise DecodeError(NAME, f"{what} is not usable JSON: {exc}", offset=offset) from exc
+    return common.load_json(NAME, data, offset=offset, what=what)
 
 
 def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
     """Parse a JSON object, raising only `DecodeError`."""
-    value = load_json(data, offset=offset, what=what)
-    if not isinstance(value, dict):
-        raise DecodeError(NAME, f"{what} is {type(value).__name__}, expected a JSON object", offset=offset)
-    return value
+    return common.load_object(NAME, data, offset=offset, what=what)
 
 
 def dumps(value: Any) -> str:
@@ -76,8 +69,7 @@ def stop_reason_from_wire(stop_reason: Any, stop_sequence: Any) -> ir.StopReason
     """The IR stop reason of a wire `stop_reason` / `stop_sequence` pair (None when the wire says null)."""
     if stop_reason is None:
         return None
-    if not isinstance(stop_reason, str):
-        raise DecodeError(NAME, f"stop_reason is {type(stop_reason).__name__}, expected a string")
+    READ.as_str(stop_reason, "stop_reason")
     kind = _STOP_KINDS.get(stop_reason, "other")
     sequence = stop_sequence if kind == "stop_sequence" and isinstance(stop_sequence, str) else None
     return ir.StopReason(kind=kind, raw=stop_reason, sequence=sequence)
@@ -91,28 +83,18 @@ def stop_reason_to_wire(stop: ir.StopReason | None) -> tuple[str | None, str | N
     return wire, stop.sequence if wire == "stop_sequence" else None
 
 
-def _count(usage: Mapping[str, Any], key: str) -> int | None:
-    value = usage.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise DecodeError(NAME, f"usage.{key} is {value!r}, expected a non-negative integer")
-    return value
-
-
 def usage_from_wire(usage: Any) -> ir.Usage:
     """IR usage from a wire usage object: IR input_tokens = input + cache_read + cache_creation."""
-    if not isinstance(usage, Mapping):
-        raise DecodeError(NAME, f"usage is {type(usage).__name__}, expected an object")
-    fresh = _count(usage, "input_tokens")
-    cache_read = _count(usage, "cache_read_input_tokens")
-    cache_write = _count(usage, "cache_creation_input_tokens")
-    details = usage.get("output_tokens_details")
-    reasoning = _count(details, "thinking_tokens") if isinstance(details, Mapping) else None
+    usage = READ.as_obj(usage, "usage")
+    fresh = READ.get_count(usage, "input_tokens", "usage")
+    cache_read = READ.get_count(usage, "cache_read_input_tokens", "usage")
+    cache_write = READ.get_count(usage, "cache_creation_input_tokens", "usage")
+    details = usage.get("output_tokens_details")  # anything but an object is ignored
+    reasoning = READ.get_count(details, "thinking_tokens", "usage") if isinstance(details, Mapping) else None
     total_input = None if fresh is None else fresh + (cache_read or 0) + (cache_write or 0)
     return ir.Usage(
         input_tokens=total_input,
-        output_tokens=_count(usage, "output_tokens"),
+        output_tokens=READ.get_count(usage, "output_tokens", "usage"),
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         reasoning_tokens=reasoning,
@@ -162,8 +144,7 @@ def estimate_input_tokens(request: ir.Request | None) -> int | None:
 
 def merge_wire_usage(base: dict[str, Any], newer: Any) -> dict[str, Any]:
     """Cumulative wire usage: message_delta figures replace message_start ones key by key (null keeps)."""
-    if not isinstance(newer, Mapping):
-        raise DecodeError(NAME, f"usage is {type(newer).__name__}, expected an object")
+    newer = READ.as_obj(newer, "usage")
     merged = dict(base)
     merged.update({k: v for k, v in newer.items() if v is not None})
     return merged

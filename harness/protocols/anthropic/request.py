@@ -18,11 +18,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 from harness import ir
-from harness.protocols.anthropic.blocks import block_from_part, field, optional, part_from_block
+from harness.protocols.anthropic.blocks import block_from_part, part_from_block
 from harness.protocols.anthropic.mapping import (
     ANTHROPIC_VERSION,
     DEFAULT_MAX_TOKENS,
     NAME,
+    READ,
     dumps,
     load_object,
 )
@@ -66,34 +67,28 @@ def _role_of(part: ir.ContentPart, wire_role: Role) -> Role:
     return "tool" if isinstance(part, ir.ToolResultPart) else wire_role
 
 
-def decode_messages(raw: Any) -> list[ir.Message]:
+def decode_messages(raw: list[Any]) -> list[ir.Message]:
     """Wire messages -> IR messages.
 
     A user message's tool_result blocks become IR `tool` messages: a wire message is split into runs of
     tool results and of other blocks, in order. Blocks with no IR part are left out (a message keeps its
     place even when nothing of it maps).
     """
-    if not isinstance(raw, list):
-        raise DecodeError(NAME, f"messages is {type(raw).__name__}, expected a list")
     names: dict[str, str] = {}
     out: list[ir.Message] = []
     for i, message in enumerate(raw):
         where = f"messages[{i}]"
-        if not isinstance(message, dict):
-            raise DecodeError(NAME, f"{where} is {type(message).__name__}, expected an object")
-        wire_role = field(message, "role", str, where)
+        message = READ.as_obj(message, where)
+        wire_role = READ.need_str(message, "role", where)
         if wire_role not in ("user", "assistant"):
             raise DecodeError(NAME, f"{where}.role is {wire_role!r}, expected 'user' or 'assistant'")
         role: Role = "user" if wire_role == "user" else "assistant"
         content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if not isinstance(blocks, list):
-            raise DecodeError(NAME, f"{where}.content is {type(content).__name__}, expected a string or a list")
+        text = isinstance(content, str)
+        blocks = [{"type": "text", "text": content}] if text else READ.need_list(message, "content", where)
         runs: list[ir.Message] = []
         for j, block in enumerate(blocks):
-            if not isinstance(block, dict):
-                raise DecodeError(NAME, f"{where}.content[{j}] is {type(block).__name__}, expected an object")
-            part = part_from_block(block, f"{where}.content[{j}]", names)
+            part = part_from_block(READ.as_obj(block, f"{where}.content[{j}]"), f"{where}.content[{j}]", names)
             if part is None:
                 continue
             if isinstance(part, ir.ToolCallPart):
@@ -107,23 +102,20 @@ def decode_messages(raw: Any) -> list[ir.Message]:
     return out
 
 
-def decode_tools(raw: Any) -> list[ir.Tool]:
+def decode_tools(raw: list[Any]) -> list[ir.Tool]:
     """Client tools -> IR tools; server tools (web_search, code_execution, ...: a `type`, no input_schema)
     have no IR form and are left out."""
-    if not isinstance(raw, list):
-        raise DecodeError(NAME, f"tools is {type(raw).__name__}, expected a list")
     tools: list[ir.Tool] = []
     for k, tool in enumerate(raw):
         where = f"tools[{k}]"
-        if not isinstance(tool, dict):
-            raise DecodeError(NAME, f"{where} is {type(tool).__name__}, expected an object")
+        tool = READ.as_obj(tool, where)
         if tool.get("type") not in (None, "custom") or "input_schema" not in tool:
             continue
         tools.append(
             ir.Tool(
-                name=field(tool, "name", str, where),
-                description=optional(tool, "description", str, where),
-                parameters=field(tool, "input_schema", dict, where),
+                name=READ.need_str(tool, "name", where),
+                description=READ.get_str(tool, "description", where),
+                parameters=READ.need_obj(tool, "input_schema", where),
             )
         )
     return tools
@@ -131,8 +123,7 @@ def decode_tools(raw: Any) -> list[ir.Tool]:
 
 def decode_tool_choice(raw: Any) -> tuple[ir.ToolChoice, bool | None]:
     """Wire tool_choice -> IR tool choice and parallel_tool_calls (from disable_parallel_tool_use)."""
-    if not isinstance(raw, dict):
-        raise DecodeError(NAME, f"tool_choice is {type(raw).__name__}, expected an object")
+    raw = READ.as_obj(raw, "tool_choice")
     kind = raw.get("type")
     choice: ir.ToolChoice
     if kind == "auto":
@@ -142,20 +133,19 @@ def decode_tool_choice(raw: Any) -> tuple[ir.ToolChoice, bool | None]:
     elif kind == "none":
         choice = ir.ToolChoiceNone()
     elif kind == "tool":
-        choice = ir.ToolChoiceTool(name=field(raw, "name", str, "tool_choice"))
+        choice = ir.ToolChoiceTool(name=READ.need_str(raw, "name", "tool_choice"))
     else:
         raise DecodeError(NAME, f"tool_choice.type is {kind!r}, expected auto, any, tool or none")
-    disable = optional(raw, "disable_parallel_tool_use", bool, "tool_choice")
+    disable = READ.get_bool(raw, "disable_parallel_tool_use", "tool_choice")
     return choice, None if disable is None else not disable
 
 
 def decode_thinking(raw: Any) -> ir.ThinkingConfig:
     """Wire thinking -> IR: enabled+budget; adaptive (and between_tools) = enabled without a budget."""
-    if not isinstance(raw, dict):
-        raise DecodeError(NAME, f"thinking is {type(raw).__name__}, expected an object")
+    raw = READ.as_obj(raw, "thinking")
     kind = raw.get("type")
     if kind == "enabled":
-        return ir.ThinkingConfig(enabled=True, budget_tokens=field(raw, "budget_tokens", int, "thinking"))
+        return ir.ThinkingConfig(enabled=True, budget_tokens=READ.need_int(raw, "budget_tokens", "thinking"))
     if kind == "disabled":
         return ir.ThinkingConfig(enabled=False)
     if kind in ("adaptive", "between_tools"):
@@ -167,13 +157,9 @@ def decode_system(raw: Any) -> str:
     """Wire system (a string, or text blocks joined by a blank line) -> IR system prompt."""
     if isinstance(raw, str):
         return raw
-    if not isinstance(raw, list):
-        raise DecodeError(NAME, f"system is {type(raw).__name__}, expected a string or a list")
     texts = []
-    for j, block in enumerate(raw):
-        if not isinstance(block, dict):
-            raise DecodeError(NAME, f"system[{j}] is {type(block).__name__}, expected an object")
-        texts.append(field(block, "text", str, f"system[{j}]"))
+    for j, block in enumerate(READ.as_list(raw, "system")):
+        texts.append(READ.need_str(READ.as_obj(block, f"system[{j}]"), "text", f"system[{j}]"))
     return "\n\n".join(texts)
 
 
@@ -183,28 +169,15 @@ def decode_format(raw: Any, where: str) -> ir.ResponseFormat | None:
         return None
     if not isinstance(raw, dict) or raw.get("type") != "json_schema":
         raise DecodeError(NAME, f"{where} is {raw!r:.80}, expected a json_schema format")
-    return ir.ResponseFormatJsonSchema(schema_=field(raw, "schema", dict, where))
+    return ir.ResponseFormatJsonSchema(schema_=READ.need_obj(raw, "schema", where))
 
 
 def _stop(body: Mapping[str, Any]) -> list[str]:
-    stop = optional(body, "stop_sequences", list, "body") or []
-    if not all(isinstance(s, str) for s in stop):
-        raise DecodeError(NAME, "stop_sequences must hold strings")
-    return list(stop)
-
-
-def _number(body: Mapping[str, Any], key: str) -> float | None:
-    value = optional(body, key, (int, float), "body")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except OverflowError as exc:  # an integer literal beyond float range
-        raise DecodeError(NAME, f"{key} is out of range") from exc
+    return [READ.as_str(s, f"stop_sequences[{i}]") for i, s in enumerate(READ.get_list(body, "stop_sequences", "body"))]
 
 
 def _response_format(body: Mapping[str, Any], extra: dict[str, Any]) -> ir.ResponseFormat | None:
-    config = optional(body, "output_config", dict, "body")
+    config = READ.get_obj(body, "output_config", "body")
     fmt = None
     if config is not None:
         fmt = decode_format(config.get("format"), "output_config.format")
@@ -227,11 +200,11 @@ def decode_request(request: HttpRequest) -> ir.Request:
     """A Messages (or count_tokens) request -> IR; max_tokens may be absent (count_tokens has none)."""
     body = load_object(request.body, what="request body")
     extra: dict[str, Any] = {k: v for k, v in body.items() if k not in _KNOWN}
-    messages = decode_messages(body.get("messages"))
+    messages = decode_messages(READ.need_list(body, "messages", "body"))
     _keep_raw(extra, "messages", body["messages"], encode_messages(messages))
     tools: list[ir.Tool] = []
     if body.get("tools") is not None:
-        tools = decode_tools(body["tools"])
+        tools = decode_tools(READ.get_list(body, "tools", "body"))
         _keep_raw(extra, "tools", body["tools"], [_tool(t) for t in tools])
     choice, parallel = decode_tool_choice(body["tool_choice"]) if body.get("tool_choice") is not None else (None, None)
     # `"system": ""` and `"system": []` (Portkey sends the latter) set no system prompt: the IR has none.
@@ -246,20 +219,20 @@ def decode_request(request: HttpRequest) -> ir.Request:
         extra[BETA_HEADER] = request.headers[BETA_HEADER]
     if request.headers.get(VERSION_HEADER, ANTHROPIC_VERSION) != ANTHROPIC_VERSION:
         extra[VERSION_HEADER] = request.headers[VERSION_HEADER]
-    max_tokens = optional(body, "max_tokens", int, "body")
+    max_tokens = READ.get_int(body, "max_tokens", "body")
     return ir.Request(
-        model=field(body, "model", str, "body"),
+        model=READ.need_str(body, "model", "body"),
         system=system,
         messages=messages,
         tools=tools,
         tool_choice=choice,
         parallel_tool_calls=parallel,
-        temperature=_number(body, "temperature"),
-        top_p=_number(body, "top_p"),
+        temperature=READ.get_float(body, "temperature", "body"),
+        top_p=READ.get_float(body, "top_p", "body"),
         max_tokens=max_tokens,
         stop=_stop(body),
         response_format=_response_format(body, extra),
-        stream=optional(body, "stream", bool, "body") or False,
+        stream=READ.get_bool(body, "stream", "body") or False,
         thinking=thinking,
         provider_fields={NAME: extra} if extra else {},
     )

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
-from harness.protocols.anthropic.blocks import block_from_part, field, optional, part_from_block
+from harness.protocols.anthropic.blocks import block_from_part, part_from_block
 from harness.protocols.anthropic.mapping import (
     MISSING_MESSAGE_ID,
     NAME,
+    READ,
     dumps,
     load_object,
     stop_reason_from_wire,
@@ -36,18 +37,15 @@ USAGE_KEYS = frozenset(
 """Keys of a wire usage object the IR reads or re-derives (`cache_creation` from the cache writes)."""
 
 
-def decode_content(content: Any, where: str) -> list[ir.OutputPart]:
+def decode_content(content: list[Any], where: str) -> list[ir.OutputPart]:
     """Response content blocks -> IR output parts.
 
     Server-tool blocks (server_tool_use, web_search_tool_result, ...) have no IR part and are skipped;
     citations on text blocks are dropped and the text kept (see the codec's losses).
     """
-    if not isinstance(content, list):
-        raise DecodeError(NAME, f"{where} is {type(content).__name__}, expected a list")
     parts: list[ir.OutputPart] = []
     for j, block in enumerate(content):
-        if not isinstance(block, dict):
-            raise DecodeError(NAME, f"{where}[{j}] is {type(block).__name__}, expected an object")
+        block = READ.as_obj(block, f"{where}[{j}]")
         part = part_from_block(block, f"{where}[{j}]", {})
         if isinstance(part, ir.TextPart | ir.ToolCallPart | ir.ThinkingPart | ir.RedactedThinkingPart):
             parts.append(part)
@@ -62,11 +60,11 @@ def decode_response(body: bytes) -> ir.Response:
     if message.get("type") != "message":
         raise DecodeError(NAME, f"response type is {message.get('type')!r}, expected 'message'")
     return ir.Response(
-        id=optional(message, "id", str, "message"),
-        model=optional(message, "model", str, "message"),
-        content=decode_content(message.get("content"), "content"),
+        id=READ.get_str(message, "id", "message"),
+        model=READ.get_str(message, "model", "message"),
+        content=decode_content(READ.need_list(message, "content", "message"), "content"),
         stop_reason=stop_reason_from_wire(message.get("stop_reason"), message.get("stop_sequence")),
-        usage=usage_from_wire(field(message, "usage", dict, "message")),
+        usage=usage_from_wire(READ.need_obj(message, "usage", "message")),
         extras=decode_extras(message, MESSAGE_KEYS),
     )
 

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import ir
-from harness.protocols.anthropic.blocks import field, optional, tool_call
+from harness.protocols.anthropic.blocks import tool_call
 from harness.protocols.anthropic.errors import error_from_object
 from harness.protocols.anthropic.mapping import (
     NAME,
+    READ,
     dumps,
     load_object,
     merge_wire_usage,
@@ -109,9 +110,7 @@ class AnthropicStreamDecoder:
             raise DecodeError(NAME, exc.message.removeprefix(f"{NAME}: "), offset=event.offset) from exc
 
     def _dispatch(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        kind = data.get("type")
-        if not isinstance(kind, str):
-            raise DecodeError(NAME, "event data has no string 'type'")
+        kind = READ.need_str(data, "type", "event data")
         if kind == "ping":
             return []
         if kind == "error":
@@ -128,15 +127,15 @@ class AnthropicStreamDecoder:
         return handler(self, data)
 
     def _content_block_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        index = field(data, "index", int, "content_block_start")
-        return self._block_start(index, field(data, "content_block", dict, "content_block_start"))
+        index = READ.need_int(data, "index", "content_block_start")
+        return self._block_start(index, READ.need_obj(data, "content_block", "content_block_start"))
 
     def _content_block_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        block = self._block(field(data, "index", int, "content_block_delta"), "content_block_delta")
-        return [] if block is None else self._delta(block, field(data, "delta", dict, "content_block_delta"))
+        block = self._block(READ.need_int(data, "index", "content_block_delta"), "content_block_delta")
+        return [] if block is None else self._delta(block, READ.need_obj(data, "delta", "content_block_delta"))
 
     def _content_block_stop(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        index = field(data, "index", int, "content_block_stop")
+        index = READ.need_int(data, "index", "content_block_stop")
         block = self._block(index, "content_block_stop")
         del self._open[index]
         return [] if block is None else [_end_event(block)]
@@ -145,13 +144,13 @@ class AnthropicStreamDecoder:
         if self._started:
             raise DecodeError(NAME, "a second message_start")
         self._started = True
-        message = field(data, "message", dict, "message_start")
+        message = READ.need_obj(data, "message", "message_start")
         usage = message.get("usage")
         self._usage = merge_wire_usage({}, usage) if usage is not None else {}
         return [
             ir.MessageStart(
-                id=optional(message, "id", str, "message"),
-                model=optional(message, "model", str, "message"),
+                id=READ.get_str(message, "id", "message"),
+                model=READ.get_str(message, "model", "message"),
                 usage=usage_from_wire(self._usage) if usage is not None else None,
                 extras=decode_extras(message, MESSAGE_KEYS),
             )
@@ -161,16 +160,16 @@ class AnthropicStreamDecoder:
         if index in self._seen:
             raise DecodeError(NAME, f"content_block_start for index {index}, which already started")
         self._seen.add(index)
-        block_type = field(block, "type", str, "content_block")
+        block_type = READ.need_str(block, "type", "content_block")
         out: list[ir.StreamEvent] = []
         at = self._next_index
         if block_type == "text":
             self._open[index] = _Block("text", at)
-            out += [ir.TextStart(index=at), *_text(ir.TextDelta, at, field(block, "text", str, "content_block"))]
+            out += [ir.TextStart(index=at), *_text(ir.TextDelta, at, READ.need_str(block, "text", "content_block"))]
         elif block_type == "thinking":
-            signature = optional(block, "signature", str, "content_block") or ""
+            signature = READ.get_str(block, "signature", "content_block") or ""
             self._open[index] = _Block("thinking", at, signature)
-            thinking = field(block, "thinking", str, "content_block")
+            thinking = READ.need_str(block, "thinking", "content_block")
             out += [ir.ThinkingStart(index=at), *_text(ir.ThinkingDelta, at, thinking)]
         elif block_type == "tool_use":
             call = tool_call(block, "content_block")
@@ -180,7 +179,7 @@ class AnthropicStreamDecoder:
                 out.append(ir.ToolCallDelta(index=at, arguments=dumps(call.arguments)))
         elif block_type == "redacted_thinking":
             self._open[index] = None  # whole at start; its content_block_stop adds nothing
-            out.append(ir.RedactedThinking(index=at, data=field(block, "data", str, "content_block")))
+            out.append(ir.RedactedThinking(index=at, data=READ.need_str(block, "data", "content_block")))
         else:
             self._open[index] = None  # server tools and unknown blocks: no IR form (see module doc)
             return []
@@ -193,26 +192,26 @@ class AnthropicStreamDecoder:
         return self._open[index]
 
     def _delta(self, block: _Block, delta: dict[str, Any]) -> list[ir.StreamEvent]:
-        delta_type = field(delta, "type", str, "delta")
+        delta_type = READ.need_str(delta, "type", "delta")
         expected = _DELTA_BLOCK.get(delta_type)
         if expected is None:
             return []  # a delta type added after this decoder was written
         if expected != block.kind:
             raise DecodeError(NAME, f"{delta_type} on a {block.kind} block")
         if delta_type == "text_delta":
-            return _text(ir.TextDelta, block.index, field(delta, "text", str, delta_type))
+            return _text(ir.TextDelta, block.index, READ.need_str(delta, "text", delta_type))
         if delta_type == "thinking_delta":
-            return _text(ir.ThinkingDelta, block.index, field(delta, "thinking", str, delta_type))
+            return _text(ir.ThinkingDelta, block.index, READ.need_str(delta, "thinking", delta_type))
         if delta_type == "signature_delta":
-            block.signature += field(delta, "signature", str, delta_type)
+            block.signature += READ.need_str(delta, "signature", delta_type)
             return []
         if delta_type == "input_json_delta":
-            fragment = field(delta, "partial_json", str, delta_type)
+            fragment = READ.need_str(delta, "partial_json", delta_type)
             return [ir.ToolCallDelta(index=block.index, arguments=fragment)] if fragment else []
         return []  # citations_delta: citations have no IR form (see losses)
 
     def _message_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        delta = field(data, "delta", dict, "message_delta")
+        delta = READ.need_obj(data, "delta", "message_delta")
         self._stop = stop_reason_from_wire(delta.get("stop_reason"), delta.get("stop_sequence"))
         if data.get("usage") is not None:
             self._usage = merge_wire_usage(self._usage, data["usage"])

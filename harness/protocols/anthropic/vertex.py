@@ -19,9 +19,8 @@ from harness.protocols import facts, registry
 from harness.protocols.anthropic import CODEC as ANTHROPIC
 from harness.protocols.anthropic import request as messages
 from harness.protocols.anthropic.facts import FACTS as ANTHROPIC_FACTS
-from harness.protocols.anthropic.mapping import dumps, load_object
+from harness.protocols.anthropic.mapping import READ, dumps, load_object
 from harness.protocols.anthropic.reference import AnthropicReference, message_id
-from harness.protocols.base import DecodeError
 from harness.protocols.kit import bearer_auth
 from harness.protocols.reference import token
 from harness.wire.http import HttpRequest
@@ -50,9 +49,8 @@ def _as_messages_request(request: HttpRequest) -> HttpRequest:
     if match is None:
         return request
     body = load_object(request.body, what="request body")
-    version = body.pop("anthropic_version", None)
-    if version is not None and not isinstance(version, str):
-        raise DecodeError(NAME, f"anthropic_version is {type(version).__name__}, expected a string")
+    READ.get_str(body, "anthropic_version", "body")  # a string if there is one; Vertex's, not sent on
+    body.pop("anthropic_version", None)
     body = {"model": match["model"], **body}
     if match["method"] == "streamRawPredict":
         body.setdefault("stream", True)

@@ -21,8 +21,8 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.bedrock.documents import document_block, file_part
+from harness.protocols.bedrock.mapping import READ, image_format, media_type
 from harness.protocols.bedrock.mapping import fail as _fail
-from harness.protocols.bedrock.mapping import field, image_format, media_type, optional
 
 SERVER_TOOL_USE = "server_tool_use"
 """`toolUse.type` of a call the service ran itself (Nova's code interpreter): no IR tool call."""
@@ -30,8 +30,7 @@ SERVER_TOOL_USE = "server_tool_use"
 
 def redacted_from_wire(value: Any, where: str) -> str:
     """The IR text of a `redactedContent` blob (base64 of the model's UTF-8 string)."""
-    if not isinstance(value, str):
-        raise _fail(f"{where}.redactedContent is {type(value).__name__}, expected a base64 string")
+    READ.as_str(value, f"{where}.redactedContent")
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
     except (binascii.Error, ValueError) as exc:
@@ -44,11 +43,11 @@ def redacted_to_wire(data: str) -> str:
 
 
 def _image(block: Mapping[str, Any], where: str) -> ir.ImagePart | None:
-    image = field(block, "image", dict, where)
-    source = field(image, "source", dict, f"{where}.image")
+    image = READ.need_obj(block, "image", where)
+    source = READ.need_obj(image, "source", f"{where}.image")
     if "bytes" not in source:
         return None  # an image in S3 (s3Location) has no IR source
-    data = field(source, "bytes", str, f"{where}.image.source")
+    data = READ.need_str(source, "bytes", f"{where}.image.source")
     return ir.ImagePart(source=ir.Base64Image(media_type=media_type(image.get("format"), f"{where}.image"), data=data))
 
 
@@ -56,42 +55,41 @@ def tool_call(use: Mapping[str, Any], where: str) -> ir.ToolCallPart:
     """A `toolUse` object as an IR tool call; its input is re-serialized compactly as the raw text."""
     arguments = use.get("input", {})
     return ir.ToolCallPart(
-        id=field(use, "toolUseId", str, where),
-        name=field(use, "name", str, where),
+        id=READ.need_str(use, "toolUseId", where),
+        name=READ.need_str(use, "name", where),
         arguments=arguments,
         arguments_raw=json.dumps(arguments, ensure_ascii=False, separators=(",", ":")),
     )
 
 
 def _tool_result(result: Mapping[str, Any], where: str, names: Mapping[str, str]) -> ir.ToolResultPart:
-    call_id = field(result, "toolUseId", str, where)
+    call_id = READ.need_str(result, "toolUseId", where)
     parts: list[ir.TextPart | ir.ImagePart] = []
-    for j, item in enumerate(optional(result, "content", list, where) or []):
+    for j, item in enumerate(READ.get_list(result, "content", where)):
         here = f"{where}.content[{j}]"
-        if not isinstance(item, dict):
-            raise _fail(f"{here} is {type(item).__name__}, expected an object")
+        item = READ.as_obj(item, here)
         if "text" in item:
-            parts.append(ir.TextPart(text=field(item, "text", str, here)))
+            parts.append(ir.TextPart(text=READ.need_str(item, "text", here)))
         elif "json" in item:
             parts.append(ir.TextPart(text=json.dumps(item["json"], ensure_ascii=False, separators=(",", ":"))))
         elif "image" in item and (image := _image(item, here)) is not None:
             parts.append(image)
         # documents, videos and search results inside a tool result have no IR form
-    status = optional(result, "status", str, where)
+    status = READ.get_str(result, "status", where)
     # The wire has no tool name on a result: recover it from the assistant's toolUse with the same id.
     return ir.ToolResultPart(tool_call_id=call_id, name=names.get(call_id), content=parts, is_error=status == "error")
 
 
 def _reasoning(block: Mapping[str, Any], where: str) -> ir.ThinkingPart | ir.RedactedThinkingPart | None:
-    reasoning = field(block, "reasoningContent", dict, where)
+    reasoning = READ.need_obj(block, "reasoningContent", where)
     here = f"{where}.reasoningContent"
     if "redactedContent" in reasoning:
         return ir.RedactedThinkingPart(data=redacted_from_wire(reasoning["redactedContent"], here))
-    text = optional(reasoning, "reasoningText", dict, here)
+    text = READ.get_obj(reasoning, "reasoningText", here)
     if text is None:
         return None
-    signature = optional(text, "signature", str, f"{here}.reasoningText")
-    return ir.ThinkingPart(text=field(text, "text", str, f"{here}.reasoningText"), signature=signature or None)
+    signature = READ.get_str(text, "signature", f"{here}.reasoningText")
+    return ir.ThinkingPart(text=READ.need_str(text, "text", f"{here}.reasoningText"), signature=signature or None)
 
 
 def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, str]) -> ir.ContentPart | None:
@@ -100,16 +98,16 @@ def part_from_block(block: Mapping[str, Any], where: str, names: Mapping[str, st
     `names` maps toolUse ids seen so far to tool names, to fill `ToolResultPart.name`.
     """
     if "text" in block:
-        return ir.TextPart(text=field(block, "text", str, where))
+        return ir.TextPart(text=READ.need_str(block, "text", where))
     if "image" in block:
         return _image(block, where)
     if "document" in block:
         return file_part(block, where)
     if "toolUse" in block:
-        use = field(block, "toolUse", dict, where)
+        use = READ.need_obj(block, "toolUse", where)
         return None if use.get("type") == SERVER_TOOL_USE else tool_call(use, f"{where}.toolUse")
     if "toolResult" in block:
-        result = field(block, "toolResult", dict, where)
+        result = READ.need_obj(block, "toolResult", where)
         if result.get("type") not in (None, "tool_result"):
             return None  # the result of a server tool (Nova's code interpreter)
         return _tool_result(result, f"{where}.toolResult", names)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness import ir
-from harness.protocols.bedrock.mapping import fail, field
+from harness.protocols.bedrock.mapping import READ, fail
 
 FORMATS: Mapping[str, str] = {
     "pdf": "application/pdf",
@@ -47,18 +47,18 @@ def document_name(filename: str | None) -> str:
 
 def file_part(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
     """The IR file part of a `document` block given as bytes; None for one in S3, as text or as content."""
-    document = field(block, "document", dict, where)
+    document = READ.need_obj(block, "document", where)
     here = f"{where}.document"
-    source = field(document, "source", dict, here)
+    source = READ.need_obj(document, "source", here)
     if "bytes" not in source:
         return None
-    fmt = field(document, "format", str, here)
+    fmt = READ.need_str(document, "format", here)
     if fmt not in FORMATS:
         raise fail(f"{here}.format is {fmt!r}, expected one of {', '.join(FORMATS)}")
     return ir.FilePart(
         media_type=FORMATS[fmt],
-        data=field(source, "bytes", str, f"{here}.source"),
-        filename=field(document, "name", str, here),
+        data=READ.need_str(source, "bytes", f"{here}.source"),
+        filename=READ.need_str(document, "name", here),
     )
 
 

@@ -15,9 +15,13 @@ from typing import Any
 from harness import ir
 from harness.protocols import common
 from harness.protocols.base import DecodeError
+from harness.protocols.jsonread import Reader
 
 NAME = "bedrock"
 """Registry name of the codec and key of `Request.provider_fields`."""
+
+READ = Reader(NAME)
+"""Typed reads of Bedrock JSON (a wrong type is a one-line `DecodeError`)."""
 
 STOP_KINDS: dict[str, ir.StopKind] = {
     "end_turn": "end_turn",
@@ -53,12 +57,7 @@ def fail(message: str, offset: int | None = None) -> DecodeError:
 
 def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> dict[str, Any]:
     """Parse a JSON object, raising only `DecodeError` (also for nesting too deep or integers too long)."""
-    try:
-        return common.load_object(NAME, data, offset=offset, what=what)
-    except DecodeError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise fail(f"{what} is not usable JSON: {exc}", offset) from exc
+    return common.load_object(NAME, data, offset=offset, what=what)
 
 
 def dumps(value: Any) -> bytes:
@@ -66,39 +65,9 @@ def dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
-def field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """A required field of a given JSON type, or `DecodeError` naming where it was missing."""
-    value = obj.get(key)
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    # JSON true/false are Python ints too: a boolean is only accepted where a boolean is asked for.
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        expected = "/".join(k.__name__ for k in kinds)
-        raise fail(f"{where}.{key} is {type(value).__name__}, expected {expected}")
-    return value
-
-
-def optional(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """An optional field (absent or null -> None) of a given JSON type."""
-    if obj.get(key) is None:
-        return None
-    return field(obj, key, kind, where)
-
-
-def number(obj: Mapping[str, Any], key: str, where: str) -> float | None:
-    """An optional JSON number as a float."""
-    value = optional(obj, key, (int, float), where)
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except OverflowError as exc:  # an integer literal beyond float range
-        raise fail(f"{where}.{key} is out of range") from exc
-
-
 def stop_from_wire(value: Any) -> ir.StopReason:
     """The IR stop reason of a wire `stopReason` string."""
-    if not isinstance(value, str):
-        raise fail(f"stopReason is {type(value).__name__}, expected a string")
+    READ.as_str(value, "stopReason")
     return ir.StopReason(kind=STOP_KINDS.get(value, "other"), raw=value)
 
 
@@ -108,18 +77,12 @@ def stop_to_wire(stop: ir.StopReason | None) -> str:
 
 
 def _count(usage: Mapping[str, Any], key: str) -> int | None:
-    value = usage.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise fail(f"usage.{key} is {value!r}, expected a non-negative integer")
-    return value
+    return READ.get_count(usage, key, "usage")
 
 
 def usage_from_wire(usage: Any) -> ir.Usage:
     """IR usage from a wire `usage`: IR input_tokens = inputTokens + cacheReadInputTokens + cacheWriteInputTokens."""
-    if not isinstance(usage, Mapping):
-        raise fail(f"usage is {type(usage).__name__}, expected an object")
+    usage = READ.as_obj(usage, "usage")
     fresh = _count(usage, "inputTokens")
     read = _count(usage, "cacheReadInputTokens")
     write = _count(usage, "cacheWriteInputTokens")

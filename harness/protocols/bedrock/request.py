@@ -27,7 +27,7 @@ from urllib.parse import quote, unquote
 from harness import ir
 from harness.protocols import common
 from harness.protocols.bedrock.blocks import block_from_part, part_from_block
-from harness.protocols.bedrock.mapping import NAME, fail, field, load_object, number, optional
+from harness.protocols.bedrock.mapping import NAME, READ, fail, load_object
 from harness.wire.http import HttpRequest
 
 T = TypeVar("T")
@@ -61,23 +61,18 @@ def request_path(model: str, *, stream: bool) -> str:
 def decode_messages(raw: Any) -> list[ir.Message]:
     """Wire messages -> IR messages; a user turn's toolResult blocks become IR `tool` messages (a turn is split
     into runs of tool results and of other blocks, in order). Blocks with no IR part are left out."""
-    if not isinstance(raw, list):
-        raise fail(f"messages is {type(raw).__name__}, expected a list")
     names: dict[str, str] = {}
     out: list[ir.Message] = []
-    for i, message in enumerate(raw):
+    for i, message in enumerate(READ.lst(raw, "messages")):
         where = f"messages[{i}]"
-        if not isinstance(message, dict):
-            raise fail(f"{where} is {type(message).__name__}, expected an object")
-        wire_role = field(message, "role", str, where)
+        message = READ.as_obj(message, where)
+        wire_role = READ.need_str(message, "role", where)
         if wire_role not in ("user", "assistant"):
             raise fail(f"{where}.role is {wire_role!r}, expected 'user' or 'assistant'")
         role: Role = "user" if wire_role == "user" else "assistant"
         runs: list[ir.Message] = []
-        for j, block in enumerate(field(message, "content", list, where)):
-            if not isinstance(block, dict):
-                raise fail(f"{where}.content[{j}] is {type(block).__name__}, expected an object")
-            part = part_from_block(block, f"{where}.content[{j}]", names)
+        for j, block in enumerate(READ.need_list(message, "content", where)):
+            part = part_from_block(READ.as_obj(block, f"{where}.content[{j}]"), f"{where}.content[{j}]", names)
             if part is None:
                 continue
             if isinstance(part, ir.ToolCallPart):
@@ -93,35 +88,30 @@ def decode_messages(raw: Any) -> list[ir.Message]:
 
 def decode_system(raw: Any) -> str | None:
     """Wire system blocks -> IR system prompt: the text blocks joined by a blank line (None when there are none)."""
-    if not isinstance(raw, list):
-        raise fail(f"system is {type(raw).__name__}, expected a list")
     texts = []
-    for j, block in enumerate(raw):
-        if not isinstance(block, dict):
-            raise fail(f"system[{j}] is {type(block).__name__}, expected an object")
+    for j, block in enumerate(READ.lst(raw, "system")):
+        block = READ.as_obj(block, f"system[{j}]")
         if "text" in block:
-            texts.append(field(block, "text", str, f"system[{j}]"))
+            texts.append(READ.need_str(block, "text", f"system[{j}]"))
     return "\n\n".join(texts) if texts else None
 
 
 def decode_tool_config(raw: Any) -> tuple[list[ir.Tool], ir.ToolChoice | None]:
     """Wire toolConfig -> IR tools (toolSpec entries; system tools and cache points have no IR form) and choice."""
-    if not isinstance(raw, dict):
-        raise fail(f"toolConfig is {type(raw).__name__}, expected an object")
+    raw = READ.as_obj(raw, "toolConfig")
     tools: list[ir.Tool] = []
-    for k, tool in enumerate(field(raw, "tools", list, "toolConfig")):
+    for k, tool in enumerate(READ.need_list(raw, "tools", "toolConfig")):
         where = f"toolConfig.tools[{k}]"
-        if not isinstance(tool, dict):
-            raise fail(f"{where} is {type(tool).__name__}, expected an object")
-        spec = optional(tool, "toolSpec", dict, where)
+        tool = READ.as_obj(tool, where)
+        spec = READ.get_obj(tool, "toolSpec", where)
         if spec is None:
             continue
-        schema = field(spec, "inputSchema", dict, f"{where}.toolSpec")
+        schema = READ.need_obj(spec, "inputSchema", f"{where}.toolSpec")
         tools.append(
             ir.Tool(
-                name=field(spec, "name", str, f"{where}.toolSpec"),
-                description=optional(spec, "description", str, f"{where}.toolSpec"),
-                parameters=field(schema, "json", dict, f"{where}.toolSpec.inputSchema"),
+                name=READ.need_str(spec, "name", f"{where}.toolSpec"),
+                description=READ.get_str(spec, "description", f"{where}.toolSpec"),
+                parameters=READ.need_obj(schema, "json", f"{where}.toolSpec.inputSchema"),
             )
         )
     return tools, _tool_choice(raw.get("toolChoice"))
@@ -137,17 +127,18 @@ def _tool_choice(raw: Any) -> ir.ToolChoice | None:
     if "any" in raw:
         return ir.ToolChoiceRequired()
     if "tool" in raw:
-        return ir.ToolChoiceTool(name=field(field(raw, "tool", dict, "toolChoice"), "name", str, "toolChoice.tool"))
+        return ir.ToolChoiceTool(
+            name=READ.need_str(READ.need_obj(raw, "tool", "toolChoice"), "name", "toolChoice.tool")
+        )
     raise fail(f"toolConfig.toolChoice has {next(iter(raw))!r}, expected auto, any or tool")
 
 
 def decode_thinking(raw: Any) -> ir.ThinkingConfig:
     """Anthropic's `thinking` inside additionalModelRequestFields -> IR (adaptive = enabled without a budget)."""
-    if not isinstance(raw, dict):
-        raise fail(f"additionalModelRequestFields.thinking is {type(raw).__name__}, expected an object")
+    raw = READ.as_obj(raw, "additionalModelRequestFields.thinking")
     kind = raw.get("type")
     if kind == "enabled":
-        budget = field(raw, "budget_tokens", int, "additionalModelRequestFields.thinking")
+        budget = READ.need_int(raw, "budget_tokens", "additionalModelRequestFields.thinking")
         return ir.ThinkingConfig(enabled=True, budget_tokens=budget)
     if kind == "disabled":
         return ir.ThinkingConfig(enabled=False)
@@ -157,23 +148,22 @@ def decode_thinking(raw: Any) -> ir.ThinkingConfig:
 
 
 def _inference(body: Mapping[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    config = optional(body, "inferenceConfig", dict, "body") or {}
+    config = READ.get_obj(body, "inferenceConfig", "body") or {}
     rest = {k: v for k, v in config.items() if k not in _INFERENCE}
     if rest:
         extra["inferenceConfig"] = rest
-    stop = optional(config, "stopSequences", list, "inferenceConfig") or []
-    if not all(isinstance(s, str) for s in stop):
-        raise fail("inferenceConfig.stopSequences must hold strings")
+    stops = READ.get_list(config, "stopSequences", "inferenceConfig")
+    stop = [READ.as_str(s, f"inferenceConfig.stopSequences[{i}]") for i, s in enumerate(stops)]
     return {
-        "max_tokens": optional(config, "maxTokens", int, "inferenceConfig"),
-        "temperature": number(config, "temperature", "inferenceConfig"),
-        "top_p": number(config, "topP", "inferenceConfig"),
-        "stop": list(stop),
+        "max_tokens": READ.get_int(config, "maxTokens", "inferenceConfig"),
+        "temperature": READ.get_float(config, "temperature", "inferenceConfig"),
+        "top_p": READ.get_float(config, "topP", "inferenceConfig"),
+        "stop": stop,
     }
 
 
 def _additional(body: Mapping[str, Any], extra: dict[str, Any]) -> ir.ThinkingConfig | None:
-    fields = optional(body, "additionalModelRequestFields", dict, "body") or {}
+    fields = READ.get_obj(body, "additionalModelRequestFields", "body") or {}
     rest = {k: v for k, v in fields.items() if k != "thinking"}
     if rest:
         extra["additionalModelRequestFields"] = rest
@@ -189,15 +179,15 @@ def decode_text_format(raw: Any) -> ir.ResponseFormatJsonSchema:
     where = "outputConfig.textFormat"
     if not isinstance(raw, dict) or raw.get("type") != "json_schema":
         raise fail(f"{where} is {raw!r:.80}, expected a json_schema format")
-    definition = field(field(raw, "structure", dict, where), "jsonSchema", dict, f"{where}.structure")
+    definition = READ.need_obj(READ.need_obj(raw, "structure", where), "jsonSchema", f"{where}.structure")
     here = f"{where}.structure.jsonSchema"
-    schema = load_object(field(definition, "schema", str, here), what=f"{here}.schema")
-    name = optional(definition, "name", str, here)
+    schema = load_object(READ.need_str(definition, "schema", here), what=f"{here}.schema")
+    name = READ.get_str(definition, "name", here)
     return ir.ResponseFormatJsonSchema(schema_=schema, **({"name": name} if name is not None else {}))
 
 
 def _output(body: Mapping[str, Any], extra: dict[str, Any]) -> ir.ResponseFormat | None:
-    config = optional(body, "outputConfig", dict, "body") or {}
+    config = READ.get_obj(body, "outputConfig", "body") or {}
     rest = {k: v for k, v in config.items() if k != "textFormat"}
     if rest:
         extra["outputConfig"] = rest

@@ -14,9 +14,8 @@ from harness import ir
 from harness.protocols.bedrock.blocks import block_from_part, part_from_block
 from harness.protocols.bedrock.mapping import (
     NAME,
+    READ,
     dumps,
-    fail,
-    field,
     load_object,
     stop_from_wire,
     stop_to_wire,
@@ -68,18 +67,17 @@ def with_extras(
 def decode_response(body: bytes) -> ir.Response:
     """A Converse response body -> IR (parts with no IR form, e.g. server tool results, are left out)."""
     data = load_object(body, what="response body")
-    message = field(field(data, "output", dict, "body"), "message", dict, "output")
+    message = READ.need_obj(READ.need_obj(data, "output", "body"), "message", "output")
     content: list[ir.OutputPart] = []
-    for j, block in enumerate(field(message, "content", list, "output.message")):
-        if not isinstance(block, dict):
-            raise fail(f"output.message.content[{j}] is {type(block).__name__}, expected an object")
-        part = part_from_block(block, f"output.message.content[{j}]", {})
+    for j, block in enumerate(READ.need_list(message, "content", "output.message")):
+        where = f"output.message.content[{j}]"
+        part = part_from_block(READ.as_obj(block, where), where, {})
         if isinstance(part, ir.TextPart | ir.ToolCallPart | ir.ThinkingPart | ir.RedactedThinkingPart):
             content.append(part)
     return ir.Response(
         content=content,
         stop_reason=stop_from_wire(data.get("stopReason")),
-        usage=usage_from_wire(field(data, "usage", dict, "body")),
+        usage=usage_from_wire(READ.need_obj(data, "usage", "body")),
         extras=decode_extras(data, BODY_KEYS),
     )
 

@@ -25,7 +25,7 @@ from harness import ir
 from harness.protocols.base import DecodeError
 from harness.protocols.bedrock.blocks import SERVER_TOOL_USE, redacted_from_wire
 from harness.protocols.bedrock.errors import stream_error
-from harness.protocols.bedrock.mapping import NAME, fail, field, load_object, stop_from_wire, usage_from_wire
+from harness.protocols.bedrock.mapping import NAME, READ, fail, load_object, stop_from_wire, usage_from_wire
 from harness.protocols.bedrock.response import BODY_KEYS, decode_extras
 from harness.wire.errors import FramingError
 from harness.wire.eventstream import EventMessage, EventStreamDecoder
@@ -115,12 +115,12 @@ class BedrockStreamDecoder:
         return [*out, ir.ProviderEvent(protocol=NAME, type=event_type, data=payload)]
 
     def _message_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        field(data, "role", str, "messageStart")
+        READ.need_str(data, "role", "messageStart")
         return []
 
     def _content_block_start(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        wire = field(data, "contentBlockIndex", int, "contentBlockStart")
-        start = field(data, "start", dict, "contentBlockStart")
+        wire = READ.need_int(data, "contentBlockIndex", "contentBlockStart")
+        start = READ.need_obj(data, "start", "contentBlockStart")
         if wire in self._blocks:
             raise fail(f"contentBlockStart for block {wire}, which already started")
         use = start.get("toolUse")
@@ -128,8 +128,8 @@ class BedrockStreamDecoder:
             self._blocks[wire] = _Block(-1, "skipped", ended=True)  # server tool calls, tool results, images
             return []
         block = self._open(wire, "tool_call")
-        tool_id = field(use, "toolUseId", str, "contentBlockStart.start.toolUse")
-        name = field(use, "name", str, "contentBlockStart.start.toolUse")
+        tool_id = READ.need_str(use, "toolUseId", "contentBlockStart.start.toolUse")
+        name = READ.need_str(use, "name", "contentBlockStart.start.toolUse")
         return [ir.ToolCallStart(index=block.index, id=tool_id, name=name)]
 
     def _open(self, wire: int, kind: str) -> _Block:
@@ -152,22 +152,22 @@ class BedrockStreamDecoder:
         return block
 
     def _content_block_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        wire = field(data, "contentBlockIndex", int, "contentBlockDelta")
-        delta = field(data, "delta", dict, "contentBlockDelta")
+        wire = READ.need_int(data, "contentBlockIndex", "contentBlockDelta")
+        delta = READ.need_obj(data, "delta", "contentBlockDelta")
         known = self._blocks.get(wire)
         if known is not None and known.kind == "skipped":
             return []
         out: list[ir.StreamEvent] = []
         if "text" in delta:
             block = self._block_for(wire, "text", out)
-            text = field(delta, "text", str, "contentBlockDelta.delta")
+            text = READ.need_str(delta, "text", "contentBlockDelta.delta")
             return out + ([ir.TextDelta(index=block.index, text=text)] if text else [])
         if "toolUse" in delta:
             block = self._block_for(wire, "tool_call", out)
-            fragment = field(field(delta, "toolUse", dict, "delta"), "input", str, "delta.toolUse")
+            fragment = READ.need_str(READ.need_obj(delta, "toolUse", "delta"), "input", "delta.toolUse")
             return out + ([ir.ToolCallDelta(index=block.index, arguments=fragment)] if fragment else [])
         if "reasoningContent" in delta:
-            return self._reasoning(wire, field(delta, "reasoningContent", dict, "delta"))
+            return self._reasoning(wire, READ.need_obj(delta, "reasoningContent", "delta"))
         return []  # citations, tool results and images of server tools: no IR form
 
     def _reasoning(self, wire: int, reasoning: dict[str, Any]) -> list[ir.StreamEvent]:
@@ -181,12 +181,12 @@ class BedrockStreamDecoder:
         out: list[ir.StreamEvent] = []
         block = self._block_for(wire, "thinking", out)
         if "signature" in reasoning:
-            block.signature += field(reasoning, "signature", str, "delta.reasoningContent")
+            block.signature += READ.need_str(reasoning, "signature", "delta.reasoningContent")
         text = optional_text(reasoning)
         return out + ([ir.ThinkingDelta(index=block.index, text=text)] if text else [])
 
     def _content_block_stop(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        wire = field(data, "contentBlockIndex", int, "contentBlockStop")
+        wire = READ.need_int(data, "contentBlockIndex", "contentBlockStop")
         block = self._blocks.get(wire)
         if block is None:
             raise fail(f"contentBlockStop for block {wire}, which never started")
@@ -205,7 +205,7 @@ class BedrockStreamDecoder:
         return self._finish() if self._usage is not None else []
 
     def _metadata(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
-        self._usage = usage_from_wire(field(data, "usage", dict, "metadata"))
+        self._usage = usage_from_wire(READ.need_obj(data, "usage", "metadata"))
         self._extras = ir.merge_extras(self._extras, decode_extras(data, BODY_KEYS))
         return self._finish() if self._stopped else []
 
@@ -233,10 +233,7 @@ class BedrockStreamDecoder:
 
 def optional_text(reasoning: dict[str, Any]) -> str:
     """The `text` of a reasoningContent delta ('' when the delta carries only a signature)."""
-    text = reasoning.get("text", "")
-    if not isinstance(text, str):
-        raise fail(f"delta.reasoningContent.text is {type(text).__name__}, expected str")
-    return text
+    return READ.as_str(reasoning.get("text", ""), "delta.reasoningContent.text")
 
 
 def _end(block: _Block) -> ir.StreamEvent:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from harness.protocols.anthropic import schemas
 from harness.wire.http import HttpResponse
 from harness.wire.sse import iter_sse
 from tests.conftest import corpus_dir, corpus_files
+from tests.protocols.roundtrip import random_chunks as random_chunks
 
 CODEC = registry.get("anthropic")
 PROTOCOL = "anthropic"
@@ -38,16 +38,6 @@ def is_stream(item: Interaction) -> bool:
 def events_of(body: bytes) -> list[ir.StreamEvent]:
     """A whole SSE body decoded in one chunk."""
     return decode_events(CODEC, [body])
-
-
-def random_chunks(body: bytes, seed: int) -> Iterator[bytes]:
-    """The body cut at random points (1 to 64 bytes per chunk), reproducibly."""
-    rng = random.Random(seed)
-    pos = 0
-    while pos < len(body):
-        step = rng.randint(1, 64)
-        yield body[pos : pos + step]
-        pos += step
 
 
 def byte_chunks(body: bytes) -> Iterator[bytes]:

@@ -15,12 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import ir
-from harness.protocols import common, decode_events, encode_events
+from harness.protocols import common
 from harness.protocols.anthropic.errors import CONTEXT_PREFIX, ERROR_TYPES, wire_error_type
 from harness.protocols.anthropic.mapping import DEFAULT_MAX_TOKENS, MISSING_MESSAGE_ID, stop_reason_to_wire
 from harness.wire.http import HttpRequest
 from tests import strategies
-from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema, random_chunks
+from tests.protocols.anthropic.support import CODEC, assert_schema, assert_stream_schema
 from tests.protocols.roundtrip import RoundTrip
 
 # --- the projection ---------------------------------------------------------------------------------------
@@ -362,33 +362,6 @@ def project(value: Any) -> Any:
 # --- properties -------------------------------------------------------------------------------------------
 
 
-@given(strategies.responses(), st.integers(0, 2**16))
-def test_stream_round_trip(response: ir.Response, seed: int) -> None:
-    events = strategies.events_for(response)
-    body = encode_events(CODEC, events)
-    assert_stream_schema(body)
-    assert decode_events(CODEC, random_chunks(body, seed)) == project(events)
-
-
-@given(strategies.responses(), strategies.errors)
-def test_stream_ending_in_error_round_trip(response: ir.Response, error: ir.IRError) -> None:
-    events = [*strategies.events_for(response)[:-1], ir.ErrorEvent(error=error)]
-    body = encode_events(CODEC, events)
-    assert_stream_schema(body)
-    assert decode_events(CODEC, [body]) == project(events)
-
-
-@given(strategies.errors)
-def test_error_round_trip(error: ir.IRError) -> None:
-    encoded = CODEC.encode_error(error)
-    assert_schema("error", json.loads(encoded.body))
-    decoded = CODEC.decode_error(encoded.status, encoded.headers, encoded.body)
-    expected = project(error)
-    assert decoded.kind == expected.kind and decoded.message == expected.message
-    assert decoded.retry_after == expected.retry_after
-    assert decoded == expected
-
-
 @given(st.sampled_from(sorted(ERROR_TYPES)), strategies.nonempty_text)
 def test_error_type_survives_a_pass_through(error_type: str, message: str) -> None:
     _, status = ERROR_TYPES[error_type]
@@ -411,6 +384,11 @@ ROUND_TRIPS = {
         expect_response=project,
         check_request=_check_request,
         check_response=lambda wire: assert_schema("response", json.loads(wire.body)),
+        expect_stream=lambda response, chunk: project(strategies.events_for(response, chunk=chunk)),
+        check_stream=lambda body, _events: assert_stream_schema(body),
+        expect_stream_error=project,
+        expect_error=project,
+        check_error=lambda wire, _error: assert_schema("error", json.loads(wire.body)),
     )
 }
-"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""
+"""The generic round trips' parameters (tests/protocols/test_contract.py)."""

@@ -195,7 +195,7 @@ def test_pause_turn_refusal_and_context_window_stop_reasons(wire: str, kind: ir.
         ),
         ((START, STOP, TEXT_START), "after the end of the stream"),
         ((START, {"type": "content_block_start", "index": "0", "content_block": {}}), "index"),
-        ((START, {"no_type": 1}), "no string 'type'"),
+        ((START, {"no_type": 1}), "event data has no type"),
     ],
     ids=["no-start", "two-starts", "delta-unopened", "restart", "type-mismatch", "after-stop", "bad-index", "no-type"],
 )

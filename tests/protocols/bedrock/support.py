@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Iterator
 from typing import Any
 
 from harness import ir
 from harness.protocols import decode_events, registry
 from harness.protocols.bedrock import schemas
 from harness.wire.eventstream import iter_messages
+from tests.protocols.roundtrip import random_chunks as random_chunks
 
 CODEC = registry.get("bedrock")
 
@@ -43,16 +42,6 @@ def assert_stream_schema(body: bytes) -> None:
     assert found, "no frames"
     for frame in found:
         assert_schema("stream_event", frame)
-
-
-def random_chunks(body: bytes, seed: int) -> Iterator[bytes]:
-    """The body cut at random points (1 to 64 bytes per chunk), reproducibly."""
-    rng = random.Random(seed)
-    pos = 0
-    while pos < len(body):
-        step = rng.randint(1, 64)
-        yield body[pos : pos + step]
-        pos += step
 
 
 def events_of(body: bytes) -> list[ir.StreamEvent]:

@@ -178,7 +178,7 @@ def test_losses_are_what_the_table_says() -> None:
     [
         ({"messages": []}, "/model/m/invoke", "is not /model/{modelId}/converse"),
         ({"messages": [{"role": "system", "content": []}]}, "/model/m/converse", "role is 'system'"),
-        ({"messages": [{"role": "user"}]}, "/model/m/converse", "content is NoneType"),
+        ({"messages": [{"role": "user"}]}, "/model/m/converse", "messages\\[0\\] has no content"),
         ({"messages": [], "toolConfig": {"tools": [], "toolChoice": {"none": {}}}}, "/model/m/converse", "has 'none'"),
         ({"messages": [], "toolConfig": {"tools": [{"toolSpec": {"name": "f"}}]}}, "/model/m/converse", "inputSchema"),
         ({"messages": [], "inferenceConfig": {"maxTokens": True}}, "/model/m/converse", "maxTokens is bool"),

@@ -26,10 +26,9 @@ from harness.protocols.bedrock.errors import (
     wire_type,
 )
 from harness.protocols.bedrock.mapping import WIRE_STOPS
-from harness.stream import validate
 from harness.wire.http import HttpRequest, HttpResponse
 from tests import strategies
-from tests.protocols.bedrock.support import CODEC, assert_schema, assert_stream_schema, random_chunks
+from tests.protocols.bedrock.support import CODEC, assert_schema, assert_stream_schema
 from tests.protocols.roundtrip import RoundTrip
 
 # --- requests ---------------------------------------------------------------------------------------------
@@ -330,16 +329,6 @@ def project(value: Any) -> Any:
 # --- properties -------------------------------------------------------------------------------------------
 
 
-@given(strategies.responses(), st.integers(0, 2**16))
-def test_stream_round_trip(response: ir.Response, seed: int) -> None:
-    events = strategies.events_for(response)
-    body = encode_events(CODEC, events)
-    assert_stream_schema(body)
-    decoded = decode_events(CODEC, random_chunks(body, seed))
-    assert validate(decoded) == []
-    assert decoded == project(events)
-
-
 @given(strategies.responses(), strategies.usages, st.lists(strategies.usages, max_size=2))
 def test_usage_from_start_and_usage_events_reaches_the_final_metadata(
     response: ir.Response, start: ir.Usage, mid: list[ir.Usage]
@@ -348,25 +337,6 @@ def test_usage_from_start_and_usage_events_reaches_the_final_metadata(
     events[0] = events[0].model_copy(update={"usage": start})  # type: ignore[union-attr]
     events[-1:-1] = [ir.UsageEvent(usage=u) for u in mid]
     assert decode_events(CODEC, [encode_events(CODEC, events)]) == project(events)
-
-
-@given(strategies.responses(), strategies.errors)
-def test_stream_ending_in_error_round_trip(response: ir.Response, error: ir.IRError) -> None:
-    events = [*strategies.events_for(response)[:-1], ir.ErrorEvent(error=error)]
-    body = encode_events(CODEC, events)
-    assert_stream_schema(body)
-    assert decode_events(CODEC, [body]) == project(events)
-
-
-@given(strategies.errors)
-def test_error_round_trip(error: ir.IRError) -> None:
-    encoded = CODEC.encode_error(error)
-    assert_schema("error", json.loads(encoded.body))
-    assert encoded.headers["x-amzn-errortype"].startswith(f"{wire_type(error)}:http://")
-    decoded = CODEC.decode_error(encoded.status, encoded.headers, encoded.body)
-    expected = project(error)
-    assert decoded.kind == expected.kind and decoded.message == expected.message
-    assert decoded == expected
 
 
 @given(st.sampled_from(sorted(TYPES)), strategies.nonempty_text)
@@ -413,6 +383,11 @@ def _check_response(wire: HttpResponse) -> None:
     assert_schema("response", json.loads(wire.body))
 
 
+def _check_error(wire: HttpResponse, error: ir.IRError) -> None:
+    assert_schema("error", json.loads(wire.body))
+    assert wire.headers["x-amzn-errortype"].startswith(f"{wire_type(error)}:http://")
+
+
 ROUND_TRIPS = {
     CODEC.name: RoundTrip(
         rules=frozenset(RULES),
@@ -420,6 +395,11 @@ ROUND_TRIPS = {
         expect_response=project,
         check_request=_check_request,
         check_response=_check_response,
+        expect_stream=lambda response, chunk: project(strategies.events_for(response, chunk=chunk)),
+        check_stream=lambda body, _events: assert_stream_schema(body),
+        expect_stream_error=project,
+        expect_error=project,
+        check_error=_check_error,
     )
 }
-"""The generic request and response round trips' parameters (tests/protocols/test_contract.py)."""
+"""The generic round trips' parameters (tests/protocols/test_contract.py)."""

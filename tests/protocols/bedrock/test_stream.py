@@ -202,7 +202,7 @@ def test_fields_the_ir_has_no_place_for_are_kept_as_extras_and_written_back() ->
     [
         (ev("contentBlockDelta", contentBlockIndex=0, delta={"toolUse": {"input": "{}"}}), "had no contentBlockStart"),
         (ev("contentBlockStop", contentBlockIndex=3), "never started"),
-        (ev("contentBlockDelta", contentBlockIndex="0", delta={"text": "x"}), "expected int"),
+        (ev("contentBlockDelta", contentBlockIndex="0", delta={"text": "x"}), "expected an integer"),
         (ev("messageStop", stopReason=7), "stopReason is int"),
         (encode_message({":event-type": "messageStart", ":message-type": "event"}, b"not json"), "not JSON"),
         (encode_message({":message-type": "chunk"}, b"{}"), ":message-type is 'chunk'"),

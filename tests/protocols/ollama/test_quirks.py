@@ -112,11 +112,6 @@ def test_stream_cut_inside_a_line_is_a_malformed_stream() -> None:
     assert "inside a line" in last.error.message
 
 
-def test_empty_body_is_a_malformed_stream() -> None:
-    events = decode_events(CODEC, [b""])
-    assert [e.kind for e in events] == ["message_start", "error"]
-
-
 def test_data_after_the_done_line_is_a_decode_error() -> None:
     body = _lines(_chunk(done=True, done_reason="stop"), _chunk("late"))
     with pytest.raises(DecodeError, match="after the final line"):

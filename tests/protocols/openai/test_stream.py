@@ -149,11 +149,6 @@ def test_done_without_final_blank_line_is_accepted() -> None:
     assert events[-1].kind == "done"
 
 
-def test_empty_body_is_a_malformed_stream() -> None:
-    events = decode_events(OPENAI, [b""])
-    assert [e.kind for e in events] == ["message_start", "error"]
-
-
 def test_error_chunk_mid_stream_closes_blocks_and_ignores_the_rest() -> None:
     error = {"error": {"message": "boom", "type": "server_error", "code": None}}
     events = _events(
