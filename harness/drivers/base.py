@@ -136,10 +136,11 @@ class SocketDriver(Protocol):
     """What the SDK can ask for and surface over WebSocket (a stream of events; no HTTP status, no headers)."""
 
     def run_socket(
-        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True
     ) -> SocketRun:
         """Send `request` as one WebSocket-mode turn to `base_url` (server root), the upgrade carrying `headers`;
-        every wait bounded by `timeout` seconds. Raises SocketRefused when the upgrade gets an HTTP answer."""
+        every wait bounded by `timeout` seconds. `versioned=False` leaves out the `/v1` the SDK puts before the
+        path, as `--sut-unversioned` does over HTTP. Raises SocketRefused when the upgrade gets an HTTP answer."""
         ...
 
 

@@ -521,12 +521,13 @@ class ResponsesDriver:
     """Over WebSocket mode (`responses.connect()`): no model listing, and no headers to carry Retry-After."""
 
     def run_socket(
-        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True
     ) -> SocketRun:
         """One turn of `request` over the SDK's WebSocket mode (`harness.drivers.responses_ws`)."""
         return responses_ws.run_socket(
             params(request),
             base_url=base_url,
+            versioned=versioned,
             headers=headers,
             timeout=timeout,
             state=_StreamState(),

@@ -153,13 +153,14 @@ def run_socket(
     state: Any,
     classify: Callable[[Any], tuple[ir.IRError, SdkException]],
     unreadable: tuple[type[Exception], ...],
+    versioned: bool = True,
 ) -> SocketRun:
     """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
-    module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
-    (`unreadable`, besides the SDK's decode errors)."""
-    client = openai.OpenAI(
-        api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0, http_client=_idle_http()
-    )
+    module docstring; `<base_url>/responses` when not `versioned`, `--sut-unversioned`): `state` is the HTTP
+    stream's state (`responses_sdk`), `classify` names what it raises (`unreadable`, besides the SDK's decode
+    errors)."""
+    root = base_url.rstrip("/") + ("/v1" if versioned else "")
+    client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=root, max_retries=0, http_client=_idle_http())
     options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
     frames: list[bytes] = []
     times: list[float] = []
