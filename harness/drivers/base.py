@@ -117,6 +117,9 @@ class SocketRun:
     """When each frame arrived (monotonic clock)."""
     headers: Mapping[str, str] = field(default_factory=dict)
     """The handshake answer's headers."""
+    error_headers: Mapping[str, str] = field(default_factory=dict)
+    """The headers a turn refused with an HTTP status carried in its error message (the Responses API's
+    `error.headers`, e.g. `retry-after`): what an HTTP answer carries as its own headers."""
 
 
 class SocketRefused(Exception):

@@ -514,11 +514,9 @@ class ResponsesDriver:
         }
     )
     """No stop sequences: `responses.create` has no `stop`."""
-    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {
-        Capability.MODELS_LIST,
-        Capability.RETRY_AFTER,
-    }
-    """Over WebSocket mode (`responses.connect()`): no model listing, and no headers to carry Retry-After."""
+    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {Capability.MODELS_LIST}
+    """Over WebSocket mode (`responses.connect()`): no model listing (a refused turn's Retry-After comes in its
+    `error` event's `error.headers`)."""
 
     def run_socket(
         self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True

@@ -60,7 +60,8 @@ def requirements(request: ir.Request, reply: ReplyOk | ReplyError, expect: Expec
     if files:
         needs.add(Capability.FILES)
     forms = {p.form for p in files}
-    needs.update(need for form, need in (("url", Capability.FILE_URL), ("file_id", Capability.FILE_ID)) if form in forms)
+    by_form = (("url", Capability.FILE_URL), ("file_id", Capability.FILE_ID))
+    needs.update(need for form, need in by_form if form in forms)
     if asks_thinking(request) or expect.thinking_present:
         needs.add(Capability.THINKING)
     if isinstance(request.response_format, ir.ResponseFormatJsonObject):
