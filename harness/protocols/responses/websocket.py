@@ -138,10 +138,9 @@ class ResponsesSocket:
         if not isinstance(event, dict) or event.get("type") != "error" or "status" in event:
             return data
         nested = event.get("error")
-        if not isinstance(nested, dict):
-            kind = "server_error"
+        if not isinstance(nested, dict):  # the flat form names no type: a stream that failed is the server's
             nested = {
-                "type": kind,
+                "type": "server_error",
                 "code": event.get("code"),
                 "message": event.get("message"),
                 "param": event.get("param"),
