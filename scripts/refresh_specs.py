@@ -233,6 +233,7 @@ def openai_docs(version: str) -> dict[str, dict[str, Any]]:
     from openai.types.chat.completion_create_params import CompletionCreateParamsBase
     from openai.types.responses import Response, ResponseStreamEvent
     from openai.types.responses.response_create_params import ResponseCreateParamsBase
+    from openai.types.responses.responses_server_event import ResponseWsError
     from openai.types.shared import ErrorObject
 
     label = f"OpenAI openai-python {version} types (from the OpenAPI)"
@@ -253,6 +254,8 @@ def openai_docs(version: str) -> dict[str, dict[str, Any]]:
         {
             "Response": Response,
             "ResponseStreamEvent": ResponseStreamEvent,
+            # WebSocket mode's `error` event (`status`, nested `error`): a turn refused, or failed mid-stream
+            "ResponseWsError": ResponseWsError,
             "ErrorObject": ErrorObject,
             "CreateParams": ResponseCreateParamsBase,
         }
@@ -274,6 +277,7 @@ def openai_docs(version: str) -> dict[str, dict[str, Any]]:
             entries={
                 "body": "Response",
                 "event": "ResponseStreamEvent",
+                "socket_error": "ResponseWsError",
                 "error": "ErrorBody",
                 "request": "CreateParams",
             },

@@ -58,7 +58,8 @@ def _expected(subject: Subject, body: bytes, media_type: str) -> tuple[bytes, st
         events, error = subject.client_stream
         if error is not None:
             raise ValueError(error)
-        return encode_events(codec, events, request=subject.frontend_request), media_type
+        # an HTTP stream's encoding: its events are read without a WebSocket mode's framing (`SOCKET_FRAMES`)
+        return encode_events(codec, events, request=subject.frontend_request), media_type.split(";", 1)[0]
     response = codec.encode_response(codec.decode_response(body), request=subject.frontend_request)
     return response.body, response.headers.get("content-type", media_type)
 

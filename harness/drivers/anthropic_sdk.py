@@ -63,7 +63,12 @@ def _image(source: ir.ImageSource) -> dict[str, Any]:
 
 
 def _document(part: ir.FilePart) -> dict[str, Any]:
-    """A `document` block as an SDK user writes one: plain text as a text source, a PDF as base64."""
+    """A `document` block as an SDK user writes one: a URL as a URL source, plain text as a text source, a PDF as
+    base64. A stored file's id is another provider's (no file_id capability)."""
+    if part.url is not None:
+        return {"type": "document", "source": {"type": "url", "url": part.url}}
+    if part.data is None:
+        raise UnsupportedRequest("anthropic: a document by another provider's file_id cannot be sent")
     if part.media_type == "text/plain":
         try:
             text = base64.b64decode(part.data, validate=True).decode("utf-8")
@@ -302,6 +307,7 @@ class AnthropicDriver:
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,
+            Capability.FILE_URL,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_SCHEMA,

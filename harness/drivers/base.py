@@ -117,6 +117,9 @@ class SocketRun:
     """When each frame arrived (monotonic clock)."""
     headers: Mapping[str, str] = field(default_factory=dict)
     """The handshake answer's headers."""
+    error_headers: Mapping[str, str] = field(default_factory=dict)
+    """The headers a turn refused with an HTTP status carried in its error message (the Responses API's
+    `error.headers`, e.g. `retry-after`): what an HTTP answer carries as its own headers."""
 
 
 class SocketRefused(Exception):
@@ -136,10 +139,11 @@ class SocketDriver(Protocol):
     """What the SDK can ask for and surface over WebSocket (a stream of events; no HTTP status, no headers)."""
 
     def run_socket(
-        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True
     ) -> SocketRun:
         """Send `request` as one WebSocket-mode turn to `base_url` (server root), the upgrade carrying `headers`;
-        every wait bounded by `timeout` seconds. Raises SocketRefused when the upgrade gets an HTTP answer."""
+        every wait bounded by `timeout` seconds. `versioned=False` leaves out the `/v1` the SDK puts before the
+        path, as `--sut-unversioned` does over HTTP. Raises SocketRefused when the upgrade gets an HTTP answer."""
         ...
 
 

@@ -106,6 +106,8 @@ def _document(part: ir.FilePart) -> dict[str, Any]:
     """A `document` block as an SDK user writes one: `name` is required and takes only alphanumerics, single
     spaces, hyphens, parentheses and brackets, so a file name goes without its extension, other characters as
     hyphens (`document` when there is none)."""
+    if part.data is None or part.media_type is None:
+        raise UnsupportedRequest(f"bedrock: Converse has no document source for a file by {part.form}")
     fmt = _DOCUMENT_FORMATS.get(part.media_type)
     if fmt is None:
         raise UnsupportedRequest(f"bedrock: Converse has no document format for {part.media_type!r}")

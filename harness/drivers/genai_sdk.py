@@ -52,7 +52,11 @@ def _part(part: ir.ContentPart, names: dict[str, str]) -> types.Part:
         if isinstance(src, ir.Base64Image):
             return types.Part(inline_data=types.Blob(mime_type=src.media_type, data=base64.b64decode(src.data)))
         return types.Part(file_data=types.FileData(file_uri=src.url))
-    if isinstance(part, ir.FilePart):  # a document is inline data of its own MIME type
+    if isinstance(part, ir.FilePart):  # a document is inline data of its own MIME type, or file data by URL
+        if part.url is not None:
+            return types.Part(file_data=types.FileData(file_uri=part.url, mime_type=part.media_type))
+        if part.data is None:
+            raise UnsupportedRequest("gemini: a file by another provider's file_id cannot be sent")
         return types.Part(inline_data=types.Blob(mime_type=part.media_type, data=base64.b64decode(part.data)))
     if isinstance(part, ir.ToolCallPart):
         args = part.arguments if isinstance(part.arguments, dict) else {}
@@ -312,6 +316,7 @@ class GenaiDriver:
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,
+            Capability.FILE_URL,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,

@@ -63,8 +63,15 @@ def _image_url(source: ir.ImageSource) -> str:
 
 
 def _file(part: ir.FilePart) -> FileFile:
-    """The SDK's `file` of a file content part: the bytes as a data URL, the name when there is one."""
-    spec: FileFile = {"file_data": f"data:{part.media_type};base64,{part.data}"}
+    """The SDK's `file` of a file content part: the bytes as a data URL or a stored file's id, the name when there
+    is one. The part has no URL form."""
+    if part.url is not None:
+        raise UnsupportedRequest("openai: a file part has no URL form")
+    spec: FileFile = (
+        {"file_data": f"data:{part.media_type};base64,{part.data}"}
+        if part.data is not None
+        else {"file_id": str(part.file_id)}
+    )
     if part.filename is not None:
         spec["filename"] = part.filename
     return spec
@@ -338,6 +345,7 @@ class OpenAIDriver:
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,
+            Capability.FILE_ID,
             Capability.JSON_OBJECT,
             Capability.JSON_SCHEMA,
             Capability.STOP_SEQUENCES,

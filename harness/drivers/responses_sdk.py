@@ -73,8 +73,15 @@ def _image(part: ir.ImagePart) -> dict[str, Any]:
 
 
 def _file(part: ir.FilePart) -> dict[str, Any]:
-    """An `input_file` part: the bytes as a data URL in `file_data`, the name when there is one."""
-    out: dict[str, Any] = {"type": "input_file", "file_data": f"data:{part.media_type};base64,{part.data}"}
+    """An `input_file` part: the bytes as a data URL in `file_data`, a URL in `file_url`, a stored file's
+    `file_id`; the name when there is one."""
+    out: dict[str, Any] = {"type": "input_file"}
+    if part.data is not None:
+        out["file_data"] = f"data:{part.media_type};base64,{part.data}"
+    elif part.url is not None:
+        out["file_url"] = part.url
+    else:
+        out["file_id"] = part.file_id
     if part.filename is not None:
         out["filename"] = part.filename
     return out
@@ -490,6 +497,8 @@ class ResponsesDriver:
             Capability.TOOL_CHOICE,
             Capability.VISION,
             Capability.FILES,
+            Capability.FILE_URL,
+            Capability.FILE_ID,
             Capability.THINKING,
             Capability.THINKING_SIGNATURE,
             Capability.JSON_OBJECT,
@@ -505,19 +514,18 @@ class ResponsesDriver:
         }
     )
     """No stop sequences: `responses.create` has no `stop`."""
-    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {
-        Capability.MODELS_LIST,
-        Capability.RETRY_AFTER,
-    }
-    """Over WebSocket mode (`responses.connect()`): no model listing, and no headers to carry Retry-After."""
+    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {Capability.MODELS_LIST}
+    """Over WebSocket mode (`responses.connect()`): no model listing (a refused turn's Retry-After comes in its
+    `error` event's `error.headers`)."""
 
     def run_socket(
-        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float
+        self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True
     ) -> SocketRun:
         """One turn of `request` over the SDK's WebSocket mode (`harness.drivers.responses_ws`)."""
         return responses_ws.run_socket(
             params(request),
             base_url=base_url,
+            versioned=versioned,
             headers=headers,
             timeout=timeout,
             state=_StreamState(),

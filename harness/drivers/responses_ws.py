@@ -79,14 +79,30 @@ class _Watchdog:
 
 
 def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | None:
-    """A WebSocket-mode `error` event with the turn's HTTP status (`status`, nested `error`), as the HTTP run's
-    error for that status; None for the flat `error` event of the stream itself (the stream state reads those)."""
+    """A WebSocket-mode `error` event with the turn's HTTP status (`status`, nested `error`: the SDK's
+    `ResponseWsError`), as the HTTP run's error for that status, its wait from the headers it carries
+    (`error.headers`, e.g. `retry-after`); None for an `error` event without a status (the stream state reads
+    those)."""
     status, error = data.get("status"), data.get("error")
     if not isinstance(status, int) or not isinstance(error, dict):
         return None
     code = error.get("code") or error.get("type")
     message = str(error.get("message") or "")
-    return error_from_status(status, message, code=str(code) if code else None), neutral_for_status(status)
+    sent = error.get("headers")
+    headers = {str(k).lower(): str(v) for k, v in sent.items()} if isinstance(sent, dict) else None
+    found = error_from_status(status, message, code=str(code) if code else None, headers=headers)
+    return found, neutral_for_status(status)
+
+
+def _error_headers(frames: list[bytes]) -> dict[str, str]:
+    """The headers the turn's last frame carries when it is an `error` event with a status (`error.headers`)."""
+    try:
+        data = json.loads(frames[-1]) if frames else None
+    except json.JSONDecodeError:
+        return {}
+    error = data.get("error") if isinstance(data, dict) and isinstance(data.get("status"), int) else None
+    sent = error.get("headers") if isinstance(error, dict) else None
+    return {str(k).lower(): str(v) for k, v in sent.items()} if isinstance(sent, dict) else {}
 
 
 def _stream_error_event(data: dict[str, Any]) -> Any:
@@ -129,7 +145,13 @@ def _read(connection: Any, watchdog: _Watchdog, state: Any, frames: list[bytes],
         if found is not None:
             error, neutral = found
             events = state.builder.fail(error) if state.builder.started else None
-            return SdkResult(events=events, error=error, exception=neutral, exception_class=ERROR_CLASS)
+            return SdkResult(
+                events=events,
+                error=error,
+                exception=neutral,
+                exception_class=ERROR_CLASS,
+                retry_after=error.retry_after,  # the event's `error.headers`: what the SDK hands its caller
+            )
         is_error = isinstance(data, dict) and data.get("type") == "error"
         event = _stream_error_event(data) if is_error else connection.parse_event(raw)
         state.add(event)
@@ -153,13 +175,14 @@ def run_socket(
     state: Any,
     classify: Callable[[Any], tuple[ir.IRError, SdkException]],
     unreadable: tuple[type[Exception], ...],
+    versioned: bool = True,
 ) -> SocketRun:
     """One WebSocket-mode turn of the `responses.create` keywords `kwargs` against `<base_url>/v1/responses` (see the
-    module docstring): `state` is the HTTP stream's state (`responses_sdk`), `classify` names what it raises
-    (`unreadable`, besides the SDK's decode errors)."""
-    client = openai.OpenAI(
-        api_key=DUMMY_API_KEY, base_url=f"{base_url.rstrip('/')}/v1", max_retries=0, http_client=_idle_http()
-    )
+    module docstring; `<base_url>/responses` when not `versioned`, `--sut-unversioned`): `state` is the HTTP
+    stream's state (`responses_sdk`), `classify` names what it raises (`unreadable`, besides the SDK's decode
+    errors)."""
+    root = base_url.rstrip("/") + ("/v1" if versioned else "")
+    client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=root, max_retries=0, http_client=_idle_http())
     options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
     frames: list[bytes] = []
     times: list[float] = []
@@ -188,5 +211,11 @@ def run_socket(
         result = SdkResult(error=ir.IRError.of(kind, message), exception=neutral, exception_class=type(exc).__name__)
         return SocketRun(result=result, sent=sent)
     return SocketRun(
-        result=result, sent=sent, sent_at=started, frames=tuple(frames), times=tuple(times), headers=handshake
+        result=result,
+        sent=sent,
+        sent_at=started,
+        frames=tuple(frames),
+        times=tuple(times),
+        headers=handshake,
+        error_headers=_error_headers(frames),
     )

@@ -56,8 +56,12 @@ def requirements(request: ir.Request, reply: ReplyOk | ReplyError, expect: Expec
         needs.add(Capability.TOOL_CHOICE)
     if any(isinstance(p, ir.ImagePart) for p in parts):
         needs.add(Capability.VISION)
-    if any(isinstance(p, ir.FilePart) for p in parts):
+    files = [p for p in parts if isinstance(p, ir.FilePart)]
+    if files:
         needs.add(Capability.FILES)
+    forms = {p.form for p in files}
+    by_form = (("url", Capability.FILE_URL), ("file_id", Capability.FILE_ID))
+    needs.update(need for form, need in by_form if form in forms)
     if asks_thinking(request) or expect.thinking_present:
         needs.add(Capability.THINKING)
     if isinstance(request.response_format, ir.ResponseFormatJsonObject):

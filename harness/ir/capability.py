@@ -23,6 +23,13 @@ class Capability(StrEnum):
     FILES = "files"
     """A document (a PDF) is sent inline as a file part, not an image; Ollama, swink, Workers AI and most
     OpenAI-compatible providers have no such part."""
+    FILE_URL = "file_url"
+    """A document is given by a URL the provider fetches (Responses `file_url`, Anthropic's URL document source,
+    Gemini `fileData`); Chat Completions and Bedrock have no such form."""
+    FILE_ID = "file_id"
+    """A document is given by the id of a file stored with the provider. An id means something to the store that
+    issued it only, so a protocol declares this only beside the protocols of the same store (OpenAI's Files for
+    Chat Completions and Responses): before any other backend the id is a declared loss."""
     THINKING = "thinking"
     JSON_OBJECT = "json_object"
     JSON_SCHEMA = "json_schema"

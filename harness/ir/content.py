@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from harness.ir.base import IRModel, JSONValue
 
@@ -51,18 +51,39 @@ class ImagePart(IRModel):
 
 
 class FilePart(IRModel):
-    """A document given to the model inline (a PDF, a plain-text file), not an image: each protocol's own file form
-    (Chat `file`, Responses `input_file`, Anthropic `document`, Gemini `inlineData`, Bedrock `document`) or a declared
-    loss where it has none (Capability.FILES)."""
+    """A document given to the model, not an image, in one of three forms: inline bytes (`data`, with its
+    `media_type`), a URL the provider fetches (`url`), or the id of a file stored with the provider (`file_id`).
+    Each protocol maps the forms it has (Chat `file`, Responses `input_file`, Anthropic `document`, Gemini
+    `inlineData` / `fileData`, Bedrock `document`); a form it lacks is a capability gap (Capability.FILES,
+    FILE_URL, FILE_ID)."""
 
     kind: Literal["file"] = "file"
     """Tag of this part."""
-    media_type: str
-    """MIME type such as `application/pdf` or `text/plain`."""
-    data: str
+    media_type: str | None = None
+    """MIME type such as `application/pdf` or `text/plain` (required with `data`; a URL or stored file may have
+    none: most protocols give none for those)."""
+    data: str | None = None
     """Base64-encoded file bytes (no data-URL prefix)."""
+    url: str | None = None
+    """An http(s) URL the provider fetches the file from."""
+    file_id: str | None = None
+    """The id of a file stored with the provider (its Files API): meaningful to that provider's store only."""
     filename: str | None = None
     """The file's name where the client gave one."""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> FilePart:
+        forms = [name for name in ("data", "url", "file_id") if getattr(self, name) is not None]
+        if len(forms) != 1:
+            raise ValueError(f"a file part has exactly one of data, url and file_id, got {forms or 'none'}")
+        if self.data is not None and self.media_type is None:
+            raise ValueError("an inline file part (data) needs its media_type")
+        return self
+
+    @property
+    def form(self) -> Literal["data", "url", "file_id"]:
+        """Which of the three forms this part has."""
+        return "data" if self.data is not None else "url" if self.url is not None else "file_id"
 
 
 class ToolCallPart(IRModel):

@@ -205,6 +205,6 @@ def _text_of(part: ir.ContentPart) -> str:
         return part.text
     if isinstance(part, ir.ToolCallPart):
         return part.name + part.arguments_raw
-    if isinstance(part, ir.FilePart):
+    if isinstance(part, ir.FilePart) and part.data is not None:
         return "x" * (len(part.data) * 3 // 4 - part.data[-2:].count("="))  # a character per byte of the file
     return ""

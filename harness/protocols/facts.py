@@ -167,8 +167,11 @@ class WebSocketSession(Protocol):
     def observe(self, data: str) -> None:
         """One event of the turn's stream, as sent to the client."""
 
-    def failed(self, status: int, body: bytes) -> str:
-        """The error message for a turn whose POST was answered with `status` and the error `body`."""
+    def frame(self, data: str) -> str:
+        """One event of the turn's stream (an SSE event's data) as this mode sends it."""
+
+    def failed(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> str:
+        """The error message for a turn whose POST was answered with `status`, the error `body` and `headers`."""
 
     @property
     def finished(self) -> bool:

@@ -30,7 +30,11 @@ from harness.protocols import registry
 from harness.wire.eventstream import EventStreamDecoder
 from harness.wire.sse import SSEDecoder
 
-AnswerKind = Literal["body", "event", "error"]
+AnswerKind = Literal["body", "event", "error", "socket_error"]
+SOCKET_FRAMES = "frames=websocket"
+"""The media-type parameter saying that SSE-framed chunks are the frames of a WebSocket mode (`runner/socket_run`):
+there an `error` event with a nested `error` is the mode's own (`socket_error`, e.g. the Responses API's
+`ResponseWsError`: `status`, nested `error`), which a document without that entry does not judge."""
 
 __all__ = ["SchemaFinding", "answer_findings", "answer_payloads", "has_spec", "request_findings"]
 
@@ -366,6 +370,8 @@ def _run(protocol: str, kind: str, payload: object, *, request: bool) -> list[Sc
     flat `code` against its nested `error`), a field one of them documents is not undocumented."""
     found: list[list[SchemaFinding]] = []
     for doc, strict in _documents(protocol):
+        if kind not in doc.entries:  # a document that does not describe WebSocket mode (`socket_error`)
+            continue
         violate = request and strict and bool(doc.rejects_unknown)
         ctx = _Ctx(
             extras_violate=violate, top_only=doc.rejects_unknown == "top", event=kind == "event", request=request
@@ -383,32 +389,37 @@ def answer_findings(protocol: str, kind: AnswerKind, payload: object) -> list[Sc
     """What in one parsed answer departs from `protocol`'s specs: a non-streamed body, one stream event's payload
     (an SSE event's data, an NDJSON line or array element, or a Bedrock frame as `{event_type: payload}`), or an
     error body. Empty when none is vendored (`has_spec`)."""
-    if kind not in ("body", "event", "error"):
-        raise ValueError(f"kind must be body, event or error, not {kind!r}")
+    if kind not in ("body", "event", "error", "socket_error"):
+        raise ValueError(f"kind must be body, event, error or socket_error, not {kind!r}")
     return _run(protocol, kind, payload, request=False)
 
 
-def _event_kind(payload: Any) -> AnswerKind:
+def _event_kind(payload: Any, *, socket: bool = False) -> AnswerKind:
     """An SSE event that holds only `error` is the provider's error body sent inside the stream (Gemini's
-    `{"error": {"code", "message", "status"}}`, OpenAI Chat's `{"error": {...}}`): held to the error shape."""
+    `{"error": {"code", "message", "status"}}`, OpenAI Chat's `{"error": {...}}`): held to the error shape. A
+    WebSocket mode's frame (`socket`) of type `error` with a nested `error` is the mode's own error event."""
+    nested = isinstance(payload, dict) and payload.get("type") == "error" and isinstance(payload.get("error"), dict)
+    if socket and nested:
+        return "socket_error"
     return "error" if isinstance(payload, dict) and list(payload) == ["error"] else "event"
 
 
 @functools.lru_cache(maxsize=2)
 def answer_payloads(body: bytes, *, media_type: str, status: int) -> tuple[tuple[AnswerKind, Any], ...]:
     """An answer's raw body as the parsed payloads `answer_findings` takes, by its media type alone: an error
-    body (status >= 400); SSE events' data (`[DONE]` and empty data left out); AWS event-stream frames as
-    `{event_type: payload}`; NDJSON lines; a JSON array's elements (Gemini's stream without `alt=sse`); else the
-    body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its media type says. Cached:
-    the answer checks of one run read the same payloads (they only read them)."""
-    media = media_type.split(";", 1)[0].strip().lower()
+    body (status >= 400); SSE events' data (`[DONE]` and empty data left out; WebSocket frames: `SOCKET_FRAMES`); AWS
+    event-stream frames as `{event_type: payload}`; NDJSON lines; a JSON array's elements (Gemini's stream without
+    `alt=sse`); else the body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its
+    media type says. Cached: the answer checks of one run read the same payloads (they only read them)."""
+    media, *params = (p.strip().lower() for p in media_type.split(";"))
     if status >= 400 and media != "text/event-stream":
         return (("error", json.loads(body)),)
     if media == "text/event-stream":
         decoder = SSEDecoder()
         events = [*decoder.feed(body), *decoder.close()]
         payloads = [json.loads(e.data) for e in events if e.data.strip() not in ("", "[DONE]")]
-        return tuple((_event_kind(p), p) for p in payloads)
+        socket = SOCKET_FRAMES in params
+        return tuple((_event_kind(p, socket=socket), p) for p in payloads)
     if media == "application/vnd.amazon.eventstream":
         stream = EventStreamDecoder()
         out: list[tuple[AnswerKind, Any]] = []

@@ -72,7 +72,8 @@ async def _turn(
         return True
     async with client.stream("POST", path, content=body, headers=headers) as response:
         if response.status_code != 200:
-            await ws.send_text(session.failed(response.status_code, await response.aread()))
+            body = await response.aread()
+            await ws.send_text(session.failed(response.status_code, body, dict(response.headers)))
             return True
         decoder = SSEDecoder()
         try:
@@ -80,7 +81,7 @@ async def _turn(
                 for event in decoder.feed(chunk):
                     if event.data and event.data != "[DONE]":
                         session.observe(event.data)
-                        await ws.send_text(event.data)
+                        await ws.send_text(session.frame(event.data))
         except (httpx2.HTTPError, FramingError) as exc:
             broke = json.dumps({"error": {"message": f"the stream broke off: {exc}"}}).encode()
             await ws.send_text(session.failed(502, broke))

@@ -81,6 +81,8 @@ class Session:
     """What a WebSocket upgrade of this run carries (the run key; an external proxy's client key and headers)."""
     capture: CapturingTransport | None = None
     """The client-side capture of an external proxy's run: a WebSocket run fills it with the frames it read."""
+    versioned: bool = True
+    """Whether the SDK's paths keep their leading `/v1` (False: `--sut-unversioned`, over HTTP and WebSocket)."""
 
 
 def preflight(url: str, timeout: float = PREFLIGHT_S) -> None:
@@ -331,6 +333,7 @@ class SutTarget:
                 sent = UnversionedTransport(capture, urlsplit(url).path)
             http = sdk_client(run.client, sent, headers, timeout=self.timeout)
             session = Session(url, http, replay_url=self.replay_url, answered_before=self._answered, capture=capture)
+            session.versioned = run.client not in self.client.unversioned
             key_header = {"authorization": f"Bearer {self.client.key}"} if self.client.key else {}
             session.headers = {**headers, **key_header, **self.client.headers_for(address)}
             started = time.time()

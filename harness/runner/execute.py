@@ -209,7 +209,9 @@ def _socket_call(driver: drivers.Driver, run: Run, request: ir.Request, session:
     if not isinstance(driver, SocketDriver):
         raise Unsupported(f"{run.client} SDK: no WebSocket mode")
     try:
-        turn = driver.run_socket(request, base_url=session.base_url, headers=session.headers, timeout=timeout)
+        turn = driver.run_socket(
+            request, base_url=session.base_url, headers=session.headers, timeout=timeout, versioned=session.versioned
+        )
     except SocketRefused as exc:
         if session.replay_url is not None:
             raise Unsupported(f"the system under test does not serve WebSocket mode: {exc}") from exc

@@ -153,7 +153,7 @@ def case_gap(scenario: Scenario, case: Case, *, builtin: bool = True) -> str | N
     """Why a case cannot run, in words (a party lacks a capability, a streaming mode, what a WebSocket-mode turn
     cannot say, or the built-in proxy refuses a stored-response chain); None: it can. `builtin`: the system under
     test is the built-in proxy."""
-    gaps = missing_capabilities(scenario, capabilities(case)) or streaming_gap(case) or socket_gap(scenario, case)
+    gaps = missing_capabilities(scenario, capabilities(case)) or streaming_gap(case)
     return gaps or (chain_gap(scenario, case) if builtin else None)
 
 
@@ -167,15 +167,6 @@ def chain_gap(scenario: Scenario, case: Case) -> str | None:
         f"the built-in proxy keeps no server state over HTTP: it refuses a {case.frontend} continuation "
         f"(previous_response_id) before the {case.backend} backend, which keeps none either (README, the proxy)"
     )
-
-
-def socket_gap(scenario: Scenario, case: Case) -> str | None:
-    """Why a WebSocket-mode case is not judged, in words; None: it is. A turn refused with an HTTP status comes as
-    WebSocket mode's own `error` event (`status`, nested `error`), which no published stream schema describes: it
-    is judged over HTTP (docs/responses.md)."""
-    if case.transport == "ws" and scenario.reply.kind == "error":
-        return f"{case.frontend} WebSocket mode answers an HTTP error as its own error event (judged over HTTP)"
-    return None
 
 
 def runs_of(case: Case) -> dict[RunRole, Run]:

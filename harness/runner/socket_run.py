@@ -22,11 +22,12 @@ from typing import Any
 from harness import ir
 from harness.drivers.base import SocketRun
 from harness.protocols import DecodeError, HttpRequest, registry
+from harness.protocols.wire_schema import SOCKET_FRAMES
 from harness.proxy import Exchange, Timings
 from harness.trace import Run
 
-FRAMED_AS = "text/event-stream"
-"""How the frames are framed in the run's frontend wire (one `data:` block each)."""
+FRAMED_AS = f"text/event-stream; {SOCKET_FRAMES}"
+"""How the frames are framed in the run's frontend wire (one `data:` block each), and that they are frames."""
 UPGRADE_STATUS = 101
 
 
@@ -36,7 +37,10 @@ def as_sse(frame: bytes) -> bytes:
 
 
 def _headers(socket: SocketRun) -> dict[str, str]:
-    return {**{k: v for k, v in socket.headers.items() if k != "content-type"}, "content-type": FRAMED_AS}
+    """The handshake's headers, the headers a refused turn's error message carried (as an HTTP answer carries
+    them: `Retry-After`), and the framing."""
+    kept = {k: v for k, v in {**socket.headers, **socket.error_headers}.items() if k != "content-type"}
+    return {**kept, "content-type": FRAMED_AS}
 
 
 def _path(protocol: str) -> str:

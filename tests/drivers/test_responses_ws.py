@@ -188,3 +188,30 @@ def test_an_error_event_without_a_status_mid_stream_is_the_streams_error(error: 
     assert "".join(e.text for e in events if isinstance(e, ir.TextDelta)) == "Hel"
     assert isinstance(events[-1], ir.ErrorEvent)
     assert [f.decode() for f in turn.frames] == frames
+
+
+def test_a_refused_turns_retry_after_comes_from_its_error_headers() -> None:
+    """`ResponseWsError.error.headers` carries the headers emitted with the error: the Retry-After the SDK's caller
+    gets, and the headers the run's answer is judged on (`SocketRun.error_headers`, as an HTTP answer's)."""
+    error = {
+        "type": "error",
+        "status": 429,
+        "error": {
+            "type": "requests",
+            "code": "rate_limit_exceeded",
+            "message": "slow",
+            "headers": {"Retry-After": "7"},
+        },
+    }
+    with server(scripted([json.dumps(error)])) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    assert turn.result.retry_after == 7.0
+    assert turn.result.error is not None and turn.result.error.retry_after == 7.0
+    assert turn.error_headers == {"retry-after": "7"}
+
+
+def test_unversioned_opens_the_socket_at_the_root_without_v1() -> None:
+    seen: list[Any] = []
+    with server(scripted([json.dumps(e) for e in _events()], seen=seen)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5, versioned=False)
+    assert [path for path, _ in seen] == ["/responses"] and turn.result.error is None

@@ -139,3 +139,22 @@ def test_ir_imports_nothing_else_of_the_harness() -> None:
     loaded = out.split()
     assert "harness.ir" in loaded
     assert [m for m in loaded if m != "harness" and not m.startswith("harness.ir")] == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({}, "got none"),
+        ({"url": "https://x/a.pdf", "file_id": "file-abc"}, r"got \['url', 'file_id'\]"),
+        ({"data": "JVBERi0="}, "needs its media_type"),
+    ],
+)
+def test_a_file_part_has_exactly_one_form(fields: dict[str, str], match: str) -> None:
+    with pytest.raises(ValidationError, match=match):
+        ir.FilePart.model_validate(fields)
+
+
+def test_a_file_part_says_its_form() -> None:
+    assert ir.FilePart(media_type="application/pdf", data="JVBERi0=").form == "data"
+    assert ir.FilePart(url="https://x/a.pdf").form == "url"
+    assert ir.FilePart(file_id="file-abc").form == "file_id"

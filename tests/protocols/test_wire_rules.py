@@ -191,3 +191,14 @@ def test_responses_phase_null_on_a_message_item_is_a_deviation() -> None:
     assert findings("responses", stream.encode(), True) == {
         "responses.phase_is_named": ["event 0 item (message msg_1) has phase null"]
     }
+
+
+def test_a_websocket_turn_refused_with_a_status_is_no_unnumbered_stream_event() -> None:
+    """WebSocket mode's `error` event for a refused turn (`status`, nested `error`) has no `sequence_number` in the
+    published type unless the stream emitted it; an `error` event without a status is a stream event and needs one."""
+    refused = {"type": "error", "status": 429, "error": {"type": "requests", "message": "slow"}}
+    assert findings("responses", f"data: {json.dumps(refused)}\n\n".encode(), True) == {}
+    flat = {"type": "error", "code": "server_error", "message": "cut"}
+    assert findings("responses", f"data: {json.dumps(flat)}\n\n".encode(), True) == {
+        "responses.events_numbered": ["1 of 1 events have no sequence_number (the first: event 0)"]
+    }

@@ -17,7 +17,14 @@ from harness.capture.loader import Interaction, load_interactions
 from harness.protocols import registry
 from harness.protocols.base import decode_events, encode_events
 from harness.protocols.corpus import protocol_of
-from harness.protocols.wire_schema import SchemaFinding, answer_findings, answer_payloads, has_spec, request_findings
+from harness.protocols.wire_schema import (
+    SOCKET_FRAMES,
+    SchemaFinding,
+    answer_findings,
+    answer_payloads,
+    has_spec,
+    request_findings,
+)
 from tests.conftest import CORPUS
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
@@ -143,7 +150,9 @@ def test_every_document_has_its_provenance() -> None:
         entry = prov[f"{document}.json"]
         assert entry["spec"] == doc["x-spec"] and entry["governs"] == doc["x-governs"]
         assert entry["source"].startswith("PyPI ") and entry["date"][:2] == "20" and entry["how"]
-        assert set(doc["x-entries"]) == {"body", "event", "error", "request"}
+        # WebSocket mode's own error event only where the provider publishes the mode (the Responses API)
+        extra = {"socket_error"} if document == "openai" and "responses" in package else set()
+        assert set(doc["x-entries"]) == {"body", "event", "error", "request"} | extra
 
 
 def _jsonschema_valid(protocol: str, kind: str, payload: Any) -> bool:
@@ -308,7 +317,7 @@ def test_answer_payloads_by_media_type() -> None:
 
 
 def test_a_kind_outside_the_three_is_refused() -> None:
-    with pytest.raises(ValueError, match="kind must be body, event or error"):
+    with pytest.raises(ValueError, match="kind must be body, event, error or socket_error"):
         answer_findings("openai", "request", {})  # type: ignore[arg-type]
 
 
@@ -354,3 +363,19 @@ def test_gemini_reads_proto_json_so_snake_case_names_and_the_model_are_known_fie
     assert request_findings("gemini", body) == []
     findings = request_findings("gemini", {"contents": [], "generationConfig": {"max_tokens": 8}})
     assert [(f.path, f.message) for f in findings] == [("generationConfig.max_tokens", "unknown field 'max_tokens'")]
+
+
+def test_a_websocket_modes_error_event_is_held_to_its_own_published_shape() -> None:
+    """Frames of a WebSocket mode (the `frames=websocket` media-type parameter the ws runs' frames carry): an
+    `error` event with a nested `error` is the mode's own (`ResponseWsError`: `status`, `error.type` and
+    `error.message` required); the same event in an HTTP stream stays a stream event, where it departs from the
+    spec (the flat `ResponseErrorEvent`)."""
+    refused = {"type": "error", "status": 429, "error": {"type": "requests", "code": "rate_limit", "message": "slow"}}
+    body = f"data: {json.dumps(refused)}\n\n".encode()
+    framed = answer_payloads(body, media_type=f"text/event-stream; {SOCKET_FRAMES}", status=200)
+    assert [kind for kind, _ in framed] == ["socket_error"]
+    assert answer_findings("responses", "socket_error", refused) == []
+    missing = {**refused, "error": {"code": "rate_limit", "message": "slow"}}
+    assert [f.path for f in answer_findings("responses", "socket_error", missing) if f.governs] == ["error.type"]
+    [(kind, _)] = answer_payloads(body, media_type="text/event-stream", status=200)
+    assert kind == "event" and any(f.governs for f in answer_findings("responses", "event", refused))

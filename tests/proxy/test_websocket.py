@@ -186,3 +186,26 @@ def test_a_turn_whose_stream_is_cut_closes_the_connection_instead_of_leaving_the
                     kinds.append(json.loads(ws.recv(timeout=10))["type"])
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
     assert kinds and kinds[0] == "response.created" and not set(kinds) & set(TERMINAL)
+
+
+def test_a_refused_turn_is_the_published_error_event_with_the_upstream_retry_after() -> None:
+    """An upstream 429 over WebSocket mode: one `error` event with the status, the error as the HTTP body has it,
+    and the Retry-After in `error.headers`, as the `openai` SDK's `ResponseWsError` reads it; the connection stays."""
+
+    def reply(name: str, request: HttpRequest) -> WireReply:
+        body = {"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}
+        headers = {"content-type": "application/json", "retry-after": "7"}
+        return WireReply(429, headers, [json.dumps(body).encode()])
+
+    with ServerThread(wire_app(["openai"], reply)) as upstream:
+        route = UpstreamConfig(name="up", protocol="openai", base_url=f"{upstream.url}/openai")
+        config = ProxyConfig(models=(ModelRoute(name=MODEL, mode="translate", upstream=route, upstream_model=MODEL),))
+        with ServerThread(create_app(config)) as proxy, _ws(Served(proxy.url)) as ws:
+            [event] = _turn(ws, input="hi")
+            assert event["type"] == "error" and event["status"] == 429
+            assert event["error"]["code"] == "rate_limit_exceeded" and event["error"]["headers"] == {"retry-after": "7"}
+            from openai.types.responses.responses_server_event import ResponseWsError
+
+            parsed = ResponseWsError.model_validate(event)  # the SDK's own type, strictly
+            assert parsed.status == 429 and parsed.error.headers == {"retry-after": "7"}
+            assert _turn(ws, input="again")[0]["status"] == 429  # the connection stays

@@ -4,12 +4,22 @@ capture keeps the path the gateway was sent."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import httpx2
 import openai
 import pytest
 
-from harness.rig.sut import CapturingTransport
-from harness.rig.sut_client import SutClientError, UnversionedTransport, parse_unversioned
+from harness.drivers.responses_sdk import DRIVER
+from harness.rig.sut import CapturingTransport, SutTarget
+from harness.rig.sut_client import SutClient, SutClientError, UnversionedTransport, parse_unversioned
+from harness.runner.execute import _socket_call
+from harness.scenarios.loader import load_scenarios
+from harness.trace import Run
+from tests.conftest import REPO
+from tests.drivers.test_responses_ws import _events as ws_events
+from tests.drivers.test_responses_ws import scripted, server
 
 ANSWER = {
     "id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o-mini",
@@ -56,3 +66,26 @@ def test_only_registered_protocols_may_be_named() -> None:
         parse_unversioned("responses,nope")
     with pytest.raises(SutClientError, match="none"):
         parse_unversioned(" , ")
+
+
+@pytest.mark.parametrize(
+    ("unversioned", "path"), [(frozenset({"responses"}), "/responses"), (frozenset(), "/v1/responses")]
+)
+def test_it_reaches_the_websocket_url_too(unversioned: frozenset[str], path: str) -> None:
+    """A ws case against a gateway named in `--sut-unversioned` opens `<root>/responses`, as its HTTP case posts
+    there (the driver used to put `/v1` back)."""
+    scenario = next(s for s in load_scenarios(REPO / "scenarios") if s.id == "text-basic")
+    run = Run("translated", "responses", "anthropic", "text-basic", True, "ws")
+    seen: list[Any] = []
+    frames = [json.dumps(e) for e in ws_events()]
+    with server(scripted(frames, seen=seen)) as url:
+        sut = SutTarget(
+            url, [scenario], ["anthropic"], REPO / "cassettes", client=SutClient(unversioned=unversioned), timeout=5
+        )
+        try:
+            with sut.session(run, {}) as session:
+                outcome = _socket_call(DRIVER, run, scenario.request_for(run.route, stream=True), session, 5.0)
+        finally:
+            sut.close()
+    assert [p for p, _ in seen] == [path]
+    assert outcome.result.error is None and outcome.socket is not None and outcome.socket.frames

@@ -125,3 +125,26 @@ def test_a_system_under_test_refusing_the_upgrade_is_unsupported_and_the_built_i
         _socket_call(_Refusing(), ws, request, external, 1.0)  # type: ignore[arg-type]
     outcome = _socket_call(_Refusing(), ws, request, Session("http://127.0.0.1:9", None), 1.0)  # type: ignore[arg-type]
     assert outcome.refused is not None and "HTTP 403" in outcome.refused
+
+
+def test_a_refused_turn_over_websocket_is_judged_like_the_http_error(tmp_path: Path) -> None:
+    """An upstream 429 over WebSocket mode: the proxy's `error` event (the SDK's `ResponseWsError`: `status`,
+    nested `error`, the Retry-After in `error.headers`) is judged as the HTTP run's error is (kind, status,
+    exception, Retry-After, the published schema of the event), no longer declared unsupported."""
+    code, results = run(options(tmp_path, only=["error-rate-limit-429"]))
+    [result] = results
+    assert code == 0 and result.verdict == "pass", result.reason
+    translated = result.runs["translated"]
+    judged = {c.name for c in translated.checks}
+    assert {"error.kind", "error.status", "error.retry_after", "answer.spec"} <= judged
+    assert all(c.passed for c in translated.checks)
+    assert translated.sdk.error is not None and translated.sdk.error.retry_after == 7.0
+    assert not translated.deviations, translated.deviations  # no HTTP-stream rule misreads the frame
+
+
+def test_a_retry_after_dropped_over_websocket_is_caught(tmp_path: Path) -> None:
+    code, results = run(options(tmp_path, only=["error-rate-limit-429"], hooks=portable_hooks("retry-after-dropped")))
+    [result] = results
+    assert code == 1 and result.verdict.startswith("proxy_bug"), result.reason
+    failed = {c.name for c in result.runs["translated"].checks if not c.passed}
+    assert "error.retry_after" in failed, failed

@@ -29,6 +29,7 @@ CAPABILITIES = frozenset(
         Capability.TOOL_CHOICE,
         Capability.VISION,
         Capability.FILES,
+        Capability.FILE_URL,  # a document's URL source
         Capability.THINKING,
         Capability.THINKING_SIGNATURE,
         Capability.STOP_SEQUENCES,

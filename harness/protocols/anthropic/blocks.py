@@ -1,7 +1,7 @@
 """Content blocks <-> IR parts, shared by requests (messages) and responses (content).
 
 Blocks with no IR part (server_tool_use, web_search_tool_result and the other server-tool results, documents by
-URL, file id or content blocks, search_result, container_upload, images by file id, ...) decode to None: the
+file id or content blocks, search_result, container_upload, images by file id, ...) decode to None: the
 caller leaves them out of the IR and, for requests, keeps the raw wire messages in `provider_fields` (see
 request.py).
 """
@@ -33,9 +33,10 @@ def _image(block: Mapping[str, Any], where: str) -> ir.ImagePart | None:
 
 
 def _document(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
-    """A `document` block given inline: a base64 PDF, or plain text (`source.type` "text", the text itself, carried
-    base64-encoded in the IR). Its title, context and citations settings have no IR field (requests keep the raw
-    block, see request.py)."""
+    """A `document` block given inline (a base64 PDF, or plain text: `source.type` "text", the text itself, carried
+    base64-encoded in the IR) or by URL (`source.type` "url", no media type on the wire). Its title, context and
+    citations settings have no IR field (requests keep the raw block, see request.py); a file id (Anthropic's own
+    Files, meaningless to another provider) and content blocks have no IR form."""
     source = READ.need_obj(block, "source", where)
     source_type = source.get("type")
     media_type = READ.need_str(source, "media_type", f"{where}.source") if source_type in ("base64", "text") else ""
@@ -44,12 +45,19 @@ def _document(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
     if source_type == "text":
         text = READ.need_str(source, "data", f"{where}.source")
         return ir.FilePart(media_type=media_type, data=base64.b64encode(text.encode()).decode("ascii"))
-    return None  # documents by URL, file id or content blocks have no IR form
+    if source_type == "url":
+        return ir.FilePart(url=READ.need_str(source, "url", f"{where}.source"))
+    return None  # documents by file id or content blocks have no IR form
 
 
 def _document_block(part: ir.FilePart) -> dict[str, Any]:
-    """A `document` block: plain text as a text source (when its bytes are UTF-8), anything else as a base64
-    source (the API takes PDFs only there)."""
+    """A `document` block: a URL as a URL source, plain text as a text source (when its bytes are UTF-8), anything
+    else as a base64 source (the API takes PDFs only there). A stored file's id is another provider's (the planner
+    never sends one here: no file_id capability), so it is refused, not sent."""
+    if part.url is not None:
+        return {"type": "document", "source": {"type": "url", "url": part.url}}
+    if part.data is None:
+        raise ValueError(f"a document by file_id ({part.file_id}) names another provider's stored file")
     if part.media_type == "text/plain":
         try:
             text = base64.b64decode(part.data, validate=True).decode("utf-8")

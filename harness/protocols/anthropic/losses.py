@@ -5,7 +5,7 @@ Round-trip properties project IR values through both tables; the diffs apply `LO
 either the same meaning in other words (left to the diff's rules, e.g. `request_rules.inert_settings`) or listed
 there because it only happens to IR values no decoder produces (e.g. a usage with fewer input than cached tokens).
 
-Wire data with no IR form at all (documents not given inline, search_result and server-tool blocks, citations,
+Wire data with no IR form at all (documents by file id or as content, search_result and server-tool blocks, citations,
 images by file id, server tools) never reaches the IR: requests keep it in provider_fields["anthropic"],
 responses drop it. It is no loss of an IR value, so no key names it.
 """
@@ -36,6 +36,9 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         ),
         "FilePart.filename": (
             "a document block has no file name (its optional `title` is a title, not a name): not sent, decodes as None"
+        ),
+        "request.FilePart.media_type:None": (
+            "a document's URL source has no media type: a URL file's is not sent and decodes as None"
         ),
         "ToolResultPart.name": (
             "tool_result blocks carry no tool name: decoding recovers it from the assistant tool_use with the same "

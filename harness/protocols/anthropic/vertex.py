@@ -15,6 +15,7 @@ import re
 from types import MappingProxyType
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import facts, registry
 from harness.protocols.anthropic import CODEC as ANTHROPIC
 from harness.protocols.anthropic import request as messages
@@ -138,6 +139,7 @@ CODEC = registry.register(
         decode_request=decode_request,
         encode_request=encode_request,
         with_auth=bearer_auth,  # a Google OAuth bearer token
+        capabilities=ANTHROPIC.capabilities - {Capability.FILE_URL},  # Vertex takes base64 documents only
         is_stream_request=is_stream_request,
     ),
     facts=FACTS,

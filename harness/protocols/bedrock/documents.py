@@ -63,7 +63,10 @@ def file_part(block: Mapping[str, Any], where: str) -> ir.FilePart | None:
 
 
 def document_block(part: ir.FilePart) -> dict[str, Any] | None:
-    """The `document` block of a file part; None for a media type outside Converse's formats (not sent)."""
+    """The `document` block of a file part; None for a media type outside Converse's formats (not sent). Converse
+    takes bytes (or S3) only: a file by URL or id is refused (no file_url or file_id capability)."""
+    if part.data is None or part.media_type is None:
+        raise ValueError(f"Converse has no document source for a file by {part.form}")
     fmt = _FORMAT_OF.get(part.media_type)
     if fmt is None:
         return None

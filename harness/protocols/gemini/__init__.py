@@ -44,6 +44,7 @@ CAPABILITIES = frozenset(
         Capability.TOOL_CHOICE,
         Capability.VISION,
         Capability.FILES,
+        Capability.FILE_URL,  # fileData: a fileUri the API fetches (public or signed https URLs)
         Capability.THINKING,
         Capability.THINKING_SIGNATURE,
         Capability.JSON_OBJECT,

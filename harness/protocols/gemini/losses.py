@@ -27,6 +27,10 @@ LOSSES: Mapping[str, str] = MappingProxyType(
         "ResponseFormatJsonSchema.strict": "Gemini has no strict flag; responseJsonSchema always constrains output",
         "RedactedThinkingPart": "Gemini has no encrypted-thinking part; it is left out",
         "FilePart.filename": "an inlineData blob has no name the Gemini API takes: not sent, decodes as None",
+        "request.FilePart.media_type:None": (
+            "a fileData part needs a mimeType: a URL file without one is sent with the type its URL names (else "
+            "application/octet-stream), which decodes as that type"
+        ),
         "ToolCallPart.arguments_raw": "functionCall.args is a JSON object: the text comes back as its compact JSON",
         "Usage.cache_write_tokens": "Gemini reports no cache writes",
         "Usage.output_tokens:None": (

@@ -52,6 +52,8 @@ from harness.protocols.gemini.streamed_args import StreamedCall
 
 # Part fields that describe a part rather than carry its data.
 _PART_META = spellings(["thought", "thoughtSignature", "partMetadata", "mediaResolution", "videoMetadata"])
+OCTET_STREAM = "application/octet-stream"
+"""The `mimeType` of a URL file whose type neither the IR nor its URL says."""
 CODE_EXECUTION_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 """Parts of Gemini's server-side tools (code execution; Gemini 3's built-in tool calls and their responses, e.g.
 `{"toolCall": {"id", "toolType": "FILE_SEARCH"}}`), which the IR has no form for."""
@@ -221,13 +223,20 @@ class PartsFold:
 
 def decode_media(part: dict[str, Any], where: str) -> ir.ImagePart | ir.FilePart | None:
     """The image or file of an `inlineData` / `fileData` part, None for other parts: inline data whose
-    `mimeType` is not `image/*` (a PDF, plain text, audio) is a file part; a `fileData` URI stays a URL image
-    (the IR file part is inline only)."""
+    `mimeType` is not `image/*` (a PDF, plain text, audio) is a file part; so is a `fileData` URI whose
+    `mimeType` (else the type its URL names) is known and not `image/*`: a URL file, with the `mimeType` as sent
+    (None when none was). Any other `fileData` is a URL image."""
     image = decode_image(part, where)
     if image is not None and isinstance(image.source, ir.Base64Image):
         source = image.source
         if not source.media_type.startswith("image/"):
             return ir.FilePart(media_type=source.media_type, data=source.data)
+    if image is not None and isinstance(image.source, ir.UrlImage):
+        file = as_object(get(part, "fileData"), f"{where}.fileData")
+        sent = get(file, "mimeType")
+        media = sent if isinstance(sent, str) else mimetypes.guess_type(image.source.url)[0]
+        if media is not None and not media.startswith("image/"):
+            return ir.FilePart(url=image.source.url, media_type=sent if isinstance(sent, str) else None)
     return image
 
 
@@ -258,7 +267,14 @@ def encode_image(part: ir.ImagePart) -> dict[str, Any]:
 
 
 def encode_file(part: ir.FilePart) -> dict[str, Any]:
-    """An `inlineData` part with the file's `mimeType` (Gemini's blob has no name the Gemini API takes)."""
+    """An `inlineData` part with the file's `mimeType` (Gemini's blob has no name the Gemini API takes); a URL file
+    as a `fileData` part, its `mimeType` the file's, else guessed from the URL, else `application/octet-stream`
+    (the API needs one to read a URL). A stored file's id is another provider's (no file_id capability): refused."""
+    if part.url is not None:
+        media = part.media_type or mimetypes.guess_type(part.url)[0] or OCTET_STREAM
+        return {"fileData": {"fileUri": part.url, "mimeType": media}}
+    if part.data is None:
+        raise EncodeError(f"a file by file_id ({part.file_id}) names another provider's stored file")
     return {"inlineData": {"mimeType": part.media_type, "data": part.data}}
 
 

@@ -23,7 +23,8 @@ _STATUS_ONLY = "OpenRouter's error object has only the status as its `code` and 
 
 OPENAI = Profile(
     name="openai",
-    capabilities=DEFAULT_CAPABILITIES | {Capability.FILES},  # the `file` content part (inline PDFs)
+    # the `file` content part: inline PDFs, or the file_id of OpenAI's Files (which Responses shares)
+    capabilities=DEFAULT_CAPABILITIES | {Capability.FILES, Capability.FILE_ID},
     encode_usage=quirks.openai_usage_details,
     reshapes={USAGE_DETAILS: _ZERO_DETAILS},
     wire=WireStyle(logprobs=True, refusal=True, annotations=True, usage_null="with_usage", obfuscation=True),

@@ -147,15 +147,17 @@ class _RequestDecoder:
         return ir.ImagePart(source=ir.UrlImage(url=url))
 
     def file(self, value: Any, where: str) -> ir.FilePart:
-        """A `file` part given inline (`file_data`, a data URL); a `file_id` (an upload) has no IR form."""
+        """A `file` part given inline (`file_data`, a data URL) or as a stored file (`file_id`, an upload)."""
         spec = self.r.obj(value, where)
-        data = spec.get("file_data")
-        if data is None:
-            self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id uploads")
+        name = self.r.opt_str(spec.get("filename"), f"{where}.filename")
+        data, file_id = spec.get("file_data"), spec.get("file_id")
+        if (data is None) == (file_id is None):
+            self.r.fail(where, "a file part has exactly one of file_data and file_id")
+        if file_id is not None:
+            return ir.FilePart(file_id=self.r.str_(file_id, f"{where}.file_id"), filename=name)
         match = common.DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
         if match is None:
             self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
-        name = self.r.opt_str(spec.get("filename"), f"{where}.filename")
         return ir.FilePart(media_type=match.group(1), data=match.group(2), filename=name)
 
     def assistant(self, msg: JSONDict, path: str) -> ir.Message:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols.openai.mapping import reasoning_effort
 from harness.protocols.openai.profile import JSONDict, Profile
 from harness.protocols.openai.request_decode import SHAPE
@@ -51,10 +52,21 @@ class _RequestEncoder:
             spec["detail"] = detail
         return {"type": "image_url", "image_url": spec}
 
-    @staticmethod
-    def file(part: ir.FilePart) -> JSONDict:
-        """A `file` part: the bytes as a data URL in `file_data`, and the name when there is one."""
-        spec: JSONDict = {"file_data": f"data:{part.media_type};base64,{part.data}"}
+    def file(self, part: ir.FilePart) -> JSONDict:
+        """A `file` part: the bytes as a data URL in `file_data`, or a stored file's `file_id` where the provider's
+        store is OpenAI's (its `file_id` capability); and the name when there is one. The part has no URL form,
+        and another store's id means nothing here: both are refused (the planner sends neither: no capability)."""
+        if part.url is not None:
+            raise ValueError("Chat Completions' file part has no URL form (file_url)")
+        spec: JSONDict
+        if part.data is not None:
+            spec = {"file_data": f"data:{part.media_type};base64,{part.data}"}
+        elif Capability.FILE_ID in self.profile.capabilities:
+            spec = {"file_id": part.file_id}
+        else:
+            raise ValueError(
+                f"a file_id ({part.file_id}) names a file stored with another provider than {self.profile.name}"
+            )
         if part.filename is not None:
             spec["filename"] = part.filename
         return {"type": "file", "file": spec}

@@ -126,8 +126,9 @@ class XmlToolCallCodec:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """The base protocol's capabilities: tool calls travel as text but arrive as structured calls."""
-        return self.base.capabilities
+        """The base protocol's capabilities (tool calls travel as text but arrive as structured calls), but for
+        stored files: a self-hosted server holds none of the base provider's Files (`file_id`)."""
+        return self.base.capabilities - {Capability.FILE_ID}
 
     @property
     def base(self) -> Codec:

@@ -42,6 +42,8 @@ CAPABILITIES = frozenset(
         Capability.TOOL_CHOICE,
         Capability.VISION,
         Capability.FILES,
+        Capability.FILE_URL,  # input_file's file_url
+        Capability.FILE_ID,  # input_file's file_id: OpenAI's Files, as Chat Completions' file_id
         Capability.THINKING,
         Capability.THINKING_SIGNATURE,
         Capability.JSON_OBJECT,

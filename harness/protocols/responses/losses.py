@@ -36,6 +36,7 @@ LOSSES: Mapping[str, str] = MappingProxyType(
             "call_id (None when there is none)"
         ),
         "ToolResultPart.is_error": "function_call_output has no error flag",
+        "request.FilePart.media_type:None": "an input_file's file_url has no media type: not sent, decodes as None",
         "StopReason.kind:stop_sequence": _COMPLETED,
         "StopReason.kind:refusal": _COMPLETED + " (a `refusal` content part decodes as refusal: a non-streamed "
         "answer's text, and a streamed text block that began as a refusal, `TextStart.refusal`, are sent as one)",

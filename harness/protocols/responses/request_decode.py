@@ -211,15 +211,21 @@ class _Decoder:
         return ir.ImagePart(source=ir.UrlImage(url=url))
 
     def file(self, part: JSONDict, where: str) -> ir.FilePart:
-        """An `input_file` part given inline: `file_data` is a data URL; a `file_id` (an upload) or a `file_url`
-        has no IR form."""
-        data = part.get("file_data")
-        if data is None:
-            self.r.fail(f"{where}.file_data", "only inline files (file_data) are carried, not file_id or file_url")
-        match = DATA_URL.fullmatch(self.r.str_(data, f"{where}.file_data"))
+        """An `input_file` part in one of its three forms: `file_data` (a data URL), `file_url` (no media type on
+        the wire) or `file_id` (OpenAI's Files); exactly one."""
+        name = self.r.opt_str(part.get("filename"), f"{where}.filename")
+        forms = [key for key in ("file_data", "file_url", "file_id") if part.get(key) is not None]
+        if len(forms) != 1:
+            self.r.fail(
+                where, f"an input_file has exactly one of file_data, file_url and file_id, got {forms or 'none'}"
+            )
+        if forms == ["file_url"]:
+            return ir.FilePart(url=self.r.str_(part["file_url"], f"{where}.file_url"), filename=name)
+        if forms == ["file_id"]:
+            return ir.FilePart(file_id=self.r.str_(part["file_id"], f"{where}.file_id"), filename=name)
+        match = DATA_URL.fullmatch(self.r.str_(part["file_data"], f"{where}.file_data"))
         if match is None:
             self.r.fail(f"{where}.file_data", "file_data is not `data:<type>;base64,<data>`")
-        name = self.r.opt_str(part.get("filename"), f"{where}.filename")
         return ir.FilePart(media_type=match.group(1), data=match.group(2), filename=name)
 
     def tool_result(self, index: int, item: JSONDict, where: str) -> ir.ToolResultPart:

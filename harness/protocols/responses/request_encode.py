@@ -167,8 +167,15 @@ def _runs(parts: Sequence[ir.ContentPart]) -> Iterable[list[ir.ContentPart]]:
 
 
 def file_item(part: ir.FilePart) -> JSONDict:
-    """An `input_file` part: the bytes as a data URL in `file_data`, and the name when there is one."""
-    out: JSONDict = {"type": "input_file", "file_data": f"data:{part.media_type};base64,{part.data}"}
+    """An `input_file` part: the bytes as a data URL in `file_data`, a URL in `file_url` (its media type is not
+    sent: the wire has no field for it), a stored file in `file_id`; and the name when there is one."""
+    out: JSONDict = {"type": "input_file"}
+    if part.data is not None:
+        out["file_data"] = f"data:{part.media_type};base64,{part.data}"
+    elif part.url is not None:
+        out["file_url"] = part.url
+    else:
+        out["file_id"] = part.file_id
     if part.filename is not None:
         out["filename"] = part.filename
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 
 from harness.protocols.common import dump_json
@@ -28,10 +29,26 @@ KEPT = 32
 _DONE_TYPES = ("response.completed", "response.incomplete")
 
 
-def error_event(status: int, code: str, message: str, param: str | None = None) -> str:
-    """A WebSocket-mode `error` event."""
-    kind = "invalid_request_error" if status < 500 else "server_error"
-    error = {"type": kind, "code": code, "message": message, "param": param}
+RETRY_HEADERS = ("retry-after", "retry-after-ms")
+"""The headers of a refused POST an `error` event carries in `error.headers` (how long to wait)."""
+
+
+def error_event(
+    status: int,
+    code: str,
+    message: str,
+    param: str | None = None,
+    *,
+    kind: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """A WebSocket-mode `error` event (the `openai` SDK's `ResponseWsError`, from OpenAI's OpenAPI): the HTTP
+    `status`, and `error` with its `type` (`kind`, else one from the status), `code`, `message`, `param`, and the
+    `headers` emitted with it when there are any."""
+    kind = kind or ("invalid_request_error" if status < 500 else "server_error")
+    error: dict[str, Any] = {"type": kind, "code": code, "message": message, "param": param}
+    if headers:
+        error["headers"] = dict(headers)
     return dump_json({"type": "error", "status": status, "error": error}).decode("utf-8")
 
 
@@ -110,8 +127,32 @@ class ResponsesSocket:
         elif kind in ("response.failed", "error"):
             self._evict()
 
-    def failed(self, status: int, body: bytes) -> str:
-        """The `error` event for a turn whose POST was refused with `status` and this error body."""
+    def frame(self, data: str) -> str:
+        """A stream event as WebSocket mode sends it: the same, but an `error` event, which WebSocket mode types
+        as `ResponseWsError` (nested `error`, the `sequence_number` of the stream; the HTTP stream's flat `code`,
+        `message` and `param` are not its fields)."""
+        try:
+            event = json.loads(data)
+        except json.JSONDecodeError:
+            return data
+        if not isinstance(event, dict) or event.get("type") != "error" or "status" in event:
+            return data
+        nested = event.get("error")
+        if not isinstance(nested, dict):  # the flat form names no type: a stream that failed is the server's
+            nested = {
+                "type": "server_error",
+                "code": event.get("code"),
+                "message": event.get("message"),
+                "param": event.get("param"),
+            }
+        shaped = {"type": "error", "error": nested}
+        if "sequence_number" in event:
+            shaped["sequence_number"] = event["sequence_number"]
+        return dump_json(shaped).decode("utf-8")
+
+    def failed(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> str:
+        """The `error` event for a turn whose POST was refused with `status`, this error body and these headers:
+        the body's error (its `type` kept), and the wait headers (`RETRY_HEADERS`) in `error.headers`."""
         self._evict()
         try:
             error = json.loads(body).get("error")
@@ -120,7 +161,10 @@ class ResponsesSocket:
         error = error if isinstance(error, dict) else {}
         code = error.get("code") or error.get("type") or f"http_{status}"
         param = error.get("param") if isinstance(error.get("param"), str) else None
-        return error_event(status, str(code), str(error.get("message") or body[:200].decode("utf-8", "replace")), param)
+        kind = error.get("type") if isinstance(error.get("type"), str) else None
+        wait = {k.lower(): v for k, v in (headers or {}).items() if k.lower() in RETRY_HEADERS}
+        message = str(error.get("message") or body[:200].decode("utf-8", "replace"))
+        return error_event(status, str(code), message, param, kind=kind, headers=wait)
 
     def _evict(self) -> None:
         if self._continued is not None:

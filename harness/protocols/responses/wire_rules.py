@@ -61,14 +61,23 @@ def items_one_at_a_time(body: bytes, stream: bool) -> list[str]:
     return found
 
 
+def _refused_turn(event: dict[str, object]) -> bool:
+    """A WebSocket-mode `error` event carrying the HTTP status of a refused turn (`status`, nested `error`)."""
+    return (
+        event.get("type") == "error" and isinstance(event.get("status"), int) and isinstance(event.get("error"), dict)
+    )
+
+
 def events_numbered(body: bytes, stream: bool) -> list[str]:
     """Every event carries `sequence_number`. api.openai.com has numbered every event since about April 2025;
     its streams before that numbered none, which the decoder still reads (so a stream that numbers none decodes,
-    and only this rule says the API does not send one like it today)."""
+    and only this rule says the API does not send one like it today). A WebSocket-mode `error` event with an HTTP
+    `status` (a turn refused before any stream: `ResponseWsError`, whose `sequence_number` is only for "an error
+    emitted by the response stream") is no stream event."""
     if not stream:
         return []
     events = _events(body)
-    bare = [n for n, event in enumerate(events) if "sequence_number" not in event]
+    bare = [n for n, event in enumerate(events) if "sequence_number" not in event and not _refused_turn(event)]
     return [f"{len(bare)} of {len(events)} events have no sequence_number (the first: event {bare[0]})"] if bare else []
 
 

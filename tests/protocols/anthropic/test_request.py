@@ -214,7 +214,7 @@ def test_server_tools_and_unmapped_blocks_survive_a_pass_through() -> None:
         {
             "role": "user",
             "content": [
-                {"type": "document", "source": {"type": "url", "url": "https://example.com/d.pdf"}},
+                {"type": "document", "source": {"type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}},
                 {"type": "text", "text": "Sum up"},
             ],
         },
@@ -337,3 +337,19 @@ def test_text_plain_file_that_is_not_utf8_goes_as_a_base64_source() -> None:
     request = ir.Request(model="m", max_tokens=5, messages=[ir.Message(role="user", content=[part])])
     (block,) = json.loads(CODEC.encode_request(request).body)["messages"][0]["content"]
     assert block["source"] == {"type": "base64", "media_type": "text/plain", "data": part.data}
+
+
+def test_a_document_by_url_is_a_url_file_part_both_ways() -> None:
+    block = {"type": "document", "source": {"type": "url", "url": "https://example.com/d.pdf"}}
+    request = decode(messages=[{"role": "user", "content": [block, {"type": "text", "text": "Sum up"}]}])
+    assert request.messages[0].content == [ir.FilePart(url="https://example.com/d.pdf"), ir.TextPart(text="Sum up")]
+    assert encoded(request)["messages"][0]["content"][0] == block
+
+
+def test_a_document_by_another_providers_file_id_is_refused_not_sent() -> None:
+    """Anthropic declares no file_id capability: an id from OpenAI's Files means nothing to it."""
+    request = ir.Request(
+        model="m", max_tokens=10, messages=[ir.Message(role="user", content=[ir.FilePart(file_id="file-abc")])]
+    )
+    with pytest.raises(ValueError, match="another provider's stored file"):
+        CODEC.encode_request(request)

@@ -76,6 +76,13 @@ def _on_messages(value: Any, fix: Callable[[ir.Message], ir.Message]) -> Any:
     return value.model_copy(update={"messages": [fix(m) for m in value.messages]})
 
 
+def _no_url_file_types(m: ir.Message) -> ir.Message:
+    def fix(p: ir.ContentPart) -> ir.ContentPart:
+        return p.model_copy(update={"media_type": None}) if isinstance(p, ir.FilePart) and p.url else p
+
+    return m.model_copy(update={"content": [fix(p) for p in m.content]})
+
+
 def _no_file_names(m: ir.Message) -> ir.Message:
     def fix(p: ir.ContentPart) -> ir.ContentPart:
         return p.model_copy(update={"filename": None}) if isinstance(p, ir.FilePart) else p
@@ -320,6 +327,7 @@ RULES: dict[str, Callable[[Any], Any]] = {
     "Message.role:system": _system_role,
     "Message(role=tool) without content": _empty_tool_role,
     "FilePart.filename": lambda v: _on_messages(v, _no_file_names),
+    "request.FilePart.media_type:None": lambda v: _on_messages(v, _no_url_file_types),
     "ToolResultPart.name": _tool_result_names,
     # a non-object input is sent as {}, whose compact text is then the raw arguments
     "ToolCallPart.arguments that are not an object": _non_object_arguments,

@@ -494,3 +494,62 @@ def test_file_part_is_inline_data_of_its_mime_type_without_its_name() -> None:
     ]
     wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
     assert CODEC.decode_request(wire).messages[0].content == [part.model_copy(update={"filename": None})]
+
+
+def _gemini_parts(*parts: dict[str, object]) -> ir.Request:
+    body = {"contents": [{"role": "user", "parts": [{"text": "Sum up"}, *parts]}]}
+    wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
+    return CODEC.decode_request(wire)
+
+
+@pytest.mark.parametrize(
+    ("file_data", "expected"),
+    [
+        (
+            {"fileUri": "https://example.com/d.pdf", "mimeType": "application/pdf"},
+            ir.FilePart(url="https://example.com/d.pdf", media_type="application/pdf"),
+        ),
+        ({"fileUri": "https://example.com/d.pdf"}, ir.FilePart(url="https://example.com/d.pdf")),
+        (
+            {"file_uri": "https://example.com/d", "mime_type": "text/plain"},
+            ir.FilePart(url="https://example.com/d", media_type="text/plain"),
+        ),
+        (
+            {"fileUri": "https://example.com/cat.png"},
+            ir.ImagePart(source=ir.UrlImage(url="https://example.com/cat.png")),
+        ),
+        (
+            {"fileUri": "https://example.com/cat", "mimeType": "image/png"},
+            ir.ImagePart(source=ir.UrlImage(url="https://example.com/cat")),
+        ),
+    ],
+)
+def test_file_data_of_a_document_type_is_a_url_file_part(file_data: dict[str, str], expected: ir.ContentPart) -> None:
+    """A fileData URI is a file part when its mimeType (else its URL) names a type that is not an image; the
+    mimeType is kept as sent (None when none was sent); anything else stays a URL image."""
+    assert _gemini_parts({"fileData": file_data}).messages[0].content[1] == expected
+
+
+@pytest.mark.parametrize(
+    ("part", "mime"),
+    [
+        (ir.FilePart(url="https://x/d.pdf", media_type="text/plain"), "text/plain"),
+        (ir.FilePart(url="https://x/d.pdf"), "application/pdf"),
+        (ir.FilePart(url="https://x/d"), "application/octet-stream"),
+    ],
+)
+def test_a_url_file_without_media_type_is_sent_with_the_type_its_url_names(part: ir.FilePart, mime: str) -> None:
+    """fileData needs a mimeType to be read: the IR's, else guessed from the URL, else octet-stream (the declared
+    loss `request.FilePart.media_type:None`); it decodes back as a URL file of that type."""
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[part])])
+    body = json.loads(CODEC.encode_request(request).body)
+    assert body["contents"][0]["parts"] == [{"fileData": {"fileUri": part.url, "mimeType": mime}}]
+    assert "request.FilePart.media_type:None" in CODEC.losses
+    wire = HttpRequest(method="POST", path="/v1beta/models/m:generateContent", body=json.dumps(body).encode())
+    assert CODEC.decode_request(wire).messages[0].content == [part.model_copy(update={"media_type": mime})]
+
+
+def test_a_file_by_another_providers_file_id_is_refused() -> None:
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.FilePart(file_id="file-abc")])])
+    with pytest.raises(EncodeError, match="another provider's stored file"):
+        CODEC.encode_request(request)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import mimetypes
 from collections.abc import Callable
 from typing import Any
 
@@ -157,6 +158,14 @@ def _no_file_names(kind: str, doc: Doc) -> None:
                 part["filename"] = None
 
 
+def _url_file_types(kind: str, doc: Doc) -> None:
+    """A URL file goes with a mimeType: its own, else the one its URL names, else octet-stream."""
+    for message in doc.get("messages", []) if kind == "request" else []:
+        for part in message["content"]:
+            if part["kind"] == "file" and part.get("url") and part.get("media_type") is None:
+                part["media_type"] = mimetypes.guess_type(part["url"])[0] or "application/octet-stream"
+
+
 def _system_role(kind: str, doc: Doc) -> None:
     for message in doc.get("messages", []) if kind == "request" else []:
         message["role"] = "user" if message["role"] == "system" else message["role"]
@@ -233,6 +242,7 @@ STEPS: dict[str, Step] = {
     "ThinkingConfig.budget_tokens of disabled thinking": _disabled_budget,
     "RedactedThinkingPart": lambda kind, doc: _drop(kind, doc, "redacted_thinking"),
     "FilePart.filename": _no_file_names,
+    "request.FilePart.media_type:None": _url_file_types,
     "TextPart runs in model turns": lambda kind, doc: _merge(kind, doc, "text", lambda prev: True),
     "ThinkingPart runs in model turns": lambda kind, doc: _merge(
         kind, doc, "thinking", lambda prev: prev["signature"] is None

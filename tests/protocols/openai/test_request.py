@@ -337,9 +337,35 @@ def test_file_part_without_filename_keeps_none() -> None:
 
 @pytest.mark.parametrize(
     ("file", "match"),
-    [({"file_id": "file-abc"}, "file_id uploads"), ({"file_data": PDF, "filename": "a.pdf"}, "data:<type>")],
+    [
+        ({"file_id": "file-abc", "file_data": f"data:application/pdf;base64,{PDF}"}, "exactly one"),
+        ({"filename": "a.pdf"}, "exactly one"),
+        ({"file_data": PDF, "filename": "a.pdf"}, "data:<type>"),
+    ],
 )
-def test_file_by_upload_id_or_without_data_url_is_a_decode_error(file: dict[str, Any], match: str) -> None:
+def test_file_with_both_or_no_source_or_without_data_url_is_a_decode_error(file: dict[str, Any], match: str) -> None:
     body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "file": file}]}]}
     with pytest.raises(DecodeError, match=match):
         OPENAI.decode_request(_wire(body))
+
+
+def test_file_by_id_round_trips_where_the_store_is_openais() -> None:
+    part = {"type": "file", "file": {"file_id": "file-abc", "filename": "a.pdf"}}
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [part]}]}
+    assert OPENAI.decode_request(_wire(body)).messages[0].content == [ir.FilePart(file_id="file-abc", filename="a.pdf")]
+    assert _reencoded(body)["messages"] == body["messages"]
+
+
+@pytest.mark.parametrize(
+    ("profile", "part", "match"),
+    [
+        ("openai", ir.FilePart(url="https://x/a.pdf"), "no URL form"),
+        ("openrouter", ir.FilePart(file_id="file-abc"), "another provider than openrouter"),
+    ],
+)
+def test_a_file_the_wire_has_no_form_for_is_refused_not_dropped(profile: str, part: ir.FilePart, match: str) -> None:
+    """No file_url capability anywhere, file_id only where the store is OpenAI's: the planner never sends these,
+    and an encoder that meets one says why instead of sending a part without its file."""
+    request = ir.Request(model="m", messages=[ir.Message(role="user", content=[ir.TextPart(text="Sum"), part])])
+    with pytest.raises(ValueError, match=match):
+        registry.get(profile).encode_request(request)

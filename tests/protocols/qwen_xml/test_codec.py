@@ -217,3 +217,14 @@ def test_reference_backend_writes_the_style_it_is_given(style: str) -> None:
     assert [(p.name, p.arguments) for p in decoded.content if isinstance(p, ir.ToolCallPart)] == [
         ("get_weather", {"city": "Paris"})
     ]
+
+
+def test_a_self_hosted_qwen_server_holds_no_stored_files() -> None:
+    """The base `openai` codec has OpenAI's Files (`file_id`); a vLLM or llama.cpp server running Qwen does not, so
+    a stored file's id before it is a declared gap, never forwarded."""
+    from harness.ir import Capability
+    from harness.protocols import registry
+
+    assert Capability.FILE_ID in registry.get("openai").capabilities
+    assert Capability.FILE_ID not in registry.get("qwen").capabilities
+    assert Capability.FILES in registry.get("qwen").capabilities

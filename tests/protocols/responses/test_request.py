@@ -241,9 +241,13 @@ def test_tool_choice(choice: Any, expected: ir.ToolChoice | None) -> None:
     ("body", "match"),
     [
         (
-            {"model": "m", "input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
-            "only inline files",
+            {
+                "model": "m",
+                "input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f", "file_url": "u"}]}],
+            },
+            "exactly one of file_data, file_url and file_id",
         ),
+        ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_file"}]}]}, "got none"),
         ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "file_id": "f"}]}]}, "file_id"),
         ({"model": "m", "input": [{"role": "critic", "content": "x"}]}, "role"),
         ({"model": "m", "input": [{"type": "function_call", "name": "f", "arguments": "{}"}]}, "call_id"),
@@ -321,10 +325,32 @@ def test_input_file_carries_file_data_as_a_data_url_and_its_filename() -> None:
     assert encode(request)["input"] == body["input"]
 
 
-def test_input_file_by_url_has_no_ir_form() -> None:
-    part = {"type": "input_file", "file_url": "https://example.com/a.pdf"}
-    with pytest.raises(DecodeError, match="only inline files"):
-        CODEC.decode_request(wire({"model": "m", "input": [{"role": "user", "content": [part]}]}))
+@pytest.mark.parametrize(
+    ("part", "expected"),
+    [
+        (
+            {"type": "input_file", "file_url": "https://example.com/a.pdf", "filename": "a.pdf"},
+            ir.FilePart(url="https://example.com/a.pdf", filename="a.pdf"),
+        ),
+        ({"type": "input_file", "file_id": "file-abc"}, ir.FilePart(file_id="file-abc")),
+    ],
+)
+def test_input_file_by_url_or_file_id_round_trips(part: dict[str, Any], expected: ir.FilePart) -> None:
+    body = {"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Sum"}, part]}]}
+    request = decode(body)
+    assert request.messages[0].content[1] == expected
+    assert encode(request)["input"] == body["input"]
+
+
+def test_a_url_file_media_type_is_not_sent_on_file_url() -> None:
+    """The wire has no field for it: the declared loss `request.FilePart.media_type:None`."""
+    request = ir.Request(
+        model="m",
+        messages=[ir.Message(role="user", content=[ir.FilePart(url="https://x/a.pdf", media_type="application/pdf")])],
+    )
+    sent = encode(request)["input"][0]["content"]
+    assert sent == [{"type": "input_file", "file_url": "https://x/a.pdf"}]
+    assert "request.FilePart.media_type:None" in CODEC.losses
 
 
 def test_input_file_in_a_function_call_output_is_refused_not_dropped() -> None:

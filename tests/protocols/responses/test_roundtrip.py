@@ -258,8 +258,16 @@ def _error_retry(value: Any) -> Any:
     return _on_errors(value, lambda e, mid: e.model_copy(update={"retry_after": None}) if mid else e)
 
 
+def _no_url_file_types(messages: list[ir.Message]) -> list[ir.Message]:
+    def fix(p: ir.ContentPart) -> ir.ContentPart:
+        return p.model_copy(update={"media_type": None}) if isinstance(p, ir.FilePart) and p.url else p
+
+    return [m.model_copy(update={"content": [fix(p) for p in m.content]}) for m in messages]
+
+
 RULES: dict[str, Callable[[Any], Any]] = {
     "Request.stop": _request(lambda r: {"stop": []}),
+    "request.FilePart.media_type:None": lambda v: _on_messages(v, _no_url_file_types),
     "ThinkingConfig.budget_tokens": _budget,
     "Message(role=tool) text, ToolResultPart in other turns": lambda v: _on_messages(v, _tool_turns),
     "ImagePart, FilePart in assistant messages": lambda v: _on_messages(v, _assistant_images),

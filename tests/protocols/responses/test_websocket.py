@@ -60,3 +60,39 @@ def test_a_failed_continuation_evicts_the_response_it_continued() -> None:
     socket.observe(json.dumps({"type": "response.failed", "response": {"id": "resp_2", "output": []}}))
     _, error = socket.begin(_create(input="three", previous_response_id="resp_1"))
     assert error is not None and json.loads(error)["error"]["code"] == "previous_response_not_found"
+
+
+def test_a_refused_post_keeps_its_error_type_and_carries_its_wait_in_error_headers() -> None:
+    """The published form (`openai` SDK's `ResponseWsError`, from OpenAI's OpenAPI): `status`, nested `error` with
+    the HTTP body's `type`, and the headers emitted with it: a rate limit's Retry-After reaches the client."""
+    refused = b'{"error": {"message": "slow down", "type": "requests", "code": "rate_limit_exceeded", "param": null}}'
+    event = json.loads(ResponsesSocket().failed(429, refused, {"Retry-After": "7", "x-request-id": "req_1"}))
+    assert event == {"type": "error", "status": 429, "error": {
+        "type": "requests", "code": "rate_limit_exceeded", "message": "slow down", "param": None,
+        "headers": {"retry-after": "7"},
+    }}  # fmt: skip
+
+
+def test_a_stream_error_event_is_sent_in_the_websocket_form() -> None:
+    """WebSocket mode types every `error` event as `ResponseWsError` (nested `error`, the stream's
+    `sequence_number`): the HTTP stream's flat `code`, `message` and `param` are not its fields. Other events, and
+    an error event that already has the form, go as they are."""
+    socket = ResponsesSocket()
+    inner = {"type": "server_error", "code": "server_error", "message": "cut", "param": None}
+    both = {
+        "type": "error",
+        "sequence_number": 4,
+        "code": "server_error",
+        "message": "cut",
+        "param": None,
+        "error": inner,
+    }
+    assert json.loads(socket.frame(json.dumps(both))) == {"type": "error", "sequence_number": 4, "error": inner}
+    flat = {"type": "error", "sequence_number": 2, "code": "rate_limit_exceeded", "message": "slow", "param": None}
+    assert json.loads(socket.frame(json.dumps(flat))) == {"type": "error", "sequence_number": 2, "error": {
+        "type": "server_error", "code": "rate_limit_exceeded", "message": "slow", "param": None
+    }}  # fmt: skip
+    delta = json.dumps({"type": "response.output_text.delta", "delta": "hi", "sequence_number": 1})
+    assert socket.frame(delta) == delta
+    refused = socket.failed(400, b'{"error": {"message": "bad", "type": "invalid_request_error"}}')
+    assert socket.frame(refused) == refused
