@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,35 @@ def decode_stream(protocol: str, chunks: Iterable[bytes]) -> tuple[list[ir.Strea
     except ValueError as exc:  # DecodeError or FramingError: both carry the byte offset
         return events, str(exc)
     return events, None
+
+
+STREAM_MEMO = 512
+"""Decoded client streams kept (per process; forgotten all at once when full). A stream the proxy sends again
+byte for byte, cut at the same places (a pass-through, an answer two backends' recordings translate to alike:
+about a third of a matrix's translated streams), is decoded once."""
+_decoded: dict[tuple[str, bytes], tuple[tuple[ir.StreamEvent, ...], str | None]] = {}
+
+
+def _chunks_digest(chunks: Sequence[bytes]) -> bytes:
+    """A digest of the chunks and where each begins: equal only for the same bytes cut at the same places."""
+    digest = hashlib.blake2b(digest_size=20)
+    for chunk in chunks:
+        digest.update(len(chunk).to_bytes(8, "little"))
+        digest.update(chunk)
+    return digest.digest()
+
+
+def decoded_stream(protocol: str, chunks: Sequence[bytes]) -> tuple[list[ir.StreamEvent], str | None]:
+    """`decode_stream`, remembered by the exact chunks: a decoder's result depends on nothing else, and the events
+    are frozen IR models (each caller gets a list of its own)."""
+    key = (protocol, _chunks_digest(chunks))
+    found = _decoded.get(key)
+    if found is None:
+        if len(_decoded) >= STREAM_MEMO:
+            _decoded.clear()
+        events, error = decode_stream(protocol, chunks)
+        found = _decoded[key] = (tuple(events), error)
+    return list(found[0]), found[1]
 
 
 @dataclass(frozen=True)
@@ -69,7 +99,7 @@ class Subject:
     def client_stream(self) -> tuple[list[ir.StreamEvent], str | None]:
         """The stream the client received, decoded once for every check with its protocol's own decoder: the events,
         and why the decoder stopped (None: it read the whole stream)."""
-        return decode_stream(self.client, self.frontend_chunks)
+        return decoded_stream(self.client, self.frontend_chunks)
 
     def answer_header(self, name: str) -> str | None:
         """A header of the answer the client received, by its name in any case; None when absent."""

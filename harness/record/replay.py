@@ -43,6 +43,22 @@ class CassetteError(ValueError):
     it and the command that records it again."""
 
 
+@dataclasses.dataclass
+class _Parsed:
+    """A vcrpy serializer that hands over a cassette already deserialized (by `Replayer.check`), once."""
+
+    data: dict[str, Any] | None
+
+    def deserialize(self, text: str) -> dict[str, Any]:
+        if self.data is None:
+            return serializer.deserialize(text)
+        data, self.data = self.data, None
+        return data
+
+    def serialize(self, data: dict[str, Any]) -> str:
+        return serializer.serialize(data)
+
+
 class Replayer:
     """Answers backend requests from the cassettes under `root`."""
 
@@ -71,12 +87,13 @@ class Replayer:
         self.scenarios = list(scenarios)
         self._cassettes.clear()
 
-    def _cassette(self, backend: str, path: Path) -> Cassette:
+    def _cassette(self, backend: str, path: Path, parsed: dict[str, Any] | None = None) -> Cassette:
+        """The cassette at `path`, loaded once (`parsed`: its text already deserialized, so it is not read twice)."""
         if path not in self._cassettes:
             codec = registry.get(backend)
             self._cassettes[path] = Cassette.load(
                 path=str(path),
-                serializer=serializer,
+                serializer=serializer if parsed is None else _Parsed(parsed),
                 match_on=(vcr_matchers.method, scenario_matcher(codec, self.scenarios)),
                 record_mode=VcrMode.NONE,
                 allow_playback_repeats=True,
@@ -97,7 +114,7 @@ class Replayer:
             raise CassetteError(f"unreadable cassette {path}: {type(exc).__name__}: {detail} ({record})") from None
         if not data["interactions"]:
             raise CassetteError(f"unreadable cassette {path}: it holds no interaction ({record})")
-        self._cassette(backend, path)
+        self._cassette(backend, path, data)
 
     def _miss(self, backend: str, scenario: str, stream: bool, path: Path) -> ReplayMissError:
         mine = [r for r in recorded(self.root, backend) if r.scenario == scenario]

@@ -1,11 +1,11 @@
 """The engine: run every planned run once (baselines shared between cases), judge each case, feed the writers.
 
 The plan is cut into units that share nothing (`runner.units`: one per scenario and streaming mode). `-j 1` runs
-them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`), and each case comes
-back as the text of its trace, which the parent parses with the trace models in strict mode (the check a trace
-read from disk gets: `trace.parse_case`). A model's trace text parses back to an equal model
-(`tests/trace/test_schema_agreement.py`), and cases are emitted in the plan's order, so a parallel run reports
-byte for byte what a serial one does (`tests/runner/test_workers.py`).
+them here, one after the other; `-j N` deals them to N worker processes (`runner.workers`), each writing its
+units' traces and sending back the judged cases (pickled, not parsed again: a model's trace text parses back to an
+equal model, `tests/trace/test_schema_agreement.py`, and `--validate-traces` checks each text where it is written).
+Cases are emitted in the plan's order, so a parallel run reports byte for byte what a serial one does
+(`tests/runner/test_workers.py`).
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ from harness.runner.units import Unit, shard, units
 from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
+from harness.trace.bound import LARGE_CHARS
 from harness.trace.pack import pack_line, trace_file, write_pack
-from harness.trace.slim import needs_triage, slim
+from harness.trace.slim import SlimRuns, needs_triage, slim
 from harness.trace.writer import write_case_text
 
 STEADY_CLOCK = common.SOURCE_DATE_EPOCH
@@ -199,22 +200,24 @@ class CaseRunner:
         for run, reason in task.failed.items():
             self.traces[run] = error_trace(run, first.get(run, ""), reason)
         self.run_here(first, report)
-        done = Done(task.number, [])
+        done = Done(task.number)
         packs: dict[str, list[str]] = {}
+        slimmed: SlimRuns = {}
         for case, gap in task.cases:
             result = self._known_note(self.judge(case, gap))
             whole = needs_triage(result)
             if self.options.keep_traces != "all" and not whole:
-                result = slim(result)  # a clean pass keeps its verdict, checks and timings, not its wire
+                result = slim(result, slimmed)  # a clean pass keeps its verdict, checks and timings, not its wire
             text = case_text(result) if whole else pack_line(result)
             if self.options.validate_traces:
                 parse_case(text, case.case_id, full_check=True)
+            if len(text) > LARGE_CHARS:  # a huge answer's trace is cut (`bound`): the case is what was written
+                result = parse_case(text, case.case_id)
             if whole and self.options.write_traces:
                 write_case_text(case.case_id, text, self.cases_folder)
             elif not whole:
                 packs.setdefault(trace_file(result), []).append(text)
             done.results.append(result)
-            done.cases.append((case.case_id, text))
             if report is not None:
                 report("case", case.case_id)
         if self.options.write_traces:
@@ -322,7 +325,6 @@ def worker_main(conn: Connection, config: WorkerConfig) -> None:
             except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
                 conn.send(("error", traceback.format_exc()))
                 return
-            done.results = []
             conn.send(("done", done))
     except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
         return
@@ -407,9 +409,9 @@ class Engine:
             by_number = {task.number: task for task in tasks}
 
             def parse(done: Done) -> None:  # as each unit arrives, while the workers go on with the others
-                for case_id, text in done.cases:
-                    checked[case_id] = parse_case(text, case_id)
-                    self._emit(CaseJudged(checked[case_id]))
+                for result in done.results:
+                    checked[result.case_id] = result
+                    self._emit(CaseJudged(result))
                 self._unit_done(by_number[done.number], done)
 
             timeout = self.options.stall_timeout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import itertools
 import json
 import time
 from collections.abc import Sequence
@@ -62,6 +63,10 @@ RunResult = RunTrace | Unexpressed
 def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str, list[int], bool]:
     """The first `limit` bytes as text, where each chunk begins in it, and whether it was cut. Decoded
     incrementally, so a character split between chunks belongs to the chunk that completes it."""
+    if chunks and sum(len(c) for c in chunks) < limit:
+        texts = _whole_texts(chunks)
+        if texts is not None:
+            return "".join(texts), list(itertools.accumulate((len(t) for t in texts[:-1]), initial=0)), False
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     parts: list[str] = []
     offsets: list[int] = []
@@ -77,6 +82,15 @@ def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str,
         length += len(text)
     parts.append(decoder.decode(b"", final=True))
     return "".join(parts), offsets, sum(len(c) for c in chunks) > limit
+
+
+def _whole_texts(chunks: tuple[bytes, ...]) -> list[str] | None:
+    """Each chunk as text when every one is valid UTF-8 on its own (no character split between two, nothing to
+    replace): what the incremental decoder makes of them, chunk by chunk; else None."""
+    try:
+        return [chunk.decode("utf-8") for chunk in chunks]
+    except UnicodeDecodeError:
+        return None
 
 
 def _ms(seconds: tuple[float, ...]) -> list[float]:

@@ -3,7 +3,7 @@
 Threads cannot do this: the SDK calls, the proxy and the diff are Python code, and one interpreter lock runs one
 of them at a time. Each worker is a process started from a warm fork server (the SDKs already imported), that
 builds its `CaseRunner` once and then runs one unit at a time, as the parent deals them out (heaviest first).
-A unit comes back as its cases' trace texts, which the parent puts in plan order: the results are those of a
+A unit comes back as its judged cases, which the parent puts in plan order: the results are those of a
 serial run, whatever the number of workers or the order units finish in.
 
 Every wait is bounded. A worker that dies (a crash, a kill) or says nothing for `stall_timeout` seconds (a hang:
@@ -72,8 +72,6 @@ class Done:
 
     number: int
     """The task's number."""
-    cases: list[tuple[str, str]]
-    """(case id, trace text) of each judged case, in the task's order."""
     traces: list[tuple[Run, str, str]] = field(default_factory=list)
     """(run, "trace" or "unexpressed", trace text or reason), when the task asked for them."""
     cpu_s: float = 0.0
@@ -81,8 +79,8 @@ class Done:
     parts: dict[str, str] = field(default_factory=dict)
     """What each writer's unit work made of the task's cases, by the writer's key (`run_events.UnitDone`)."""
     results: list[CaseResult] = field(default_factory=list)
-    """The judged cases themselves, for the process that ran the task: a worker sends only their texts, which the
-    parent parses (and so checks) itself."""
+    """The judged cases, in the task's order. A worker sends them as they are (pickled): the parent does not parse
+    again the traces the worker wrote (`--validate-traces` checks each one against the JSON Schema there)."""
 
 
 @dataclass(frozen=True)

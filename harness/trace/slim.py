@@ -43,6 +43,18 @@ def slim_run(run: RunTrace) -> RunTrace:
     )
 
 
-def slim(result: CaseResult) -> CaseResult:
-    """The case with slim runs (see the module)."""
-    return result.model_copy(update={"runs": {role: slim_run(run) for role, run in result.runs.items()}})
+SlimRuns = dict[int, tuple[RunTrace, RunTrace]]
+"""Runs already slimmed, by the id of the run (kept with it, so the id stays its own): a baseline run is shared by
+every case of its unit, and is slimmed once."""
+
+
+def slim(result: CaseResult, done: SlimRuns | None = None) -> CaseResult:
+    """The case with slim runs (see the module); `done`: runs already slimmed, added to."""
+    done = {} if done is None else done
+    runs = {}
+    for role, run in result.runs.items():
+        seen = done.get(id(run))
+        if seen is None or seen[0] is not run:
+            seen = done[id(run)] = (run, slim_run(run))
+        runs[role] = seen[1]
+    return result.model_copy(update={"runs": runs})

@@ -13,6 +13,7 @@ import httpx2
 import pytest
 import yaml
 
+import harness.record.serializer
 from harness import ir
 from harness.protocols import decode_events, registry
 from harness.protocols.openai.reference import usage_chunks_dropped
@@ -99,6 +100,18 @@ def test_replay_keeps_recorded_chunk_boundaries(root: Path) -> None:
     events = registry.get("openai").stream_decoder()
     decoded = [e for c in chunks for e in events.feed(c)] + events.close()
     assert "".join(e.text for e in decoded if e.kind == "text_delta") == TEXT
+
+
+def test_a_checked_cassette_is_parsed_once(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[int] = []
+    deserialize = harness.record.serializer.deserialize
+    monkeypatch.setattr(harness.record.serializer, "deserialize", lambda text: parsed.append(1) or deserialize(text))
+    replayer = Replayer(root, SCENARIOS)
+    replayer.check("openai", "text-basic", True)
+    replayer.check("openai", "text-basic", True)
+    status, chunks = _fetch(replayer, "openai", True)
+    assert status == 200 and b"".join(chunks).count(b"data: ") > 2
+    assert len(parsed) == 1  # read by `check`, handed to vcrpy, served from then on
 
 
 def test_replay_matches_by_scenario_not_bytes(root: Path) -> None:

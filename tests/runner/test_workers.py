@@ -204,3 +204,20 @@ def test_joining_refuses_a_missing_or_doubled_shard(tmp_path: Path, capsys: pyte
     whole = write_run(options(tmp_path, only=["text-basic"], run_id="whole"))
     assert main(["report", "--merge", str(whole), "--run", out, "--quiet"]) == 2
     assert "not a shard" in capsys.readouterr().err
+
+
+def test_a_case_cut_by_the_trace_bound_is_reported_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writers get each case as its trace holds it: a huge answer's trace is cut (`trace.bound`), and the case
+    the reports are made from is that cut one, in-process as from a worker (which sends its cases unparsed)."""
+    from harness.runner import engine as engine_module
+    from harness.trace import bound, pack
+
+    for module in (engine_module, bound, pack):
+        monkeypatch.setattr(module, "LARGE_CHARS", 2000)
+    monkeypatch.setattr(bound, "MAX_STRING", 60)  # the checks' longer expectations, not the case ids
+    opts = options(tmp_path, jobs=1, frontends=["openai"], backends=["anthropic"], only=["text-basic"], hooks=None)
+    runner = Engine(opts)
+    runner.run()
+    assert runner.results and all(result.cut for result in runner.results)
+    written = traces(files(runner.folder))
+    assert {r.case_id: r for r in runner.results} == written

@@ -10,7 +10,7 @@ from harness.cli import main
 from harness.report.timeline import first_token_ms
 from harness.trace import read_cases
 from harness.trace.model import Verdict
-from harness.trace.slim import needs_triage, slim
+from harness.trace.slim import SlimRuns, needs_triage, slim
 from tests.report.factory import dropped_call, text_bug
 
 
@@ -45,3 +45,14 @@ def test_run_keeps_passing_cases_slim_unless_asked(tmp_path: Path) -> None:
     assert thin.verdict == whole.verdict == "pass"
     assert thin.runs["translated"].wire.frontend == "" and whole.runs["translated"].wire.frontend != ""
     assert (tmp_path / "slim" / "cases" / name).stat().st_size < (tmp_path / "whole" / "cases" / name).stat().st_size
+
+
+def test_a_run_shared_by_several_cases_is_slimmed_once() -> None:
+    whole = dropped_call().model_copy(update={"verdict": Verdict.PASS})
+    other = whole.model_copy(update={"case_id": "other"})  # the same run objects, as a unit's cases share baselines
+    done: SlimRuns = {}
+    first, second = slim(whole, done), slim(other, done)
+    assert first == slim(whole) and second.runs == slim(other).runs
+    for role in whole.runs:
+        assert first.runs[role] is second.runs[role]
+    assert len(done) == len(whole.runs)

@@ -79,3 +79,17 @@ def test_inconsistent_chunk_facts_are_refused(wire: dict[str, object], message: 
 def test_event_places_need_one_entry_per_upstream_event() -> None:
     with pytest.raises(ValidationError, match="one entry per upstream event"):
         _trace(upstream_chunks=1, upstream_times_ms=[1.0], event_chunks=[0, 0])
+
+
+def test_whole_chunk_excerpts_match_the_incremental_decoder() -> None:
+    # Chunks that are each valid UTF-8 take a shortcut; a limit of exactly their size forces the incremental decoder.
+    euro = "\u20ac".encode()
+    for chunks in (
+        (b"a",),
+        (b"", b"x\xc3\xa9", euro, b"\n\n"),
+        (euro + b"y", b"", b"z"),
+        (b"x" + euro[:1], euro[1:] + b"y"),  # a split character: no shortcut
+        (b"\xff", b"ok"),  # a byte to replace: no shortcut
+    ):
+        assert _excerpt(chunks) == _excerpt(chunks, limit=sum(len(c) for c in chunks))
+    assert _excerpt(()) == ("", [], False)

@@ -1,0 +1,34 @@
+"""What a check looks at: the client's stream, decoded once per distinct stream."""
+
+from __future__ import annotations
+
+from harness.checks import subject
+from harness.checks.subject import decode_stream, decoded_stream
+
+BODY = (
+    b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+    b'"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}\n\n'
+    b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+    b'"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)
+
+
+def test_a_stream_sent_again_byte_for_byte_is_decoded_once() -> None:
+    subject._decoded.clear()
+    chunks = (BODY[:40], BODY[40:])
+    first = decoded_stream("openai", chunks)
+    again = decoded_stream("openai", tuple(bytes(c) for c in chunks))
+    assert first == again == decode_stream("openai", chunks)
+    assert first[1] is None and "".join(getattr(e, "text", "") for e in first[0] if e.kind == "text_delta") == "Hi"
+    assert first[0] is not again[0]  # each caller gets a list of its own
+    assert len(subject._decoded) == 1
+
+
+def test_the_same_bytes_cut_elsewhere_or_another_protocol_are_decoded_apart() -> None:
+    subject._decoded.clear()
+    decoded_stream("openai", (BODY[:40], BODY[40:]))
+    decoded_stream("openai", (BODY[:41], BODY[41:]))
+    decoded_stream("openai", (BODY,))
+    events, error = decoded_stream("anthropic", (BODY,))
+    assert len(subject._decoded) == 4
+    assert (events, error) == decode_stream("anthropic", (BODY,))
