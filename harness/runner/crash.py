@@ -17,6 +17,7 @@ from types import TracebackType
 
 import httpx2
 
+from harness import ir
 from harness.checks import CLIENT_CRASH
 from harness.drivers.event_builder import ImpossibleStream
 from harness.protocols import registry
@@ -165,6 +166,17 @@ def transport_fault(exc: BaseException) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def own_error(protocol: str, chunks: Sequence[bytes]) -> bool:
+    """Whether a stream the client received (readable as `protocol`) carries an error event: a proxy that answers
+    a request with its own error in a 2xx stream (every WebSocket turn is one: the upgrade succeeded) refused it."""
+    decoder = registry.get(protocol).stream_decoder()
+    try:
+        events = [e for chunk in chunks for e in decoder.feed(chunk)] + decoder.close()
+    except ValueError:  # DecodeError or FramingError: unreadable() already says so
+        return False
+    return any(isinstance(e, ir.ErrorEvent) for e in events)
 
 
 def unreadable(protocol: str, chunks: Sequence[bytes], stream: bool) -> bool:

@@ -326,8 +326,9 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     the replay server: what the proxy answered instead, and whether it was a success (then another server
     answered in the replay server's place: a harness error whatever the case). A 2xx that is no answer of the
     client's protocol is no success: an empty body is the proxy refusing the request after sending its headers
-    (MLflow's stream cut before any byte), and a body its codec cannot read (open-responses-server's `null` for
-    every non-streamed request) came from no upstream of that protocol."""
+    (MLflow's stream cut before any byte), a body its codec cannot read (open-responses-server's `null` for
+    every non-streamed request) came from no upstream of that protocol, and a stream carrying an error is the
+    proxy's own refusal (LiteLLM's error event over a WebSocket turn when it cannot fetch a file's URL)."""
     if session.replay_url is None or run.role != "translated" or scenario.kind == "models_list":
         return None
     if session.earlier_calls_reached:
@@ -337,8 +338,11 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     body = " ".join(b"".join(exchange.frontend_chunks)[:400].decode("utf-8", "replace").split())
     excerpt = body if len(body) <= ANSWER_EXCERPT else body[: ANSWER_EXCERPT - 1] + "\u2026"
     answer = f"HTTP {exchange.frontend_status} ({excerpt}), and nothing reached {session.replay_url}/{run.backend}"
-    success = 200 <= exchange.frontend_status < 300 and not crash.unreadable(
-        run.client, exchange.frontend_chunks, run.stream
+    chunks = exchange.frontend_chunks
+    success = (
+        200 <= exchange.frontend_status < 300
+        and not crash.unreadable(run.client, chunks, run.stream)
+        and not (run.stream and crash.own_error(run.client, chunks))
     )
     return answer, success
 

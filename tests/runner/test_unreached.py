@@ -53,3 +53,30 @@ def test_a_2xx_that_is_no_answer_of_the_protocol_is_the_proxys_own(client: str, 
 def test_an_error_status_is_the_proxys_own() -> None:
     found = _unreached_of("openai", 500, b'{"error":{"message":"boom"}}')
     assert found is not None and found[1] is False
+
+
+LITELLM_WS_ERROR = (
+    b'data: {"type": "error", "error": {"type": "server_error", "message": "litellm.BadRequestError: Error: Unable '
+    b'to fetch image from URL."}}\n\n'
+)
+RESPONSES_TEXT_STREAM = (
+    b'data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response",'
+    b'"created_at":1,"status":"in_progress","model":"m","output":[]}}\n\n'
+    b'data: {"type":"response.completed","sequence_number":1,"response":{"id":"resp_1","object":"response",'
+    b'"created_at":1,"status":"completed","model":"m","output":[],'
+    b'"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}}\n\n'
+)
+
+
+def test_a_2xx_stream_carrying_only_an_error_is_the_proxys_own_refusal() -> None:
+    """Quirk: LiteLLM answers a WebSocket turn whose file URL it cannot fetch with an error event and no upstream
+    call; the upgrade succeeded, so the status is 2xx, but the answer is its own refusal, judged, not a harness
+    error."""
+    found = _unreached_of("responses", 200, LITELLM_WS_ERROR, stream=True)
+    assert found is not None and found[1] is False
+    assert "Unable to fetch" in found[0]
+
+
+def test_a_2xx_stream_answering_the_request_is_another_servers() -> None:
+    found = _unreached_of("responses", 200, RESPONSES_TEXT_STREAM, stream=True)
+    assert found is not None and found[1] is True
