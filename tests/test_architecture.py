@@ -96,7 +96,8 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "OpenAI stream's tool-call index); the hook says which",
     "harness/faults/responses_hooks.py": "the Responses API faults act on the Responses wire only, when the client "
     "speaks it",
-    "harness/faults/native_catalog.py": "the faults of Bedrock, Workers AI and swink: each names its protocol",
+    "harness/faults/converse_workers_swink_catalog.py": "the faults of Bedrock, Workers AI and swink: each names its "
+    "protocol",
     "harness/checks/builtin.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/wire.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
     "harness/checks/answer.py": "a check's why cites the provider and the real bug it rests on (its evidence)",
@@ -109,8 +110,8 @@ NAME_EXCEPTIONS: dict[str, str] = {
     "breaks; the hook says which",
     "harness/faults/upstream_hooks.py": "each fault acts on the upstream where its bug was seen (the Anthropic "
     "API's beta header and unknown-field rule); the hook says which",
-    "harness/faults/native_hooks.py": "each of those faults acts only where its protocol is the frontend or the "
-    "upstream; the hook says which",
+    "harness/faults/converse_workers_swink_hooks.py": "each of those faults acts only where its protocol is the "
+    "frontend or the upstream; the hook says which",
 }
 # Provider words that are not registry names but name a provider all the same.
 PROVIDER_WORDS = {"google", "genai", "claude"}

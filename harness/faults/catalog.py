@@ -14,8 +14,8 @@ import functools
 from collections.abc import Mapping
 
 from harness.faults import answer_hooks as ah
+from harness.faults import converse_workers_swink_catalog
 from harness.faults import hooks as h
-from harness.faults import native_catalog
 from harness.faults import responses_hooks as rh
 from harness.faults import upstream_hooks as uh
 from harness.faults.fault import Fault, Scope, witness
@@ -241,7 +241,8 @@ ISSUE_8_FAULTS: tuple[Fault, ...] = (
         Scope(("error-auth-401", "error-server-500", "error-rate-limit-429")),
         witness("error-auth-401", "openai", "anthropic", False),
     ),
-    *native_catalog.FAULTS,  # Bedrock, Workers AI and swink's proxy stream (issue 16), declared in their own module
+    # Bedrock Converse, Workers AI's native route and swink's proxy stream (issue 16), declared in their own module
+    *converse_workers_swink_catalog.FAULTS,
 )
 
 

@@ -1,6 +1,7 @@
 """The implementations of the faults of AWS Bedrock Converse, Workers AI's native route and swink's proxy stream
-(`harness.faults.native_catalog`): each a `TranslateHooks` value that acts only when its protocol is on the side the
-bug lives on (the upstream a proxy reads, or the frontend stream it writes), and changes nothing elsewhere.
+(`harness.faults.converse_workers_swink_catalog`): each a `TranslateHooks` value that acts only when its protocol
+is on the side the bug lives on (the upstream a proxy reads, or the frontend stream it writes), and changes
+nothing elsewhere.
 
 Frontend faults edit the bytes the proxy writes (`harness.faults.wire_edits`): SSE events by their JSON data,
 event-stream frames by their headers and payload, written again with fresh CRCs.

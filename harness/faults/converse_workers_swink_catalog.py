@@ -1,11 +1,11 @@
 """The faults of AWS Bedrock Converse, Workers AI's native route and swink's proxy stream (issue 16): the typical
 translation bugs of each, as catalog entries (`harness.faults.catalog` lists them after its own). Their
-implementations are in `harness.faults.native_hooks`.
+implementations are in `harness.faults.converse_workers_swink_hooks`.
 """
 
 from __future__ import annotations
 
-from harness.faults import native_hooks as n
+from harness.faults import converse_workers_swink_hooks as n
 from harness.faults.fault import Fault, Scope, witness
 
 _STREAM = (True,)
