@@ -168,32 +168,32 @@ def transport_fault(exc: BaseException) -> bool:
     return False
 
 
-def own_error(protocol: str, chunks: Sequence[bytes]) -> bool:
-    """Whether a stream the client received (readable as `protocol`) carries an error event: a proxy that answers
-    a request with its own error in a 2xx stream (every WebSocket turn is one: the upgrade succeeded) refused it."""
-    decoder = registry.get(protocol).stream_decoder()
+def _decoded(protocol: str, chunks: Sequence[bytes], stream: bool) -> list[ir.StreamEvent] | None:
+    """The events of what the client received (none for a body), or None when `protocol`'s codec rejects it."""
+    data = b"".join(chunks)
+    if not data:
+        return None
+    codec = registry.get(protocol)
     try:
-        events = [e for chunk in chunks for e in decoder.feed(chunk)] + decoder.close()
-    except ValueError:  # DecodeError or FramingError: unreadable() already says so
-        return False
-    return any(isinstance(e, ir.ErrorEvent) for e in events)
+        if not stream:
+            codec.decode_response(data)
+            return []
+        decoder = codec.stream_decoder()
+        events = [event for chunk in chunks for event in decoder.feed(chunk)]
+        return events + decoder.close()
+    except ValueError:  # DecodeError or FramingError: not a valid answer of the protocol
+        return None
 
 
 def unreadable(protocol: str, chunks: Sequence[bytes], stream: bool) -> bool:
     """Whether the bytes the client received are no answer of `protocol` at all (its codec rejects them: an HTML
     page, a cut body): then whatever the driver raised on them, the sender is at fault."""
-    data = b"".join(chunks)
-    if not data:
-        return True
-    codec = registry.get(protocol)
-    try:
-        if not stream:
-            codec.decode_response(data)
-            return False
-        decoder = codec.stream_decoder()
-        for chunk in chunks:
-            decoder.feed(chunk)
-        decoder.close()
-    except ValueError:  # DecodeError or FramingError: not a valid answer of the protocol
-        return True
-    return False
+    return _decoded(protocol, chunks, stream) is None
+
+
+def answered(protocol: str, chunks: Sequence[bytes], stream: bool) -> bool:
+    """Whether the bytes the client received answer the request: readable as `protocol`, and no stream carrying an
+    error event (a proxy that answers with its own error in a 2xx stream refused the request; every WebSocket turn
+    is 2xx: the upgrade succeeded)."""
+    events = _decoded(protocol, chunks, stream)
+    return events is not None and not any(isinstance(event, ir.ErrorEvent) for event in events)

@@ -338,12 +338,7 @@ def _unreached(run: Run, scenario: Scenario, exchange: Exchange | None, session:
     body = " ".join(b"".join(exchange.frontend_chunks)[:400].decode("utf-8", "replace").split())
     excerpt = body if len(body) <= ANSWER_EXCERPT else body[: ANSWER_EXCERPT - 1] + "\u2026"
     answer = f"HTTP {exchange.frontend_status} ({excerpt}), and nothing reached {session.replay_url}/{run.backend}"
-    chunks = exchange.frontend_chunks
-    success = (
-        200 <= exchange.frontend_status < 300
-        and not crash.unreadable(run.client, chunks, run.stream)
-        and not (run.stream and crash.own_error(run.client, chunks))
-    )
+    success = 200 <= exchange.frontend_status < 300 and crash.answered(run.client, exchange.frontend_chunks, run.stream)
     return answer, success
 
 
