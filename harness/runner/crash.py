@@ -19,6 +19,7 @@ import httpx2
 
 from harness import ir
 from harness.checks import CLIENT_CRASH
+from harness.checks.subject import decoded_stream
 from harness.drivers.event_builder import ImpossibleStream
 from harness.protocols import registry
 from harness.trace.model import Check
@@ -173,16 +174,14 @@ def _decoded(protocol: str, chunks: Sequence[bytes], stream: bool) -> list[ir.St
     data = b"".join(chunks)
     if not data:
         return None
-    codec = registry.get(protocol)
+    if stream:  # the checks' decode of the same client stream, remembered
+        events, error = decoded_stream(protocol, chunks)
+        return events if error is None else None
     try:
-        if not stream:
-            codec.decode_response(data)
-            return []
-        decoder = codec.stream_decoder()
-        events = [event for chunk in chunks for event in decoder.feed(chunk)]
-        return events + decoder.close()
-    except ValueError:  # DecodeError or FramingError: not a valid answer of the protocol
+        registry.get(protocol).decode_response(data)
+    except ValueError:  # DecodeError: not a valid answer of the protocol
         return None
+    return []
 
 
 def unreadable(protocol: str, chunks: Sequence[bytes], stream: bool) -> bool:
