@@ -53,6 +53,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--database", type=Path, help="hypothesis's example database (default: .hypothesis/conformance)")
     p.add_argument("--deadline", type=_seconds, help="wall-clock budget of the whole session, in seconds")
     p.add_argument("--hooks", metavar="FAULT", help="switch on a catalogued fault (conformance selftest --list)")
+    p.add_argument(
+        "--no-shrink",
+        dest="shrink",
+        action="store_false",
+        help="write the first failing example as drawn, without shrinking it (sooner on a slow gateway, but larger)",
+    )
     p.add_argument("--timeout", type=_seconds, default=30.0, help="seconds an SDK client waits between bytes")
     p.add_argument("--reports", type=output_folder, default=Path("reports"), help="report folder for what was found")
     p.add_argument("--run-id", help="report folder name of the reproduction (default: fuzz-<timestamp>)")
@@ -132,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             replay_port=args.replay_port,
             sut_client=client,
             route=args.route,
+            shrink=args.shrink,
         )
         options = dataclasses.replace(options, known=known_for(known, options.case))
         mode = "stream" if stream else "nonstream"

@@ -68,6 +68,9 @@ class FuzzOptions:
     known: tuple[Known, ...] = ()
     """Accepted bugs of the pair and mode (a gateway's known-failures entries, `known_for`): an example failing
     only as they do is counted `known` and explored past (`is_known`)."""
+    shrink: bool = True
+    """Whether a failing example is shrunk to the least that still fails (False: the first one drawn is the finding,
+    larger but found sooner, for a slow gateway or a CI budget)."""
     route: str = "text-basic"
     """With `sut`: the scenario id the examples run under, so that they travel a route the gateway already has
     (`<route>--<backend>--translate`, upstream `<replay>/<backend>/_s/<route>`)."""
@@ -261,7 +264,7 @@ def fuzz(options: FuzzOptions, on_example: Callable[[CaseResult], None] | None =
             database=database,
             deadline=None,
             derandomize=False,
-            phases=tuple(Phase),
+            phases=tuple(p for p in Phase if options.shrink or p is not Phase.shrink),
             suppress_health_check=list(HealthCheck),
             print_blob=False,
             report_multiple_bugs=False,

@@ -16,7 +16,7 @@ from harness.scenarios.loader import load_scenario
 DROPPED = "second-parallel-tool-call-dropped"
 
 
-def _options(database: Path, *, max_examples: int = 300, seed: int = 1) -> FuzzOptions:
+def _options(database: Path, *, max_examples: int = 300, seed: int = 3) -> FuzzOptions:
     return FuzzOptions(
         "anthropic",
         "openai",
@@ -116,11 +116,28 @@ def test_an_example_failing_as_a_known_bug_is_explored_past(found: FuzzResult, t
         Known("b[anthropic->openai,stream]", result.verdict, "two", parts[1:]),
     ]
     assert is_known(result, split) and not is_known(result, split[1:])
-    again = fuzz(dataclasses.replace(_options(tmp_path / "db", max_examples=60), known=known))
-    assert again.verdicts["known"] > 0
-    # What is reported is the same fault seen another way (text beside the calls, say): a signature of its own.
+    # Unshrunk (shrinking would cost ~40 s here): the first failing example drawn is accepted, so the same draw
+    # goes on past it and reports the next one, the same fault seen another way with a signature of its own.
+    first = fuzz(dataclasses.replace(_options(tmp_path / "first", max_examples=60), shrink=False))
+    assert first.finding is not None
+    seen = signature(first.finding.result)
+    accepted = (Known("tool-call-parallel[anthropic->openai,stream]", result.verdict, "seen", seen),)
+    again = fuzz(dataclasses.replace(_options(tmp_path / "again", max_examples=60), known=accepted, shrink=False))
+    assert again.verdicts["known"] > 0, dict(again.verdicts)
     assert again.finding is not None
-    assert not set(signature(again.finding.result)) <= set(signature(result))
+    assert again.examples > first.examples
+    assert not set(signature(again.finding.result)) <= set(seen)
+
+
+def test_without_shrinking_the_first_failing_example_drawn_is_the_finding(found: FuzzResult, tmp_path: Path) -> None:
+    shrunk = found
+    drawn = fuzz(dataclasses.replace(_options(tmp_path), shrink=False))
+    assert shrunk.finding is not None and drawn.finding is not None
+    # The same draw up to the first failure; then only hypothesis's one replay of it, no shrink attempts.
+    assert drawn.verdicts["proxy_bug_response"] == 2, dict(drawn.verdicts)
+    assert drawn.verdicts["pass"] == drawn.examples - 2
+    assert shrunk.verdicts["proxy_bug_response"] > 2, dict(shrunk.verdicts)
+    assert drawn.finding.result.verdict == "proxy_bug_response"
 
 
 def test_a_headers_file_for_the_whole_gate_keeps_only_this_pairs_upstreams(tmp_path: Path) -> None:
