@@ -32,7 +32,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.base import DecodeError
-from harness.protocols.responses import extras
+from harness.protocols.responses import client_calls, extras
 from harness.protocols.responses import items as wire_items
 from harness.protocols.responses.errors import error_from_object, stream_error
 from harness.protocols.responses.mapping import decode_usage
@@ -42,6 +42,22 @@ from harness.protocols.responses.stream_state import Item, Items, Part, end_even
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 _IGNORED = frozenset({"response.in_progress", "response.queued"})
+_PROGRESS = frozenset(
+    {
+        "response.apply_patch_call_operation_diff.delta",
+        "response.apply_patch_call_operation_diff.done",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+    }
+)
+"""Progress events of built-in client calls (see `_progress`)."""
+
+
+def _streamed(item: Item) -> bool:
+    """Whether a call item's IR call streams as it comes (a function call, a custom tool call): a built-in client
+    call's fields arrive whole only with its `output_item.done`."""
+    return item.kind == "function_call" or item.call_type == client_calls.CUSTOM
 
 
 class ResponsesStreamDecoder:
@@ -153,13 +169,26 @@ class ResponsesStreamDecoder:
         r = self._items.r
         value = data.get("item")
         item = self._items.add(r.int_(data.get("output_index"), f"{kind}.output_index"), value)
-        if item is None or item.kind != "function_call":
+        if item is None or item.kind not in ("function_call", "client_call"):
             return
-        call = wire_items.function_call(r, r.obj(value, "item"), "item")
-        item.call_id, item.name, item.ir_index = call.id, call.name, self._items.ir_index()
+        wire = r.obj(value, "item")
+        call = (
+            wire_items.function_call(r, wire, "item")
+            if item.kind == "function_call"
+            else client_calls.decode(r, wire, "item")
+        )
+        item.call_id, item.name, item.call_type, item.ir_index = (
+            call.id,
+            call.name,
+            call.call_type,
+            self._items.ir_index(),
+        )
         self._items.calls = True
-        self._out.append(ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name))
-        self._arguments_to(item, call.arguments_raw)
+        if _streamed(item):  # a built-in client call is read whole from its output_item.done
+            self._out.append(
+                ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type)
+            )
+            self._arguments_to(item, call.arguments_raw)
 
     def _item_done(self, data: JSONDict, kind: str) -> None:
         r = self._items.r
@@ -168,11 +197,9 @@ class ResponsesStreamDecoder:
         if item is None or item.done:
             r.fail(f"{kind}.output_index", f"{index} names no open output item")
         wire = r.obj(data.get("item"), "item")
-        if r.opt_str(wire.get("id"), "item.id") != item.id and item.id is not None:
-            r.fail("item.id", f"output item {index} was added as {item.id!r}")
-        wire_type = r.str_(wire.get("type"), "item.type")
-        if (wire_type if wire_type in ("message", "reasoning", "function_call") else "other") != item.kind:
-            r.fail("item.type", f"output item {index} was added as a {item.kind} item, done as {wire_type!r}")
+        r.opt_str(wire.get("id"), "item.id")  # not matched: the item is the one output_index names (stream_state)
+        if self._items.kind(wire) != item.kind:
+            r.fail("item.type", f"output item {index} was added as a {item.kind} item, done as {wire.get('type')!r}")
         self._finish_item(item, wire)
 
     def _finish_item(self, item: Item, wire: JSONDict) -> None:
@@ -189,10 +216,18 @@ class ResponsesStreamDecoder:
             self._out += [end_event(p) for p in item.content.values() if not p.ended]
         elif item.kind == "reasoning":
             self._finish_reasoning(r, item, wire)
-        elif item.kind == "function_call":
-            call = wire_items.function_call(r, wire, "item")
+        elif item.kind in ("function_call", "client_call"):
+            call = (
+                wire_items.function_call(r, wire, "item")
+                if item.kind == "function_call"
+                else client_calls.decode(r, wire, "item")
+            )
             if (call.id, call.name) != (item.call_id, item.name):
-                r.fail("item", f"function call {item.call_id!r} {item.name!r} came back as {call.id!r} {call.name!r}")
+                r.fail("item", f"tool call {item.call_id!r} {item.name!r} came back as {call.id!r} {call.name!r}")
+            if not _streamed(item):
+                self._out.append(
+                    ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type)
+                )
             self._arguments_to(item, call.arguments_raw)
             self._out.append(ir.ToolCallEnd(index=item.ir_index))
 
@@ -320,9 +355,30 @@ class ResponsesStreamDecoder:
 
     def _call(self, data: JSONDict, kind: str) -> Item:
         item = self._items.open(data, kind)
-        if item.kind != "function_call":
+        wanted = "client_call" if kind.startswith("response.custom_tool_call") else "function_call"
+        if item.kind != wanted or not _streamed(item):
             self._items.r.fail(kind, f"on a {item.kind} item")
         return item
+
+    def _custom_input(self, data: JSONDict, kind: str) -> None:
+        """A custom tool call's input `.delta` or `.done`; a hosted tool's (xAI's server-side search, see
+        `client_calls`) is kept as it came."""
+        if self._items.open(data, kind).kind == "other":
+            self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
+            return
+        item, r = self._call(data, kind), self._items.r
+        if kind.endswith(".delta"):
+            self._arguments_to(item, item.arguments + r.str_(data.get("delta"), f"{kind}.delta"))
+        else:
+            self._arguments_to(item, r.str_(data.get("input"), f"{kind}.input"))
+
+    def _progress(self, data: JSONDict, kind: str) -> None:
+        """A built-in client call's progress (its command or patch as it is written, which its
+        `output_item.done` carries whole); the same events of a hosted tool's item are kept as they came."""
+        index = data.get("output_index")
+        item = self._items.by_index.get(index) if isinstance(index, int) else None
+        if item is None or item.kind != "client_call" or item.done:
+            self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
     def _arguments_to(self, item: Item, full: str) -> None:
         if not full.startswith(item.arguments):
@@ -338,8 +394,7 @@ class ResponsesStreamDecoder:
     def _terminal(self, data: JSONDict, kind: str) -> None:
         r = self._items.r
         response = r.obj(data.get("response"), "response")
-        if r.opt_str(response.get("id"), "response.id") != self._id:
-            r.fail("response.id", f"the response is not {self._id!r}, which response.created began")
+        r.opt_str(response.get("id"), "response.id")  # not matched: one stream is one response (stream_state)
         output = r.opt_lst(response.get("output"), "response.output")
         for index, value in enumerate(output):
             if index > self._items.last_output:  # never streamed: decoded from the final response
@@ -366,8 +421,9 @@ class ResponsesStreamDecoder:
         for item in self._items.by_index.values():
             if item.done or item.kind == "other":
                 continue
-            if item.kind == "function_call":
-                self._out.append(ir.ToolCallEnd(index=item.ir_index))
+            if item.kind in ("function_call", "client_call"):
+                if _streamed(item):  # a built-in client call never started: nothing to end
+                    self._out.append(ir.ToolCallEnd(index=item.ir_index))
             else:
                 held = [item.held] if item.held is not None else []
                 parts = [p for p in (*item.summary.values(), *item.content.values()) if not p.ended]
@@ -401,6 +457,9 @@ _HANDLERS: dict[str, _Handler] = {
     "response.reasoning_text.done": ResponsesStreamDecoder._text_done,
     "response.function_call_arguments.delta": ResponsesStreamDecoder._arguments_delta,
     "response.function_call_arguments.done": ResponsesStreamDecoder._arguments_done,
+    "response.custom_tool_call_input.delta": ResponsesStreamDecoder._custom_input,
+    "response.custom_tool_call_input.done": ResponsesStreamDecoder._custom_input,
+    **dict.fromkeys(_PROGRESS, ResponsesStreamDecoder._progress),
     "response.completed": ResponsesStreamDecoder._terminal,
     "response.incomplete": ResponsesStreamDecoder._terminal,
     "response.failed": ResponsesStreamDecoder._terminal,
