@@ -42,6 +42,13 @@ def is_client_call(item: Any) -> bool:
     return item["type"] != "shell_call" or environment is None or environment == {"type": "local"}
 
 
+def known_keys(item: JSONDict) -> frozenset[str]:
+    """The keys of a client-executed item the codec carries (a built-in's: all of them; see `extras`)."""
+    if item.get("type") == "custom_tool_call":
+        return frozenset({*_BOOKKEEPING, "name", "input"})
+    return frozenset(item)
+
+
 def decode(r: Reader, item: JSONDict, path: str) -> ir.ToolCallPart:
     """The IR call of a client-executed item (see the module docstring)."""
     call_type = CALL_TYPES[r.str_(item.get("type"), f"{path}.type")]
