@@ -197,7 +197,7 @@ class ResponsesStreamDecoder:
         if item is None or item.done:
             r.fail(f"{kind}.output_index", f"{index} names no open output item")
         wire = r.obj(data.get("item"), "item")
-        r.opt_str(wire.get("id"), "item.id")  # not matched: the item is the one output_index names (stream_state)
+        self._items.named(item, r.opt_str(wire.get("id"), "item.id"), "item.id")  # the item output_index names
         if self._items.kind(wire) != item.kind:
             r.fail("item.type", f"output item {index} was added as a {item.kind} item, done as {wire.get('type')!r}")
         self._finish_item(item, wire)

@@ -5,10 +5,10 @@ part by `content_index` (message text, full reasoning text) or `summary_index` (
 checks those against what was added: an index that matches no open item, a reused or skipped part index, a
 `.done` text that contradicts its deltas are `DecodeError`s, since a client that trusts them reads the wrong
 item. The item is the one its `output_index` names, as the SDK's accumulator reads it: GitHub Copilot's
-Responses endpoint gives every event a new `item_id` (and every response object a new `id`), so ids are not
-matched here; a proxy that rotates them is still judged by `frontend_wire` (the defect rule
-`responses.ids_kept`). A `.done` text that only extends its deltas (a server that skipped some) is accepted: the
-rest is emitted as a delta.
+Responses endpoint gives every event a new `item_id` (and every response object a new `id`), so a new id is read
+past; only another item's id is a contradiction. A proxy that rotates ids is still judged by `frontend_wire`
+(the defect rule `responses.ids_kept`). A `.done` text that only extends its deltas (a server that skipped some)
+is accepted: the rest is emitted as a delta.
 
 IR blocks open in wire order. A reasoning item's thinking blocks end late: the block of a finished part waits
 for the next part of the same item (ending without a signature) or for the item's `output_item.done`, whose
@@ -80,8 +80,17 @@ class Items:
         item = self.by_index.get(index)
         if item is None or item.done:
             self.r.fail(f"{kind}.output_index", f"{index} names no open output item")
-        self.r.str_(data.get("item_id"), f"{kind}.item_id")
+        self.named(item, self.r.str_(data.get("item_id"), f"{kind}.item_id"), f"{kind}.item_id")
         return item
+
+    def named(self, item: Item, item_id: str | None, what: str) -> None:
+        """An id an event gives `item`: a new one is read past (see the module docstring), another item's id is a
+        contradiction no client can resolve."""
+        if item_id is None or item_id == item.id:
+            return
+        other = next((i for i in self.by_index.values() if i.id == item_id), None)
+        if other is not None:
+            self.r.fail(what, f"{item_id!r} is the id of output item {other.output_index}, not {item.output_index}")
 
     def kind(self, wire: JSONDict) -> str:
         """The `Item.kind` of an output item's wire form."""

@@ -314,6 +314,11 @@ def _other_response(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return _set("response.completed", "response", {**data[-1]["response"], "id": "resp_other"})(data)
 
 
+def _other_item_id(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    first = next(d["item"]["id"] for d in data if d["type"] == "response.output_item.added")
+    return _set("response.output_text.delta", "item_id", first)(data)  # the text names the reasoning item's id
+
+
 OTHER_CALL = {"id": "fc_x", "type": "function_call", "call_id": "call_x", "name": "get_time", "arguments": ""}
 BROKEN: dict[str, tuple[Edit, str]] = {
     "a sequence_number gap": (_set("response.output_text.delta", "sequence_number", 99), "sequence_number"),
@@ -321,6 +326,7 @@ BROKEN: dict[str, tuple[Edit, str]] = {
     "no sequence_number": (_set("response.content_part.added", "sequence_number", None), "sequence_number"),
     "an output_index that was never added": (_set("response.output_text.delta", "output_index", 7), "output_index"),
     "an item_id that is not a string": (_set("response.output_text.delta", "item_id", 7), "item_id"),
+    "an item_id of another item": (_other_item_id, "is the id of output item"),
     "output_item.done for another call": (_set("response.output_item.done", "item", OTHER_CALL, nth=2), "came back"),
     "a content_index that skips one": (_set("response.content_part.added", "content_index", 1), "part index"),
     "a done text that contradicts its deltas": (_set("response.output_text.done", "text", "Else"), "deltas"),
