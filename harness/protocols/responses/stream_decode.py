@@ -13,11 +13,13 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
 - output items and their parts are checked as `stream_state` says, and map to IR blocks: an `output_text` or
   `refusal` part is a text block, a reasoning item's summary part (or `reasoning_text` content part) a thinking
   block whose signature is the item's `encrypted_content`, a reasoning item with only encrypted content a
-  redacted-thinking block, a `function_call` item a tool call (the IR id is its `call_id`); items of hosted
-  tools have no IR form;
+  redacted-thinking block, a `function_call` item a tool call (the IR id is its `call_id`), a client-executed
+  item a tool call with a `call_type` (`client_calls`: a custom call streams its input, a built-in one comes
+  whole with its `output_item.done`, its progress events read past); items of hosted tools have no IR form;
 - `response.completed` / `response.incomplete` end the stream with `Done` (the response's `status`, when given,
-  must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; stop reason from
-  the status, `incomplete_details.reason` and whether a function call was output; usage from the response; the
+  must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; its `id` is not
+  matched, see `stream_state`; stop reason from the status, `incomplete_details.reason` and whether a call was
+  output; usage from the response; the
   final response object's fields beyond the codec's as its extras); items the
   stream never opened but the final response lists are decoded from it; `response.failed` and `error` end it
   with an `ErrorEvent` (OpenAI follows an `error` with the `response.failed` of the same failure: that one is
@@ -171,24 +173,12 @@ class ResponsesStreamDecoder:
         item = self._items.add(r.int_(data.get("output_index"), f"{kind}.output_index"), value)
         if item is None or item.kind not in ("function_call", "client_call"):
             return
-        wire = r.obj(value, "item")
-        call = (
-            wire_items.function_call(r, wire, "item")
-            if item.kind == "function_call"
-            else client_calls.decode(r, wire, "item")
-        )
-        item.call_id, item.name, item.call_type, item.ir_index = (
-            call.id,
-            call.name,
-            call.call_type,
-            self._items.ir_index(),
-        )
+        call = self._call_part(item, r.obj(value, "item"))
+        item.call_id, item.name, item.call_type = call.id, call.name, call.call_type
+        item.ir_index = self._items.ir_index()
         self._items.calls = True
         if _streamed(item):  # a built-in client call is read whole from its output_item.done
-            self._out.append(
-                ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type)
-            )
-            self._arguments_to(item, call.arguments_raw)
+            self._start_call(item, call)
 
     def _item_done(self, data: JSONDict, kind: str) -> None:
         r = self._items.r
@@ -217,19 +207,24 @@ class ResponsesStreamDecoder:
         elif item.kind == "reasoning":
             self._finish_reasoning(r, item, wire)
         elif item.kind in ("function_call", "client_call"):
-            call = (
-                wire_items.function_call(r, wire, "item")
-                if item.kind == "function_call"
-                else client_calls.decode(r, wire, "item")
-            )
+            call = self._call_part(item, wire)
             if (call.id, call.name) != (item.call_id, item.name):
                 r.fail("item", f"tool call {item.call_id!r} {item.name!r} came back as {call.id!r} {call.name!r}")
             if not _streamed(item):
-                self._out.append(
-                    ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type)
-                )
+                self._start_call(item, call)
             self._arguments_to(item, call.arguments_raw)
             self._out.append(ir.ToolCallEnd(index=item.ir_index))
+
+    def _call_part(self, item: Item, wire: JSONDict) -> ir.ToolCallPart:
+        """The IR call of a `function_call` or client-executed item."""
+        r = self._items.r
+        if item.kind == "function_call":
+            return wire_items.function_call(r, wire, "item")
+        return client_calls.decode(r, wire, "item")
+
+    def _start_call(self, item: Item, call: ir.ToolCallPart) -> None:
+        self._out.append(ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type))
+        self._arguments_to(item, call.arguments_raw)
 
     def _finish_reasoning(self, r: Reader, item: Item, wire: JSONDict) -> None:
         parts, _ = wire_items.reasoning_parts(r, wire, "item")
