@@ -165,7 +165,7 @@ def events_for(response: ir.Response, *, chunk: int = 3) -> list[ir.StreamEvent]
         elif isinstance(part, ir.RedactedThinkingPart):
             events.append(ir.RedactedThinking(index=i, data=part.data))
         elif isinstance(part, ir.ToolCallPart):
-            events.append(ir.ToolCallStart(index=i, id=part.id, name=part.name))
+            events.append(ir.ToolCallStart(index=i, id=part.id, name=part.name, call_type=part.call_type))
             raw = part.arguments_raw
             events += [ir.ToolCallDelta(index=i, arguments=raw[j : j + chunk]) for j in range(0, len(raw), chunk)]
             events.append(ir.ToolCallEnd(index=i))

@@ -72,7 +72,7 @@ def load() -> None:
     for name in registry.names():
         frontend = registry.facts(name).frontend
         for rule in frontend.wire_rules if frontend is not None else ():
-            if rule.name not in REGISTRY.specs:
+            if rule.name not in REGISTRY.specs and not rule.defect:  # a defect is judged by frontend_wire
                 declare(
                     rule.name,
                     scope=Scope.WIRE,

@@ -21,11 +21,16 @@ WIRE_RULES = "wire_rules"
 
 
 def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
-    """The frontend stream decoded with `protocol`'s own decoder: no decode error, no grammar violation."""
-    return _wire_check(protocol, *decode_stream(protocol, chunks))
+    """The frontend stream decoded with `protocol`'s own decoder: no decode error, no grammar violation, no break
+    of the protocol's defect rules (`facts.WireRule.defect`)."""
+    return _wire_check(protocol, *decode_stream(protocol, chunks), body=b"".join(chunks))
 
 
-def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | None) -> Check:
+def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | None, *, body: bytes) -> Check:
+    if error is None:
+        frontend = registry.facts(protocol).frontend
+        defects = [rule for rule in frontend.wire_rules if rule.defect] if frontend is not None else []
+        error = "; ".join(f"{rule.name}: {found}" for rule in defects for found in rule.check(body, True)) or None
     if error is not None:
         return Check(name=FRONTEND_WIRE, passed=False, expected=f"a valid {protocol} stream", actual=error)
     violations = [str(v) for v in validate(events)]
@@ -40,13 +45,15 @@ def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | No
     severity=Severity.PROXY_BUG,
     translated_only=True,
     streams=(True,),
-    why="""The stream the proxy sent decodes cleanly with the client protocol's own decoder and follows the event
-    grammar. SDKs are lenient: the Anthropic SDK skips a `data: [DONE]` after message_stop that a stricter client
-    (or a proxy in front) chokes on, so what the SDK shows is not enough.""",
+    why="""The stream the proxy sent decodes cleanly with the client protocol's own decoder, follows the event
+    grammar and keeps the protocol's defect rules (what its decoder reads past because some real provider does
+    it, while clients rely on it: each rule is listed by its protocol). SDKs are lenient: the Anthropic SDK
+    skips a `data: [DONE]` after message_stop that a stricter client (or a proxy in front) chokes on, so what the
+    SDK shows is not enough.""",
 )
 def _frontend_wire(subject: Subject) -> Iterable[Result]:
     if subject.frontend_status == 200 and subject.frontend_chunks and not subject.truncated:
-        yield _wire_check(subject.client, *subject.client_stream)
+        yield _wire_check(subject.client, *subject.client_stream, body=b"".join(subject.frontend_chunks))
 
 
 def text_buffering(upstream: Sequence[int], sent: Sequence[int], truncated: bool) -> Check | None:
@@ -96,6 +103,6 @@ def _wire_rules(subject: Subject) -> Iterable[Result]:
     if frontend is None:
         return
     body = b"".join(subject.frontend_chunks)
-    for rule in frontend.wire_rules:
+    for rule in (r for r in frontend.wire_rules if not r.defect):  # a defect is frontend_wire's
         for finding in rule.check(body, subject.stream):
             yield Deviation(rule=rule.name, message=finding, source=rule.source)

@@ -52,6 +52,8 @@ def requirements(request: ir.Request, reply: ReplyOk | ReplyError, expect: Expec
     history_calls = [sum(isinstance(p, ir.ToolCallPart) for p in m.content) for m in request.messages]
     if max(history_calls, default=0) > 1 or sum(isinstance(p, ir.ToolCallPart) for p in answer) > 1:
         needs.add(Capability.PARALLEL_TOOLS)
+    if any(isinstance(p, ir.ToolCallPart) and p.call_type is not None for p in [*parts, *answer]):
+        needs.add(Capability.CLIENT_TOOL_CALLS)
     if request.tool_choice is not None and request.tool_choice.kind != "auto":
         needs.add(Capability.TOOL_CHOICE)
     if any(isinstance(p, ir.ImagePart) for p in parts):

@@ -30,6 +30,10 @@ class Capability(StrEnum):
     """A document is given by the id of a file stored with the provider. An id means something to the store that
     issued it only, so a protocol declares this only beside the protocols of the same store (OpenAI's Files for
     Chat Completions and Responses): before any other backend the id is a declared loss."""
+    CLIENT_TOOL_CALLS = "client_tool_calls"
+    """A tool call that is not a function with JSON arguments (`ToolCallPart.call_type`): a custom tool's free text
+    or a built-in client tool (Responses `custom_tool_call`, `local_shell_call`, `shell_call`, `apply_patch_call`).
+    A protocol without it refuses such a call rather than send it as a function call."""
     THINKING = "thinking"
     JSON_OBJECT = "json_object"
     JSON_SCHEMA = "json_schema"

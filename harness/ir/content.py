@@ -99,6 +99,10 @@ class ToolCallPart(IRModel):
     """Arguments parsed from JSON (normally an object); None when `arguments_raw` is not valid JSON."""
     arguments_raw: str = ""
     """Arguments as the wire carried them (JSON text), kept to show what was actually sent."""
+    call_type: str | None = None
+    """None: a function call, whose arguments are JSON. Otherwise a call the client executes whose input is not a
+    function's: `custom` (a custom tool's free text, in `arguments_raw`) or a built-in client tool (`local_shell`,
+    `shell`, `apply_patch`: its action as JSON). Only a protocol with `Capability.CLIENT_TOOL_CALLS` carries one."""
 
 
 class ToolResultPart(IRModel):

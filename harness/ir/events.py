@@ -112,6 +112,8 @@ class ToolCallStart(IRModel):
     """Call id (synthesized where the protocol has none)."""
     name: str
     """Tool name."""
+    call_type: str | None = None
+    """`ToolCallPart.call_type`: None for a function call."""
 
 
 class ToolCallDelta(IRModel):

@@ -156,6 +156,9 @@ class WireRule:
     undocumented_fields: bool = False
     """It judges the answer's undocumented fields by its own list, so the spec's warnings about them are left out
     (`answer.spec_warnings`): one finding is reported once."""
+    defect: bool = False
+    """A break is a proxy bug judged by `frontend_wire`, not a deviation: the codec's decoder reads past it as a
+    lenient client does (a real provider breaks it too), and clients that rely on the rule misread the answer."""
 
 
 class WebSocketSession(Protocol):

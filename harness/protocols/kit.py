@@ -56,6 +56,40 @@ def guarded(protocol: str, decode: Callable[P, T], *, what: str = "") -> Callabl
     return run
 
 
+def refuse_client_calls(protocol: str, capabilities: frozenset[Capability], call_type: str | None) -> None:
+    """Raise for a tool call with a `call_type` (a custom or built-in client call) when the protocol lacks
+    `Capability.CLIENT_TOOL_CALLS`: sending it as a function call would hand the client a call it cannot run."""
+    if call_type is not None and Capability.CLIENT_TOOL_CALLS not in capabilities:
+        raise ValueError(f"{protocol} has no form for a {call_type!r} tool call (no client_tool_calls capability)")
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedStreamEncoder:
+    """A stream encoder that refuses a client call its protocol cannot carry (`refuse_client_calls`)."""
+
+    protocol: str
+    capabilities: frozenset[Capability]
+    inner: StreamEncoder
+
+    def encode(self, event: ir.StreamEvent) -> bytes:
+        """The inner encoder's bytes, after the check."""
+        if isinstance(event, ir.ToolCallStart):
+            refuse_client_calls(self.protocol, self.capabilities, event.call_type)
+        return self.inner.encode(event)
+
+    def close(self) -> bytes:
+        """The inner encoder's trailing bytes."""
+        return self.inner.close()
+
+
+def checked_response(protocol: str, capabilities: frozenset[Capability], response: ir.Response) -> ir.Response:
+    """`response`, after `refuse_client_calls` on each of its tool calls."""
+    for part in response.content:
+        if isinstance(part, ir.ToolCallPart):
+            refuse_client_calls(protocol, capabilities, part.call_type)
+    return response
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ComposedCodec:
     """A codec (`harness.protocols.base.Codec`) made of its parts; see the module docstring."""
@@ -97,13 +131,17 @@ class ComposedCodec:
         return f"ComposedCodec({self.name!r})"
 
     def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
-        """IR -> a successful non-streamed response (see `Codec.encode_response`)."""
-        return self.response_encoder(response, request)
+        """IR -> a successful non-streamed response (see `Codec.encode_response`); a client call the protocol
+        cannot carry is refused (`refuse_client_calls`)."""
+        return self.response_encoder(checked_response(self.name, self.capabilities, response), request)
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one streamed body, raising only this protocol's `DecodeError`."""
         return FramedDecoder(self.name, self.stream_decoder_factory())
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
-        """A fresh encoder for one streamed body."""
-        return self.stream_encoder_factory(request)
+        """A fresh encoder for one streamed body (refusing a client call the protocol cannot carry)."""
+        inner = self.stream_encoder_factory(request)
+        if Capability.CLIENT_TOOL_CALLS in self.capabilities:
+            return inner
+        return CheckedStreamEncoder(self.name, self.capabilities, inner)

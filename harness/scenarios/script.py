@@ -106,7 +106,8 @@ def _part_events(index: int, part: ir.OutputPart, chunking: Chunking) -> list[ir
     deltas = [
         ir.ToolCallDelta(index=index, arguments=a) for a in _pieces(part.arguments_raw, chunking.arguments_chunk_size)
     ]
-    return [ir.ToolCallStart(index=index, id=part.id, name=part.name), *deltas, ir.ToolCallEnd(index=index)]
+    start = ir.ToolCallStart(index=index, id=part.id, name=part.name, call_type=part.call_type)
+    return [start, *deltas, ir.ToolCallEnd(index=index)]
 
 
 def _closing_events(prefix: list[ir.StreamEvent]) -> list[ir.StreamEvent]:

@@ -38,6 +38,7 @@ class _Block:
     signature: str | None = None
     id: str = ""
     name: str = ""
+    call_type: str | None = None
     ended: bool = False
 
 
@@ -140,7 +141,7 @@ class Accumulator:
             return
         block = _Block(kind=kind)
         if isinstance(event, ir.ToolCallStart):
-            block.id, block.name = event.id, event.name
+            block.id, block.name, block.call_type = event.id, event.name, event.call_type
         elif isinstance(event, ir.RedactedThinking):
             block.parts.append(event.data)
             block.ended = True
@@ -181,11 +182,13 @@ class Accumulator:
         if block.kind == "redacted_thinking":
             return ir.RedactedThinkingPart(data=text)
         arguments, error = parse_tool_arguments(text)
-        if error is not None:
+        if error is not None and block.call_type is None:  # only a function call's arguments must be JSON
             problems.append(
                 f"tool call {block.name!r} (id {block.id!r}, index {index}): arguments are not valid JSON: {error}"
             )
-        return ir.ToolCallPart(id=block.id, name=block.name, arguments=arguments, arguments_raw=text)
+        return ir.ToolCallPart(
+            id=block.id, name=block.name, arguments=arguments, arguments_raw=text, call_type=block.call_type
+        )
 
 
 def accumulate(events: Iterable[ir.StreamEvent]) -> Accumulated:

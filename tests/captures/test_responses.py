@@ -50,13 +50,8 @@ NOT_READ = {
 """Files of these folders not decoded here, with the reason (hand-written or edited files are not real wire)."""
 
 CLIENT_CALLS = frozenset({"local_shell_call", "shell_call", "apply_patch_call", "custom_tool_call"})
-"""Output items the client must execute, like a `function_call`, which the IR has no form for."""
-GAPS = {
-    "packages/openai/src/responses/__fixtures__/github-copilot-id-rotation.1.chunks.txt": (
-        "GitHub Copilot's Responses endpoint gives every event of one output item a new item id (the capture keeps "
-        "them rotated, renamed capture-id-N); the decoder requires one id per item and rejects the stream"
-    ),
-}
+"""Output items the client must execute, like a `function_call`: IR tool calls with a `call_type`."""
+GAPS: dict[str, str] = {}
 
 FILES = [p for p in listing() if p.startswith(DIRS) and p not in NOT_READ]
 ERROR_STREAM = "packages/openai/src/responses/__fixtures__/openai-error.1.chunks.txt"
@@ -77,6 +72,10 @@ def expected(response: dict[str, Any]) -> Facts:
             facts.texts += [p.get("text", p.get("refusal")) for p in item["content"]]
         elif item["type"] == "function_call":
             facts.calls.append((item["call_id"], item["name"], arguments(item["arguments"])))
+        elif _client_call(item):  # its name the tool's, its input the item's own fields (custom: free text)
+            own = {k: v for k, v in item.items() if k not in ("id", "type", "status", "call_id")}
+            name = item.get("name") or item["type"].removesuffix("_call")
+            facts.calls.append((item["call_id"], name, own if "name" not in item else _json_or_none(item["input"])))
         elif item["type"] == "reasoning":
             facts.thinking += "".join(s["text"] for s in item.get("summary") or [])
             facts.thinking += "".join(c["text"] for c in item.get("content") or [] if c["type"] == "reasoning_text")
@@ -85,8 +84,21 @@ def expected(response: dict[str, Any]) -> Facts:
     return facts
 
 
+def _client_call(item: dict[str, Any]) -> bool:
+    """A client-executed item: not a shell call in a hosted container, not xAI's server-side search (`xs_call_`)."""
+    hosted = item.get("environment") not in (None, {"type": "local"}) or str(item.get("call_id")).startswith("xs_")
+    return item["type"] in CLIENT_CALLS and not hosted
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
 def _client_calls(response: dict[str, Any]) -> list[str]:
-    return [i["type"] for i in response.get("output") or [] if i["type"] in CLIENT_CALLS]
+    return [i["type"] for i in response.get("output") or [] if _client_call(i)]
 
 
 STREAMS = [p for p in FILES if p.endswith(".chunks.txt") and p != ERROR_STREAM]
@@ -109,22 +121,21 @@ def test_recorded_responses_body_decodes_to_the_answers_facts(path: str) -> None
 
 CLIENT_CALL_FILES = [
     "packages/openai/src/responses/__fixtures__/openai-local-shell-tool.1.chunks.txt",
-    "packages/openai/src/responses/__fixtures__/openai-shell-local-multiturn.1.chunks.txt",
+    "packages/openai/src/responses/__fixtures__/openai-shell-tool.1.chunks.txt",  # shell-local-multiturn has none
     "packages/openai/src/responses/__fixtures__/openai-apply-patch-tool.1.chunks.txt",
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="client-executed items (local_shell_call, shell_call, apply_patch_call, custom_tool_call) have no IR "
-    "form: the decoder skips them as hosted-tool items, so the answer reads as end_turn with no call to run",
-)
 @pytest.mark.parametrize("path", params([p for p in CLIENT_CALL_FILES if p in FILES]))
 def test_responses_client_executed_call_is_a_tool_call(path: str) -> None:
     answers = [a for a in split(events(path), "response.created") if _client_calls(a[-1]["response"])]
     assert answers, f"{path}: no client-executed call item"
     response = decoded("responses", sse(answers[0]), stream=True)
     assert response.stop_reason is not None and response.stop_reason.kind == "tool_use"
+    calls = [p for p in response.content if isinstance(p, ir.ToolCallPart)]
+    wire = [i for i in answers[0][-1]["response"]["output"] if _client_call(i)]
+    kinds = {"custom_tool_call": "custom"}
+    assert [(c.id, c.call_type) for c in calls] == [(i["call_id"], kinds.get(i["type"], i["type"][:-5])) for i in wire]
 
 
 @pytest.mark.parametrize("path", params([p for p in FILES if p == ERROR_STREAM]))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from harness import ir
+from harness.checks.wire import frontend_wire
 from harness.faults import responses_hooks as rh
 from harness.protocols import DecodeError, decode_events, encode_events, registry
 from harness.proxy import HookContext, TranslateHooks
@@ -71,7 +72,6 @@ BROKEN = {
     "responses-sequence-number-gap": (rh.SEQUENCE_GAP, "sequence_number: 2 after 0"),
     "responses-sequence-number-repeated": (rh.SEQUENCE_REPEATED, "sequence_number: 0 after 0"),
     "responses-output-index-mismatch": (rh.OUTPUT_INDEX_MISMATCH, "output_index: 0 names no open output item"),
-    "responses-item-id-mismatch": (rh.ITEM_ID_MISMATCH, "item_id: 'rs_000000000000000000000000' is not the id"),
     "responses-incomplete-as-completed": (
         rh.INCOMPLETE_AS_COMPLETED,
         "response.completed carries a response whose status is 'incomplete'",
@@ -84,6 +84,15 @@ def test_each_wire_fault_makes_the_stream_one_the_decoder_refuses(name: str) -> 
     hooks, message = BROKEN[name]
     with pytest.raises(DecodeError, match=message):
         decode_events(CODEC, _chunks(hooks))
+
+
+def test_fresh_item_ids_decode_by_output_index_but_fail_frontend_wire() -> None:
+    # The decoder ties events by output_index (Copilot rotates ids); the proxy's rotation is still a defect.
+    chunks = _chunks(rh.ITEM_ID_MISMATCH)
+    assert decode_events(CODEC, chunks)[-1].kind == "done"
+    check = frontend_wire("responses", chunks)
+    assert not check.passed and "responses.ids_kept" in str(check.actual)
+    assert frontend_wire("responses", _chunks(TranslateHooks())).passed
 
 
 def test_litellm_keeps_sequence_number_on_output_item_done_only() -> None:

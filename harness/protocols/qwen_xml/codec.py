@@ -19,6 +19,7 @@ from harness import ir
 from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import Codec, StreamDecoder, StreamEncoder
+from harness.protocols.kit import CheckedStreamEncoder, checked_response
 from harness.protocols.qwen_xml import prompt, transform
 from harness.wire.http import HttpRequest, HttpResponse
 
@@ -161,7 +162,8 @@ class XmlToolCallCodec:
 
     def encode_response(self, response: ir.Response, *, request: ir.Request | None = None) -> HttpResponse:
         """The base's response with structured calls written as `<tool_call>` text."""
-        return self.base.encode_response(transform.encode_response(response, style=self.style), request=request)
+        checked = checked_response(self.name, self.capabilities, response)
+        return self.base.encode_response(transform.encode_response(checked, style=self.style), request=request)
 
     def stream_decoder(self) -> StreamDecoder:
         """The base's stream decoder followed by the XML tool-call decoder."""
@@ -169,7 +171,8 @@ class XmlToolCallCodec:
 
     def stream_encoder(self, *, request: ir.Request | None = None) -> StreamEncoder:
         """The XML tool-call encoder followed by the base's stream encoder."""
-        return XmlStreamEncoder(self.base.stream_encoder(request=request), style=self.style)
+        encoder = XmlStreamEncoder(self.base.stream_encoder(request=request), style=self.style)
+        return CheckedStreamEncoder(self.name, self.capabilities, encoder)
 
     def decode_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ir.IRError:
         """As the base does it."""

@@ -44,6 +44,7 @@ CAPABILITIES = frozenset(
         Capability.FILES,
         Capability.FILE_URL,  # input_file's file_url
         Capability.FILE_ID,  # input_file's file_id: OpenAI's Files, as Chat Completions' file_id
+        Capability.CLIENT_TOOL_CALLS,  # custom_tool_call, local_shell_call, shell_call, apply_patch_call
         Capability.THINKING,
         Capability.THINKING_SIGNATURE,
         Capability.JSON_OBJECT,

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses import items
+from harness.protocols.responses import client_calls, items
 from harness.protocols.responses.reader import NAME, JSONDict, Reader
 
 _USAGE: JSONDict = {
@@ -97,7 +97,8 @@ def output_extras(r: Reader, output: list[Any], path: str = "output") -> list[JS
         if at and items.continues(content[at - 1 : at], part):
             continue  # part of the item before (two adjacent message items are one item to the encoder)
         wire = output[origin[at]]
-        out.append(unknown(wire, dict.fromkeys(ITEM_KEYS.get(str(wire.get("type")), ()))))
+        known = client_calls.known_keys(wire) if client_calls.is_client_call(wire) else ITEM_KEYS.get(wire["type"], ())
+        out.append(unknown(wire, dict.fromkeys(known)))
     return out
 
 

@@ -5,8 +5,9 @@ IR parts group into items the one way both directions agree on: adjacent text pa
 (one `output_text` part each); adjacent thinking parts share one `reasoning` item (one `summary_text` each)
 until a part with a signature, whose signature is the item's `encrypted_content` and which ends the item; a
 redacted thinking part is a `reasoning` item with no summary and only `encrypted_content`; every tool call is
-its own `function_call` item. A reasoning item's full `reasoning_text` content (open-weight models behind
-Responses servers) is read as thinking when the item has no summary.
+its own `function_call` item (a client-executed call with a `call_type` its own item: `client_calls`). A
+reasoning item's full `reasoning_text` content (open-weight models behind Responses servers) is read as thinking
+when the item has no summary.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.responses import ids
+from harness.protocols.responses import client_calls, ids
 from harness.protocols.responses.reader import JSONDict, Reader
 
 MESSAGE_TEXT_TYPES = ("output_text", "refusal", "input_text")
@@ -102,7 +103,8 @@ def function_call(r: Reader, item: JSONDict, path: str) -> ir.ToolCallPart:
 
 def decode_output(r: Reader, output: list[Any], path: str = "output") -> tuple[list[ir.OutputPart], bool]:
     """IR parts of a response's `output` array, and whether a message was a refusal. Items of hosted tools
-    (web search, file search, code interpreter, ...) have no IR form and are skipped."""
+    (web search, file search, code interpreter, ...) have no IR form and are skipped; client-executed items
+    are tool calls (`client_calls`)."""
     content: list[ir.OutputPart] = []
     refused = False
     for i, value in enumerate(output):
@@ -124,6 +126,8 @@ def decode_item(r: Reader, value: Any, where: str) -> tuple[list[ir.OutputPart],
         return [p for p in parts if isinstance(p, ir.ThinkingPart | ir.RedactedThinkingPart)], False
     if kind == "function_call":
         return [function_call(r, item, where)], False
+    if client_calls.is_client_call(item):
+        return [client_calls.decode(r, item, where)], False
     if not isinstance(kind, str):
         r.fail(f"{where}.type", "missing item type")
     return [], False
@@ -204,6 +208,9 @@ def encode_output(
             out.append(reasoning_item(item_id(ids.REASONING, response_id, at), summaries, signature))
         elif isinstance(first, ir.RedactedThinkingPart):
             out.append(reasoning_item(item_id(ids.REASONING, response_id, at), [], first.data))
+        elif isinstance(first, ir.ToolCallPart) and first.call_type is not None:
+            prefix = client_calls.PREFIX.get(first.call_type, ids.FUNCTION_CALL)
+            out.append(client_calls.item(item_id(prefix, response_id, at), first, "completed"))
         elif isinstance(first, ir.ToolCallPart):
             out.append(function_call_item(item_id(ids.FUNCTION_CALL, response_id, at), first))
     if incomplete and out and out[-1]["type"] == "message":

@@ -86,6 +86,10 @@ RESHAPES: Mapping[str, str] = MappingProxyType(
             "(the diffs treat ids as volatile); tool call ids travel unchanged, as a tool result must name them"
         ),
         "IRError.retry_after mid-stream": "an `error` event inside a stream has no headers, so no retry-after",
+        "ToolCallDelta of a built-in client call": (
+            "a `local_shell`, `shell` or `apply_patch` call's fields are JSON the stream sends whole with its item "
+            "(`client_calls`): its deltas arrive as one"
+        ),
     }
 )
 """How the wire reshapes IR values it carries, in words."""

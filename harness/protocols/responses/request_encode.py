@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness import ir
-from harness.protocols.responses import items
+from harness.protocols.responses import client_calls, items
 from harness.protocols.responses.mapping import reasoning_effort
 from harness.protocols.responses.reader import NAME, JSONDict, hint_list, hint_table
 from harness.protocols.responses.request_decode import SHAPE, default_summary, defaults, reasoning_id
@@ -143,6 +143,8 @@ class _Encoder:
                 self.message("user" if role == "tool" else role, group)
             elif isinstance(first, ir.ThinkingPart | ir.RedactedThinkingPart):
                 self.reasoning(group)
+            elif isinstance(first, ir.ToolCallPart) and first.call_type is not None:
+                self.emit(client_calls.item(None, first, None))
             elif isinstance(first, ir.ToolCallPart):
                 call = {"type": "function_call", "call_id": first.id, "name": first.name}
                 self.emit({**call, "arguments": first.arguments_raw})

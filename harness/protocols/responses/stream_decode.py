@@ -13,11 +13,13 @@ Wire facts this follows (the corpus has them all but `error` and `response.faile
 - output items and their parts are checked as `stream_state` says, and map to IR blocks: an `output_text` or
   `refusal` part is a text block, a reasoning item's summary part (or `reasoning_text` content part) a thinking
   block whose signature is the item's `encrypted_content`, a reasoning item with only encrypted content a
-  redacted-thinking block, a `function_call` item a tool call (the IR id is its `call_id`); items of hosted
-  tools have no IR form;
+  redacted-thinking block, a `function_call` item a tool call (the IR id is its `call_id`), a client-executed
+  item a tool call with a `call_type` (`client_calls`: a custom call streams its input, a built-in one comes
+  whole with its `output_item.done`, its progress events read past); items of hosted tools have no IR form;
 - `response.completed` / `response.incomplete` end the stream with `Done` (the response's `status`, when given,
-  must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; stop reason from
-  the status, `incomplete_details.reason` and whether a function call was output; usage from the response; the
+  must be the one the event names: a cut answer sent as `response.completed` is a `DecodeError`; its `id` is not
+  matched, see `stream_state`; stop reason from the status, `incomplete_details.reason` and whether a call was
+  output; usage from the response; the
   final response object's fields beyond the codec's as its extras); items the
   stream never opened but the final response lists are decoded from it; `response.failed` and `error` end it
   with an `ErrorEvent` (OpenAI follows an `error` with the `response.failed` of the same failure: that one is
@@ -32,7 +34,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols.base import DecodeError
-from harness.protocols.responses import extras
+from harness.protocols.responses import client_calls, extras
 from harness.protocols.responses import items as wire_items
 from harness.protocols.responses.errors import error_from_object, stream_error
 from harness.protocols.responses.mapping import decode_usage
@@ -42,6 +44,22 @@ from harness.protocols.responses.stream_state import Item, Items, Part, end_even
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 _IGNORED = frozenset({"response.in_progress", "response.queued"})
+_PROGRESS = frozenset(
+    {
+        "response.apply_patch_call_operation_diff.delta",
+        "response.apply_patch_call_operation_diff.done",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+    }
+)
+"""Progress events of built-in client calls (see `_progress`)."""
+
+
+def _streamed(item: Item) -> bool:
+    """Whether a call item's IR call streams as it comes (a function call, a custom tool call): a built-in client
+    call's fields arrive whole only with its `output_item.done`."""
+    return item.kind == "function_call" or item.call_type == client_calls.CUSTOM
 
 
 class ResponsesStreamDecoder:
@@ -153,13 +171,14 @@ class ResponsesStreamDecoder:
         r = self._items.r
         value = data.get("item")
         item = self._items.add(r.int_(data.get("output_index"), f"{kind}.output_index"), value)
-        if item is None or item.kind != "function_call":
+        if item is None or item.kind not in ("function_call", "client_call"):
             return
-        call = wire_items.function_call(r, r.obj(value, "item"), "item")
-        item.call_id, item.name, item.ir_index = call.id, call.name, self._items.ir_index()
+        call = self._call_part(item, r.obj(value, "item"))
+        item.call_id, item.name, item.call_type = call.id, call.name, call.call_type
+        item.ir_index = self._items.ir_index()
         self._items.calls = True
-        self._out.append(ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name))
-        self._arguments_to(item, call.arguments_raw)
+        if _streamed(item):  # a built-in client call is read whole from its output_item.done
+            self._start_call(item, call)
 
     def _item_done(self, data: JSONDict, kind: str) -> None:
         r = self._items.r
@@ -168,11 +187,9 @@ class ResponsesStreamDecoder:
         if item is None or item.done:
             r.fail(f"{kind}.output_index", f"{index} names no open output item")
         wire = r.obj(data.get("item"), "item")
-        if r.opt_str(wire.get("id"), "item.id") != item.id and item.id is not None:
-            r.fail("item.id", f"output item {index} was added as {item.id!r}")
-        wire_type = r.str_(wire.get("type"), "item.type")
-        if (wire_type if wire_type in ("message", "reasoning", "function_call") else "other") != item.kind:
-            r.fail("item.type", f"output item {index} was added as a {item.kind} item, done as {wire_type!r}")
+        self._items.named(item, r.opt_str(wire.get("id"), "item.id"), "item.id")  # the item output_index names
+        if self._items.kind(wire) != item.kind:
+            r.fail("item.type", f"output item {index} was added as a {item.kind} item, done as {wire.get('type')!r}")
         self._finish_item(item, wire)
 
     def _finish_item(self, item: Item, wire: JSONDict) -> None:
@@ -189,12 +206,25 @@ class ResponsesStreamDecoder:
             self._out += [end_event(p) for p in item.content.values() if not p.ended]
         elif item.kind == "reasoning":
             self._finish_reasoning(r, item, wire)
-        elif item.kind == "function_call":
-            call = wire_items.function_call(r, wire, "item")
+        elif item.kind in ("function_call", "client_call"):
+            call = self._call_part(item, wire)
             if (call.id, call.name) != (item.call_id, item.name):
-                r.fail("item", f"function call {item.call_id!r} {item.name!r} came back as {call.id!r} {call.name!r}")
+                r.fail("item", f"tool call {item.call_id!r} {item.name!r} came back as {call.id!r} {call.name!r}")
+            if not _streamed(item):
+                self._start_call(item, call)
             self._arguments_to(item, call.arguments_raw)
             self._out.append(ir.ToolCallEnd(index=item.ir_index))
+
+    def _call_part(self, item: Item, wire: JSONDict) -> ir.ToolCallPart:
+        """The IR call of a `function_call` or client-executed item."""
+        r = self._items.r
+        if item.kind == "function_call":
+            return wire_items.function_call(r, wire, "item")
+        return client_calls.decode(r, wire, "item")
+
+    def _start_call(self, item: Item, call: ir.ToolCallPart) -> None:
+        self._out.append(ir.ToolCallStart(index=item.ir_index, id=call.id, name=call.name, call_type=call.call_type))
+        self._arguments_to(item, call.arguments_raw)
 
     def _finish_reasoning(self, r: Reader, item: Item, wire: JSONDict) -> None:
         parts, _ = wire_items.reasoning_parts(r, wire, "item")
@@ -320,9 +350,30 @@ class ResponsesStreamDecoder:
 
     def _call(self, data: JSONDict, kind: str) -> Item:
         item = self._items.open(data, kind)
-        if item.kind != "function_call":
+        wanted = "client_call" if kind.startswith("response.custom_tool_call") else "function_call"
+        if item.kind != wanted or not _streamed(item):
             self._items.r.fail(kind, f"on a {item.kind} item")
         return item
+
+    def _custom_input(self, data: JSONDict, kind: str) -> None:
+        """A custom tool call's input `.delta` or `.done`; a hosted tool's (xAI's server-side search, see
+        `client_calls`) is kept as it came."""
+        if self._items.open(data, kind).kind == "other":
+            self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
+            return
+        item, r = self._call(data, kind), self._items.r
+        if kind.endswith(".delta"):
+            self._arguments_to(item, item.arguments + r.str_(data.get("delta"), f"{kind}.delta"))
+        else:
+            self._arguments_to(item, r.str_(data.get("input"), f"{kind}.input"))
+
+    def _progress(self, data: JSONDict, kind: str) -> None:
+        """A built-in client call's progress (its command or patch as it is written, which its
+        `output_item.done` carries whole); the same events of a hosted tool's item are kept as they came."""
+        index = data.get("output_index")
+        item = self._items.by_index.get(index) if isinstance(index, int) else None
+        if item is None or item.kind != "client_call" or item.done:
+            self._out.append(ir.ProviderEvent(protocol=NAME, type=kind, data=data))
 
     def _arguments_to(self, item: Item, full: str) -> None:
         if not full.startswith(item.arguments):
@@ -338,8 +389,7 @@ class ResponsesStreamDecoder:
     def _terminal(self, data: JSONDict, kind: str) -> None:
         r = self._items.r
         response = r.obj(data.get("response"), "response")
-        if r.opt_str(response.get("id"), "response.id") != self._id:
-            r.fail("response.id", f"the response is not {self._id!r}, which response.created began")
+        r.opt_str(response.get("id"), "response.id")  # not matched: one stream is one response (stream_state)
         output = r.opt_lst(response.get("output"), "response.output")
         for index, value in enumerate(output):
             if index > self._items.last_output:  # never streamed: decoded from the final response
@@ -366,8 +416,9 @@ class ResponsesStreamDecoder:
         for item in self._items.by_index.values():
             if item.done or item.kind == "other":
                 continue
-            if item.kind == "function_call":
-                self._out.append(ir.ToolCallEnd(index=item.ir_index))
+            if item.kind in ("function_call", "client_call"):
+                if _streamed(item):  # a built-in client call never started: nothing to end
+                    self._out.append(ir.ToolCallEnd(index=item.ir_index))
             else:
                 held = [item.held] if item.held is not None else []
                 parts = [p for p in (*item.summary.values(), *item.content.values()) if not p.ended]
@@ -401,6 +452,9 @@ _HANDLERS: dict[str, _Handler] = {
     "response.reasoning_text.done": ResponsesStreamDecoder._text_done,
     "response.function_call_arguments.delta": ResponsesStreamDecoder._arguments_delta,
     "response.function_call_arguments.done": ResponsesStreamDecoder._arguments_done,
+    "response.custom_tool_call_input.delta": ResponsesStreamDecoder._custom_input,
+    "response.custom_tool_call_input.done": ResponsesStreamDecoder._custom_input,
+    **dict.fromkeys(_PROGRESS, ResponsesStreamDecoder._progress),
     "response.completed": ResponsesStreamDecoder._terminal,
     "response.incomplete": ResponsesStreamDecoder._terminal,
     "response.failed": ResponsesStreamDecoder._terminal,

@@ -9,7 +9,10 @@ in between names its item by `output_index` and `item_id`:
 - thinking: `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`*,
   `response.reasoning_summary_text.done`, `response.reasoning_summary_part.done` (by `summary_index`); the
   signature is the item's `encrypted_content`, on `output_item.done` only;
-- a tool call: its own `function_call` item, `response.function_call_arguments.delta`*, then `.done`.
+- a tool call: its own `function_call` item, `response.function_call_arguments.delta`*, then `.done`; a custom
+  tool call (`call_type` `custom`) its `custom_tool_call` item, `response.custom_tool_call_input.delta`*, then
+  `.done`; a built-in client call (`local_shell`, `shell`, `apply_patch`) its item, added whole when the call ends
+  (its fields are JSON, which has no partial form: see `client_calls`).
 Message and reasoning items close lazily: the next text block joins an open message item, the next thinking block
 an open reasoning item whose last part had no signature (the grouping of `items`). `Done` closes what is open and
 ends with `response.completed` or `response.incomplete` (token limit, content filter) carrying the whole response;
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 
 from harness import ir
 from harness.protocols.reference import token
-from harness.protocols.responses import extras, ids, items
+from harness.protocols.responses import client_calls, extras, ids, items
 from harness.protocols.responses.errors import stream_error_event
 from harness.protocols.responses.mapping import encode_usage, status_of
 from harness.protocols.responses.reader import NAME, JSONDict, dumps
@@ -55,6 +58,8 @@ class _Item:
     continuable: bool = True
     encrypted: str | None = None
     call: ir.ToolCallStart | None = None
+    held: bool = False
+    """A built-in client call, whose `output_item.added` waits for its end."""
 
 
 class ResponsesStreamEncoder:
@@ -193,13 +198,19 @@ class ResponsesStreamEncoder:
             if not current.open_parts:
                 out += self._close(current)
         at = len(self._output)
-        item = _Item(kind, at, items.item_id(_PREFIX[kind], self._id, at), call=call)
+        call_type = call.call_type if call is not None else None
+        prefix = client_calls.PREFIX.get(call_type or "", _PREFIX[kind])
+        item = _Item(kind, at, items.item_id(prefix, self._id, at), call=call)
         if call is not None:
             item.texts, item.open_parts, item.continuable = [""], {0}, False
+            item.held = call_type not in (None, client_calls.CUSTOM)
         self._output.append(None)
         self._open[at] = item
-        added = {"type": "response.output_item.added", "item": self._item(item, "in_progress"), "output_index": at}
-        return out + self._event(added), item
+        return (out if item.held else out + self._added(item)), item
+
+    def _added(self, item: _Item) -> bytes:
+        added = {"type": "response.output_item.added", "item": self._item(item, "in_progress")}
+        return self._event({**added, "output_index": item.output_index})
 
     def _close(self, item: _Item, status: str = "completed") -> bytes:
         self._open.pop(item.output_index, None)
@@ -218,9 +229,13 @@ class ResponsesStreamEncoder:
             wire = items.reasoning_item(item.id, item.texts if finished else [], item.encrypted if finished else None)
         else:
             assert item.call is not None
-            arguments = item.texts[0] if finished else ""
-            call = ir.ToolCallPart(id=item.call.id, name=item.call.name, arguments_raw=arguments)
-            wire = items.function_call_item(item.id, call, status)
+            arguments = item.texts[0] if finished or item.held else ""
+            call = ir.ToolCallPart(id=item.call.id, name=item.call.name, arguments_raw=arguments,
+                                   call_type=item.call.call_type)  # fmt: skip
+            if call.call_type is not None:
+                wire = client_calls.item(item.id, call, status)
+            else:
+                wire = items.function_call_item(item.id, call, status)
         return extras.item_with(wire, per_item, item.output_index)
 
     def _where(self, item: _Item) -> JSONDict:
@@ -296,11 +311,23 @@ class ResponsesStreamEncoder:
             return b""
         item, _ = self._block(index)
         item.texts[0] += fragment
-        return self._event({"type": "response.function_call_arguments.delta", "delta": fragment, **self._where(item)})
+        if item.held:
+            return b""
+        if item.call is not None and item.call.call_type == client_calls.CUSTOM:
+            data = {"type": "response.custom_tool_call_input.delta", "delta": fragment}
+        else:
+            data = {"type": "response.function_call_arguments.delta", "delta": fragment}
+        return self._event({**data, **self._where(item)})
 
     def _arguments_done(self, item: _Item) -> bytes:
         item.open_parts.clear()
-        data = {"type": "response.function_call_arguments.done", "arguments": item.texts[0]}
+        if item.held:  # a built-in client call: added whole, then done
+            out, item.held = self._added(item), False
+            return out
+        if item.call is not None and item.call.call_type == client_calls.CUSTOM:
+            data = {"type": "response.custom_tool_call_input.done", "input": item.texts[0]}
+        else:
+            data = {"type": "response.function_call_arguments.done", "arguments": item.texts[0]}
         return self._event({**data, **self._where(item)})
 
 

@@ -2,10 +2,13 @@
 
 Every event after `response.output_item.added` names its item twice, by `output_index` and `item_id`, and its
 part by `content_index` (message text, full reasoning text) or `summary_index` (reasoning summaries). `Items`
-checks those against what was added: an index or id that matches no open item, a reused or skipped part index,
-a `.done` text that contradicts its deltas are `DecodeError`s, since a client that trusts them reads the wrong
-item. A `.done` text that only extends its deltas (a server that skipped some) is accepted: the rest is emitted
-as a delta.
+checks those against what was added: an index that matches no open item, a reused or skipped part index, a
+`.done` text that contradicts its deltas are `DecodeError`s, since a client that trusts them reads the wrong
+item. The item is the one its `output_index` names, as the SDK's accumulator reads it: GitHub Copilot's
+Responses endpoint gives every event a new `item_id` (and every response object a new `id`), so a new id is read
+past; only another item's id is a contradiction. A proxy that rotates ids is still judged by `frontend_wire`
+(the defect rule `responses.ids_kept`). A `.done` text that only extends its deltas (a server that skipped some)
+is accepted: the rest is emitted as a delta.
 
 IR blocks open in wire order. A reasoning item's thinking blocks end late: the block of a finished part waits
 for the next part of the same item (ending without a signature) or for the item's `output_item.done`, whose
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import ir
+from harness.protocols.responses import client_calls
 from harness.protocols.responses.reader import NAME, JSONDict, Reader
 
 
@@ -37,7 +41,7 @@ class Part:
 class Item:
     """An output item seen in the stream."""
 
-    kind: str  # message | reasoning | function_call | other
+    kind: str  # message | reasoning | function_call | client_call | other
     output_index: int
     id: str | None
     content: dict[int, Part] = field(default_factory=dict)
@@ -46,6 +50,8 @@ class Item:
     """A finished thinking part whose end waits (see the module docstring)."""
     call_id: str = ""
     name: str = ""
+    call_type: str | None = None
+    """A client call's `ToolCallPart.call_type`."""
     arguments: str = ""
     ir_index: int = -1
     done: bool = False
@@ -68,15 +74,30 @@ class Items:
         return self.next_ir - 1
 
     def open(self, data: JSONDict, kind: str) -> Item:
-        """The open item an event names by `output_index` and `item_id`."""
+        """The open item an event names by `output_index` (its `item_id` must be there, but is not matched: see the
+        module docstring)."""
         index = self.r.int_(data.get("output_index"), f"{kind}.output_index")
         item = self.by_index.get(index)
         if item is None or item.done:
             self.r.fail(f"{kind}.output_index", f"{index} names no open output item")
-        item_id = self.r.str_(data.get("item_id"), f"{kind}.item_id")
-        if item.id is not None and item_id != item.id:
-            self.r.fail(f"{kind}.item_id", f"{item_id!r} is not the id of output item {index} ({item.id!r})")
+        self.named(item, self.r.str_(data.get("item_id"), f"{kind}.item_id"), f"{kind}.item_id")
         return item
+
+    def named(self, item: Item, item_id: str | None, what: str) -> None:
+        """An id an event gives `item`: a new one is read past (see the module docstring), another item's id is a
+        contradiction no client can resolve."""
+        if item_id is None or item_id == item.id:
+            return
+        other = next((i for i in self.by_index.values() if i.id == item_id), None)
+        if other is not None:
+            self.r.fail(what, f"{item_id!r} is the id of output item {other.output_index}, not {item.output_index}")
+
+    def kind(self, wire: JSONDict) -> str:
+        """The `Item.kind` of an output item's wire form."""
+        kind = self.r.str_(wire.get("type"), "item.type")
+        if kind in ("message", "reasoning", "function_call"):
+            return kind
+        return "client_call" if client_calls.is_client_call(wire) else "other"
 
     def add(self, index: int, value: Any) -> Item | None:
         """Register an `output_item.added` (a null item only uses up its index)."""
@@ -86,8 +107,7 @@ class Items:
         if value is None:
             return None
         wire = self.r.obj(value, "item")
-        kind = self.r.str_(wire.get("type"), "item.type")
-        item = Item(kind if kind in ("message", "reasoning", "function_call") else "other", index, None)
+        item = Item(self.kind(wire), index, None)
         item.id = self.r.opt_str(wire.get("id"), "item.id")
         self.by_index[index] = item
         return item

@@ -81,6 +81,45 @@ def events_numbered(body: bytes, stream: bool) -> list[str]:
     return [f"{len(bare)} of {len(events)} events have no sequence_number (the first: event {bare[0]})"] if bare else []
 
 
+_TIED = (
+    "response.output_text.", "response.refusal.", "response.content_part.", "response.reasoning_summary_",
+    "response.reasoning_text.", "response.function_call_arguments.", "response.custom_tool_call_input.",
+)  # fmt: skip
+"""The event types the decoder ties to their item (others, kept as they came, may name an upstream's item)."""
+
+
+def ids_kept(body: bytes, stream: bool) -> list[str]:
+    """Every event names its output item by the `item_id` its `response.output_item.added` gave (and its
+    `output_item.done` carries that id), and every response object of the stream has the id `response.created`
+    gave. The decoder ties events by `output_index`, as the SDK does, since GitHub Copilot's endpoint gives every
+    event a new id (vercel/ai `github-copilot-id-rotation.1.chunks.txt`); a proxy that does the same breaks
+    clients that key an item's parts by its id (vercel/ai before it learnt Copilot's ways): a defect."""
+    if not stream:
+        return []
+    added: dict[object, object] = {}
+    first: str | None = None
+    count, response_id = 0, None
+    for number, event in enumerate(_events(body)):
+        kind, index = event.get("type"), event.get("output_index")
+        item, response = event.get("item"), event.get("response")
+        said, wanted = None, None
+        if isinstance(response, dict) and "id" in response:
+            response_id = response["id"] if response_id is None else response_id
+            said, wanted = response["id"], response_id
+        elif kind == "response.output_item.added" and isinstance(item, dict):
+            added[index] = item.get("id")
+        elif kind == "response.output_item.done" and isinstance(item, dict):
+            said, wanted = item.get("id"), added.get(index)
+        elif isinstance(kind, str) and kind.startswith(_TIED) and "item_id" in event:
+            said, wanted = event["item_id"], added.get(index)
+        if wanted is not None and said != wanted:
+            count += 1
+            first = first or f"event {number} ({kind}) says {said!r} for {wanted!r}"
+    if not count:
+        return []
+    return [f"{count} events name their item or response by another id than it began with (the first: {first})"]
+
+
 NUMBERED = "https://platform.openai.com/docs/api-reference/responses-streaming (every event: sequence_number)"
 
 EARLIEST_CREATED_AT = 1_741_651_200
@@ -151,5 +190,6 @@ RULES = (
     WireRule("responses.events_numbered", f"{NUMBERED}; {CORPUS}", events_numbered),
     WireRule("responses.created_at_is_a_time", f"{CREATED_AT}; {CORPUS}", created_at_is_a_time),
     WireRule("responses.phase_is_named", f"{PHASE}; {CORPUS}", phase_is_named),
+    WireRule("responses.ids_kept", f"{REFERENCE}; {CORPUS}", ids_kept, defect=True),
 )
 """The wire rules of the Responses API as a frontend."""

@@ -15,7 +15,7 @@ from hypothesis import given
 
 from harness import ir
 from harness.protocols import common, decode_events, encode_events
-from harness.protocols.responses import ids, items, schemas
+from harness.protocols.responses import client_calls, ids, items, schemas
 from harness.protocols.responses.errors import error_object
 from harness.protocols.responses.ids import PLACEHOLDER_RESPONSE_ID
 from harness.protocols.responses.mapping import reasoning_effort, status_of
@@ -265,7 +265,21 @@ def _no_url_file_types(messages: list[ir.Message]) -> list[ir.Message]:
     return [m.model_copy(update={"content": [fix(p) for p in m.content]}) for m in messages]
 
 
+def _whole_builtin_calls(value: Any) -> Any:
+    if not isinstance(value, list):
+        return value
+    builtin = {e.index for e in value if isinstance(e, ir.ToolCallStart) and e.call_type not in (None, "custom")}
+    out: list[Any] = []
+    for event in value:
+        if isinstance(event, ir.ToolCallDelta) and event.index in builtin and isinstance(out[-1], ir.ToolCallDelta):
+            out[-1] = event.model_copy(update={"arguments": out[-1].arguments + event.arguments})
+        else:
+            out.append(event)
+    return out
+
+
 RULES: dict[str, Callable[[Any], Any]] = {
+    "ToolCallDelta of a built-in client call": _whole_builtin_calls,
     "Request.stop": _request(lambda r: {"stop": []}),
     "request.FilePart.media_type:None": lambda v: _on_messages(v, _no_url_file_types),
     "ThinkingConfig.budget_tokens": _budget,
@@ -330,6 +344,41 @@ def test_an_error_before_the_stream_began_round_trips(error: ir.IRError) -> None
     assert decode_events(CODEC, [body]) == project(events)
 
 
+def _client_call(part: ir.ToolCallPart) -> ir.ToolCallPart:
+    """A generated call as a custom tool call (free text) or a built-in client call (its fields as JSON), by its
+    id: the Responses wire carries both kinds (`client_calls`), so the generic round trips cover them too."""
+    kind = sum(map(ord, part.id)) % 3
+    if kind == 0:
+        return part
+    if kind == 1:
+        raw = f"patch: {part.arguments_raw}"  # never JSON
+        return part.model_copy(update={"call_type": "custom", "arguments_raw": raw, "arguments": None})
+    fields = {"operation": {"type": "update_file", "path": part.name, "diff": part.arguments_raw}}
+    raw = json.dumps(fields, ensure_ascii=False)
+    return part.model_copy(update={"call_type": "apply_patch", "name": "apply_patch", "arguments_raw": raw,
+                                   "arguments": fields})  # fmt: skip
+
+
+def with_client_calls(response: ir.Response) -> ir.Response:
+    """The generated response with some of its tool calls client-executed calls (`_client_call`)."""
+    content = [_client_call(p) if isinstance(p, ir.ToolCallPart) else p for p in response.content]
+    return response.model_copy(update={"content": content})
+
+
+@given(strategies.requests)
+def test_client_calls_in_the_history_are_carried_opaquely(request: ir.Request) -> None:
+    # A request keeps client-executed items (and their outputs) opaque in provider_fields: re-sent as they came.
+    def fix(part: ir.ContentPart) -> ir.ContentPart:
+        return _client_call(part) if isinstance(part, ir.ToolCallPart) else part
+
+    request = _parts(request, fix)
+    wire = CODEC.encode_request(request)
+    sent = [i for i in json.loads(wire.body)["input"] if i.get("type") in client_calls.CALL_TYPES]
+    calls = [p for m in request.messages for p in m.content if isinstance(p, ir.ToolCallPart) and p.call_type]
+    assert [(i["call_id"], client_calls.CALL_TYPES[i["type"]]) for i in sent] == [(c.id, c.call_type) for c in calls]
+    assert CODEC.encode_request(CODEC.decode_request(wire)).body == wire.body
+
+
 def _check_request(wire: HttpRequest, request: ir.Request) -> None:
     schemas.validate("request", json.loads(wire.body))
     assert wire.method == "POST" and wire.path == "/v1/responses"
@@ -342,6 +391,7 @@ ROUND_TRIPS = {
         expect_response=project,
         check_request=_check_request,
         check_response=lambda wire: schemas.validate("response", json.loads(wire.body)),
+        prepare_response=with_client_calls,
         expect_stream=lambda response, chunk: project(strategies.events_for(response, chunk=chunk)),
         check_stream=lambda body, _events: assert_stream_schema(body),
         expect_stream_error=project,
