@@ -2,10 +2,11 @@
 
 Provenance (read from the snapshot, never copied; see docs/protocols.md), pydantic-ai `tests/`: error bodies of
 OpenAI (Chat and Responses: unknown models, refused parameters and files), Anthropic, Gemini and Vertex, Groq
-(`tool_use_failed`) and OpenRouter (429s); and errors inside a 200 stream (OpenRouter's `error` chunk, Groq's
-`tool_use_failed` event). The cassettes keep the status and the body (pydantic-ai's serializer dropped headers
-such as `retry-after`). The facts expected are read from the body: `error.message`, the code (`error.code`, else
-`error.type`; Gemini's `error.status`), and the kind the status and that code name.
+(`tool_use_failed`), OpenRouter (429s) and DeepSeek's Responses API (sent as application/octet-stream); and errors
+inside a 200 stream (OpenRouter's `error` chunk, Groq's `tool_use_failed` event). The cassettes keep the status and
+the body (pydantic-ai's serializer dropped headers such as `retry-after`). The facts expected are read from the
+body: `error.message`, the code (`error.code`, else `error.type`; Gemini's `error.status`), and the kind the status
+and that code name.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ BODIES = [
     f"{M}test_openai_responses/test_openai_responses_model_http_error.yaml",
     f"{M}test_openai_responses/test_openai_responses_thinking_with_modified_history.yaml",
     f"{M}test_openrouter/test_openrouter_errors_raised.yaml",
+    f"{M}test_deepseek_responses/test_deepseek_responses_rejects_interleaved_function_calls.yaml",  # octet-stream
 ]
 """Cassettes holding a provider's error body (each read whole: every non-2xx answer in it is checked)."""
 STREAMS = [

@@ -195,3 +195,19 @@ def test_gemini_generated_image_is_read_past_as_a_provider_event() -> None:
     body = registry.get("gemini").decode_response(json.dumps(chunk).encode())
     assert body.content == [ir.TextPart(text="Here it is.")]
     assert (body.stop_reason and body.stop_reason.raw, body.usage.output_tokens) == ("STOP", 1290)
+
+
+def _cortex_body(function_call: dict[str, Any]) -> bytes:
+    message = {"role": "assistant", "content": "4", "function_call": function_call, "refusal": "", "tool_calls": None}
+    choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": {"content": None}}
+    body = {"id": "", "object": "chat.completion", "model": "claude-sonnet-4-6", "choices": [choice]}
+    return json.dumps(body).encode()
+
+
+def test_snowflake_empty_function_call_is_no_call() -> None:
+    """pydantic-ai's test_snowflake_*.yaml (Snowflake Cortex's compatible endpoint): every message carries an empty
+    legacy `function_call`, which named no function; a real legacy call still fails the decode."""
+    response = registry.get("openai").decode_response(_cortex_body({"arguments": "", "name": ""}))
+    assert response.content == [ir.TextPart(text="4")]
+    with pytest.raises(DecodeError, match="legacy functions API"):
+        registry.get("openai").decode_response(_cortex_body({"arguments": "{}", "name": "get_time"}))
