@@ -257,9 +257,16 @@ LOGPROBS = [
 ]
 
 
-def _has_logprobs(value: Any) -> bool:
+def _filled(value: Any) -> bool:
     if isinstance(value, dict):
-        return any(("logprob" in k.lower() and v) or _has_logprobs(v) for k, v in value.items())
+        return any(_filled(v) for v in value.values())
+    return any(_filled(v) for v in value) if isinstance(value, list) else value is not None
+
+
+def _has_logprobs(value: Any) -> bool:
+    """Whether a log probability is anywhere in `value` (Snowflake's `{"content": null}` placeholder is none)."""
+    if isinstance(value, dict):
+        return any(("logprob" in k.lower() and _filled(v)) or _has_logprobs(v) for k, v in value.items())
     return isinstance(value, list) and any(_has_logprobs(v) for v in value)
 
 
