@@ -101,7 +101,8 @@ def expected_body(response: dict[str, Any]) -> Facts:
     _content(facts, message.get("content"))
     facts.thinking += _reasoning(message)
     for call in message.get("tool_calls") or []:
-        facts.calls.append((call["id"], call["function"]["name"], arguments(call["function"]["arguments"])))
+        function = call["function"]  # OpenRouter leaves `arguments` out of a call without any
+        facts.calls.append((call["id"], function["name"], arguments(function.get("arguments", ""))))
     facts.stop = choice.get("finish_reason")
     _usage(facts, response.get("usage"))
     return facts

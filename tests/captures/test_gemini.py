@@ -7,7 +7,8 @@ thought signatures, Vertex's streamed function-call arguments) and `*.json` (gen
 
 Expected facts come from the chunks themselves: non-thought text joined (the wire has no block boundary), thought
 text, `functionCall` names and args (Gemini sends no call ids), the last `finishReason` and the last
-`usageMetadata` (output = candidates + thoughts, the IR convention).
+`usageMetadata` (output = candidates + thoughts, the IR convention; none when neither is counted); a prompt
+blocked before any candidate stops with `promptFeedback.blockReason`.
 """
 
 from __future__ import annotations
@@ -98,10 +99,12 @@ def expected(chunks: list[dict[str, Any]]) -> Facts:
                     else:
                         facts.calls.append((None, call["name"], call.get("args", {})))
             facts.stop = candidate.get("finishReason", facts.stop)
+        blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
+        facts.stop = blocked if blocked and not chunk.get("candidates") else facts.stop
         meta = chunk.get("usageMetadata") or {}
         if "promptTokenCount" in meta:
-            out = meta.get("candidatesTokenCount", 0) + meta.get("thoughtsTokenCount", 0)
-            facts.usage = (meta["promptTokenCount"], out)
+            counts = [meta[k] for k in ("candidatesTokenCount", "thoughtsTokenCount") if k in meta]
+            facts.usage = (meta["promptTokenCount"], sum(counts) if counts else None)
     return facts
 
 

@@ -95,3 +95,7 @@ def js_joined_body(source: str, title: str, constants: dict[str, str] | None = N
 VERCEL_AI = Source("vercel/ai", "VERCEL_AI_REPO")
 """Vercel's AI SDK: `packages/*/src/**/__fixtures__/*.chunks.txt` (one recorded stream event per line) and `*.json`
 (recorded bodies) of real provider answers; read by tests/captures."""
+
+PYDANTIC_AI = Source("pydantic/pydantic-ai", "PYDANTIC_AI_REPO")
+"""pydantic-ai: `tests/**/cassettes/**/*.yaml`, vcrpy cassettes of real provider exchanges (JSON bodies kept parsed
+as `parsed_body`, streams as the raw body string); read by tests/captures/pydantic_ai.py."""

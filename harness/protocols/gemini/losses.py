@@ -6,10 +6,11 @@ the same meaning in other words (left to the diff's rules in `harness.diff.reque
 only happen to IR values no decoder produces.
 
 Wire data with no IR form at all never reaches an IR value, so no key names it: the parts of Gemini's code
-execution (`executableCode`, `codeExecutionResult`) and of Gemini 3's built-in tools (`toolCall`, `toolResponse`)
-are kept in a stream as provider events that only this encoder writes back, and left out of a non-streamed
-response; another protocol's client never sees them (the text before and after them, the stop reason and the
-usage it does). A candidate's `groundingMetadata` (Google Search, File Search) is not read.
+execution (`executableCode`, `codeExecutionResult`), of Gemini 3's built-in tools (`toolCall`, `toolResponse`) and
+a generated image (`inlineData` in an answer) are kept in a stream as provider events that only this encoder writes
+back, and left out of a non-streamed response; another protocol's client never sees them (the text before and after
+them, the stop reason and the usage it does). A candidate's `groundingMetadata` (Google Search, File Search)
+is not read.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ a trailing `{"text": ""}` part when nothing (or another thinking block) follows,
 
 The parts of Gemini's own server-side tools (code execution's `executableCode`, the code the model ran, and
 `codeExecutionResult`, its outcome and output; Gemini 3's `toolCall` and `toolResponse` for its built-in tools,
-Google Search and File Search) have no IR form: each ends the open block and becomes a `ProviderEvent` holding a
+Google Search and File Search) and a file the model generated (an image's `inlineData`) have no IR form in an
+answer: each ends the open block and becomes a `ProviderEvent` holding a
 chunk of that one part, which only the Gemini stream encoder writes back; a non-streamed response leaves them out
 (see `losses`). The text, calls, stop reason and usage around them decode as usual. A `thoughtSignature` on such
 a part (Gemini 3 signs its first `executableCode`) is taken off the part into the thinking block it ends, like
@@ -57,7 +58,12 @@ OCTET_STREAM = "application/octet-stream"
 CODE_EXECUTION_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 """Parts of Gemini's server-side tools (code execution; Gemini 3's built-in tool calls and their responses, e.g.
 `{"toolCall": {"id", "toolType": "FILE_SEARCH"}}`), which the IR has no form for."""
-_CODE_EXECUTION = {spelling: name for name in CODE_EXECUTION_PARTS for spelling in spellings([name])}
+OUTPUT_MEDIA_PARTS = ("inlineData", "fileData")
+"""A file the model generated (gemini-2.5-flash-image's `inlineData` image): the IR's answer has no image or file
+part, so it is kept like a code-execution part (a provider event in a stream, left out of a body)."""
+_CODE_EXECUTION = {
+    spelling: name for name in (*CODE_EXECUTION_PARTS, *OUTPUT_MEDIA_PARTS) for spelling in spellings([name])
+}
 _SIGNATURE = spellings(["thoughtSignature"])
 
 

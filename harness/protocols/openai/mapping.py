@@ -17,6 +17,16 @@ FINISH_REASONS: dict[str, ir.StopKind] = {
     "content_filter": "content_filter",
 }
 
+
+def legacy_call(value: Any) -> bool:
+    """Whether a message's (or delta's) `function_call` is a call of the legacy functions API: one that names a
+    function. Snowflake Cortex's compatible endpoint puts an empty `{"name": "", "arguments": ""}` on every message
+    (pydantic-ai's recordings), which is no call."""
+    if not isinstance(value, dict):
+        return value is not None
+    return any(v not in (None, "") for v in value.values())
+
+
 # IR stop kind -> finish_reason. OpenAI has no wire value for a matched stop sequence, a refusal, an error or
 # "other": they all travel as "stop" (listed in the codec's losses under StopReason.kind).
 STOP_KIND_FINISH: dict[str, str] = {

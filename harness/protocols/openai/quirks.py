@@ -478,7 +478,8 @@ def reasoning_details_signature(chunk: JSONDict) -> JSONDict:
     """OpenRouter: Anthropic's thinking signature arrives only in `delta.reasoning_details` (a `reasoning.text`
     entry with a `signature` and no text, after the thinking text); hand it to the decoder. An entry whose
     signature is empty is no signature: OpenRouter opens a block with `{"text": "", "signature": ""}` (seen in a
-    real stream from claude-sonnet-4.5, December 2025)."""
+    real stream from claude-sonnet-4.5, December 2025). A `reasoning.encrypted` entry's `data` (OpenAI's encrypted
+    reasoning, seen from openai/o3) is the signature too, as Responses' `encrypted_content` is."""
     return _map_choices(chunk, "delta", _with_signature)
 
 
@@ -487,13 +488,13 @@ def reasoning_details_signature_in_body(body: JSONDict) -> JSONDict:
     return _map_choices(body, "message", _with_signature)
 
 
+_SIGNED = {"reasoning.text": "signature", "reasoning.encrypted": "data"}
+"""The `reasoning_details` entries that carry a signature, and its field."""
+
+
 def _with_signature(message: Any) -> Any:
     if not isinstance(message, dict) or not isinstance(message.get("reasoning_details"), list):
         return message
-    signatures = [
-        d["signature"]
-        for d in message["reasoning_details"]
-        if isinstance(d, dict) and d.get("type") == "reasoning.text" and isinstance(d.get("signature"), str)
-        if d["signature"]
-    ]
+    found = [d.get(_SIGNED.get(str(d.get("type")), "")) for d in message["reasoning_details"] if isinstance(d, dict)]
+    signatures = [s for s in found if isinstance(s, str) and s]
     return {**message, REASONING_SIGNATURE: signatures[-1]} if signatures else message

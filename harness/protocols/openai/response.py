@@ -19,6 +19,7 @@ from harness.protocols.openai.mapping import (
     encode_usage,
     finish_reason,
     first_reasoning,
+    legacy_call,
     stop_reason,
 )
 from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile
@@ -54,7 +55,7 @@ def decode_response(profile: Profile, body: bytes) -> ir.Response:
         # The message is optional: a choice whose output the content filter removed has none (Azure OpenAI:
         # `finish_reason: content_filter` and no `message`); it decodes as no content.
         message = r.opt_obj(choice.get("message"), "choices[0].message") or {}
-        if message.get("function_call") is not None:
+        if legacy_call(message.get("function_call")):
             r.fail("choices[0].message.function_call", "the legacy functions API is not supported")
         thinking = first_reasoning(profile, r, message, "choices[0].message")
         signature = r.opt_str(message.get(REASONING_SIGNATURE), f"choices[0].message.{REASONING_SIGNATURE}")

@@ -26,7 +26,7 @@ from harness.protocols import common
 from harness.protocols.base import DecodeError
 from harness.protocols.jsonread import Reader
 from harness.protocols.openai.errors import error_from_object
-from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, stop_reason
+from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, legacy_call, stop_reason
 from harness.protocols.openai.profile import REASONING_SIGNATURE, JSONDict, Profile
 from harness.protocols.openai.response import decode_extras
 from harness.wire.sse import SSEDecoder, SSEEvent
@@ -155,7 +155,7 @@ class ChatStreamDecoder:
         self._events.append(ir.MessageStart(id=self._response_id, model=model, extras=extras))
 
     def _on_delta(self, r: Reader, delta: JSONDict, path: str) -> None:
-        if delta.get("function_call") is not None:
+        if legacy_call(delta.get("function_call")):
             r.fail(f"{path}.function_call", "the legacy functions API is not supported")
         thinking = first_reasoning(self.profile, r, delta, path)
         if thinking:
