@@ -11,7 +11,7 @@ from typing import Any
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject
 from harness.protocols import encode_events, registry
-from harness.protocols.wire_schema import answer_payloads
+from harness.protocols.wire_schema import answer_parts, part_payloads
 from harness.trace.model import Deviation
 
 RAW_FIELDS = "answer.raw_fields"
@@ -41,13 +41,33 @@ def _add_paths(value: Any, prefix: str, out: set[str]) -> None:
                 _add_paths(item, inner, out)
 
 
+MEMO = 20_000
+"""Answer parts whose key paths are kept (per process; forgotten all at once when full): a matrix sends the same
+payloads again and again."""
+_memo: dict[tuple[str, str | bytes], tuple[tuple[str, frozenset[str]], ...]] = {}
+
+
+def _part_paths(how: str, text: str | bytes) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each payload of one answer part (`answer_parts`) as its group and key paths, remembered by the exact text;
+    raises `ValueError` on a text that is no JSON."""
+    found = _memo.get((how, text))
+    if found is None:
+        out = []
+        for kind, payload in part_payloads(how, text):
+            name = payload.get("type") if kind == "event" and isinstance(payload, dict) else None
+            out.append((f"{kind} {name}" if isinstance(name, str) else kind, frozenset(key_paths(payload))))
+        if len(_memo) >= MEMO:
+            _memo.clear()
+        found = _memo[(how, text)] = tuple(out)
+    return found
+
+
 def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:
     """Key paths per payload kind: the body, or each stream event type (its `type`, else `event`)."""
     out: dict[str, set[str]] = {}
-    for kind, payload in answer_payloads(body, media_type=media_type, status=200):
-        name = payload.get("type") if kind == "event" and isinstance(payload, dict) else None
-        group = f"{kind} {name}" if isinstance(name, str) else kind
-        out.setdefault(group, set()).update(key_paths(payload))
+    for how, text in answer_parts(body, media_type=media_type, status=200):
+        for group, paths in _part_paths(how, text):
+            out.setdefault(group, set()).update(paths)
     return out
 
 

@@ -21,8 +21,9 @@ from harness.protocols.wire_schema import (
     AnswerKind,
     SchemaFinding,
     answer_findings,
-    answer_payloads,
+    answer_parts,
     has_spec,
+    part_payloads,
     request_findings,
 )
 from harness.trace.model import Check, Deviation
@@ -36,6 +37,9 @@ MEMO = 20_000
 payloads again and again (the same stream events through every backend): of the bench subset's 300,000 answer
 payloads, one in thirteen is distinct, and each is validated once."""
 _memo: dict[tuple[str, str, bytes], tuple[SchemaFinding, ...]] = {}
+_parts: dict[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...]] = {}
+"""An answer part's payloads' kinds and findings, by its exact text (`answer_parts`): a part seen before is
+neither parsed nor dumped again (same `MEMO` bound)."""
 
 
 def _findings(
@@ -54,6 +58,27 @@ def _findings(
         else:
             found = tuple(answer_findings(protocol, kind, payload))
         _memo[key] = found
+    return found
+
+
+def _part_findings(
+    protocol: str, how: str, text: str | bytes
+) -> tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None:
+    """Each payload of one answer part (`answer_parts`) with its findings (`_findings`), remembered by the part's
+    exact text: the same text is the same payloads. None for a text that is no JSON."""
+    raw = text.encode() if isinstance(text, str) else text
+    key = (protocol, how, hashlib.blake2b(raw, digest_size=20).digest())
+    found = _parts.get(key)
+    if found is None:
+        try:
+            payloads = part_payloads(how, text)
+        except ValueError:
+            return None
+        if len(_parts) >= MEMO:
+            _parts.clear()
+        found = _parts[key] = tuple(
+            (kind, _findings(protocol, kind, json.dumps(payload).encode(), payload)) for kind, payload in payloads
+        )
     return found
 
 
@@ -128,13 +153,18 @@ def _answer(subject: Subject) -> Iterable[Result]:
     if subject.scenario.kind == "models_list" and status < 400:
         return []  # the vendored specs hold the answer and error shapes, not the model lists (`model_list` facts)
     try:
-        payloads = answer_payloads(b"".join(subject.frontend_chunks), media_type=_media_type(subject), status=status)
+        parts = answer_parts(b"".join(subject.frontend_chunks), media_type=_media_type(subject), status=status)
     except ValueError:  # bytes that are not what their media type says: frontend_wire and the SDK judge those
         return []
+    payloads: list[tuple[AnswerKind, tuple[SchemaFinding, ...]]] = []
+    for how, text in parts:
+        part = _part_findings(subject.client, how, text)
+        if part is None:
+            return []  # a payload that is no JSON: judged there too
+        payloads += part
     findings = []
-    for number, (kind, payload) in enumerate(payloads):
+    for number, (kind, found) in enumerate(payloads):
         where = f"event[{number}]" if kind == "event" else kind
-        found = _findings(subject.client, kind, json.dumps(payload).encode(), payload)
         findings += [(where, f) for f in found]
     if _own_list(subject.client):  # a wire rule judges undocumented fields already: report each once
         findings = [(w, f) for w, f in findings if f.governs or not f.message.startswith(UNDOCUMENTED)]

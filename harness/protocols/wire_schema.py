@@ -404,6 +404,56 @@ def _event_kind(payload: Any, *, socket: bool = False) -> AnswerKind:
     return "error" if isinstance(payload, dict) and list(payload) == ["error"] else "event"
 
 
+AnswerPart = tuple[str, str | bytes]
+"""One payload's text as an answer holds it (an SSE event's data as the decoder gave it, else the bytes), and how
+it is read (`part_payloads`): `error` (an error body), `sse` or `socket` (an SSE event's data; a WebSocket frame),
+`line` (an NDJSON line), `json` (a body, or a JSON array of events), `frame <event type>` (an AWS event-stream
+frame's payload)."""
+
+
+def answer_parts(body: bytes, *, media_type: str, status: int) -> tuple[AnswerPart, ...]:
+    """An answer's raw body cut into its payloads' texts by its media type alone, none of them parsed: with
+    `part_payloads`, what `answer_payloads` gives, for a caller that reads the same texts again and again (a
+    matrix repeats its payloads) and need not parse one it has seen. Raises `ValueError` (a `WireError`) on framing
+    that is not what the media type says."""
+    media, *params = (p.strip().lower() for p in media_type.split(";"))
+    if status >= 400 and media != "text/event-stream":
+        return (("error", body),)
+    if media == "text/event-stream":
+        decoder = SSEDecoder()
+        how = "socket" if SOCKET_FRAMES in params else "sse"
+        events = [*decoder.feed(body), *decoder.close()]
+        return tuple((how, e.data) for e in events if e.data.strip() not in ("", "[DONE]"))
+    if media == "application/vnd.amazon.eventstream":
+        stream = EventStreamDecoder()
+        out: list[AnswerPart] = []
+        for message in [*stream.feed(body), *stream.close()]:
+            name = message.headers.get(":event-type") or message.headers.get(":exception-type")
+            out.append(("frame " + str(name), message.payload))
+        return tuple(out)
+    if media in ("application/x-ndjson", "application/jsonl", "application/ndjson"):
+        return tuple(("line", line) for line in body.splitlines() if line.strip())
+    return (("json", body),)
+
+
+def part_payloads(how: str, text: str | bytes) -> tuple[tuple[AnswerKind, Any], ...]:
+    """The parsed payloads of one `answer_parts` part (one, or a JSON array's elements); raises `ValueError` (a
+    JSON error) on a text that is no JSON."""
+    if how == "error":
+        return (("error", json.loads(text)),)
+    if how in ("sse", "socket"):
+        payload = json.loads(text)
+        return ((_event_kind(payload, socket=how == "socket"), payload),)
+    if how.startswith("frame "):
+        return (("event", {how.removeprefix("frame "): json.loads(text) if text else {}}),)
+    if how == "line":
+        return (("event", json.loads(text)),)
+    value = json.loads(text)
+    if isinstance(value, list):
+        return tuple(("event", item) for item in value)
+    return (("body", value),)
+
+
 @functools.lru_cache(maxsize=2)
 def answer_payloads(body: bytes, *, media_type: str, status: int) -> tuple[tuple[AnswerKind, Any], ...]:
     """An answer's raw body as the parsed payloads `answer_findings` takes, by its media type alone: an error
@@ -411,28 +461,8 @@ def answer_payloads(body: bytes, *, media_type: str, status: int) -> tuple[tuple
     event-stream frames as `{event_type: payload}`; NDJSON lines; a JSON array's elements (Gemini's stream without
     `alt=sse`); else the body. Raises `ValueError` (a `WireError` or a JSON error) on a body that is not what its
     media type says. Cached: the answer checks of one run read the same payloads (they only read them)."""
-    media, *params = (p.strip().lower() for p in media_type.split(";"))
-    if status >= 400 and media != "text/event-stream":
-        return (("error", json.loads(body)),)
-    if media == "text/event-stream":
-        decoder = SSEDecoder()
-        events = [*decoder.feed(body), *decoder.close()]
-        payloads = [json.loads(e.data) for e in events if e.data.strip() not in ("", "[DONE]")]
-        socket = SOCKET_FRAMES in params
-        return tuple((_event_kind(p, socket=socket), p) for p in payloads)
-    if media == "application/vnd.amazon.eventstream":
-        stream = EventStreamDecoder()
-        out: list[tuple[AnswerKind, Any]] = []
-        for message in [*stream.feed(body), *stream.close()]:
-            name = message.headers.get(":event-type") or message.headers.get(":exception-type")
-            out.append(("event", {str(name): json.loads(message.payload) if message.payload else {}}))
-        return tuple(out)
-    if media in ("application/x-ndjson", "application/jsonl", "application/ndjson"):
-        return tuple(("event", json.loads(line)) for line in body.splitlines() if line.strip())
-    value = json.loads(body)
-    if isinstance(value, list):
-        return tuple(("event", item) for item in value)
-    return (("body", value),)
+    parts = answer_parts(body, media_type=media_type, status=status)
+    return tuple(payload for how, text in parts for payload in part_payloads(how, text))
 
 
 def request_findings(protocol: str, payload: object) -> list[SchemaFinding]:

@@ -26,7 +26,7 @@ from harness.record import CassetteError
 from harness.record.scrub import without_userinfo
 from harness.rig import Environment, SetupError
 from harness.rig.sut_client import SutClient
-from harness.runner import crash, interrupts
+from harness.runner import crash, gc_pace, interrupts
 from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.folder import clear_previous, content_hash, write_plan
@@ -316,20 +316,26 @@ def worker_main(conn: Connection, config: WorkerConfig) -> None:
     runner.unit_work = config.unit_work
     try:
         conn.send(("ready", None))
-        while True:
-            task = conn.recv()
-            if task is None:
-                return
-            try:
-                done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
-            except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
-                conn.send(("error", traceback.format_exc()))
-                return
-            conn.send(("done", done))
+        with gc_pace.paced():
+            _serve(conn, runner)
     except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
         return
     finally:
         runner.close()
+
+
+def _serve(conn: Connection, runner: CaseRunner) -> None:
+    """Run each task the parent sends until told to stop (None) or the harness fails outside a run."""
+    while True:
+        task = conn.recv()
+        if task is None:
+            return
+        try:
+            done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
+        except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
+            conn.send(("error", traceback.format_exc()))
+            return
+        conn.send(("done", done))
 
 
 class Engine:
@@ -439,6 +445,10 @@ class Engine:
         """Run the matrix, emit events to the writers, and return the gate's summary. Raises SetupError before
         anything runs when the environment cannot be built (a replay port that cannot be bound, a system under
         test that does not answer)."""
+        with gc_pace.paced():
+            return self._run()
+
+    def _run(self) -> MatrixFinished:
         started = time.perf_counter()
         if not self.cases:
             raise NothingToJudge(self._why_no_case())

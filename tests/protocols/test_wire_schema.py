@@ -21,8 +21,10 @@ from harness.protocols.wire_schema import (
     SOCKET_FRAMES,
     SchemaFinding,
     answer_findings,
+    answer_parts,
     answer_payloads,
     has_spec,
+    part_payloads,
     request_findings,
 )
 from tests.conftest import CORPUS
@@ -314,6 +316,27 @@ def test_answer_payloads_by_media_type() -> None:
     assert list(answer_payloads(b'{"a": 1}', media_type="application/json", status=200)) == [("body", {"a": 1})]
     with pytest.raises(ValueError):
         answer_payloads(b"not json", media_type="application/json", status=200)
+
+
+def test_answer_parts_are_the_payloads_unparsed() -> None:
+    """Each part is one payload's text (an array body is one part of many payloads); parsed, they are
+    `answer_payloads`, so a caller that remembers parts by text reads the same payloads."""
+    frame = b'data: {"type": "error", "error": {"code": "x"}}\n\n'
+    cases = [
+        (b'{"error": {"code": 400}}', "application/json", 400, [("error", b'{"error": {"code": 400}}')]),
+        (b'data: {"a": 1}\n\ndata: [DONE]\n\n', "text/event-stream", 200, [("sse", '{"a": 1}')]),
+        (frame, f"text/event-stream; {SOCKET_FRAMES}", 200, [("socket", '{"type": "error", "error": {"code": "x"}}')]),
+        (b'{"a": 1}\n{"b": 2}\n', "application/x-ndjson", 200, [("line", b'{"a": 1}'), ("line", b'{"b": 2}')]),
+        (b'[{"a": 1}, {"b": 2}]', "application/json", 200, [("json", b'[{"a": 1}, {"b": 2}]')]),
+    ]
+    for body, media, status, parts in cases:
+        assert list(answer_parts(body, media_type=media, status=status)) == parts
+        parsed = [p for how, text in parts for p in part_payloads(how, text)]
+        assert parsed == list(answer_payloads(body, media_type=media, status=status))
+    assert part_payloads("socket", '{"type": "error", "error": {"code": "x"}}')[0][0] == "socket_error"
+    assert part_payloads("frame messageStop", b"") == (("event", {"messageStop": {}}),)
+    with pytest.raises(ValueError):
+        part_payloads("sse", "not json")
 
 
 def test_a_kind_outside_the_three_is_refused() -> None:
