@@ -47,7 +47,7 @@ import httpx2
 
 from bench._timing import Timing, interleaved_best
 from harness import drivers, ir
-from harness.drivers.base import SdkResult
+from harness.drivers.base import SdkResult, UnsupportedRequest
 from harness.protocols import HttpRequest, registry
 from harness.record import Replayer
 from harness.rig import Environment
@@ -237,16 +237,25 @@ def prepare_floor(runner: Engine) -> Floor:
     by_id = {s.id: s for s in runner.scenarios}
     replayer = Replayer(runner.options.cassettes, runner.scenarios)
     replies: dict[tuple[str, str, bool], Reply] = {}
+    refused: set[tuple[str, str, bool]] = set()
     calls = []
     for run in runner.planned_runs():
         scenario = by_id[run.scenario]
         listing = scenario.kind == "models_list"
         answer_key = (run.client, run.scenario, run.stream)
+        if answer_key in refused:
+            continue
         if answer_key not in replies:
-            if listing:
-                replies[answer_key] = _proxy_listing(runner, run.client, scenario)
-            else:
-                replies[answer_key] = _recorded_reply(replayer, run.client, scenario, run.stream)
+            try:
+                if listing:
+                    replies[answer_key] = _proxy_listing(runner, run.client, scenario)
+                else:
+                    replies[answer_key] = _recorded_reply(replayer, run.client, scenario, run.stream)
+            except UnsupportedRequest:
+                # The SDK cannot send it (Converse has no tool choice `none`): the harness's run ends in the
+                # driver's refusal too (the case is unsupported), so there is no SDK call to floor.
+                refused.add(answer_key)
+                continue
         # The same request the runner's driver call sends, routed model name included.
         request = None if listing else scenario.request_for(run.route, stream=run.stream)
         calls.append(FloorCall(run.client, scenario, request, run.stream, replies[answer_key]))
