@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from harness.checks.memo import Memo, digest
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject
 from harness.protocols import encode_events, registry
@@ -44,22 +45,21 @@ def _add_paths(value: Any, prefix: str, out: set[str]) -> None:
 MEMO = 20_000
 """Answer parts whose key paths are kept (per process; forgotten all at once when full): a matrix sends the same
 payloads again and again."""
-_memo: dict[tuple[str, str | bytes], tuple[tuple[str, frozenset[str]], ...]] = {}
+_memo: Memo[tuple[str, bytes], tuple[tuple[str, frozenset[str]], ...]] = Memo(MEMO)
 
 
 def _part_paths(how: str, text: str | bytes) -> tuple[tuple[str, frozenset[str]], ...]:
     """Each payload of one answer part (`answer_parts`) as its group and key paths, remembered by the exact text;
     raises `ValueError` on a text that is no JSON."""
-    found = _memo.get((how, text))
-    if found is None:
+
+    def find() -> tuple[tuple[str, frozenset[str]], ...]:
         out = []
         for kind, payload in part_payloads(how, text):
             name = payload.get("type") if kind == "event" and isinstance(payload, dict) else None
             out.append((f"{kind} {name}" if isinstance(name, str) else kind, frozenset(key_paths(payload))))
-        if len(_memo) >= MEMO:
-            _memo.clear()
-        found = _memo[(how, text)] = tuple(out)
-    return found
+        return tuple(out)
+
+    return _memo.get((how, digest(text)), find)
 
 
 def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:

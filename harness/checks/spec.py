@@ -7,12 +7,12 @@ an answer) are not reported per run yet: see `_results`."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from harness.checks.memo import Memo, digest
 from harness.checks.registry import Result, Scope, Severity, check, declare
 from harness.checks.subject import Subject
 from harness.protocols import registry
@@ -36,10 +36,10 @@ MEMO = 20_000
 """Payloads whose findings are kept (per process; forgotten all at once when full). A matrix sends the same
 payloads again and again (the same stream events through every backend): of the bench subset's 300,000 answer
 payloads, one in thirteen is distinct, and each is validated once."""
-_memo: dict[tuple[str, str, bytes], tuple[SchemaFinding, ...]] = {}
-_parts: dict[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...]] = {}
+_memo: Memo[tuple[str, str, bytes], tuple[SchemaFinding, ...]] = Memo(MEMO)
+_parts: Memo[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None] = Memo(MEMO)
 """An answer part's payloads' kinds and findings, by its exact text (`answer_parts`): a part seen before is
-neither parsed nor dumped again (same `MEMO` bound)."""
+neither parsed nor dumped again, and a text that is no JSON is None (same `MEMO` bound)."""
 
 
 def _findings(
@@ -48,17 +48,13 @@ def _findings(
     """What in a parsed answer payload, or a request body (`kind` "request"), departs from `protocol`'s specs.
     Found once per exact JSON `text` of the payload (the same text is the same value), then remembered by its
     digest: findings depend on nothing else (the specs are fixed for the process)."""
-    key = (protocol, kind, hashlib.blake2b(text, digest_size=20).digest())
-    found = _memo.get(key)
-    if found is None:
-        if len(_memo) >= MEMO:
-            _memo.clear()
+
+    def find() -> tuple[SchemaFinding, ...]:
         if kind == "request":
-            found = tuple(request_findings(protocol, payload))
-        else:
-            found = tuple(answer_findings(protocol, kind, payload))
-        _memo[key] = found
-    return found
+            return tuple(request_findings(protocol, payload))
+        return tuple(answer_findings(protocol, kind, payload))
+
+    return _memo.get((protocol, kind, digest(text)), find)
 
 
 def _part_findings(
@@ -66,20 +62,15 @@ def _part_findings(
 ) -> tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None:
     """Each payload of one answer part (`answer_parts`) with its findings (`_findings`), remembered by the part's
     exact text: the same text is the same payloads. None for a text that is no JSON."""
-    raw = text.encode() if isinstance(text, str) else text
-    key = (protocol, how, hashlib.blake2b(raw, digest_size=20).digest())
-    found = _parts.get(key)
-    if found is None:
+
+    def find() -> tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None:
         try:
             payloads = part_payloads(how, text)
         except ValueError:
             return None
-        if len(_parts) >= MEMO:
-            _parts.clear()
-        found = _parts[key] = tuple(
-            (kind, _findings(protocol, kind, json.dumps(payload).encode(), payload)) for kind, payload in payloads
-        )
-    return found
+        return tuple((kind, _findings(protocol, kind, json.dumps(p).encode(), p)) for kind, p in payloads)
+
+    return _parts.get((protocol, how, digest(text)), find)
 
 
 def _said(finding: SchemaFinding, where: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from harness import ir
+from harness.checks.memo import Memo
 from harness.protocols import registry
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ STREAM_MEMO = 512
 """Decoded client streams kept (per process; forgotten all at once when full). A stream the proxy sends again
 byte for byte, cut at the same places (a pass-through, an answer two backends' recordings translate to alike:
 about a third of a matrix's translated streams), is decoded once."""
-_decoded: dict[tuple[str, bytes], tuple[tuple[ir.StreamEvent, ...], str | None]] = {}
+_decoded: Memo[tuple[str, bytes], tuple[tuple[ir.StreamEvent, ...], str | None]] = Memo(STREAM_MEMO)
 
 
 def _chunks_digest(chunks: Sequence[bytes]) -> bytes:
@@ -49,13 +50,12 @@ def _chunks_digest(chunks: Sequence[bytes]) -> bytes:
 def decoded_stream(protocol: str, chunks: Sequence[bytes]) -> tuple[list[ir.StreamEvent], str | None]:
     """`decode_stream`, remembered by the exact chunks: a decoder's result depends on nothing else, and the events
     are frozen IR models (each caller gets a list of its own)."""
-    key = (protocol, _chunks_digest(chunks))
-    found = _decoded.get(key)
-    if found is None:
-        if len(_decoded) >= STREAM_MEMO:
-            _decoded.clear()
+
+    def decode() -> tuple[tuple[ir.StreamEvent, ...], str | None]:
         events, error = decode_stream(protocol, chunks)
-        found = _decoded[key] = (tuple(events), error)
+        return tuple(events), error
+
+    found = _decoded.get((protocol, _chunks_digest(chunks)), decode)
     return list(found[0]), found[1]
 
 

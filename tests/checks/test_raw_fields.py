@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.checks import Subject, raw_fields, run_checks
+from harness.checks.memo import Memo
 from harness.checks.raw_fields import RAW_FIELDS, key_paths
 from harness.drivers.base import SdkResult
 from harness.protocols import encode_events, registry
@@ -70,7 +71,8 @@ def test_the_encoders_own_bytes_are_not_compared_field_by_field(monkeypatch: pyt
     """The frontend's own encoding, byte for byte (a faithful proxy's answer), leaves nothing out: no key path of
     either side is listed. The same fields in another order are listed and compared."""
     listed: list[object] = []
-    monkeypatch.setattr(raw_fields, "_memo", {})  # key paths other tests found are remembered by payload text
+    # key paths other tests found are remembered by payload text
+    monkeypatch.setattr(raw_fields, "_memo", Memo(raw_fields.MEMO))
     monkeypatch.setattr(raw_fields, "key_paths", lambda value, prefix="": listed.append(value) or set())
     ours = registry.get("openai").encode_response(registry.get("openai").decode_response(json.dumps(_ours()).encode()))
     assert _deviations(ours.body) == [] and listed == []
@@ -139,7 +141,7 @@ def test_key_paths_into_one_set_equal_the_plain_walk(value: Any, prefix: str) ->
 
 def test_a_payload_seen_before_is_not_walked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Key paths are remembered by the payload's exact text: a matrix sends the same payloads again and again."""
-    monkeypatch.setattr(raw_fields, "_memo", {})
+    monkeypatch.setattr(raw_fields, "_memo", Memo(raw_fields.MEMO))
     body: dict[str, Any] = _ours()
     sent = json.dumps({**body, "choices": [{k: v for k, v in c.items() if k != "logprobs"} for c in body["choices"]]})
     (first,) = _deviations(sent.encode())

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.checks import spec
+from harness.checks.memo import Memo
 from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC, _upstream
 from harness.checks.subject import Subject
 from harness.drivers.base import SdkResult
@@ -55,7 +56,7 @@ def test_a_request_the_backend_spec_rejects_fails_upstream_spec() -> None:
 def test_a_payloads_findings_are_found_once_and_remembered_per_protocol_and_kind(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(spec, "_memo", {})
+    monkeypatch.setattr(spec, "_memo", Memo(spec.MEMO))
     chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": []}  # no `created`
     text = json.dumps(chunk).encode()
     expected = tuple(answer_findings("openai", "event", chunk))
@@ -65,7 +66,7 @@ def test_a_payloads_findings_are_found_once_and_remembered_per_protocol_and_kind
     # The same text is judged afresh for another protocol or kind.
     assert spec._findings("anthropic", "event", text, chunk) == tuple(answer_findings("anthropic", "event", chunk))
     assert spec._findings("openai", "body", text, chunk) == tuple(answer_findings("openai", "body", chunk))
-    monkeypatch.setattr(spec, "MEMO", 2)
+    monkeypatch.setattr(spec, "_memo", Memo(2))
     for n in range(5):
         spec._findings("openai", "event", str(n).encode(), n)
         assert len(spec._memo) <= 2

@@ -1,0 +1,42 @@
+"""What the checks remember per process: a value found once for a key (a payload's findings, a stream's decode)
+is the value for that key, because it depends on nothing else. A matrix sends the same bytes again and again, so
+each memo is bounded and forgotten all at once when full."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def digest(data: str | bytes) -> bytes:
+    """A short digest of `data` (text as UTF-8), to key a memo by its bytes without keeping them."""
+    return hashlib.blake2b(data.encode() if isinstance(data, str) else data, digest_size=20).digest()
+
+
+class Memo(Generic[K, V]):
+    """Values by key, at most `bound` of them (all forgotten when one more is found)."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self._values: dict[K, V] = {}
+
+    def get(self, key: K, find: Callable[[], V]) -> V:
+        """The value remembered for `key`, else `find()`'s (remembered; an exception it raises is not)."""
+        if key in self._values:
+            return self._values[key]
+        value = find()
+        if len(self._values) >= self.bound:
+            self._values.clear()
+        self._values[key] = value
+        return value
+
+    def clear(self) -> None:
+        """Forget every value."""
+        self._values.clear()
+
+    def __len__(self) -> int:
+        return len(self._values)
