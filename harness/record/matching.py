@@ -37,22 +37,13 @@ def backend_request(request: httpx2.Request, body: bytes) -> tuple[str, HttpRequ
     return backend, http
 
 
-def scenario_key(
-    codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest, *, prefer: str | None = None
-) -> tuple[str, bool]:
-    """(scenario id, stream) of a backend request: the scenario its URL names (`/_s/<scenario>/...`), else the one
-    found by decoding it (`prefer`, when several share its content and it is one of them)."""
-    named, path = split_scenario(request.path)
-    request = dataclasses.replace(request, path=path)
-    decoded = codec.decode_request(request)
-    return resolve(decoded, scenarios, named=named, prefer=prefer).id, codec.is_stream_request(request)
-
-
 def step_key(
     codec: Codec, scenarios: Sequence[Scenario], request: HttpRequest, *, prefer: str | None = None
 ) -> tuple[str, bool, int]:
-    """(scenario id, stream, step) of a backend request: `scenario_key` and which call of a stored-response chain
-    it is (`Scenario.step_of`; 0 for a scenario of one call), so each call of a chain has its own recording."""
+    """(scenario id, stream, step) of a backend request: the scenario its URL names (`/_s/<scenario>/...`), else
+    the one found by decoding it (`prefer`, when several share its content and it is one of them), its streaming
+    mode, and which call of a stored-response chain it is (`Scenario.step_of`; 0 for a scenario of one call), so
+    each call of a chain has its own recording."""
     named, path = split_scenario(request.path)
     request = dataclasses.replace(request, path=path)
     decoded = codec.decode_request(request)
@@ -65,16 +56,31 @@ def _name(key: tuple[str, bool, int]) -> str:
     return f"{key[0]} ({'stream' if key[1] else 'nonstream'}{step})"
 
 
-def scenario_matcher(codec: Codec, scenarios: Sequence[Scenario]) -> Callable[[Any, Any], None]:
-    """A vcrpy matcher `(r1, r2)` that raises AssertionError naming both scenarios when they differ."""
-    cache: dict[tuple[str, str, bytes, str | None], tuple[str, bool, int]] = {}
+class StepKeys:
+    """`step_key` of vcrpy requests, each request decoded once (keyed on its method, URI and body): one per
+    backend, shared by the replayer (to find a request's cassette) and the matchers of its cassettes (to find the
+    recorded request in it), so a request is not decoded again by each."""
 
-    def key(vcr_request: Any, prefer: str | None = None) -> tuple[str, bool, int]:
+    def __init__(self, codec: Codec, scenarios: Sequence[Scenario]) -> None:
+        self.codec = codec
+        self.scenarios = scenarios
+        self._keys: dict[tuple[str, str, bytes, str | None], tuple[str, bool, int]] = {}
+
+    def __call__(self, vcr_request: Any, prefer: str | None = None) -> tuple[str, bool, int]:
+        """(scenario id, stream, step) of `vcr_request` (`prefer`: as in `step_key`)."""
         http = http_request_of(vcr_request)
         ident = (http.method, vcr_request.uri, http.body, prefer)
-        if ident not in cache:
-            cache[ident] = step_key(codec, scenarios, http, prefer=prefer)
-        return cache[ident]
+        if ident not in self._keys:
+            self._keys[ident] = step_key(self.codec, self.scenarios, http, prefer=prefer)
+        return self._keys[ident]
+
+
+def scenario_matcher(
+    codec: Codec, scenarios: Sequence[Scenario], keys: StepKeys | None = None
+) -> Callable[[Any, Any], None]:
+    """A vcrpy matcher `(r1, r2)` that raises AssertionError naming both scenarios when they differ (`keys`: the
+    backend's shared `StepKeys`, else its own)."""
+    key = keys if keys is not None else StepKeys(codec, scenarios)
 
     def scenario(r1: Any, r2: Any) -> None:
         # The recorded request (r2) of a real provider names no scenario: of the scenarios sharing its content,

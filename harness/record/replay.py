@@ -24,7 +24,7 @@ from harness.protocols.reference import as_requested
 from harness.record import serializer
 from harness.record.chunks import Rechunk, event_boundaries, rechunk, split_by_lengths
 from harness.record.layout import cassette_path, mode_name, recorded
-from harness.record.matching import backend_request, scenario_key, scenario_matcher
+from harness.record.matching import StepKeys, backend_request, scenario_matcher
 from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import split_scenario
 from harness.wire.content import InflateError, decode_content
@@ -75,6 +75,8 @@ class Replayer:
         self.rechunk_mode = rechunk_mode
         self.seed = seed
         self._cassettes: dict[Path, Cassette] = {}
+        self._keys: dict[str, StepKeys] = {}
+        """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
         self.issued: set[str] = set()
@@ -86,6 +88,7 @@ class Replayer:
         example's answers under one id and serves them from one long-lived replay server)."""
         self.scenarios = list(scenarios)
         self._cassettes.clear()
+        self._keys.clear()
 
     def _cassette(self, backend: str, path: Path, parsed: dict[str, Any] | None = None) -> Cassette:
         """The cassette at `path`, loaded once (`parsed`: its text already deserialized, so it is not read twice)."""
@@ -94,11 +97,16 @@ class Replayer:
             self._cassettes[path] = Cassette.load(
                 path=str(path),
                 serializer=serializer if parsed is None else _Parsed(parsed),
-                match_on=(vcr_matchers.method, scenario_matcher(codec, self.scenarios)),
+                match_on=(vcr_matchers.method, scenario_matcher(codec, self.scenarios, self._step_keys(backend))),
                 record_mode=VcrMode.NONE,
                 allow_playback_repeats=True,
             )
         return self._cassettes[path]
+
+    def _step_keys(self, backend: str) -> StepKeys:
+        if backend not in self._keys:
+            self._keys[backend] = StepKeys(registry.get(backend), self.scenarios)
+        return self._keys[backend]
 
     def check(self, backend: str, scenario: str, stream: bool) -> None:
         """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
@@ -137,14 +145,14 @@ class Replayer:
         rejected = rejection(codec, request) or self._unknown_id(backend, request) or _own_answer(backend, request)
         if rejected is not None:
             return rejected
-        scenario, stream = scenario_key(codec, self.scenarios, request)
+        query = "&".join(f"{k}={v}" for k, v in request.query.items())
+        uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
+        vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
+        scenario, stream, _ = self._step_keys(backend)(vcr_request)
         path = cassette_path(self.root, backend, scenario, stream)
         if not path.is_file():
             raise self._miss(backend, scenario, stream, path)
         cassette = self._cassette(backend, path)
-        query = "&".join(f"{k}={v}" for k, v in request.query.items())
-        uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
-        vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
         try:
             response: dict[str, Any] = cassette.play_response(vcr_request)
         except UnhandledHTTPRequestError as exc:
