@@ -130,9 +130,24 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
     return {"retry-after": str(seconds)}
 
 
+_DECODER = json.JSONDecoder()
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
     """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset: also for JSON
     nested deeper than Python's recursion limit and integer literals too long to convert."""
+    if type(data) is str:
+        # The common case, a stream event's data: one value filling the whole text (no surrounding whitespace)
+        # is exactly what `json.loads` returns, read without its two whitespace scans. Anything else (or any
+        # failure) goes through `json.loads` below, so the value and every error are its own.
+        try:
+            value, end = _DECODER.raw_decode(data)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if end == len(data):
+                return value
     try:
         return json.loads(data)
     except UnicodeDecodeError as exc:
@@ -160,8 +175,9 @@ because the client wrote it in a schema dialect without them (Gemini's OpenAPI-s
 
 
 def dump_json(value: Any) -> bytes:
-    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping). The encoder is built once:
+    `json.dumps` with these options builds an equal one on every call."""
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def parse_arguments(raw: str) -> Any:
