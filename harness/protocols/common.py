@@ -8,9 +8,10 @@ import math
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from harness import ir
@@ -132,6 +133,14 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
 
 _DECODER = json.JSONDecoder()
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# The C encoder `_ENCODER.encode` builds on every call (with its options), built once; without the check for
+# circular values, which JSON read off a wire or built from the IR (pydantic refuses cycles) cannot hold: a cycle
+# raises RecursionError instead of ValueError. None on an interpreter without the C accelerator.
+_ENCODE: Callable[[Any, int], Any] | None = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
+)
 
 
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
@@ -175,9 +184,16 @@ because the client wrote it in a schema dialect without them (Gemini's OpenAPI-s
 
 
 def dump_json(value: Any) -> bytes:
-    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping). The encoder is built once:
-    `json.dumps` with these options builds an equal one on every call."""
-    return _ENCODER.encode(value).encode("utf-8")
+    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping): what `json.dumps` writes with
+    these options, by an encoder built once (`json.dumps` builds one per call)."""
+    return dump_text(value).encode("utf-8")
+
+
+def dump_text(value: Any) -> str:
+    """`dump_json` as text (what an SSE event's data holds), without encoding it to bytes and back."""
+    if _ENCODE is None:
+        return _ENCODER.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 def parse_arguments(raw: str) -> Any:

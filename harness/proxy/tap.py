@@ -139,6 +139,18 @@ class Recorder:
         # The upstream chunk each event arrived in (0-based): the trace's stream timeline.
         self._event_chunks.extend([self._upstream_count - 1] * len(kept))
 
+    def event(self, event: ir.StreamEvent, violations: list[Violation]) -> None:
+        """One upstream event and its grammar violations: `events([event], violations)`, without the batch."""
+        if violations:
+            self._violations.extend(violations)
+        if not self.enabled:
+            return
+        if self._upstream.truncated or len(self._events) >= MAX_TAP_EVENTS:
+            self._truncated_events = True
+            return
+        self._events.append(event)
+        self._event_chunks.append(self._upstream_count - 1)
+
     def finish(self) -> Exchange:
         """The finished exchange."""
         timings = Timings(start=self._wall, upstream_first_byte=self._upstream_first, first_byte=self._first)

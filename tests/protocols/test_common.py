@@ -53,7 +53,28 @@ def test_load_json_errors_are_json_loads_errors(text: str, message: str, offset:
     assert caught.value.offset == offset
 
 
-def test_dump_json_is_compact_utf8_json() -> None:
-    value = {"t": "é \u2028 \"q\"", "n": [1, 2.5, None, True], "e": {}}
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"t": 'é \u2028 "q"', "n": [1, 2.5, None, True], "e": {}},
+        {1: "int key", 2.5: "float key", False: "bool key", None: "null key"},
+        [float("nan"), float("inf"), -float("inf"), 1e300, -0.0, 10**30],
+        "a string",
+        [[[[{"deep": [{}]}]]]],
+        ("a", "tuple"),
+    ],
+)
+def test_dump_json_writes_what_json_dumps_writes(value: object) -> None:
     assert dump_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_dump_json_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dump_json({"a": object()})
+    with pytest.raises(TypeError, match="keys must be str"):
+        dump_json({("tuple", "key"): 1})
+
+
+def test_dump_json_is_compact_utf8_json() -> None:
+    value = {"t": 'é \u2028 "q"', "n": [1, 2.5, None, True], "e": {}}
     assert dump_json(value) == '{"t":"é \u2028 \\"q\\"","n":[1,2.5,null,true],"e":{}}'.encode()

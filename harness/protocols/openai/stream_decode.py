@@ -51,7 +51,7 @@ class _ChoicePaths(NamedTuple):
     """The paths of one choice's fields, as errors name them (built once per choice index, not per chunk)."""
 
     choice: str
-    index: str
+    choice_index: str
     delta: str
     finish_reason: str
     signature: str
@@ -169,8 +169,8 @@ class ChatStreamDecoder:
         for i, item in enumerate(r.opt_lst(chunk.get("choices"), "choices")):
             paths = _choice_paths(i)
             choice = r.obj(item, paths.choice)
-            if r.opt_int(choice.get("index", 0), paths.index) != 0:
-                r.fail(paths.index, "only n=1 streams are supported")
+            if r.opt_int(choice.get("index", 0), paths.choice_index) != 0:
+                r.fail(paths.choice_index, "only n=1 streams are supported")
             delta = r.opt_obj(choice.get("delta"), paths.delta) or {}
             self._on_delta(r, delta, paths)
             finish = r.opt_str(choice.get("finish_reason"), paths.finish_reason)

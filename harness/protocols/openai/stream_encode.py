@@ -41,7 +41,7 @@ _UNSET: Any = object()
 def obfuscation(chunk: JSONDict) -> str:
     """OpenAI's `obfuscation` padding for a chunk: 0-15 random-looking characters, here derived from the chunk
     itself so the same stream always pads the same."""
-    seed = common.dump_json(chunk).decode("utf-8")
+    seed = common.dump_text(chunk)  # the same text (and the same error, from seed.encode(), on a lone surrogate)
     return token(seed, number(seed, 0, 15))
 
 
