@@ -83,7 +83,8 @@ class SSEDecoder:
         returned first and the (sticky) error is raised by the next call, so what a consumer receives before
         the error does not depend on where the chunks were cut.
         """
-        self._check_usable()
+        if self._error is not None or self._closed:
+            self._check_usable()
         out: list[SSEEvent] = []
         try:
             self._feed(chunk, out)

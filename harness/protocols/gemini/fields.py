@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from harness.protocols import common
@@ -21,6 +22,7 @@ PROTOCOL = "gemini"
 _UPPER = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+@lru_cache(maxsize=1024)  # field names come from code: a few dozen, looked up on every chunk
 def snake(name: str) -> str:
     """The snake_case spelling of a camelCase field name (`thoughtSignature` -> `thought_signature`)."""
     return _UPPER.sub("_", name).lower()

@@ -92,13 +92,15 @@ class ChatStreamDecoder:
         self._stop: ir.StopReason | None = None
         self._refused = False
         self._usage: ir.Usage | None = None
+        self._reasoning_fields = frozenset(profile.reasoning_fields_read)
 
     # --- public ---------------------------------------------------------------------------------------
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
         for event in self._sse.feed(chunk):
             self._on_event(event)
-        return self._take()
+        out, self._events = self._events, []
+        return out
 
     def close(self) -> list[ir.StreamEvent]:
         """End of input: flush a final unterminated event, and end a stream that lacked `[DONE]` as malformed."""
@@ -166,15 +168,18 @@ class ChatStreamDecoder:
             inner = r.obj(error, "error") if not isinstance(error, str) else {"message": error}
             self._fail(error_from_object(self.profile, inner, None, None))
             return
+        # The checks below are the Reader's, made inline for the values that pass them (this runs per chunk).
         for i, item in enumerate(r.opt_lst(chunk.get("choices"), "choices")):
             paths = _choice_paths(i)
-            choice = r.obj(item, paths.choice)
-            if r.opt_int(choice.get("index", 0), paths.choice_index) != 0:
+            choice = item if isinstance(item, dict) else r.obj(item, paths.choice)
+            index = choice.get("index", 0)
+            if (type(index) is not int or index != 0) and r.opt_int(index, paths.choice_index) != 0:
                 r.fail(paths.choice_index, "only n=1 streams are supported")
-            delta = r.opt_obj(choice.get("delta"), paths.delta) or {}
-            self._on_delta(r, delta, paths)
-            finish = r.opt_str(choice.get("finish_reason"), paths.finish_reason)
+            delta = choice.get("delta")
+            self._on_delta(r, delta if isinstance(delta, dict) else r.opt_obj(delta, paths.delta) or {}, paths)
+            finish = choice.get("finish_reason")
             if finish is not None:
+                finish = r.str_(finish, paths.finish_reason)
                 # Block ends go out now; the Done waits for the usage chunk and [DONE].
                 self._close_all()
                 self._stop = stop_reason(self.profile, finish, refused=self._refused)
@@ -190,17 +195,17 @@ class ChatStreamDecoder:
         path = paths.delta
         if delta.get("function_call") is not None and legacy_call(delta["function_call"]):
             r.fail(f"{path}.function_call", "the legacy functions API is not supported")
-        if any(name in delta for name in self.profile.reasoning_fields_read):
+        if not self._reasoning_fields.isdisjoint(delta):
             thinking = first_reasoning(self.profile, r, delta, path)
             if thinking:
                 self._text("thinking", thinking)
-        signature = r.opt_str(delta.get(REASONING_SIGNATURE), paths.signature)
+        signature = delta.get(REASONING_SIGNATURE)
         if signature is not None:
-            self._sign(signature)
+            self._sign(r.str_(signature, paths.signature))
         content = delta.get("content")
         text = content if isinstance(content, str) else content_text(r, content, paths.content)
-        refusal = r.opt_str(delta.get("refusal"), paths.refusal)
-        if refusal:
+        refusal = delta.get("refusal")
+        if refusal is not None and r.str_(refusal, paths.refusal):
             self._refused = True
             text += refusal
         if text:

@@ -127,12 +127,13 @@ class ChatStreamEncoder:
             out += self._flush_call(event)
             if isinstance(event, ir.ToolCallDelta) and event.index == held.index:
                 return out  # its arguments went out with the call
-        empty = isinstance(event, ir.TextDelta | ir.ThinkingDelta) and not event.text
-        if (
-            isinstance(event, ir.TextDelta | ir.ThinkingDelta | ir.ToolCallStart | ir.Done | ir.ErrorEvent)
-            and not empty
-        ):
-            out += self._role(event)
+        if self._role_pending:  # else `_role` has nothing to send
+            empty = isinstance(event, ir.TextDelta | ir.ThinkingDelta) and not event.text
+            if (
+                isinstance(event, ir.TextDelta | ir.ThinkingDelta | ir.ToolCallStart | ir.Done | ir.ErrorEvent)
+                and not empty
+            ):
+                out += self._role(event)
         return out + self._event(event)
 
     def _start(self, event: ir.MessageStart) -> bytes:
