@@ -46,13 +46,14 @@ class EventPipe:
         # The identity hooks (no fault injected) are skipped per event: they change nothing.
         self._same_events = hooks.on_upstream_event is IDENTITY_HOOKS.on_upstream_event
         self._same_bytes = hooks.on_frontend_bytes is IDENTITY_HOOKS.on_frontend_bytes
+        self._same_upstream_bytes = hooks.on_upstream_bytes is IDENTITY_HOOKS.on_upstream_bytes
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Decode a chunk of the upstream body; the frontend bytes it produces."""
         if self._decoder_failed:
             return []
         try:
-            events = self.decoder.feed(self.hooks.on_upstream_bytes(chunk))
+            events = self.decoder.feed(chunk if self._same_upstream_bytes else self.hooks.on_upstream_bytes(chunk))
         except DecodeError as exc:
             self._decoder_failed = True
             self.recorder.problem(f"upstream stream: {exc}")
