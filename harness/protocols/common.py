@@ -8,9 +8,10 @@ import math
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from harness import ir
@@ -130,9 +131,32 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
     return {"retry-after": str(seconds)}
 
 
+_DECODER = json.JSONDecoder()
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# The C encoder `_ENCODER.encode` builds on every call (with its options), built once; without the check for
+# circular values, which JSON read off a wire or built from the IR (pydantic refuses cycles) cannot hold: a cycle
+# raises RecursionError instead of ValueError. None on an interpreter without the C accelerator.
+_ENCODE: Callable[[Any, int], Any] | None = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
+)
+
+
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
     """Parse JSON or raise `DecodeError` naming the protocol, what was parsed and the byte offset: also for JSON
     nested deeper than Python's recursion limit and integer literals too long to convert."""
+    if type(data) is str:
+        # The common case, a stream event's data: one value filling the whole text (no surrounding whitespace)
+        # is exactly what `json.loads` returns, read without its two whitespace scans. Anything else (or any
+        # failure) goes through `json.loads` below, so the value and every error are its own.
+        try:
+            value, end = _DECODER.raw_decode(data)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if end == len(data):
+                return value
     try:
         return json.loads(data)
     except UnicodeDecodeError as exc:
@@ -160,8 +184,16 @@ because the client wrote it in a schema dialect without them (Gemini's OpenAPI-s
 
 
 def dump_json(value: Any) -> bytes:
-    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact JSON bytes as providers send them (UTF-8, no ASCII escaping): what `json.dumps` writes with
+    these options, by an encoder built once (`json.dumps` builds one per call)."""
+    return dump_text(value).encode("utf-8")
+
+
+def dump_text(value: Any) -> str:
+    """`dump_json` as text (what an SSE event's data holds), without encoding it to bytes and back."""
+    if _ENCODE is None:
+        return _ENCODER.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 def parse_arguments(raw: str) -> Any:

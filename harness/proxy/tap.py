@@ -8,6 +8,7 @@ import time
 import uuid
 import zlib
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any
 
 from harness import ir
@@ -99,7 +100,7 @@ class Recorder:
 
     def upstream_chunk(self, chunk: bytes) -> None:
         """A chunk read from the upstream."""
-        at = self.elapsed()
+        at = perf_counter() - self._t0
         if self._upstream_first is None:
             self._upstream_first = at
         self._upstream_count += 1
@@ -113,7 +114,7 @@ class Recorder:
 
     def frontend_chunk(self, chunk: bytes, *, text: bool = False) -> None:
         """A chunk sent to the client; `text`: it carries answer text (noted with the upstream chunks read so far)."""
-        at = self.elapsed()
+        at = perf_counter() - self._t0
         if self._first is None:
             self._first = at
         if self.enabled:
@@ -138,6 +139,18 @@ class Recorder:
         self._events.extend(kept)
         # The upstream chunk each event arrived in (0-based): the trace's stream timeline.
         self._event_chunks.extend([self._upstream_count - 1] * len(kept))
+
+    def event(self, event: ir.StreamEvent, violations: list[Violation]) -> None:
+        """One upstream event and its grammar violations: `events([event], violations)`, without the batch."""
+        if violations:
+            self._violations.extend(violations)
+        if not self.enabled:
+            return
+        if self._upstream.truncated or len(self._events) >= MAX_TAP_EVENTS:
+            self._truncated_events = True
+            return
+        self._events.append(event)
+        self._event_chunks.append(self._upstream_count - 1)
 
     def finish(self) -> Exchange:
         """The finished exchange."""

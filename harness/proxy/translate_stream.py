@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from harness import ir
 from harness.protocols import DecodeError, StreamDecoder, StreamEncoder
-from harness.proxy.models import TranslateHooks
+from harness.proxy.models import IDENTITY_HOOKS, TranslateHooks
 from harness.proxy.tap import Recorder
 from harness.stream import GrammarChecker
 
@@ -43,13 +43,17 @@ class EventPipe:
         # Content index -> block type of the blocks open on the frontend side, to close them on a failure.
         self._open: dict[int, str] = {}
         self._tool_called = False
+        # The identity hooks (no fault injected) are skipped per event: they change nothing.
+        self._same_events = hooks.on_upstream_event is IDENTITY_HOOKS.on_upstream_event
+        self._same_bytes = hooks.on_frontend_bytes is IDENTITY_HOOKS.on_frontend_bytes
+        self._same_upstream_bytes = hooks.on_upstream_bytes is IDENTITY_HOOKS.on_upstream_bytes
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Decode a chunk of the upstream body; the frontend bytes it produces."""
         if self._decoder_failed:
             return []
         try:
-            events = self.decoder.feed(self.hooks.on_upstream_bytes(chunk))
+            events = self.decoder.feed(chunk if self._same_upstream_bytes else self.hooks.on_upstream_bytes(chunk))
         except DecodeError as exc:
             self._decoder_failed = True
             self.recorder.problem(f"upstream stream: {exc}")
@@ -90,8 +94,14 @@ class EventPipe:
         return self._emit(closing)
 
     def _pass(self, events: list[ir.StreamEvent]) -> list[bytes]:
-        if any(isinstance(e, ir.TextDelta) and e.text for e in events):
-            self.recorder.upstream_text()
+        if not events:
+            return []
+        for event in events:
+            if isinstance(event, ir.TextDelta) and event.text:
+                self.recorder.upstream_text()
+                break
+        if self._same_events:
+            return self._emit(events)
         hooked: list[ir.StreamEvent] = []
         for event in events:
             hooked.extend(self.hooks.on_upstream_event(event))
@@ -99,27 +109,31 @@ class EventPipe:
 
     def _emit(self, events: list[ir.StreamEvent]) -> list[bytes]:
         out: list[bytes] = []
+        recorder, check, encode = self.recorder, self.checker.check, self.encoder.encode
         for event in events:
-            self.recorder.events([event], self.checker.check(event))
+            recorder.event(event, check(event))
             if self.terminated:
                 continue  # recorded (the checker flags it) but never sent after the terminal event
+            terminal = event.kind in ir.TERMINAL_KINDS
             try:
-                data = self.encoder.encode(self._for_client(event))
-                if event.kind in ir.TERMINAL_KINDS:
+                data = encode(self._for_client(event) if terminal else event)
+                if terminal:
                     data += self.encoder.close() + self.hooks.on_frontend_end()
             except ValueError as exc:
                 # An event the frontend cannot express (e.g. a delta for a block that never started): it is
                 # already a grammar violation in the trace; the client's stream goes on without it.
-                self.recorder.problem(f"frontend encoder refused {event.kind}: {exc}")
+                recorder.problem(f"frontend encoder refused {event.kind}: {exc}")
                 continue
-            self._track(event)
-            if event.kind in ir.TERMINAL_KINDS:
+            if not isinstance(event, ir.TextDelta):
+                self._track(event)
+            if terminal:
                 self.terminated = True
                 if isinstance(event, ir.ErrorEvent):
-                    self.recorder.error = event.error
+                    recorder.error = event.error
             if data:
-                data = self.hooks.on_frontend_bytes(data)
-                self.recorder.frontend_chunk(data, text=isinstance(event, ir.TextDelta) and bool(event.text))
+                if not self._same_bytes:
+                    data = self.hooks.on_frontend_bytes(data)
+                recorder.frontend_chunk(data, text=isinstance(event, ir.TextDelta) and bool(event.text))
                 out.append(data)
         return out
 

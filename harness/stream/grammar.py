@@ -87,13 +87,13 @@ class GrammarChecker:
             return out
         if not self._started and at == 0:
             out.append(Violation("start_first", at, f"stream begins with {event.kind}, not message_start"))
-        match event:
+        match event:  # the classes are disjoint: deltas, by far the most common, are matched first
+            case ir.TextDelta() | ir.ThinkingDelta() | ir.ToolCallDelta():
+                out += self._delta(at, event)
             case ir.TextStart() | ir.ThinkingStart() | ir.ToolCallStart():
                 out += self._open_block(at, event.index, _STARTS[event.kind], whole=False)
             case ir.RedactedThinking():
                 out += self._open_block(at, event.index, "redacted_thinking", whole=True)
-            case ir.TextDelta() | ir.ThinkingDelta() | ir.ToolCallDelta():
-                out += self._delta(at, event)
             case ir.TextEnd() | ir.ThinkingEnd() | ir.ToolCallEnd():
                 out += self._end(at, event.index, _ENDS[event.kind])
             case ir.Done() | ir.ErrorEvent():
@@ -127,7 +127,7 @@ class GrammarChecker:
 
     def _delta(self, at: int, event: ir.TextDelta | ir.ThinkingDelta | ir.ToolCallDelta) -> list[Violation]:
         out = []
-        if isinstance(event, ir.TextDelta | ir.ThinkingDelta) and event.text == "":
+        if not isinstance(event, ir.ToolCallDelta) and event.text == "":
             out.append(Violation("empty_delta", at, f"{event.kind} on index {event.index} has no text"))
         block = self._blocks.get(event.index)
         if block is None:

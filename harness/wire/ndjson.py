@@ -119,6 +119,10 @@ class NDJSONDecoder:
         return out
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""`json.dumps` with these options builds an equal encoder on every call."""
+
+
 def encode_ndjson(value: Any) -> bytes:
     """One NDJSON line: compact JSON (UTF-8, not ASCII-escaped) and a newline."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    return _ENCODER.encode(value).encode() + b"\n"

@@ -83,7 +83,8 @@ class SSEDecoder:
         returned first and the (sticky) error is raised by the next call, so what a consumer receives before
         the error does not depend on where the chunks were cut.
         """
-        self._check_usable()
+        if self._error is not None or self._closed:
+            self._check_usable()
         out: list[SSEEvent] = []
         try:
             self._feed(chunk, out)
@@ -298,6 +299,12 @@ def encode_sse(
     newline: str = "\n",
 ) -> bytes:
     """One SSE event: optional `event:`/`id:`/`retry:` lines, one `data:` line per '\\n'-separated line, blank line."""
+    if newline == "\n" and id is None and retry is None and "\n" not in data and "\r" not in data:
+        # The common case (one line of JSON, LF): the same bytes as the general path below, built in one step.
+        if event is None:
+            return f"data: {data}\n\n".encode()
+        if "\n" not in event and "\r" not in event:
+            return f"event: {event}\ndata: {data}\n\n".encode()
     if newline not in ("\n", "\r", "\r\n"):
         raise ValueError(f"SSE line end must be LF, CR or CRLF, not {newline!r}")
     if "\r" in data:

@@ -1,11 +1,15 @@
-"""`harness.protocols.common`: the token estimate a frontend reports before its upstream has."""
+"""`harness.protocols.common`: the token estimate a frontend reports before its upstream has; JSON in and out."""
 
 from __future__ import annotations
 
 import base64
+import json
+
+import pytest
 
 from harness import ir
-from harness.protocols.common import estimate_tokens
+from harness.protocols import DecodeError
+from harness.protocols.common import dump_json, estimate_tokens, load_json
 
 
 def _request(*parts: ir.ContentPart) -> ir.Request:
@@ -19,3 +23,58 @@ def test_estimate_counts_a_file_by_its_bytes_and_an_image_as_85() -> None:
     assert estimate_tokens(_request(text)) == 10
     assert estimate_tokens(_request(text, file)) == 10 + 100  # 400 bytes
     assert estimate_tokens(_request(text, image)) == 10 + 85
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a":[1,2.5,"é"]}', ' {"a":1}', '{"a":1} ', '{"a":1}\n', "[]", '"x"', "1", "null", "true", "1e400"],
+)
+def test_load_json_reads_what_json_loads_reads(text: str) -> None:
+    assert load_json("p", text) == json.loads(text)
+    assert load_json("p", text.encode()) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "offset"),
+    [
+        ('{"a":1} x', "stream chunk is not JSON: Extra data", 18),
+        ('{"a":1}{}', "stream chunk is not JSON: Extra data", 17),
+        ("\ufeff{}", "stream chunk is not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)", 10),
+        ("", "stream chunk is not JSON: Expecting value", 10),
+        ("  ", "stream chunk is not JSON: Expecting value", 12),
+        ("[" * 100_000, "stream chunk nests too deeply", 10),
+        ("1" * 5000, "stream chunk is not usable JSON", 10),
+    ],
+)
+def test_load_json_errors_are_json_loads_errors(text: str, message: str, offset: int) -> None:
+    with pytest.raises(DecodeError) as caught:
+        load_json("p", text, offset=10, what="stream chunk")
+    assert str(caught.value).startswith(f"p: {message}")
+    assert caught.value.offset == offset
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"t": 'é \u2028 "q"', "n": [1, 2.5, None, True], "e": {}},
+        {1: "int key", 2.5: "float key", False: "bool key", None: "null key"},
+        [float("nan"), float("inf"), -float("inf"), 1e300, -0.0, 10**30],
+        "a string",
+        [[[[{"deep": [{}]}]]]],
+        ("a", "tuple"),
+    ],
+)
+def test_dump_json_writes_what_json_dumps_writes(value: object) -> None:
+    assert dump_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_dump_json_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dump_json({"a": object()})
+    with pytest.raises(TypeError, match="keys must be str"):
+        dump_json({("tuple", "key"): 1})
+
+
+def test_dump_json_is_compact_utf8_json() -> None:
+    value = {"t": 'é \u2028 "q"', "n": [1, 2.5, None, True], "e": {}}
+    assert dump_json(value) == '{"t":"é \u2028 \\"q\\"","n":[1,2.5,null,true],"e":{}}'.encode()

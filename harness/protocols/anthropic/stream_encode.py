@@ -64,7 +64,13 @@ class AnthropicStreamEncoder:
         return self._message_start(held) if held is not None else b""
 
     def _encode(self, event: ir.StreamEvent) -> bytes:
-        match event:
+        match event:  # the classes are disjoint: deltas, by far the most common, are matched first
+            case ir.TextDelta():
+                return self._delta(event.index, {"type": "text_delta", "text": event.text})
+            case ir.ThinkingDelta():
+                return self._delta(event.index, {"type": "thinking_delta", "thinking": event.text})
+            case ir.ToolCallDelta():
+                return self._delta(event.index, {"type": "input_json_delta", "partial_json": event.arguments})
             case ir.MessageStart():
                 return self._message_start(event)
             case ir.TextStart():
@@ -78,12 +84,6 @@ class AnthropicStreamEncoder:
             case ir.RedactedThinking():
                 block = {"type": "redacted_thinking", "data": event.data}
                 return self._start(event.index, block, ping=True) + self._stop(event.index)
-            case ir.TextDelta():
-                return self._delta(event.index, {"type": "text_delta", "text": event.text})
-            case ir.ThinkingDelta():
-                return self._delta(event.index, {"type": "thinking_delta", "thinking": event.text})
-            case ir.ToolCallDelta():
-                return self._delta(event.index, {"type": "input_json_delta", "partial_json": event.arguments})
             case ir.ThinkingEnd():
                 signature = b""
                 if event.signature:

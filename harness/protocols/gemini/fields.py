@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from harness.protocols import common
@@ -21,6 +22,7 @@ PROTOCOL = "gemini"
 _UPPER = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+@lru_cache(maxsize=1024)  # field names come from code: a few dozen, looked up on every chunk
 def snake(name: str) -> str:
     """The snake_case spelling of a camelCase field name (`thoughtSignature` -> `thought_signature`)."""
     return _UPPER.sub("_", name).lower()
@@ -73,6 +75,8 @@ def _read(offset: int | None) -> Reader:
 
 def as_object(value: Any, what: str, offset: int | None = None) -> dict[str, Any]:
     """`value` if it is a JSON object, else `DecodeError` naming `what`."""
+    if isinstance(value, dict):  # read on every chunk: the Reader only for the error
+        return value
     return _read(offset).as_obj(value, what)
 
 
@@ -83,11 +87,15 @@ def opt_object(value: Any, what: str, offset: int | None = None) -> dict[str, An
 
 def as_list(value: Any, what: str, offset: int | None = None) -> list[Any]:
     """`value` if it is a JSON array (None counts as empty), else `DecodeError`."""
+    if isinstance(value, list):
+        return value
     return _read(offset).as_list(value, what)
 
 
 def as_str(value: Any, what: str, offset: int | None = None) -> str:
     """`value` if it is a string, else `DecodeError`."""
+    if isinstance(value, str):
+        return value
     return _read(offset).as_str(value, what)
 
 
@@ -114,6 +122,8 @@ def opt_float(value: Any, what: str, offset: int | None = None) -> float | None:
 
 def opt_bool(value: Any, what: str, offset: int | None = None) -> bool | None:
     """`value` if it is a boolean, None if absent, else `DecodeError`."""
+    if value is None or isinstance(value, bool):
+        return value
     return _read(offset).as_bool(value, what)
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
 
 from harness import ir
 from harness.protocols import common
@@ -46,6 +47,34 @@ class _ToolCall:
     closed: bool = False
 
 
+class _ChoicePaths(NamedTuple):
+    """The paths of one choice's fields, as errors name them (built once per choice index, not per chunk)."""
+
+    choice: str
+    choice_index: str
+    delta: str
+    finish_reason: str
+    signature: str
+    content: str
+    refusal: str
+    tool_calls: str
+
+
+@lru_cache(maxsize=64)
+def _choice_paths(i: int) -> _ChoicePaths:
+    delta = f"choices[{i}].delta"
+    return _ChoicePaths(
+        f"choices[{i}]",
+        f"choices[{i}].index",
+        delta,
+        f"choices[{i}].finish_reason",
+        f"{delta}.{REASONING_SIGNATURE}",
+        f"{delta}.content",
+        f"{delta}.refusal",
+        f"{delta}.tool_calls",
+    )
+
+
 class ChatStreamDecoder:
     """Feed SSE bytes, get IR events; one instance per streamed response."""
 
@@ -63,13 +92,15 @@ class ChatStreamDecoder:
         self._stop: ir.StopReason | None = None
         self._refused = False
         self._usage: ir.Usage | None = None
+        self._reasoning_fields = frozenset(profile.reasoning_fields_read)
 
     # --- public ---------------------------------------------------------------------------------------
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
         for event in self._sse.feed(chunk):
             self._on_event(event)
-        return self._take()
+        out, self._events = self._events, []
+        return out
 
     def close(self) -> list[ir.StreamEvent]:
         """End of input: flush a final unterminated event, and end a stream that lacked `[DONE]` as malformed."""
@@ -127,22 +158,28 @@ class ChatStreamDecoder:
     def _on_chunk(self, r: Reader, chunk: JSONDict) -> None:
         if not self._started:
             self._start(r, chunk)
-        usage = decode_usage(self.profile, r, chunk.get("usage"))
-        if usage is not None:
-            self._usage = usage if self._usage is None else self._usage.merged(usage)
+        raw_usage = chunk.get("usage")
+        if raw_usage is not None:
+            usage = decode_usage(self.profile, r, raw_usage)
+            if usage is not None:
+                self._usage = usage if self._usage is None else self._usage.merged(usage)
         error = chunk.get("error")
         if error is not None:
             inner = r.obj(error, "error") if not isinstance(error, str) else {"message": error}
             self._fail(error_from_object(self.profile, inner, None, None))
             return
+        # The checks below are the Reader's, made inline for the values that pass them (this runs per chunk).
         for i, item in enumerate(r.opt_lst(chunk.get("choices"), "choices")):
-            choice = r.obj(item, f"choices[{i}]")
-            if r.opt_int(choice.get("index", 0), f"choices[{i}].index") != 0:
-                r.fail(f"choices[{i}].index", "only n=1 streams are supported")
-            delta = r.opt_obj(choice.get("delta"), f"choices[{i}].delta") or {}
-            self._on_delta(r, delta, f"choices[{i}].delta")
-            finish = r.opt_str(choice.get("finish_reason"), f"choices[{i}].finish_reason")
+            paths = _choice_paths(i)
+            choice = item if isinstance(item, dict) else r.obj(item, paths.choice)
+            index = choice.get("index", 0)
+            if (type(index) is not int or index != 0) and r.opt_int(index, paths.choice_index) != 0:
+                r.fail(paths.choice_index, "only n=1 streams are supported")
+            delta = choice.get("delta")
+            self._on_delta(r, delta if isinstance(delta, dict) else r.opt_obj(delta, paths.delta) or {}, paths)
+            finish = choice.get("finish_reason")
             if finish is not None:
+                finish = r.str_(finish, paths.finish_reason)
                 # Block ends go out now; the Done waits for the usage chunk and [DONE].
                 self._close_all()
                 self._stop = stop_reason(self.profile, finish, refused=self._refused)
@@ -154,24 +191,29 @@ class ChatStreamDecoder:
         extras = decode_extras(self.profile, chunk)
         self._events.append(ir.MessageStart(id=self._response_id, model=model, extras=extras))
 
-    def _on_delta(self, r: Reader, delta: JSONDict, path: str) -> None:
-        if legacy_call(delta.get("function_call")):
+    def _on_delta(self, r: Reader, delta: JSONDict, paths: _ChoicePaths) -> None:
+        path = paths.delta
+        if delta.get("function_call") is not None and legacy_call(delta["function_call"]):
             r.fail(f"{path}.function_call", "the legacy functions API is not supported")
-        thinking = first_reasoning(self.profile, r, delta, path)
-        if thinking:
-            self._text("thinking", thinking)
-        signature = r.opt_str(delta.get(REASONING_SIGNATURE), f"{path}.{REASONING_SIGNATURE}")
+        if not self._reasoning_fields.isdisjoint(delta):
+            thinking = first_reasoning(self.profile, r, delta, path)
+            if thinking:
+                self._text("thinking", thinking)
+        signature = delta.get(REASONING_SIGNATURE)
         if signature is not None:
-            self._sign(signature)
-        text = content_text(r, delta.get("content"), f"{path}.content")
-        refusal = r.opt_str(delta.get("refusal"), f"{path}.refusal")
-        if refusal:
+            self._sign(r.str_(signature, paths.signature))
+        content = delta.get("content")
+        text = content if isinstance(content, str) else content_text(r, content, paths.content)
+        refusal = delta.get("refusal")
+        if refusal is not None and r.str_(refusal, paths.refusal):
             self._refused = True
             text += refusal
         if text:
             self._text("text", text, refusal=bool(refusal) and text == refusal)
-        for j, item in enumerate(r.opt_lst(delta.get("tool_calls"), f"{path}.tool_calls")):
-            self._on_tool_fragment(r, r.obj(item, f"{path}.tool_calls[{j}]"), f"{path}.tool_calls[{j}]")
+        tool_calls = delta.get("tool_calls")
+        if tool_calls is not None:
+            for j, item in enumerate(r.lst(tool_calls, paths.tool_calls)):
+                self._on_tool_fragment(r, r.obj(item, f"{path}.tool_calls[{j}]"), f"{path}.tool_calls[{j}]")
 
     # --- blocks ---------------------------------------------------------------------------------------
     def _open_block(self, kind: BlockKind) -> int:

@@ -28,7 +28,7 @@ from harness import ir
 from harness.protocols import common
 from harness.protocols.openai.errors import error_object
 from harness.protocols.openai.mapping import encode_usage, finish_reason
-from harness.protocols.openai.profile import JSONDict, Profile
+from harness.protocols.openai.profile import JSONDict, Profile, same
 from harness.protocols.openai.response import PLACEHOLDER_ID
 from harness.protocols.reference import number, token
 from harness.wire.sse import encode_sse
@@ -41,7 +41,12 @@ _UNSET: Any = object()
 def obfuscation(chunk: JSONDict) -> str:
     """OpenAI's `obfuscation` padding for a chunk: 0-15 random-looking characters, here derived from the chunk
     itself so the same stream always pads the same."""
-    seed = common.dump_json(chunk).decode("utf-8")
+    return _pad(common.dump_text(chunk))
+
+
+def _pad(seed: str) -> str:
+    """The padding for a chunk whose JSON text is `seed` (a lone surrogate fails in `number`, as it would when
+    the chunk is encoded to UTF-8)."""
     return token(seed, number(seed, 0, 15))
 
 
@@ -80,6 +85,12 @@ class ChatStreamEncoder:
         elif self.style.usage_null == "always" or (self.style.usage_null == "with_usage" and self.include_usage):
             chunk["usage"] = None
         if self.style.obfuscation:
+            if "obfuscation" not in chunk and self.profile.encode_chunk is same:
+                # The padding is the chunk's last key and nothing rewrites the chunk: its text is the seed's with
+                # the padding appended, the same text as encoding the padded chunk again.
+                seed = common.dump_text(chunk)
+                padded = f"{seed[:-1]},{common.dump_text('obfuscation')}:{common.dump_text(_pad(seed))}}}"
+                return encode_sse(padded)
             chunk["obfuscation"] = obfuscation(chunk)
         return encode_sse(common.dump_json(self.profile.encode_chunk(chunk)).decode("utf-8"))
 
@@ -127,12 +138,13 @@ class ChatStreamEncoder:
             out += self._flush_call(event)
             if isinstance(event, ir.ToolCallDelta) and event.index == held.index:
                 return out  # its arguments went out with the call
-        empty = isinstance(event, ir.TextDelta | ir.ThinkingDelta) and not event.text
-        if (
-            isinstance(event, ir.TextDelta | ir.ThinkingDelta | ir.ToolCallStart | ir.Done | ir.ErrorEvent)
-            and not empty
-        ):
-            out += self._role(event)
+        if self._role_pending:  # else `_role` has nothing to send
+            empty = isinstance(event, ir.TextDelta | ir.ThinkingDelta) and not event.text
+            if (
+                isinstance(event, ir.TextDelta | ir.ThinkingDelta | ir.ToolCallStart | ir.Done | ir.ErrorEvent)
+                and not empty
+            ):
+                out += self._role(event)
         return out + self._event(event)
 
     def _start(self, event: ir.MessageStart) -> bytes:

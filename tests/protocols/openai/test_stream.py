@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from harness import ir
-from harness.protocols import DecodeError, decode_events, encode_events
+from harness.protocols import DecodeError, common, decode_events, encode_events
+from harness.protocols.openai.stream_encode import obfuscation
 from harness.stream import validate
 from harness.wire.errors import WireError
 from tests.protocols.openai.support import OPENAI, check_stream, sse_payloads
@@ -270,3 +271,20 @@ def test_encoder_drops_redacted_thinking_and_signatures() -> None:
     assert sse_payloads(body)[1]["choices"][0]["delta"] == {"reasoning_content": "t"}
     usage = sse_payloads(body)[-1]["usage"]
     assert (usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]) == (0, 0, 0)
+
+
+def test_obfuscated_chunk_is_the_padded_chunk_encoded() -> None:
+    """The encoder writes an obfuscated chunk by appending the padding to the text its seed already is; every
+    chunk must read back as the unpadded chunk plus `obfuscation: obfuscation(unpadded)`, the padding last."""
+    texts = ["a", 'é\u2028"\\', "x" * 300, "世界 🎉"]
+    events: list[ir.StreamEvent] = [ir.MessageStart(id="chatcmpl-o", model="gpt-4o"), ir.TextStart(index=0)]
+    events += [ir.TextDelta(index=0, text=t) for t in texts]
+    events += [ir.TextEnd(index=0), ir.Done(stop_reason=ir.StopReason(kind="end_turn"))]
+    body = encode_events(OPENAI, events)
+    lines = [line.removeprefix(b"data: ") for line in body.split(b"\n") if line.startswith(b"data: {")]
+    assert len(lines) == len(texts) + 3  # role chunk, deltas, finish chunk, usage chunk
+    for line in lines:
+        payload = json.loads(line)
+        padding = payload.pop("obfuscation")
+        assert padding == obfuscation(payload)
+        assert line == common.dump_json({**payload, "obfuscation": padding})
