@@ -137,7 +137,25 @@ def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
     )
 
 
-def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> list[Loss]:
+MATCH_CACHE = 4096
+"""Entries kept by each cache of which models a node signature is (few signatures and loss lists recur)."""
+_matched: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _models_of(
+    node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...], models: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The `models` that `node` is (`_is`), shared by every node of its signature across calls."""
+    key = (signature, models)
+    hit = _matched.get(key)
+    if hit is None:
+        if len(_matched) >= MATCH_CACHE:
+            _matched.clear()
+        hit = _matched[key] = tuple(model for model in models if _is(node, parent_key, model))
+    return hit
+
+
+def _live(trees: Sequence[Any], losses: Sequence[Loss], root_key: str | None) -> list[Loss]:
     """The losses that can find something to remove in one of the trees, in order (one walk for all of them).
 
     Stripping only removes nodes and fields (a dropped dict value becomes None), so a model, a field or a field
@@ -155,13 +173,14 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
+    names = tuple(fields)
 
     def visit(node: Any, parent_key: str | None) -> None:
         nonlocal orphans
         if isinstance(node, dict):
             signature = _signature(node, parent_key)
             if signature not in pending:
-                models = [model for model in fields if _is(node, parent_key, model)]
+                models = _models_of(node, parent_key, signature, names)
                 found.update((model, None) for model in models)
                 pending[signature] = [(model, field) for model in models for field in fields[model]]
                 read[signature] = [(model, field) for model in models for field in valued[model]]
@@ -185,7 +204,7 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
     for tree in trees:
         visit(tree, root_key)
     if orphans:
-        return losses
+        return list(losses)
     return [
         loss
         for loss in losses
@@ -244,6 +263,7 @@ class _Fused:
     def __init__(self, losses: Sequence[Loss]) -> None:
         self.losses = losses
         self._plans: dict[tuple[Any, ...], tuple[bool, tuple[str, ...]]] = {}
+        """Each node signature's plan (bounded: a tree's signatures are few, but a caller's keys may vary)."""
 
     def _plan(self, node: dict[str, Any], parent_key: str | None) -> tuple[bool, tuple[str, ...]]:
         """(whether some loss drops the node, the fields the others remove from it)."""
@@ -253,6 +273,8 @@ class _Fused:
             matched = [loss for loss in self.losses if _is(node, parent_key, loss.model)]
             drop = any(loss.field is None for loss in matched)
             fields = tuple(dict.fromkeys(loss.field for loss in matched if loss.field is not None))
+            if len(self._plans) >= MATCH_CACHE:
+                self._plans.clear()
             plan = self._plans[signature] = (drop, fields)
         return plan
 
@@ -293,6 +315,12 @@ class _Fused:
             node.pop(field, None)
 
 
+@functools.lru_cache(maxsize=256)
+def _fused(losses: tuple[Loss, ...]) -> _Fused:
+    """One `_Fused` per list of losses, so that its plans serve every case with these losses."""
+    return _Fused(losses)
+
+
 def apply_losses(
     left: Any,
     right: Any,
@@ -311,13 +339,13 @@ def apply_losses(
     the losses before it are applied first.
     """
     a, b = (left, right) if owned else (json_copy(left), json_copy(right))
-    wanted = [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
+    wanted = _wanted(tuple(keys), scope)
     batch: list[Loss] = []
 
     def flush() -> None:
         nonlocal a, b
         if batch:
-            fused = _Fused(list(batch))
+            fused = _fused(tuple(batch))
             a, b = fused.strip(a, root_key), fused.strip(b, root_key)
             batch.clear()
 
@@ -334,6 +362,14 @@ def apply_losses(
         batch.append(loss)
     flush()
     return a, b
+
+
+@functools.lru_cache(maxsize=256)  # a run's cases name the same few lists of keys
+def _wanted(keys: tuple[str, ...], scope: Scope | None) -> tuple[Loss, ...]:
+    """The parsed losses of `keys` (with their event twins) that apply in `scope`."""
+    return tuple(
+        loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)
+    )
 
 
 def _expand(losses: Iterable[Loss]) -> list[Loss]:

@@ -30,19 +30,28 @@ def _walk(node: Any, fn: Callable[[dict[str, Any]], None]) -> None:
                 _walk(value, fn)
     elif isinstance(node, list):
         for item in node:
-            if isinstance(item, (dict, list)):
+            if isinstance(item, dict):  # `_walk(item, fn)` inlined: a stream is a long list of small dicts
+                fn(item)
+                for value in item.values():
+                    if isinstance(value, (dict, list)):
+                        _walk(value, fn)
+            elif isinstance(item, list):
                 _walk(item, fn)
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""The JSON scalars, by exact type: `json_copy` gives them back as they are."""
 
 
 def json_copy(value: Any) -> Any:
     """A deep copy of JSON data (dicts, lists, strings, numbers, None), several times faster than `copy.deepcopy`;
     any other value inside is copied by `copy.deepcopy`."""
     kind = type(value)
-    if kind is dict:
-        return {key: json_copy(item) for key, item in value.items()}
+    if kind is dict:  # a scalar item is taken as it is here, not through a call (most of a view is scalars)
+        return {key: item if type(item) in _LEAVES else json_copy(item) for key, item in value.items()}
     if kind is list:
-        return [json_copy(item) for item in value]
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return [item if type(item) in _LEAVES else json_copy(item) for item in value]
+    if kind in _LEAVES:
         return value
     return copy.deepcopy(value)
 
@@ -85,12 +94,10 @@ def _tool_call_ids(out: View) -> View:
     seen: dict[str, str] = {}
 
     def fix(node: dict[str, Any]) -> None:
-        for key in ("id", "tool_call_id"):
-            kind = node.get("kind")
-            if key == "id" and kind not in ("tool_call", "tool_call_start"):
-                continue
-            if isinstance(node.get(key), str):
-                node[key] = seen.setdefault(node[key], f"<call:{len(seen)}>")
+        if node.get("kind") in ("tool_call", "tool_call_start") and isinstance(node.get("id"), str):
+            node["id"] = seen.setdefault(node["id"], f"<call:{len(seen)}>")
+        if isinstance(node.get("tool_call_id"), str):
+            node["tool_call_id"] = seen.setdefault(node["tool_call_id"], f"<call:{len(seen)}>")
 
     _walk(out, fix)
     return out
