@@ -493,6 +493,7 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (usage_zero_details, _usage_zero_details),
     (opaque_signatures, _opaque_signatures),
     (blocks_in_order, _blocks_in_order),
+    (text_runs_joined, _text_runs_joined),
 )
 
 

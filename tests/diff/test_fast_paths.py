@@ -97,7 +97,8 @@ def test_apply_on_one_copy_equals_each_rule_in_turn(response: ir.Response, chunk
     view = response_view(response, chunk, None)
     snapshot = repr(view)
     rules = (*n.DEFAULT_RULES[:3], shout, *n.DEFAULT_RULES[3:])
-    for chosen in (n.DEFAULT_RULES, rules):
+    pipeline_rules = (n.start_usage_reported, n.text_runs_joined, n.blocks_in_order, n.opaque_signatures)
+    for chosen in (n.DEFAULT_RULES, rules, pipeline_rules):
         expected = view
         for rule in chosen:
             expected = rule(expected)
