@@ -329,23 +329,46 @@ def coalesce_deltas(view: View) -> View:
     return _coalesce_deltas(json_copy(view))
 
 
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}
+"""The field a delta event of each kind adds to its block."""
+
+
 def _coalesce_deltas(out: View) -> View:
     events = out.get("events")
     if not isinstance(events, list):
         return out
     merged: list[dict[str, Any]] = []
+    more: list[Any] = []  # what the later deltas of a run add to the last merged event's field, joined once
     for event in events:
         kind = event.get("kind")
         if kind == "usage":
             continue
-        field = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}.get(kind or "")
+        field = _DELTA_FIELDS.get(kind or "")
         last = merged[-1] if merged else None
         if field and last and last.get("kind") == kind and last.get("index") == event.get("index"):
-            last[field] += event[field]
+            more.append(event[field])
             continue
+        _extend(merged, more)
         merged.append(event)
+    _extend(merged, more)
     out["events"] = merged
     return out
+
+
+def _extend(merged: list[dict[str, Any]], more: list[Any]) -> None:
+    """The last merged event's field with `more` added, as `+=` one at a time would (in one join for text)."""
+    if not more:
+        return
+    last = merged[-1]
+    field = _DELTA_FIELDS[last["kind"]]
+    value = last[field]
+    if type(value) is str and all(type(piece) is str for piece in more):
+        last[field] = "".join([value, *more])
+    else:
+        for piece in more:
+            value += piece
+        last[field] = value
+    more.clear()
 
 
 def tool_arguments_text(view: View) -> View:
