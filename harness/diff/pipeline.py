@@ -57,6 +57,11 @@ def sdk_view(trace: RunTrace) -> View:
     return view
 
 
+def clear_views() -> None:
+    """Forget the SDK views kept (a benchmark builds them afresh)."""
+    _views.clear()
+
+
 def _sdk_view(trace: RunTrace) -> View:
     response = trace.sdk.response
     if response is None and trace.sdk.events is not None:
