@@ -183,8 +183,8 @@ def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[L
     saves one or two walks of both trees per key. Kept in step with `_strip` by tests/diff/test_fast_paths.py.
     """
     fields, valued, names = wanted.fields, wanted.valued, wanted.names
-    # By node signature: [the (model, field) pairs of its models not found yet, the valued ones to read].
-    state: dict[tuple[Any, ...], list[list[tuple[str, str]]]] = {}
+    # By node signature: [the (model, field) pairs of its models not found yet, their fields, the valued pairs to read].
+    state: dict[tuple[Any, ...], list[Any]] = {}
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
@@ -198,11 +198,13 @@ def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[L
                 models = _models_of(node, parent_key, signature, names)
                 found.update((model, None) for model in models)
                 pending = [(model, field) for model in models for field in fields[model]]
-                seen = state[signature] = [pending, [(model, field) for model in models for field in valued[model]]]
-            pending, read = seen
-            if pending and any(field in node for _, field in pending):
+                reads = [(model, field) for model in models for field in valued[model]]
+                seen = state[signature] = [pending, {field for _, field in pending}, reads]
+            pending, names_pending, read = seen
+            if pending and not names_pending.isdisjoint(node.keys()):
                 found.update(pair for pair in pending if pair[1] in node)
                 seen[0] = [pair for pair in pending if pair not in found]
+                seen[1] = {field for _, field in seen[0]}
             for model, field in read:
                 # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
                 values.add((model, field, str(node.get(field))))
