@@ -139,3 +139,25 @@ def test_two_runs_that_saw_nothing_through_an_unknown_protocol_still_cannot_be_c
     with pytest.raises(UnknownLossesError, match="no-such-wire"):
         compared_views(reference, compared)
     assert compared_views(reference, compared, rules=(), losses=False)[1]["response"] is None
+
+
+def test_the_report_shows_the_views_the_judge_compared_and_only_for_the_runs_it_compared() -> None:
+    from harness.diff import Compared
+    from harness.trace.slim import slim
+
+    kept: dict[str, Compared] = {}
+    result = judge(CASE, _runs(), keep=kept)
+    handed = kept[CASE.case_id]
+    assert handed.of(result) is handed.views
+    assert handed.views == compared_views(result.runs["baseline_frontend"], result.runs["translated"])
+    with_views, without = Pack("r", []), Pack("r", [])
+    with_views.add(result, handed)
+    without.add(result)
+    assert with_views.payload() == without.payload()
+    # A case whose runs are no longer those compared (slimmed, or read back) builds its own views.
+    assert handed.of(slim(result)) is None
+    stale = Compared(result.runs["baseline_frontend"], _runs()["translated"], ({"stale": 1}, {"stale": 2}))
+    assert stale.of(result) is None
+    stale_pack = Pack("r", [])
+    stale_pack.add(result, stale)
+    assert stale_pack.payload() == without.payload()
