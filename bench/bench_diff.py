@@ -8,6 +8,9 @@ Contenders, each on the same pair of views:
 - `compare`: `harness.diff.compare` (every normalization rule on both sides, then deepdiff), what the runner does
   for each case's response side;
 - `normalize`: the rules alone, to split the cost;
+- `pipeline`: what the judge does for a case's response side (`harness.diff.response_divergences` on two run
+  traces, an Anthropic client's baseline against its translation through an OpenAI backend): both SDK views
+  built from the events (the cache of views emptied each time), the declared losses, the rules, the diff;
 - `deepdiff raw`: `diff_views` on the views without normalization (deepdiff on the 10k-event lists);
 - `reference`: `==` on the two views plus `json.dumps` of both (the least any comparison must do: touch all).
 
@@ -23,9 +26,10 @@ from dataclasses import dataclass
 
 from bench._timing import Timing, interleaved_best
 from harness import ir
-from harness.diff import Divergence, compare, diff_views
+from harness.diff import Divergence, compare, diff_views, pipeline, response_divergences
 from harness.diff import normalize as n
 from harness.stream import accumulate, validate
+from harness.trace import Run, RunTrace, SdkView
 
 EVENTS_ENV = "BENCH_DIFF_EVENTS"
 ROUNDS_ENV = "BENCH_DIFF_ROUNDS"
@@ -114,12 +118,31 @@ class Row:
     timing: Timing
 
 
-def contenders(left: n.View, right: n.View, *, raw: bool) -> dict[str, Callable[[], int]]:
+def traces(pair: Pair) -> tuple[RunTrace, RunTrace]:
+    """The pair as a frontend baseline and a translated run (an Anthropic client, through an OpenAI backend)."""
+    baseline = Run("baseline_frontend", "anthropic", "anthropic", "long-output", True)
+    translated = Run("translated", "anthropic", "openai", "long-output", True)
+    return (
+        RunTrace.of(baseline, "bench", sdk=SdkView(events=pair.left)),
+        RunTrace.of(translated, "bench", sdk=SdkView(events=pair.right)),
+    )
+
+
+def judged(reference_run: RunTrace, translated: RunTrace) -> int:
+    """The case's response side as the judge compares it, its SDK views built afresh."""
+    pipeline.clear_views()
+    return len(response_divergences(reference_run, translated))
+
+
+def contenders(
+    left: n.View, right: n.View, runs_of: tuple[RunTrace, RunTrace], *, raw: bool
+) -> dict[str, Callable[[], int]]:
     """The callables to time; `raw` adds deepdiff on the un-normalized views (slow on long lists)."""
     runs: dict[str, Callable[[], int]] = {
         "reference": lambda: reference(left, right),
         "normalize": lambda: len(n.apply(left)["events"]) + len(n.apply(right)["events"]),
         "compare": lambda: len(compare(left, right)),
+        "pipeline": lambda: judged(*runs_of),
     }
     if raw:
         runs["deepdiff raw"] = lambda: len(diff_views(left, right))
@@ -137,7 +160,7 @@ def main() -> None:
     left, right = view(pair.left), view(pair.right)
     found = compare(left, right)
     check(found, pair)
-    timings = interleaved_best(contenders(left, right, raw=True), rounds=rounds, warmup=1)
+    timings = interleaved_best(contenders(left, right, traces(pair), raw=True), rounds=rounds, warmup=1)
     events = len(pair.left) + len(pair.right)
     base = timings["reference"].best_ns
     print(f"traces: {len(pair.left)} and {len(pair.right)} events; {len(found)} divergences, first: {found[0].path}")

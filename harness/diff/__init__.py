@@ -5,7 +5,14 @@ from harness.diff.compare import Divergence, compare, diff_views, normalize_pair
 from harness.diff.judge import CLIENT_CRASH, LEAK_CHECK, judge, outcome, unsupported
 from harness.diff.losses import LossKeyError, apply_losses, parse_loss, valid_keys
 from harness.diff.normalize import DEFAULT_RULES, View
-from harness.diff.pipeline import UnknownLossesError, compared_views, request_side, response_divergences, sdk_view
+from harness.diff.pipeline import (
+    Compared,
+    UnknownLossesError,
+    compared_views,
+    request_side,
+    response_divergences,
+    sdk_view,
+)
 from harness.diff.request_side import request_divergences
 from harness.diff.triage import RunOutcome, Triage, triage
 from harness.trace.model import Verdict
@@ -14,6 +21,7 @@ __all__ = [
     "CLIENT_CRASH",
     "DEFAULT_RULES",
     "LEAK_CHECK",
+    "Compared",
     "Divergence",
     "LossKeyError",
     "RunOutcome",

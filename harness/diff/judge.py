@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from harness.checks import CLIENT_CRASH, LEAK, across_runs
-from harness.diff.compare import Divergence
-from harness.diff.pipeline import request_side, response_divergences
+from harness.diff.compare import Divergence, diff_views
+from harness.diff.pipeline import Compared, compared_views, request_side
 from harness.diff.triage import RunOutcome, Triage, triage
 from harness.trace.identity import Case
 from harness.trace.model import CaseResult, Check, Deviation, DivergenceJSON, RunTrace, Verdict
@@ -126,13 +126,19 @@ def with_checks_across_runs(case: Case, runs: Mapping[str, RunTrace]) -> Mapping
     return {**runs, "translated": translated.model_copy(update=update)}
 
 
-def judge(case: Case, runs: Mapping[str, RunTrace], *, backend_reached: bool = False) -> CaseResult:
+def judge(
+    case: Case, runs: Mapping[str, RunTrace], *, backend_reached: bool = False, keep: dict[str, Compared] | None = None
+) -> CaseResult:
     """The CaseResult of one case from its three runs. `backend_reached`: whether any translated run to the
-    case's backend through an external proxy reached the replay server (see `unreached`)."""
+    case's backend through an external proxy reached the replay server (see `unreached`). `keep`: where the
+    views the response side compared are put, by case id (for the report)."""
     runs = with_checks_across_runs(case, runs)
     base_f, base_b, translated = runs["baseline_frontend"], runs["baseline_backend"], runs["translated"]
     req = request_side(translated)
-    resp = response_divergences(base_f, translated)
+    views = compared_views(base_f, translated)
+    resp = diff_views(*views)
+    if keep is not None:
+        keep[case.case_id] = Compared(base_f, translated, views)
     result = (
         leaked(runs)
         or harness_failed(runs)

@@ -137,21 +137,54 @@ def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
     )
 
 
-def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> list[Loss]:
+MATCH_CACHE = 16384
+"""Entries kept by each cache of which models a node signature is (few signatures and loss lists recur)."""
+_matched: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _models_of(
+    node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...], models: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The `models` that `node` is (`_is`), shared by every node of its signature across calls."""
+    key = (signature, models)
+    hit = _matched.get(key)
+    if hit is None:
+        if len(_matched) >= MATCH_CACHE:
+            _matched.clear()
+        hit = _matched[key] = tuple(model for model in models if _is(node, parent_key, model))
+    return hit
+
+
+class _Wanted:
+    """The losses a call applies, with what `_live` looks for in the trees (made once per list of keys)."""
+
+    def __init__(self, losses: Sequence[Loss]) -> None:
+        self.losses = tuple(losses)
+        self.fields: dict[str, set[str]] = {}
+        """Each model's fields that some loss removes."""
+        self.valued: dict[str, set[str]] = {}
+        """Each model's fields that some loss removes when they hold a given value."""
+        for loss in losses:
+            self.fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
+            self.valued.setdefault(loss.model, set()).update([loss.field] if loss.field and loss.value else [])
+        self.names = tuple(self.fields)
+        self.needs = [
+            (loss, (loss.model, loss.field), None if loss.value is None else (loss.model, loss.field or "", loss.value))
+            for loss in losses
+        ]
+        """Each loss, the (model, field) it needs found, and the (model, field, value) when it is valued."""
+
+
+def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[Loss]:
     """The losses that can find something to remove in one of the trees, in order (one walk for all of them).
 
     Stripping only removes nodes and fields (a dropped dict value becomes None), so a model, a field or a field
     value absent from both trees stays absent after any earlier strip: skipping its loss changes nothing, and
     saves one or two walks of both trees per key. Kept in step with `_strip` by tests/diff/test_fast_paths.py.
     """
-    fields: dict[str, set[str]] = {}
-    valued: dict[str, set[str]] = {}
-    for loss in losses:
-        fields.setdefault(loss.model, set()).update([loss.field] if loss.field else [])
-        valued.setdefault(loss.model, set()).update([loss.field] if loss.field and loss.value else [])
-    # By node signature: the (model, field) pairs of its models not found yet, and the valued ones to read.
-    pending: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
-    read: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
+    fields, valued, names = wanted.fields, wanted.valued, wanted.names
+    # By node signature: [the (model, field) pairs of its models not found yet, their fields, the valued pairs to read].
+    state: dict[tuple[Any, ...], list[Any]] = {}
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
@@ -160,15 +193,19 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
         nonlocal orphans
         if isinstance(node, dict):
             signature = _signature(node, parent_key)
-            if signature not in pending:
-                models = [model for model in fields if _is(node, parent_key, model)]
+            seen = state.get(signature)
+            if seen is None:
+                models = _models_of(node, parent_key, signature, names)
                 found.update((model, None) for model in models)
-                pending[signature] = [(model, field) for model in models for field in fields[model]]
-                read[signature] = [(model, field) for model in models for field in valued[model]]
-            if pending[signature] and any(field in node for _, field in pending[signature]):
-                found.update(pair for pair in pending[signature] if pair[1] in node)
-                pending[signature] = [pair for pair in pending[signature] if pair not in found]
-            for model, field in read[signature]:
+                pending = [(model, field) for model in models for field in fields[model]]
+                reads = [(model, field) for model in models for field in valued[model]]
+                seen = state[signature] = [pending, {field for _, field in pending}, reads]
+            pending, names_pending, read = seen
+            if pending and not names_pending.isdisjoint(node.keys()):
+                found.update(pair for pair in pending if pair[1] in node)
+                seen[0] = [pair for pair in pending if pair not in found]
+                seen[1] = {field for _, field in seen[0]}
+            for model, field in read:
                 # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
                 values.add((model, field, str(node.get(field))))
                 if isinstance(node.get(field), dict):
@@ -185,13 +222,8 @@ def _live(trees: Sequence[Any], losses: list[Loss], root_key: str | None) -> lis
     for tree in trees:
         visit(tree, root_key)
     if orphans:
-        return losses
-    return [
-        loss
-        for loss in losses
-        if (loss.model, loss.field) in found
-        and (loss.value is None or (loss.model, loss.field or "", loss.value) in values)
-    ]
+        return list(wanted.losses)
+    return [loss for loss, need, value in wanted.needs if need in found and (value is None or value in values)]
 
 
 def _in_unions(model: str) -> bool:
@@ -244,6 +276,7 @@ class _Fused:
     def __init__(self, losses: Sequence[Loss]) -> None:
         self.losses = losses
         self._plans: dict[tuple[Any, ...], tuple[bool, tuple[str, ...]]] = {}
+        """Each node signature's plan (bounded: a tree's signatures are few, but a caller's keys may vary)."""
 
     def _plan(self, node: dict[str, Any], parent_key: str | None) -> tuple[bool, tuple[str, ...]]:
         """(whether some loss drops the node, the fields the others remove from it)."""
@@ -253,6 +286,8 @@ class _Fused:
             matched = [loss for loss in self.losses if _is(node, parent_key, loss.model)]
             drop = any(loss.field is None for loss in matched)
             fields = tuple(dict.fromkeys(loss.field for loss in matched if loss.field is not None))
+            if len(self._plans) >= MATCH_CACHE:
+                self._plans.clear()
             plan = self._plans[signature] = (drop, fields)
         return plan
 
@@ -260,9 +295,11 @@ class _Fused:
         """The tree without what the losses remove, changed in place (the caller owns it) and given back."""
         if isinstance(tree, list):
             kept = []
+            plans = self._plans
             for item in tree:
                 if isinstance(item, dict):
-                    drop, fields = self._plan(item, parent_key)
+                    # `self._plan(item, parent_key)`, its lookup inlined: a stream is a long list of small dicts
+                    drop, fields = plans.get(_signature(item, parent_key)) or self._plan(item, parent_key)
                     if drop:
                         continue
                     self._strip_dict(item, fields)
@@ -282,7 +319,7 @@ class _Fused:
         changed), and what they remove below it."""
         for key, value in node.items():
             if isinstance(value, dict):
-                drop, inner = self._plan(value, key)
+                drop, inner = self._plans.get(_signature(value, key)) or self._plan(value, key)
                 if drop:
                     node[key] = None  # as the other side has it when the protocol could not carry the value at all
                 else:
@@ -291,6 +328,12 @@ class _Fused:
                 self.strip(value, key)
         for field in fields:
             node.pop(field, None)
+
+
+@functools.lru_cache(maxsize=2048)
+def _fused(losses: tuple[Loss, ...]) -> _Fused:
+    """One `_Fused` per list of losses, so that its plans serve every case with these losses."""
+    return _Fused(losses)
 
 
 def apply_losses(
@@ -311,13 +354,13 @@ def apply_losses(
     the losses before it are applied first.
     """
     a, b = (left, right) if owned else (json_copy(left), json_copy(right))
-    wanted = [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
+    wanted = _wanted(tuple(keys), scope)
     batch: list[Loss] = []
 
     def flush() -> None:
         nonlocal a, b
         if batch:
-            fused = _Fused(list(batch))
+            fused = _fused(tuple(batch))
             a, b = fused.strip(a, root_key), fused.strip(b, root_key)
             batch.clear()
 
@@ -336,6 +379,14 @@ def apply_losses(
     return a, b
 
 
+@functools.lru_cache(maxsize=2048)  # a run's cases name the same lists of keys (two for each protocol pair)
+def _wanted(keys: tuple[str, ...], scope: Scope | None) -> _Wanted:
+    """The parsed losses of `keys` (with their event twins) that apply in `scope`."""
+    return _Wanted(
+        [loss for loss in _expand(parse_loss(key) for key in keys) if scope is None or loss.scope in (None, scope)]
+    )
+
+
 def _expand(losses: Iterable[Loss]) -> list[Loss]:
     out = []
     for loss in losses:
@@ -348,6 +399,11 @@ def _expand(losses: Iterable[Loss]) -> list[Loss]:
 
 def valid_keys(keys: Iterable[str]) -> list[str]:
     """The keys that follow the grammar (malformed ones are reported by tests, not applied)."""
+    return list(_valid_keys(tuple(keys)))
+
+
+@functools.lru_cache(maxsize=256)  # a codec's table, for every case through it
+def _valid_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
     out = []
     for key in keys:
         try:
@@ -355,4 +411,4 @@ def valid_keys(keys: Iterable[str]) -> list[str]:
         except LossKeyError:
             continue
         out.append(key)
-    return out
+    return tuple(out)

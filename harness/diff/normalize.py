@@ -30,19 +30,28 @@ def _walk(node: Any, fn: Callable[[dict[str, Any]], None]) -> None:
                 _walk(value, fn)
     elif isinstance(node, list):
         for item in node:
-            if isinstance(item, (dict, list)):
+            if isinstance(item, dict):  # `_walk(item, fn)` inlined: a stream is a long list of small dicts
+                fn(item)
+                for value in item.values():
+                    if isinstance(value, (dict, list)):
+                        _walk(value, fn)
+            elif isinstance(item, list):
                 _walk(item, fn)
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""The JSON scalars, by exact type: `json_copy` gives them back as they are."""
 
 
 def json_copy(value: Any) -> Any:
     """A deep copy of JSON data (dicts, lists, strings, numbers, None), several times faster than `copy.deepcopy`;
     any other value inside is copied by `copy.deepcopy`."""
     kind = type(value)
-    if kind is dict:
-        return {key: json_copy(item) for key, item in value.items()}
+    if kind is dict:  # a scalar item is taken as it is here, not through a call (most of a view is scalars)
+        return {key: item if type(item) in _LEAVES else json_copy(item) for key, item in value.items()}
     if kind is list:
-        return [json_copy(item) for item in value]
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return [item if type(item) in _LEAVES else json_copy(item) for item in value]
+    if kind in _LEAVES:
         return value
     return copy.deepcopy(value)
 
@@ -85,12 +94,10 @@ def _tool_call_ids(out: View) -> View:
     seen: dict[str, str] = {}
 
     def fix(node: dict[str, Any]) -> None:
-        for key in ("id", "tool_call_id"):
-            kind = node.get("kind")
-            if key == "id" and kind not in ("tool_call", "tool_call_start"):
-                continue
-            if isinstance(node.get(key), str):
-                node[key] = seen.setdefault(node[key], f"<call:{len(seen)}>")
+        if node.get("kind") in ("tool_call", "tool_call_start") and isinstance(node.get("id"), str):
+            node["id"] = seen.setdefault(node["id"], f"<call:{len(seen)}>")
+        if isinstance(node.get("tool_call_id"), str):
+            node["tool_call_id"] = seen.setdefault(node["tool_call_id"], f"<call:{len(seen)}>")
 
     _walk(out, fix)
     return out
@@ -322,23 +329,46 @@ def coalesce_deltas(view: View) -> View:
     return _coalesce_deltas(json_copy(view))
 
 
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}
+"""The field a delta event of each kind adds to its block."""
+
+
 def _coalesce_deltas(out: View) -> View:
     events = out.get("events")
     if not isinstance(events, list):
         return out
     merged: list[dict[str, Any]] = []
+    more: list[Any] = []  # what the later deltas of a run add to the last merged event's field, joined once
     for event in events:
         kind = event.get("kind")
         if kind == "usage":
             continue
-        field = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}.get(kind or "")
+        field = _DELTA_FIELDS.get(kind or "")
         last = merged[-1] if merged else None
         if field and last and last.get("kind") == kind and last.get("index") == event.get("index"):
-            last[field] += event[field]
+            more.append(event[field])
             continue
+        _extend(merged, more)
         merged.append(event)
+    _extend(merged, more)
     out["events"] = merged
     return out
+
+
+def _extend(merged: list[dict[str, Any]], more: list[Any]) -> None:
+    """The last merged event's field with `more` added, as `+=` one at a time would (in one join for text)."""
+    if not more:
+        return
+    last = merged[-1]
+    field = _DELTA_FIELDS[last["kind"]]
+    value = last[field]
+    if type(value) is str and all(type(piece) is str for piece in more):
+        last[field] = "".join([value, *more])
+    else:
+        for piece in more:
+            value += piece
+        last[field] = value
+    more.clear()
 
 
 def tool_arguments_text(view: View) -> View:
@@ -486,6 +516,7 @@ _IN_PLACE: tuple[tuple[Rule, Rule], ...] = (
     (usage_zero_details, _usage_zero_details),
     (opaque_signatures, _opaque_signatures),
     (blocks_in_order, _blocks_in_order),
+    (text_runs_joined, _text_runs_joined),
 )
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.checks import spec_for
+from harness.diff import Compared
 from harness.report.commands import shown_dir
 from harness.report.groups import group_cases, groups_of
 from harness.report.html_case import Pack
@@ -100,11 +101,14 @@ def first_tokens(report: MatrixReport) -> list[list[Any]]:
     return [[f, b, _median(t), _median(r), len(t)] for (f, b), (t, r) in found.items()]
 
 
-def unit_pack(cases: Sequence[CaseResult], *, report_dir: str, rerun: Sequence[str]) -> str:
-    """The pack of one unit's cases (a scenario in one streaming mode: they share baselines)."""
+def unit_pack(
+    cases: Sequence[CaseResult], judged: Mapping[str, Compared] | None = None, *, report_dir: str, rerun: Sequence[str]
+) -> str:
+    """The pack of one unit's cases (a scenario in one streaming mode: they share baselines); `judged`: the views
+    their verdicts compared, by case id, as the judge handed them over."""
     pack = Pack(report_dir, list(rerun))
     for case in cases:
-        pack.add(case)
+        pack.add(case, (judged or {}).get(case.case_id))
     return pack_blob(pack.payload())
 
 

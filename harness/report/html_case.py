@@ -9,7 +9,7 @@ import hashlib
 import json
 from typing import Any
 
-from harness.diff import UnknownLossesError, compared_views
+from harness.diff import Compared, UnknownLossesError, compared_views
 from harness.report.commands import diff_command, rerun_command
 from harness.report.eventdiff import event_diff
 from harness.report.timeline import timeline
@@ -30,14 +30,16 @@ def intern(table: dict[str, Any], payload: Any) -> str:
     return key
 
 
-def compared_payload(case: CaseResult) -> tuple[dict[str, Any], str | None]:
+def compared_payload(case: CaseResult, judged: Compared | None = None) -> tuple[dict[str, Any], str | None]:
     """The views the case's verdict compared, by role (none for a case that did not run), and why they are
-    missing when they cannot be rebuilt here."""
+    missing when they cannot be rebuilt here. `judged`: the views as the judge handed them over, taken when they
+    are of the case's runs."""
     reference, translated = case.runs.get("baseline_frontend"), case.runs.get("translated")
     if reference is None or translated is None:
         return {}, None
+    views = judged.of(case) if judged is not None else None
     try:
-        left, right = compared_views(reference, translated)
+        left, right = views or compared_views(reference, translated)
     except UnknownLossesError as exc:
         return {}, str(exc)
     return {"baseline_frontend": left, "translated": right}, None
@@ -54,12 +56,20 @@ class Pack:
         self.runs: dict[str, Any] = {}
         self.views: dict[str, Any] = {}
         self.timelines: dict[str, Any] = {}
+        self._run_keys: dict[int, tuple[RunTrace, str]] = {}
+        """Each run's key in `runs`, by the id of the run (held with it): a baseline serves many cases."""
 
-    def add(self, case: CaseResult) -> None:
-        """Add one case's details."""
+    def _run_key(self, run: RunTrace) -> str:
+        seen = self._run_keys.get(id(run))
+        if seen is None or seen[0] is not run:
+            seen = self._run_keys[id(run)] = (run, intern(self.runs, _run_payload(run)))
+        return seen[1]
+
+    def add(self, case: CaseResult, judged: Compared | None = None) -> None:
+        """Add one case's details (`judged`: the views its verdict compared, as the judge handed them over)."""
         data = case.model_dump(mode="json", by_alias=True, exclude={"runs"})
-        data["runs"] = {role: intern(self.runs, _run_payload(run)) for role, run in case.runs.items()}
-        compared, missing = compared_payload(case)
+        data["runs"] = {role: self._run_key(run) for role, run in case.runs.items()}
+        compared, missing = compared_payload(case, judged)
         data["compared"] = {role: intern(self.views, view) for role, view in compared.items()}
         if missing is not None:
             data["compared_missing"] = missing

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from harness.diff import judge, unsupported
+from harness.diff import Compared, judge, unsupported
 from harness.drivers.base import DUMMY_API_KEY
 from harness.protocols import common
 from harness.record import CassetteError
@@ -203,8 +203,9 @@ class CaseRunner:
         done = Done(task.number)
         packs: dict[str, list[str]] = {}
         slimmed: SlimRuns = {}
+        kept: dict[str, Compared] = {}  # the views each verdict compared, for the writers' unit work
         for case, gap in task.cases:
-            result = self._known_note(self.judge(case, gap))
+            result = self._known_note(self.judge(case, gap, kept))
             whole = needs_triage(result)
             if self.options.keep_traces != "all" and not whole:
                 result = slim(result, slimmed)  # a clean pass keeps its verdict, checks and timings, not its wire
@@ -218,13 +219,15 @@ class CaseRunner:
             elif not whole:
                 packs.setdefault(trace_file(result), []).append(text)
             done.results.append(result)
+            if case.case_id in kept and kept[case.case_id].of(result) is None:
+                del kept[case.case_id]  # slimmed or read back: its views are not of its runs now (nor kept in memory)
             if report is not None:
                 report("case", case.case_id)
         if self.options.write_traces:
             for name, lines in packs.items():
                 write_pack(self.cases_folder, name, lines)
         if task.cases:
-            done.parts = {key: work(done.results) for key, work in self.unit_work.items()}
+            done.parts = {key: work(done.results, kept) for key, work in self.unit_work.items()}
         if task.keep_traces:
             for run, _ in task.runs:
                 outcome = self.traces[run]
@@ -271,8 +274,9 @@ class CaseRunner:
             self.run_all({run: case.case_id for run in runs_of(case).values()})
         return self.judge(case, gap)
 
-    def judge(self, case: Case, gap: str | None) -> CaseResult:
-        """The verdict of one case from its cached runs (`gap`: the missing capability, if any)."""
+    def judge(self, case: Case, gap: str | None, keep: dict[str, Compared] | None = None) -> CaseResult:
+        """The verdict of one case from its cached runs (`gap`: the missing capability, if any; `keep`: where the
+        views its response side compared are put, by case id)."""
         if gap is not None:
             return unsupported(case, gap)
         runs = {role: self.traces[run] for role, run in runs_of(case).items()}
@@ -281,7 +285,8 @@ class CaseRunner:
                 return unsupported(case, result.reason)
         traces: dict[str, RunTrace] = {role: t for role, t in runs.items() if isinstance(t, RunTrace)}
         # A baseline failing its own scenario on a reference recording: a scenario error (exit 2), not a backend issue.
-        return checked(judge(case, traces, backend_reached=self.backend_reached(case.backend)), self.options.cassettes)
+        reached = self.backend_reached(case.backend)
+        return checked(judge(case, traces, backend_reached=reached, keep=keep), self.options.cassettes)
 
     def backend_reached(self, backend: str) -> bool:
         """Whether any translated run to `backend` so far reached it (through an external proxy: the replay server

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from harness.diff.pipeline import Compared
 from harness.trace.model import CaseResult
 
 EXIT_HARNESS_ERROR = 2
@@ -91,9 +92,11 @@ class CaseJudged:
     """The judged case."""
 
 
-UnitWork = Callable[[Sequence[CaseResult]], str]
+UnitWork = Callable[[Sequence[CaseResult], Mapping[str, Compared]], str]
 """What a writer makes of one unit's judged cases, done where they were judged (in a worker process, in
-parallel) and sent back in `UnitDone`: a module-level function, or a partial of one, so that it pickles."""
+parallel) and sent back in `UnitDone`: a module-level function, or a partial of one, so that it pickles. It is
+also given the views the verdicts compared, by case id (of the cases kept whole, whose runs are still the
+judged ones)."""
 
 
 @dataclass(frozen=True)

@@ -243,9 +243,12 @@ def test_bench_diff_small_run_prints_every_contender_against_the_reference(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "traces: 300 and 299 events; 4 divergences, first: events[2].text"
     rows = {line.split()[0]: line.split()[-3:] for line in lines[2:]}
-    assert list(rows) == ["reference", "normalize", "compare", "deepdiff"]
+    assert list(rows) == ["reference", "normalize", "compare", "pipeline", "deepdiff"]
     assert rows["reference"][-1] == "1.0"
     assert all(float(ms) > 0 and float(ratio) > 0 for ms, _rate, ratio in rows.values())
+    # The pipeline contender judges the same two streams as run traces: it finds the changed text too.
+    found = bench_diff.judged(*bench_diff.traces(bench_diff.build_pair(300)))
+    assert found >= 2
 
 
 # --- bench/bench_matrix.py ------------------------------------------------------------------------------

@@ -97,7 +97,8 @@ def test_apply_on_one_copy_equals_each_rule_in_turn(response: ir.Response, chunk
     view = response_view(response, chunk, None)
     snapshot = repr(view)
     rules = (*n.DEFAULT_RULES[:3], shout, *n.DEFAULT_RULES[3:])
-    for chosen in (n.DEFAULT_RULES, rules):
+    pipeline_rules = (n.start_usage_reported, n.text_runs_joined, n.blocks_in_order, n.opaque_signatures)
+    for chosen in (n.DEFAULT_RULES, rules, pipeline_rules):
         expected = view
         for rule in chosen:
             expected = rule(expected)
@@ -157,3 +158,42 @@ def test_a_part_without_its_source_is_dropped_even_when_no_key_matches() -> None
     got = apply_losses({"request": request}, {"request": request}, keys)
     assert got == plain_apply_losses({"request": request}, {"request": request}, keys, None, None)
     assert got[0]["request"]["messages"][0]["content"] == [{"kind": "text"}]
+
+
+def plain_coalesce(view: n.View) -> n.View:
+    """`coalesce_deltas` as first written: each delta added to its run's first event with `+=`."""
+    out = copy.deepcopy(view)
+    merged: list[dict[str, Any]] = []
+    for event in out["events"]:
+        kind = event.get("kind")
+        if kind == "usage":
+            continue
+        field = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}.get(kind or "")
+        last = merged[-1] if merged else None
+        if field and last and last.get("kind") == kind and last.get("index") == event.get("index"):
+            last[field] += event[field]
+            continue
+        merged.append(event)
+    out["events"] = merged
+    return out
+
+
+delta_events = st.lists(
+    st.builds(
+        lambda kind, index, text: {
+            "kind": kind,
+            "index": index,
+            "text" if kind != "tool_call_delta" else "arguments": text,
+        },
+        st.sampled_from(["text_delta", "thinking_delta", "tool_call_delta", "usage", "text_start", "text_end"]),
+        st.integers(0, 2),
+        st.text(max_size=3),
+    ),
+    max_size=30,
+)
+
+
+@given(delta_events)
+def test_coalescing_joins_each_run_as_adding_one_delta_at_a_time_does(events: list[dict[str, Any]]) -> None:
+    view: n.View = {"response": None, "events": events, "error": None}
+    assert n.coalesce_deltas(view) == plain_coalesce(view)

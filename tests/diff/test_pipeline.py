@@ -11,7 +11,8 @@ import pytest
 
 from harness import ir
 from harness.cli import main
-from harness.diff import compared_views, judge, response_divergences, sdk_view
+from harness.diff import UnknownLossesError, compared_views, judge, response_divergences, sdk_view
+from harness.diff import normalize as n
 from harness.report.html_case import Pack
 from harness.trace import Case, CaseResult, Run, RunTrace, SdkView, Verdict, write_case
 from harness.trace.writer import case_file_name
@@ -110,3 +111,53 @@ def test_a_streamed_run_is_compared_on_its_accumulated_response() -> None:
     view = sdk_view(RunTrace.of(run, "c", sdk=SdkView(events=events)))
     assert view["response"]["content"] == [{"kind": "text", "text": "Hello"}]
     assert json.dumps(view)  # plain JSON data
+
+
+def test_two_runs_that_saw_nothing_compare_as_the_whole_pipeline_compares_them() -> None:
+    # A slim run (a clean pass kept without its SDK view) is compared by a shortcut: the same views, for every
+    # pair of protocols, with and without rules and losses, and with checks that admit several values.
+    from harness.diff.pipeline import _compared_views
+    from harness.protocols import registry
+    from harness.trace import Check
+
+    admitted = [Check(name="error.status", passed=True, expected=[529, 503], actual=529)]
+    names = registry.names()
+    for frontend in names:
+        for backend in names:
+            for stream in (False, True):
+                reference = RunTrace.of(Run("baseline_frontend", frontend, frontend, "s", stream), "c")
+                compared = RunTrace.of(Run("translated", frontend, backend, "s", stream), "c", checks=admitted)
+                for rules, losses in ((n.DEFAULT_RULES, True), ((), False), ((), True), (n.DEFAULT_RULES, False)):
+                    fast = compared_views(reference, compared, rules=rules, losses=losses)
+                    assert fast == _compared_views(reference, compared, rules=rules, losses=losses)
+                    assert fast == ({"response": None, "events": None, "error": None, "exception": None},) * 2
+
+
+def test_two_runs_that_saw_nothing_through_an_unknown_protocol_still_cannot_be_compared() -> None:
+    reference = RunTrace.of(Run("baseline_frontend", "openai", "openai", "s", False), "c")
+    compared = RunTrace.of(Run("translated", "openai", "no-such-wire", "s", False), "c")
+    with pytest.raises(UnknownLossesError, match="no-such-wire"):
+        compared_views(reference, compared)
+    assert compared_views(reference, compared, rules=(), losses=False)[1]["response"] is None
+
+
+def test_the_report_shows_the_views_the_judge_compared_and_only_for_the_runs_it_compared() -> None:
+    from harness.diff import Compared
+    from harness.trace.slim import slim
+
+    kept: dict[str, Compared] = {}
+    result = judge(CASE, _runs(), keep=kept)
+    handed = kept[CASE.case_id]
+    assert handed.of(result) is handed.views
+    assert handed.views == compared_views(result.runs["baseline_frontend"], result.runs["translated"])
+    with_views, without = Pack("r", []), Pack("r", [])
+    with_views.add(result, handed)
+    without.add(result)
+    assert with_views.payload() == without.payload()
+    # A case whose runs are no longer those compared (slimmed, or read back) builds its own views.
+    assert handed.of(slim(result)) is None
+    stale = Compared(result.runs["baseline_frontend"], _runs()["translated"], ({"stale": 1}, {"stale": 2}))
+    assert stale.of(result) is None
+    stale_pack = Pack("r", [])
+    stale_pack.add(result, stale)
+    assert stale_pack.payload() == without.payload()
