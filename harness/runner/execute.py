@@ -128,7 +128,10 @@ def _as_sent(exchange: Exchange) -> ir.Request:
     assert upstream is not None
     if exchange.frontend_request is None:
         return upstream
-    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), ir.to_json(upstream))
+    sent = ir.to_json(upstream)
+    if not exchange.frontend_request.system:  # no system prompt the proxy could have folded
+        return ir.Request.model_validate(sent)
+    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), sent, owned=True)
     return ir.Request.model_validate(unfolded)
 
 
