@@ -43,6 +43,9 @@ RUN_ORDER = (
 """The order in which the results of the modules' checks appear in a trace, whichever was imported first."""
 
 
+EVERY_SCOPE = frozenset(Scope)
+
+
 def _rank(spec: CheckSpec) -> int:
     module = getattr(spec.fn, "__module__", "")
     return RUN_ORDER.index(module) if module in RUN_ORDER else len(RUN_ORDER)
@@ -64,7 +67,7 @@ def _run_order() -> list[CheckSpec]:
 def run_checks(subject: Subject, scopes: Iterable[Scope] | None = None) -> list[Result]:
     """Every registered check with a function, in registration order, that applies to the subject's run."""
     builtin.load()
-    wanted = set(scopes) if scopes is not None else set(Scope)
+    wanted = set(scopes) if scopes is not None else EVERY_SCOPE
     out: list[Result] = []
     for spec in _run_order():
         if spec.fn is None or spec.scope not in wanted or subject.stream not in spec.streams:

@@ -137,7 +137,7 @@ def _answer(subject: Subject) -> Iterable[Result]:
     if subject.scenario.kind == "models_list" and status < 400:
         return []  # the vendored specs hold the answer and error shapes, not the model lists (`model_list` facts)
     try:
-        parts = answer_parts(b"".join(subject.frontend_chunks), media_type=_media_type(subject), status=status)
+        parts = answer_parts(subject.frontend_body, media_type=_media_type(subject), status=status)
     except ValueError:  # bytes that are not what their media type says: frontend_wire and the SDK judge those
         return []
     payloads: list[tuple[AnswerKind, tuple[SchemaFinding, ...]]] = []

@@ -103,6 +103,11 @@ class Subject:
         return decoded_stream(self.client, self.frontend_chunks)
 
     @functools.cached_property
+    def frontend_body(self) -> bytes:
+        """What the client received, whole (its chunks joined once for every check)."""
+        return b"".join(self.frontend_chunks)
+
+    @functools.cached_property
     def upstream_json(self) -> tuple[bool, Any]:
         """The body sent upstream parsed once for every check (which only read it): whether it is JSON (False for
         no body, or bytes that are no JSON or no UTF-8), and its value."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import functools
 import itertools
 import json
 import time
@@ -164,13 +165,19 @@ def _sdk_view(result: SdkResult, crashed: BaseException | None = None) -> SdkVie
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _carried(sdk: frozenset[str], client: frozenset[str], backend: frozenset[str]) -> frozenset[Capability]:
+    """The capabilities all three carry (a pair of protocols and an SDK meet again in every scenario)."""
+    return frozenset(Capability(c) for c in sdk & client & backend)
+
+
 def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run) -> registered.Subject:
     """What the registered checks look at in one run."""
     # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
-    carried = (
-        set(drivers.get(run.client).capabilities)
-        & set(registry.get(run.client).capabilities)
-        & set(registry.get(run.backend).capabilities)
+    carried = _carried(
+        frozenset(drivers.get(run.client).capabilities),
+        frozenset(registry.get(run.client).capabilities),
+        frozenset(registry.get(run.backend).capabilities),
     )
     plain = registered.Subject(
         role=run.role,
@@ -179,7 +186,7 @@ def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, ru
         stream=run.stream,
         scenario=scenario,
         result=result,
-        capabilities=frozenset(Capability(c) for c in carried),
+        capabilities=carried,
     )
     if exchange is None:
         return plain
