@@ -190,7 +190,7 @@ def redact_text(text: str, values: Iterable[str] = (), *, keys: bool = True) -> 
     if keys:
         for found in sorted(set(find_secrets(text)), key=len, reverse=True):
             text = text.replace(found, mask(found))
-    if "@" not in text:  # no URL credentials without one (the scan is a regex over the whole text)
+    if "@" not in text or "://" not in text:  # no URL credentials without both (the scan is a slow regex)
         return text
     return USERINFO.sub(lambda m: m.group(1) + mask(m.group(2)) + "@", text)
 

@@ -12,7 +12,7 @@ import pytest
 from harness.backends import respond
 from harness.protocols import HttpRequest, registry
 from harness.record import RecordMode, Source, record_one
-from harness.record.scrub import find_secrets, folded_prefix, rules, scrub_url
+from harness.record.scrub import find_secrets, folded_prefix, redact_text, rules, scrub_url
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 
@@ -105,3 +105,10 @@ def test_a_folded_prefix_is_only_taken_where_every_match_begins_with_it() -> Non
     assert folded_prefix(re.compile(r"(?i)[]|]ab|cd")) == ""
     assert folded_prefix(re.compile(r"(?i)a(b|c)")) == "a"
     assert folded_prefix(re.compile(r"sk-[a-z]{20}")) == ""  # matched with its case: the regex has a fast start
+
+
+def test_url_credentials_are_only_looked_for_where_a_url_and_an_at_sign_both_are() -> None:
+    assert redact_text("mail bob@example.com, no URL here") == "mail bob@example.com, no URL here"
+    assert redact_text("see http://example.com/x (no credentials)") == "see http://example.com/x (no credentials)"
+    masked = redact_text("mail bob@example.com, db http://bob:hunter22@db.internal/x")
+    assert "hunter22" not in masked and "bob@example.com" in masked
