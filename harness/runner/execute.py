@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness import checks as registered
 from harness import drivers, ir
@@ -64,7 +65,7 @@ RunResult = RunTrace | Unexpressed
 def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str, list[int], bool]:
     """The first `limit` bytes as text, where each chunk begins in it, and whether it was cut. Decoded
     incrementally, so a character split between chunks belongs to the chunk that completes it."""
-    if chunks and sum(len(c) for c in chunks) < limit:
+    if chunks and sum(map(len, chunks)) < limit:
         texts = _whole_texts(chunks)
         if texts is not None:
             return "".join(texts), list(itertools.accumulate((len(t) for t in texts[:-1]), initial=0)), False
@@ -179,7 +180,22 @@ def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, ru
         frozenset(registry.get(run.client).capabilities),
         frozenset(registry.get(run.backend).capabilities),
     )
-    plain = registered.Subject(
+    wire: dict[str, Any] = {}
+    if exchange is not None:
+        wire = {
+            "frontend_request": exchange.frontend_request,
+            "upstream_request": _as_sent(exchange) if exchange.upstream_request is not None else None,
+            "upstream_body": exchange.upstream_body,
+            "upstream_headers": exchange.upstream_headers,
+            "frontend_headers": exchange.frontend_headers,
+            "frontend_response_headers": exchange.frontend_response_headers,
+            "frontend_status": exchange.frontend_status,
+            "frontend_chunks": exchange.frontend_chunks,
+            "truncated": exchange.truncated,
+            "upstream_text_chunks": exchange.upstream_text_chunks,
+            "frontend_text_chunks": exchange.frontend_text_chunks,
+        }
+    return registered.Subject(
         role=run.role,
         client=run.client,
         backend=run.backend,
@@ -187,22 +203,7 @@ def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, ru
         scenario=scenario,
         result=result,
         capabilities=carried,
-    )
-    if exchange is None:
-        return plain
-    return dataclasses.replace(
-        plain,
-        frontend_request=exchange.frontend_request,
-        upstream_request=_as_sent(exchange) if exchange.upstream_request is not None else None,
-        upstream_body=exchange.upstream_body,
-        upstream_headers=exchange.upstream_headers,
-        frontend_headers=exchange.frontend_headers,
-        frontend_response_headers=exchange.frontend_response_headers,
-        frontend_status=exchange.frontend_status,
-        frontend_chunks=exchange.frontend_chunks,
-        truncated=exchange.truncated,
-        upstream_text_chunks=exchange.upstream_text_chunks,
-        frontend_text_chunks=exchange.frontend_text_chunks,
+        **wire,
     )
 
 
