@@ -43,17 +43,33 @@ RUN_ORDER = (
 """The order in which the results of the modules' checks appear in a trace, whichever was imported first."""
 
 
+EVERY_SCOPE = frozenset(Scope)
+
+
 def _rank(spec: CheckSpec) -> int:
     module = getattr(spec.fn, "__module__", "")
     return RUN_ORDER.index(module) if module in RUN_ORDER else len(RUN_ORDER)
 
 
+_ordered: list[tuple[tuple[CheckSpec, ...], list[CheckSpec]]] = []
+"""The registry's specs as last seen, and in the order they run (one entry: sorted again when the registry
+changes)."""
+
+
+def _run_order() -> list[CheckSpec]:
+    """The registered specs in `RUN_ORDER` (stable: registration order within a module), sorted once."""
+    specs = tuple(REGISTRY)
+    if not _ordered or _ordered[0][0] != specs:
+        _ordered[:] = [(specs, sorted(specs, key=_rank))]
+    return _ordered[0][1]
+
+
 def run_checks(subject: Subject, scopes: Iterable[Scope] | None = None) -> list[Result]:
     """Every registered check with a function, in registration order, that applies to the subject's run."""
     builtin.load()
-    wanted = set(scopes) if scopes is not None else set(Scope)
+    wanted = set(scopes) if scopes is not None else EVERY_SCOPE
     out: list[Result] = []
-    for spec in sorted(REGISTRY, key=_rank):  # stable: registration order within a module
+    for spec in _run_order():
         if spec.fn is None or spec.scope not in wanted or subject.stream not in spec.streams:
             continue
         if spec.translated_only and subject.role != "translated":

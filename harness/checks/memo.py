@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -15,6 +15,10 @@ V = TypeVar("V")
 def digest(data: str | bytes) -> bytes:
     """A short digest of `data` (text as UTF-8), to key a memo by its bytes without keeping them."""
     return hashlib.blake2b(data.encode() if isinstance(data, str) else data, digest_size=20).digest()
+
+
+_UNKNOWN = object()
+"""What a memo holds for a key it has no value for (a value may be None)."""
 
 
 class Memo(Generic[K, V]):
@@ -26,8 +30,9 @@ class Memo(Generic[K, V]):
 
     def get(self, key: K, find: Callable[[], V]) -> V:
         """The value remembered for `key`, else `find()`'s (remembered; an exception it raises is not)."""
-        if key in self._values:
-            return self._values[key]
+        known = self._values.get(key, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return cast(V, known)  # not the marker: the value stored for the key
         value = find()
         if len(self._values) >= self.bound:
             self._values.clear()

@@ -100,7 +100,7 @@ def _raw_fields(subject: Subject) -> Iterable[Result]:
         return []
     if subject.scenario.kind == "models_list":
         return []
-    body = b"".join(subject.frontend_chunks)
+    body = subject.frontend_body
     media = subject.answer_header("content-type") or ""
     try:
         ours, ours_type = _expected(subject, body, media)

@@ -7,10 +7,8 @@ an answer) are not reported per run yet: see `_results`."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 from harness.checks.memo import Memo, digest
 from harness.checks.registry import Result, Scope, Severity, check, declare
@@ -33,42 +31,37 @@ UPSTREAM_SPEC = "upstream.spec"
 SHOWN = 5
 """Findings named in a failed check's `actual` (the count says how many there were)."""
 MEMO = 20_000
-"""Payloads whose findings are kept (per process; forgotten all at once when full). A matrix sends the same
-payloads again and again (the same stream events through every backend): of the bench subset's 300,000 answer
-payloads, one in thirteen is distinct, and each is validated once."""
-_memo: Memo[tuple[str, str, bytes], tuple[SchemaFinding, ...]] = Memo(MEMO)
+"""Answer parts and request bodies whose findings are kept (per process; forgotten all at once when full). A
+matrix sends the same payloads again and again (the same stream events through every backend): of the bench
+subset's 300,000 answer payloads, one in thirteen is distinct, and each is validated once."""
+_memo: Memo[tuple[str, bytes], tuple[SchemaFinding, ...]] = Memo(MEMO)
+"""A request body's findings, by the backend and the body's exact bytes."""
 _parts: Memo[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None] = Memo(MEMO)
 """An answer part's payloads' kinds and findings, by its exact text (`answer_parts`): a part seen before is
-neither parsed nor dumped again, and a text that is no JSON is None (same `MEMO` bound)."""
+not parsed again, and a text that is no JSON is None."""
 
 
-def _findings(
-    protocol: str, kind: AnswerKind | Literal["request"], text: bytes, payload: object
-) -> tuple[SchemaFinding, ...]:
-    """What in a parsed answer payload, or a request body (`kind` "request"), departs from `protocol`'s specs.
-    Found once per exact JSON `text` of the payload (the same text is the same value), then remembered by its
-    digest: findings depend on nothing else (the specs are fixed for the process)."""
-
-    def find() -> tuple[SchemaFinding, ...]:
-        if kind == "request":
-            return tuple(request_findings(protocol, payload))
-        return tuple(answer_findings(protocol, kind, payload))
-
-    return _memo.get((protocol, kind, digest(text)), find)
+def _request_findings(protocol: str, body: bytes, payload: object) -> tuple[SchemaFinding, ...]:
+    """What in a request body (`payload`, parsed from the exact bytes `body`) departs from `protocol`'s specs,
+    found once per body and remembered by its digest: findings depend on nothing else (the specs are fixed for
+    the process)."""
+    return _memo.get((protocol, digest(body)), lambda: tuple(request_findings(protocol, payload)))
 
 
 def _part_findings(
     protocol: str, how: str, text: str | bytes
 ) -> tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None:
-    """Each payload of one answer part (`answer_parts`) with its findings (`_findings`), remembered by the part's
-    exact text: the same text is the same payloads. None for a text that is no JSON."""
+    """Each payload of one answer part (`answer_parts`) with its findings (`answer_findings`), remembered by the
+    part's exact text: the same text is the same payloads. None for a text that is no JSON. (A payload of a part
+    not seen before is almost never one seen in another part: it is judged, not looked up again by its own
+    text.)"""
 
     def find() -> tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None:
         try:
             payloads = part_payloads(how, text)
         except ValueError:
             return None
-        return tuple((kind, _findings(protocol, kind, json.dumps(p).encode(), p)) for kind, p in payloads)
+        return tuple((kind, tuple(answer_findings(protocol, kind, p))) for kind, p in payloads)
 
     return _parts.get((protocol, how, digest(text)), find)
 
@@ -144,7 +137,7 @@ def _answer(subject: Subject) -> Iterable[Result]:
     if subject.scenario.kind == "models_list" and status < 400:
         return []  # the vendored specs hold the answer and error shapes, not the model lists (`model_list` facts)
     try:
-        parts = answer_parts(b"".join(subject.frontend_chunks), media_type=_media_type(subject), status=status)
+        parts = answer_parts(subject.frontend_body, media_type=_media_type(subject), status=status)
     except ValueError:  # bytes that are not what their media type says: frontend_wire and the SDK judge those
         return []
     payloads: list[tuple[AnswerKind, tuple[SchemaFinding, ...]]] = []
@@ -181,10 +174,9 @@ def _own_list(protocol: str) -> bool:
 def _upstream(subject: Subject) -> Iterable[Result]:
     if not has_spec(subject.backend) or not subject.upstream_body:
         return []
-    try:
-        body = json.loads(subject.upstream_body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    parsed, body = subject.upstream_json
+    if not parsed:
         return []  # not JSON: the codec's decode of the request says what is wrong
-    found = _findings(subject.backend, "request", subject.upstream_body, body)
+    found = _request_findings(subject.backend, subject.upstream_body, body)
     findings = [("", f) for f in found]
     return _results(UPSTREAM_SPEC, findings, f"a request as the {subject.backend} spec says")

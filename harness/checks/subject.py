@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness import ir
 from harness.checks.memo import Memo
@@ -100,6 +101,22 @@ class Subject:
         """The stream the client received, decoded once for every check with its protocol's own decoder: the events,
         and why the decoder stopped (None: it read the whole stream)."""
         return decoded_stream(self.client, self.frontend_chunks)
+
+    @functools.cached_property
+    def frontend_body(self) -> bytes:
+        """What the client received, whole (its chunks joined once for every check)."""
+        return b"".join(self.frontend_chunks)
+
+    @functools.cached_property
+    def upstream_json(self) -> tuple[bool, Any]:
+        """The body sent upstream parsed once for every check (which only read it): whether it is JSON (False for
+        no body, or bytes that are no JSON or no UTF-8), and its value."""
+        if not self.upstream_body:
+            return False, None
+        try:
+            return True, json.loads(self.upstream_body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return False, None
 
     def answer_header(self, name: str) -> str | None:
         """A header of the answer the client received, by its name in any case; None when absent."""

@@ -112,10 +112,7 @@ def _headers(subject: Subject) -> Iterable[Result]:
 
 
 def _body(subject: Subject) -> dict[str, Any] | None:
-    try:
-        body = json.loads(subject.upstream_body) if subject.upstream_body else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None  # not JSON: the codec's decode of the request says what is wrong
+    _, body = subject.upstream_json  # not JSON: the codec's decode of the request says what is wrong
     return body if isinstance(body, dict) else None
 
 

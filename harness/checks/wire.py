@@ -53,7 +53,7 @@ def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | No
 )
 def _frontend_wire(subject: Subject) -> Iterable[Result]:
     if subject.frontend_status == 200 and subject.frontend_chunks and not subject.truncated:
-        yield _wire_check(subject.client, *subject.client_stream, body=b"".join(subject.frontend_chunks))
+        yield _wire_check(subject.client, *subject.client_stream, body=subject.frontend_body)
 
 
 def text_buffering(upstream: Sequence[int], sent: Sequence[int], truncated: bool) -> Check | None:
@@ -102,7 +102,7 @@ def _wire_rules(subject: Subject) -> Iterable[Result]:
     frontend = registry.facts(subject.client).frontend
     if frontend is None:
         return
-    body = b"".join(subject.frontend_chunks)
+    body = subject.frontend_body
     for rule in (r for r in frontend.wire_rules if not r.defect):  # a defect is frontend_wire's
         for finding in rule.check(body, subject.stream):
             yield Deviation(rule=rule.name, message=finding, source=rule.source)

@@ -73,10 +73,12 @@ class _Ctx:
         """The payload is a request (a missing required field that may be null only warns)."""
 
 
-_Check = Callable[[Any, str, str, _Ctx], None]
+_Check = Callable[[Any, str, _Ctx], None]
+"""A compiled check: (value, its path, where to write findings). Which definition a finding names is fixed when
+the check is compiled (the nearest enclosing `$defs` entry), so it is no argument."""
 
 
-def _noop(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+def _noop(value: Any, path: str, ctx: _Ctx) -> None:
     return None
 
 
@@ -139,26 +141,32 @@ def _snake(name: str) -> str:
 
 
 class _Compiler:
-    """Turns one document's schemas into checks; `$ref`s resolve lazily, so recursive definitions work."""
+    """Turns one document's schemas into checks; a `$ref` to a definition still being compiled (a recursive one)
+    resolves when first run."""
 
     def __init__(self, defs: dict[str, Any], *, proto_json: bool = False) -> None:
         self.defs = defs
         self.table: dict[str, _Check] = {}
+        self.compiling: set[str] = set()
         self.proto_json = proto_json
         """proto3 JSON (`x-proto-json`): a lowerCamel field is read by its snake_case name too."""
 
     def definition(self, name: str) -> _Check:
-        if name not in self.table:
-            if name not in self.defs:
-                raise KeyError(f"spec has no definition {name!r}")
-            self.table[name] = _noop  # a placeholder while compiling a recursive definition
-            self.table[name] = self.compile(self.defs[name])
+        if name in self.table:
+            return self.table[name]
+        if name not in self.defs:
+            raise KeyError(f"spec has no definition {name!r}")
         table = self.table
+        if name in self.compiling:  # a recursive reference: looked up when run, once the definition is compiled
 
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
-            table[name](value, path, name, ctx)
+            def later(value: Any, path: str, ctx: _Ctx) -> None:
+                table[name](value, path, ctx)
 
-        return check
+            return later
+        self.compiling.add(name)
+        table[name] = self.compile(self.defs[name], name)
+        self.compiling.discard(name)
+        return table[name]
 
     def kinds(self, node: Any, depth: int = 0) -> frozenset[type] | None:
         """The Python types a schema can accept at its root (None: any), to pick a union's branches fast."""
@@ -182,66 +190,78 @@ class _Compiler:
             return frozenset(float if type(v) is int else type(v) for v in values) | {type(v) for v in values}
         return None
 
-    def compile(self, node: Any) -> _Check:
+    def compile(self, node: Any, where: str) -> _Check:
+        """The check of one schema node inside the definition `where` (which its findings name)."""
         if not isinstance(node, dict) or not node:
             return _noop
         if "$ref" in node:
             return self.definition(node["$ref"].rsplit("/", 1)[-1])
         if "anyOf" in node:
-            return self._any_of(node)
+            return self._any_of(node, where)
         kinds = node.get("type")
         names = (kinds if isinstance(kinds, list) else [kinds]) if kinds is not None else []
         types = _accepted(names) if names else None
         integral_only = "integer" in names and "number" not in names
         want = " or ".join(names)
         value_check = (
-            self._const(node["const"]) if "const" in node else self._enum(node["enum"]) if "enum" in node else None
+            self._const(node["const"], where)
+            if "const" in node
+            else self._enum(node["enum"], where)
+            if "enum" in node
+            else None
         )
         shaped = "properties" in node or "additionalProperties" in node or "required" in node
-        obj = self._object(node) if shaped else None
-        item = self.compile(node["items"]) if "items" in node else None
+        if shaped and value_check is None and "items" not in node:  # an object's node: its type check in one
+            return self._object(node, where, (types, integral_only, want))
+        obj = self._object(node, where, None) if shaped else None
+        item = self.compile(node["items"], where) if "items" in node else None
         if types is None and value_check is None and obj is None and item is None:
             return _noop
+        if types is not None and value_check is None and obj is None and item is None:
+            return _typed(types, integral_only, want, where)
 
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+        def check(value: Any, path: str, ctx: _Ctx) -> None:
             if types is not None and not _type_ok(value, types, integral_only):
-                if value is None:
-                    ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
-                else:
-                    ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+                _wrong_type(value, path, want, where, ctx)
                 return
             if value_check is not None:
-                value_check(value, path, where, ctx)
+                value_check(value, path, ctx)
             kind = type(value)
             if obj is not None and kind is dict:
-                obj(value, path, where, ctx)
+                obj(value, path, ctx)
             elif item is not None and kind is list:
                 for i, element in enumerate(value):
-                    item(element, f"{path}[{i}]", where, ctx)
+                    item(element, f"{path}[{i}]", ctx)
 
         return check
 
     @staticmethod
-    def _const(expected: Any) -> _Check:
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+    def _const(expected: Any, where: str) -> _Check:
+        def check(value: Any, path: str, ctx: _Ctx) -> None:
             if value != expected:
                 ctx.out.append((path or "$", f"value {_show(value)} is not {_show(expected)}", where, _BUG))
 
         return check
 
     @staticmethod
-    def _enum(values: list[Any]) -> _Check:
+    def _enum(values: list[Any], where: str) -> _Check:
         allowed = set(map(json.dumps, values))
         listed = ", ".join(map(str, values[:8])) + (", ..." if len(values) > 8 else "")
 
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+        def check(value: Any, path: str, ctx: _Ctx) -> None:
             if value is not None and json.dumps(value) not in allowed:
                 ctx.out.append((path or "$", f"value {_show(value)} is not one of the spec's ({listed})", where, _BUG))
 
         return check
 
-    def _object(self, node: dict[str, Any]) -> _Check:
-        props = {name: self.compile(sub) for name, sub in node.get("properties", {}).items()}
+    def _object(
+        self, node: dict[str, Any], where: str, typed: tuple[frozenset[type] | None, bool, str] | None
+    ) -> _Check:
+        """An object's fields; with `typed` (the node's types, whether only integral numbers, their names), the
+        node's type check too (a dict its types allow has its fields checked), else run on a dict only."""
+        types, integral_only, want = typed or (None, False, "")
+        fields = types is None or dict in types
+        props = {name: self.compile(sub, where) for name, sub in node.get("properties", {}).items()}
         if self.proto_json:
             props |= {_snake(name): check for name, check in props.items() if _snake(name) not in props}
         required = tuple(node.get("required", ()))
@@ -249,11 +269,13 @@ class _Compiler:
         # API takes its absence as null (a function tool's `strict`), so its absence there only warns.
         nullable = {n for n in required if type(None) in (self.kinds(node.get("properties", {}).get(n)) or ())}
         extra = node.get("additionalProperties")
-        more = self.compile(extra) if isinstance(extra, dict) else None
+        more = self.compile(extra, where) if isinstance(extra, dict) else None
         closed = extra is False
 
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
-            if not isinstance(value, dict):
+        def check(value: Any, path: str, ctx: _Ctx) -> None:
+            if type(value) is not dict or not fields:
+                if types is not None and not _type_ok(value, types, integral_only):
+                    _wrong_type(value, path, want, where, ctx)
                 return
             for name in required:
                 if name not in value:
@@ -262,9 +284,9 @@ class _Compiler:
             for name, item in value.items():
                 sub = props.get(name)
                 if sub is not None:
-                    sub(item, _key(path, name), where, ctx)
+                    sub(item, f"{path}.{name}" if path else name, ctx)
                 elif more is not None:
-                    more(item, _key(path, str(name)), where, ctx)
+                    more(item, _key(path, str(name)), ctx)
                 else:
                     violation = closed or (ctx.extras_violate and not (ctx.top_only and path))
                     what = "unknown field" if violation else "undocumented field"
@@ -272,20 +294,20 @@ class _Compiler:
 
         return check
 
-    def _any_of(self, node: dict[str, Any]) -> _Check:
+    def _any_of(self, node: dict[str, Any], where: str) -> _Check:
         branches = [b for b in node["anyOf"] if b != {"type": "null"}]
         nullable = len(branches) < len(node["anyOf"])
-        checks = [self.compile(b) for b in branches]
+        checks = [self.compile(b, where) for b in branches]
         tagged = node.get("discriminator")
         prop = tagged["propertyName"] if tagged else ""
-        by_tag = {tag: self.compile(b) for tag, b in tagged["mapping"].items()} if tagged else {}
+        by_tag = {tag: self.compile(b, where) for tag, b in tagged["mapping"].items()} if tagged else {}
         tags = ", ".join(sorted(by_tag)[:6]) + (", ..." if len(by_tag) > 6 else "")
         roots = [self.kinds(b) for b in branches]
         # The branches that can take a value of each Python type: most unions have one per type.
         by_type = {t: [c for c, r in zip(checks, roots, strict=True) if r is None or t in r] for t in _ALL_TYPES}
         want = " or ".join(sorted({_json_type_of(t) for r in roots if r is not None for t in r}))
 
-        def check(value: Any, path: str, where: str, ctx: _Ctx) -> None:
+        def check(value: Any, path: str, ctx: _Ctx) -> None:
             if value is None:
                 if not nullable:
                     ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
@@ -293,7 +315,7 @@ class _Compiler:
             if by_tag and isinstance(value, dict) and isinstance(value.get(prop), str):
                 branch = by_tag.get(value[prop])
                 if branch is not None:
-                    branch(value, path, where, ctx)
+                    branch(value, path, ctx)
                 elif ctx.event and not path:
                     ctx.out.append(("type", f"undocumented event type {value[prop]!r}", where, _EXTRA))
                 else:
@@ -302,16 +324,41 @@ class _Compiler:
                 return
             candidates = by_type.get(type(value), checks)
             if len(candidates) == 1:
-                candidates[0](value, path, where, ctx)
+                candidates[0](value, path, ctx)
             elif not candidates:
                 ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
             else:
-                _best_branch(candidates, value, path, where, ctx)
+                _best_branch(candidates, value, path, ctx)
 
         return check
 
 
-def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _Ctx) -> None:
+def _wrong_type(value: Any, path: str, want: str, where: str, ctx: _Ctx) -> None:
+    if value is None:
+        ctx.out.append((path or "$", "null where the spec does not allow it", where, _BUG))
+    else:
+        ctx.out.append((path or "$", f"expected {want}, got {_json_type(value)}", where, _BUG))
+
+
+def _typed(types: frozenset[type], integral_only: bool, want: str, where: str) -> _Check:
+    """The check of a node that only names its types (most leaves: `{"type": "string"}`)."""
+    if integral_only:
+
+        def integral(value: Any, path: str, ctx: _Ctx) -> None:
+            kind = type(value)
+            if kind not in types or (kind is float and not value.is_integer()):
+                _wrong_type(value, path, want, where, ctx)
+
+        return integral
+
+    def check(value: Any, path: str, ctx: _Ctx) -> None:
+        if type(value) not in types:
+            _wrong_type(value, path, want, where, ctx)
+
+    return check
+
+
+def _best_branch(checks: list[_Check], value: Any, path: str, ctx: _Ctx) -> None:
     """The first branch the value satisfies (its warnings kept), else the nearest one's violations (a branch
     rejecting the value's type at this very path is the farthest, and each of the value's fields a branch does
     not name counts half a violation: a Chat chunk with a bad choice is nearer the chunk than the error body,
@@ -320,7 +367,7 @@ def _best_branch(checks: list[_Check], value: Any, path: str, where: str, ctx: _
     best_score = 0.0
     for branch in checks:
         trial = _Ctx(extras_violate=ctx.extras_violate, top_only=ctx.top_only, event=ctx.event, request=ctx.request)
-        branch(value, path, where, trial)
+        branch(value, path, trial)
         bugs = [f for f in trial.out if f[3]]
         if not bugs:
             ctx.out.extend(trial.out)
@@ -376,8 +423,10 @@ def _run(protocol: str, kind: str, payload: object, *, request: bool) -> list[Sc
         ctx = _Ctx(
             extras_violate=violate, top_only=doc.rejects_unknown == "top", event=kind == "event", request=request
         )
-        doc.entries[kind](payload, "", "", ctx)
+        doc.entries[kind](payload, "", ctx)
         found.append([SchemaFinding(p, m, f"{doc.label} #/{w}", doc.governs and v) for p, m, w, v in ctx.out])
+    if not any(found):  # most payloads: nothing to weigh
+        return []
     flagged = [{f.path for f in fs if f.message.startswith(UNDOCUMENTED)} for fs in found]
     everywhere = set.intersection(*flagged) if flagged else set()
     return [

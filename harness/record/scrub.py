@@ -37,6 +37,9 @@ class SecretRules:
     """Header name prefixes (lower case)."""
     key_patterns: tuple[re.Pattern[str], ...]
     """Shapes of real provider keys, and of the planted test keys."""
+    folded_prefixes: tuple[str, ...] = ()
+    """Per key pattern: the lower-case ASCII literal a case-insensitive one's every match begins with, else ''
+    (`find_secrets` skips the pattern in an ASCII text that does not hold it)."""
 
 
 @cache
@@ -50,11 +53,57 @@ def rules() -> SecretRules:
         prefixes += secrets.header_prefixes
         patterns += secrets.key_patterns
     patterns += GENERIC_KEY_PATTERNS
+    compiled = tuple(re.compile(p) for p in dict.fromkeys(patterns))
     return SecretRules(
         frozenset(headers),
         tuple(dict.fromkeys(prefixes)),
-        tuple(re.compile(p) for p in dict.fromkeys(patterns)),
+        compiled,
+        tuple(folded_prefix(p) for p in compiled),
     )
+
+
+_LITERAL = re.compile(r"[A-Za-z0-9_=-]*")
+"""Characters that stand for themselves at the start of a pattern (no class, group, escape or operator)."""
+
+
+def folded_prefix(pattern: re.Pattern[str]) -> str:
+    """The lower-case literal every match of a case-insensitive `(?i)...` pattern begins with, or '' (a pattern
+    matched with its case, other flags, a leading group or class, or an alternation at its top level). A regex
+    scan that ignores case finds no fast start in the text, so a cheap search for this literal comes first: in
+    ASCII text, ignoring case is exactly ASCII lower case."""
+    source = pattern.pattern
+    if pattern.flags != re.IGNORECASE | re.UNICODE or not source.startswith("(?i)") or _alternates(source):
+        return ""
+    body = source.removeprefix("(?i)")
+    literal = _LITERAL.match(body)
+    text = literal.group(0) if literal else ""
+    if body[len(text) : len(text) + 1] in ("*", "?", "{", "+"):
+        text = text[:-1]  # the last character is quantified: maybe absent
+    return text.lower()
+
+
+def _alternates(source: str) -> bool:
+    """Whether a pattern's source has a `|` outside every group and class (conservatively: any escape or class
+    is stepped over, and a `|` seen at depth 0 is an alternation)."""
+    depth, i, klass = 0, 0, False
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 2
+            continue
+        if klass:
+            klass = char != "]"
+        elif char == "[":
+            klass = True
+            i += source[i + 1 : i + 2] == "]"  # a `]` first in a class is a literal
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        i += 1
+    return False
 
 
 def is_secret_header(name: str) -> bool:
@@ -106,9 +155,12 @@ _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-]")
 def find_secrets(text: str, planted: Iterable[str] = ()) -> list[str]:
     """Every key-shaped string (and every planted value) found in `text`. A match inside a longer token is no key
     (LiteLLM's base64url response ids hold `-sk-...` by chance)."""
+    secret = rules()
+    lowered = text.lower() if text.isascii() and any(secret.folded_prefixes) else None
     found = [
         m.group(0)
-        for pattern in rules().key_patterns
+        for pattern, prefix in zip(secret.key_patterns, secret.folded_prefixes, strict=True)
+        if not (prefix and lowered is not None and prefix not in lowered)
         for m in pattern.finditer(text)
         if m.start() == 0 or not _TOKEN_CHAR.match(text[m.start() - 1])
     ]
@@ -138,7 +190,7 @@ def redact_text(text: str, values: Iterable[str] = (), *, keys: bool = True) -> 
     if keys:
         for found in sorted(set(find_secrets(text)), key=len, reverse=True):
             text = text.replace(found, mask(found))
-    if "@" not in text:  # no URL credentials without one (the scan is a regex over the whole text)
+    if "@" not in text or "://" not in text:  # no URL credentials without both (the scan is a slow regex)
         return text
     return USERINFO.sub(lambda m: m.group(1) + mask(m.group(2)) + "@", text)
 

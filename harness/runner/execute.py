@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import functools
 import itertools
 import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness import checks as registered
 from harness import drivers, ir
@@ -63,7 +65,7 @@ RunResult = RunTrace | Unexpressed
 def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str, list[int], bool]:
     """The first `limit` bytes as text, where each chunk begins in it, and whether it was cut. Decoded
     incrementally, so a character split between chunks belongs to the chunk that completes it."""
-    if chunks and sum(len(c) for c in chunks) < limit:
+    if chunks and sum(map(len, chunks)) < limit:
         texts = _whole_texts(chunks)
         if texts is not None:
             return "".join(texts), list(itertools.accumulate((len(t) for t in texts[:-1]), initial=0)), False
@@ -128,7 +130,10 @@ def _as_sent(exchange: Exchange) -> ir.Request:
     assert upstream is not None
     if exchange.frontend_request is None:
         return upstream
-    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), ir.to_json(upstream))
+    sent = ir.to_json(upstream)
+    if not exchange.frontend_request.system:  # no system prompt the proxy could have folded
+        return ir.Request.model_validate(sent)
+    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), sent, owned=True)
     return ir.Request.model_validate(unfolded)
 
 
@@ -161,38 +166,44 @@ def _sdk_view(result: SdkResult, crashed: BaseException | None = None) -> SdkVie
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _carried(sdk: frozenset[str], client: frozenset[str], backend: frozenset[str]) -> frozenset[Capability]:
+    """The capabilities all three carry (a pair of protocols and an SDK meet again in every scenario)."""
+    return frozenset(Capability(c) for c in sdk & client & backend)
+
+
 def subject(scenario: Scenario, result: SdkResult, exchange: Exchange | None, run: Run) -> registered.Subject:
     """What the registered checks look at in one run."""
     # A check on a value the SDK cannot surface, or a protocol on the way cannot carry, is left out.
-    carried = (
-        set(drivers.get(run.client).capabilities)
-        & set(registry.get(run.client).capabilities)
-        & set(registry.get(run.backend).capabilities)
+    carried = _carried(
+        frozenset(drivers.get(run.client).capabilities),
+        frozenset(registry.get(run.client).capabilities),
+        frozenset(registry.get(run.backend).capabilities),
     )
-    plain = registered.Subject(
+    wire: dict[str, Any] = {}
+    if exchange is not None:
+        wire = {
+            "frontend_request": exchange.frontend_request,
+            "upstream_request": _as_sent(exchange) if exchange.upstream_request is not None else None,
+            "upstream_body": exchange.upstream_body,
+            "upstream_headers": exchange.upstream_headers,
+            "frontend_headers": exchange.frontend_headers,
+            "frontend_response_headers": exchange.frontend_response_headers,
+            "frontend_status": exchange.frontend_status,
+            "frontend_chunks": exchange.frontend_chunks,
+            "truncated": exchange.truncated,
+            "upstream_text_chunks": exchange.upstream_text_chunks,
+            "frontend_text_chunks": exchange.frontend_text_chunks,
+        }
+    return registered.Subject(
         role=run.role,
         client=run.client,
         backend=run.backend,
         stream=run.stream,
         scenario=scenario,
         result=result,
-        capabilities=frozenset(Capability(c) for c in carried),
-    )
-    if exchange is None:
-        return plain
-    return dataclasses.replace(
-        plain,
-        frontend_request=exchange.frontend_request,
-        upstream_request=_as_sent(exchange) if exchange.upstream_request is not None else None,
-        upstream_body=exchange.upstream_body,
-        upstream_headers=exchange.upstream_headers,
-        frontend_headers=exchange.frontend_headers,
-        frontend_response_headers=exchange.frontend_response_headers,
-        frontend_status=exchange.frontend_status,
-        frontend_chunks=exchange.frontend_chunks,
-        truncated=exchange.truncated,
-        upstream_text_chunks=exchange.upstream_text_chunks,
-        frontend_text_chunks=exchange.frontend_text_chunks,
+        capabilities=carried,
+        **wire,
     )
 
 

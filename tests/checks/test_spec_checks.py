@@ -14,7 +14,7 @@ from harness.checks.memo import Memo
 from harness.checks.spec import ANSWER_SPEC, UPSTREAM_SPEC, _upstream
 from harness.checks.subject import Subject
 from harness.drivers.base import SdkResult
-from harness.protocols.wire_schema import answer_findings
+from harness.protocols.wire_schema import answer_findings, request_findings
 from harness.scenarios.loader import load_scenarios
 from tests.checks.support import run_fault
 from tests.conftest import REPO
@@ -53,20 +53,35 @@ def test_a_request_the_backend_spec_rejects_fails_upstream_spec() -> None:
     assert any("max_tokens" in str(a) for a in check.actual)
 
 
-def test_a_payloads_findings_are_found_once_and_remembered_per_protocol_and_kind(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_request_bodys_findings_are_found_once_and_remembered_per_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spec, "_memo", Memo(spec.MEMO))
-    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": []}  # no `created`
-    text = json.dumps(chunk).encode()
-    expected = tuple(answer_findings("openai", "event", chunk))
-    assert any("created" in f.path for f in expected)
-    assert spec._findings("openai", "event", text, chunk) == expected
-    assert spec._findings("openai", "event", text, {"not": "looked at: remembered"}) == expected
-    # The same text is judged afresh for another protocol or kind.
-    assert spec._findings("anthropic", "event", text, chunk) == tuple(answer_findings("anthropic", "event", chunk))
-    assert spec._findings("openai", "body", text, chunk) == tuple(answer_findings("openai", "body", chunk))
+    body = {"model": "claude-sonnet-4-5", "max_tokens": "many", "messages": []}
+    text = json.dumps(body).encode()
+    expected = tuple(request_findings("anthropic", body))
+    assert any("max_tokens" in f.path for f in expected)
+    assert spec._request_findings("anthropic", text, body) == expected
+    assert spec._request_findings("anthropic", text, {"not": "looked at: remembered"}) == expected
+    # The same bytes are judged afresh for another backend.
+    assert spec._request_findings("openai", text, body) == tuple(request_findings("openai", body))
     monkeypatch.setattr(spec, "_memo", Memo(2))
     for n in range(5):
-        spec._findings("openai", "event", str(n).encode(), n)
+        spec._request_findings("openai", str(n).encode(), n)
         assert len(spec._memo) <= 2
+
+
+def test_an_answer_parts_findings_are_found_once_per_protocol_and_way_of_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(spec, "_parts", Memo(spec.MEMO))
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": []}  # no `created`
+    text = json.dumps(chunk)
+    expected = (("event", tuple(answer_findings("openai", "event", chunk))),)
+    assert any("created" in f.path for _, found in expected for f in found)
+    assert spec._part_findings("openai", "sse", text) == expected
+    assert len(spec._parts) == 1
+    assert spec._part_findings("openai", "sse", text) == expected and len(spec._parts) == 1  # remembered
+    assert spec._part_findings("openai", "json", text) == (("body", tuple(answer_findings("openai", "body", chunk))),)
+    assert spec._part_findings("anthropic", "sse", text) == (
+        ("event", tuple(answer_findings("anthropic", "event", chunk))),
+    )
+    assert spec._part_findings("openai", "sse", "not json") is None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from harness.checks import subject
-from harness.checks.subject import decode_stream, decoded_stream
+from harness.checks.subject import Subject, decode_stream, decoded_stream
+from harness.drivers.base import SdkResult
+from harness.scenarios.loader import load_scenarios
+from tests.conftest import REPO
 
 BODY = (
     b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
@@ -32,3 +35,27 @@ def test_the_same_bytes_cut_elsewhere_or_another_protocol_are_decoded_apart() ->
     events, error = decoded_stream("anthropic", (BODY,))
     assert len(subject._decoded) == 4
     assert (events, error) == decode_stream("anthropic", (BODY,))
+
+
+def _subject(**wire: object) -> Subject:
+    scenario = next(s for s in load_scenarios(REPO / "scenarios") if s.id == "text-basic")
+    return Subject(
+        role="translated", client="openai", backend="openai", stream=True, scenario=scenario, result=SdkResult(),
+        **wire,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def test_the_body_sent_upstream_is_parsed_once_and_what_is_no_json_says_so() -> None:
+    one = _subject(upstream_body=b'{"model": "m", "messages": []}')
+    assert one.upstream_json == (True, {"model": "m", "messages": []})
+    assert one.upstream_json[1] is one.upstream_json[1]  # one parse for every check
+    assert _subject(upstream_body=b"[1, 2]").upstream_json == (True, [1, 2])
+    assert _subject(upstream_body=b"").upstream_json == (False, None)
+    assert _subject(upstream_body=b"{not json").upstream_json == (False, None)
+    assert _subject(upstream_body=b'"\xff"').upstream_json == (False, None)  # no UTF-8
+
+
+def test_the_answer_is_joined_once_from_its_chunks() -> None:
+    one = _subject(frontend_chunks=(BODY[:40], BODY[40:]))
+    assert one.frontend_body == BODY and one.frontend_body is one.frontend_body
+    assert _subject().frontend_body == b""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx2
@@ -11,7 +12,7 @@ import pytest
 from harness.backends import respond
 from harness.protocols import HttpRequest, registry
 from harness.record import RecordMode, Source, record_one
-from harness.record.scrub import find_secrets, scrub_url
+from harness.record.scrub import find_secrets, folded_prefix, redact_text, rules, scrub_url
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 
@@ -69,3 +70,45 @@ def test_a_recording_with_planted_keys_keeps_none_of_them(tmp_path: Path, backen
     assert seen and PLANTED in " ".join(seen[0].headers.values()) + str(seen[0].url)  # the key really was sent
     assert PLANTED not in path.read_text()
     assert find_secrets(path.read_text(), [PLANTED]) == []
+
+
+def _scan_every_pattern(text: str) -> list[str]:
+    """`find_secrets` as it was before the literal prefilter: every pattern over the whole text."""
+    return [
+        m.group(0)
+        for pattern in rules().key_patterns
+        for m in pattern.finditer(text)
+        if m.start() == 0 or not re.match(r"[A-Za-z0-9_\-]", text[m.start() - 1])
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth: BeArEr abcdefghijklmnop1234 and bearer\tqrstuvwxyz0123456789",
+        "no key here, only the word bearing and BEARE R",
+        "xbearer abcdefghijklmnop1234 (inside a longer token: no key)",
+        "non-ASCII: Bearer abcdefghijklmnop1234 \u00e9t\u00e9",
+        "non-ASCII folds: Bea\u0280er abcdefghijklmnop1234, \u212aey, \u017fk-" + "a" * 24,
+        "",
+    ],
+)
+def test_the_case_insensitive_prefilter_finds_what_a_scan_of_every_pattern_finds(text: str) -> None:
+    assert rules().folded_prefixes.count("bearer") == 1  # the generic bearer pattern is prefiltered
+    assert find_secrets(text) == _scan_every_pattern(text)
+
+
+def test_a_folded_prefix_is_only_taken_where_every_match_begins_with_it() -> None:
+    assert folded_prefix(re.compile(r"(?i)Bearer\s+\S+")) == "bearer"
+    assert folded_prefix(re.compile(r"(?i)abc*d")) == "ab"  # a quantified last letter may be absent
+    assert folded_prefix(re.compile(r"(?i)ab|cd")) == ""  # an alternation at the top level
+    assert folded_prefix(re.compile(r"(?i)[]|]ab|cd")) == ""
+    assert folded_prefix(re.compile(r"(?i)a(b|c)")) == "a"
+    assert folded_prefix(re.compile(r"sk-[a-z]{20}")) == ""  # matched with its case: the regex has a fast start
+
+
+def test_url_credentials_are_only_looked_for_where_a_url_and_an_at_sign_both_are() -> None:
+    assert redact_text("mail bob@example.com, no URL here") == "mail bob@example.com, no URL here"
+    assert redact_text("see http://example.com/x (no credentials)") == "see http://example.com/x (no credentials)"
+    masked = redact_text("mail bob@example.com, db http://bob:hunter22@db.internal/x")
+    assert "hunter22" not in masked and "bob@example.com" in masked
