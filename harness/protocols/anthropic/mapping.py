@@ -62,7 +62,7 @@ def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> di
 
 def dumps(value: Any) -> str:
     """Compact JSON text as the API sends it."""
-    return common.dump_json(value).decode("utf-8")
+    return common.dump_text(value)
 
 
 def stop_reason_from_wire(stop_reason: Any, stop_sequence: Any) -> ir.StopReason | None:

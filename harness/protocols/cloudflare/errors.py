@@ -75,11 +75,11 @@ def _first_error(obj: dict[str, Any]) -> tuple[int | None, str]:
     if isinstance(first, str):
         return None, first
     if not isinstance(first, dict):
-        return None, common.dump_json(obj).decode("utf-8")
+        return None, common.dump_text(obj)
     code = first.get("code")
     message = first.get("message")
     return (code if isinstance(code, int) and not isinstance(code, bool) else None), (
-        message if isinstance(message, str) else common.dump_json(first).decode("utf-8")
+        message if isinstance(message, str) else common.dump_text(first)
     )
 
 

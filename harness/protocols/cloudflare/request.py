@@ -129,7 +129,7 @@ def decode_call(value: Any, ordinal: int, where: str) -> ir.ToolCallPart:
     if name is None:
         raise READ.error(f"{where} has no name")
     arguments = function.get("arguments")
-    raw = arguments if isinstance(arguments, str) else common.dump_json({} if arguments is None else arguments).decode()
+    raw = arguments if isinstance(arguments, str) else common.dump_text({} if arguments is None else arguments)
     parsed = common.parse_arguments(raw)
     call_id = READ.get_str(call, "id", where) or call_id_for(ordinal, name, raw)
     return ir.ToolCallPart(id=call_id, name=name, arguments=parsed, arguments_raw=raw)

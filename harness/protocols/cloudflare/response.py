@@ -57,7 +57,7 @@ def read(obj: dict[str, Any], where: str, *, delta: bool) -> Piece:
     if isinstance(response, str):
         piece.text = response
     elif response is not None:  # JSON mode answers with the object itself
-        piece.text = common.dump_json(response).decode("utf-8")
+        piece.text = common.dump_text(response)
     piece.calls = [
         READ.as_obj(c, f"{where}.tool_calls[{i}]") for i, c in enumerate(READ.get_list(obj, "tool_calls", where))
     ]

@@ -147,7 +147,7 @@ class CloudflareStreamDecoder:
             return self._close_call(self._last_call)  # the finalization sentinel
         wire = READ.get_count(call, "index", "tool call")
         wire = position if wire is None else wire
-        raw = arguments if isinstance(arguments, str) or arguments is None else common.dump_json(arguments).decode()
+        raw = arguments if isinstance(arguments, str) or arguments is None else common.dump_text(arguments)
         out: list[ir.StreamEvent] = []
         if wire not in self._calls:
             out += self._close_flow() + self._close_call(self._last_call)

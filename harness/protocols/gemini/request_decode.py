@@ -198,7 +198,7 @@ def _result_content(response: dict[str, Any]) -> tuple[list[ir.TextPart | ir.Ima
         ((key, value),) = response.items()
         if key in ("output", "error") and isinstance(value, str):
             return ([ir.TextPart(text=value)] if value else []), key == "error"
-    return [ir.TextPart(text=common.dump_json(response).decode("utf-8"))], False
+    return [ir.TextPart(text=common.dump_text(response))], False
 
 
 def _tools(value: Any, provider: dict[str, Any]) -> list[ir.Tool]:

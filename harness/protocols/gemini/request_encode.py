@@ -124,7 +124,7 @@ def _response(part: ir.ToolResultPart) -> dict[str, Any]:
             and len(parsed) == 1
             and any(isinstance(parsed.get(k), str) for k in ("output", "error"))
         )
-        if isinstance(parsed, dict) and not wrapper and common.dump_json(parsed).decode("utf-8") == text:
+        if isinstance(parsed, dict) and not wrapper and common.dump_text(parsed) == text:
             return parsed
     return {"output": text}
 

@@ -85,7 +85,7 @@ class GeminiStreamEncoder:
     def _frame(self, obj: dict[str, Any]) -> bytes:
         if self._array is not None:
             return self._array.encode(obj)
-        return encode_sse(common.dump_json(obj).decode("utf-8"), newline="\r\n")
+        return encode_sse(common.dump_text(obj), newline="\r\n")
 
     def _chunk(
         self, parts: list[dict[str, Any]], finish: str | None = None, extras: ir.ProviderExtras | None = None

@@ -20,7 +20,7 @@ def tool_call_id(ordinal: int, name: str, arguments: Any) -> str:
 
     Stream and non-stream decoding use the same rule, so the same reply gets the same ids either way.
     """
-    return common.synth_tool_id("call_", ordinal, name, common.dump_json(arguments).decode("utf-8"))
+    return common.synth_tool_id("call_", ordinal, name, common.dump_text(arguments))
 
 
 def decode_tool_call(value: Any, ordinal: int, where: str) -> ir.ToolCallPart:
@@ -38,7 +38,7 @@ def decode_tool_call(value: Any, ordinal: int, where: str) -> ir.ToolCallPart:
     if not isinstance(arguments, dict):
         raise READ.error(f"{where}.function.arguments is {type(arguments).__name__}, expected an object")
     call_id = READ.get_str(call, "id", where) or tool_call_id(ordinal, name, arguments)
-    raw = common.dump_json(arguments).decode("utf-8")
+    raw = common.dump_text(arguments)
     return ir.ToolCallPart(id=call_id, name=name, arguments=arguments, arguments_raw=raw)
 
 

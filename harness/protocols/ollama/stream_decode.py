@@ -143,5 +143,5 @@ def _stream_error(value: Any) -> ir.IRError:
     elif isinstance(value, str):
         message = value
     else:
-        message = common.dump_json(value).decode("utf-8")
+        message = common.dump_text(value)
     return ir.IRError.of(error_kind(None, message), message)

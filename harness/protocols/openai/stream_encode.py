@@ -92,7 +92,7 @@ class ChatStreamEncoder:
                 padded = f"{seed[:-1]},{common.dump_text('obfuscation')}:{common.dump_text(_pad(seed))}}}"
                 return encode_sse(padded)
             chunk["obfuscation"] = obfuscation(chunk)
-        return encode_sse(common.dump_json(self.profile.encode_chunk(chunk)).decode("utf-8"))
+        return encode_sse(common.dump_text(self.profile.encode_chunk(chunk)))
 
     def _choice(self, delta: JSONDict, finish: str | None = None) -> JSONDict:
         if self.style.role_chunk == "every":
@@ -155,7 +155,7 @@ class ChatStreamEncoder:
             self._merge_usage(event.usage)
         self._role_pending = True
         preamble = self.profile.encode_preamble()
-        return b"".join(encode_sse(common.dump_json(c).decode("utf-8")) for c in preamble)
+        return b"".join(encode_sse(common.dump_text(c)) for c in preamble)
 
     def _event(self, event: ir.StreamEvent) -> bytes:
         if isinstance(event, ir.TextDelta):
@@ -183,7 +183,7 @@ class ChatStreamEncoder:
         if isinstance(event, ir.ErrorEvent):
             return self._encode_error(event.error)
         if isinstance(event, ir.ProviderEvent) and event.protocol == self.profile.name:
-            data = event.data if isinstance(event.data, str) else common.dump_json(event.data).decode("utf-8")
+            data = event.data if isinstance(event.data, str) else common.dump_text(event.data)
             return encode_sse(data, event=event.type)
         return b""  # block starts/ends, redacted thinking and other providers' events have no wire form
 
@@ -226,12 +226,12 @@ class ChatStreamEncoder:
     def _encode_error(self, error: ir.IRError) -> bytes:
         body = error_object(error, self.style.error_object)
         if self.style.error_chunk == "event":
-            return encode_sse(common.dump_json({"error": body}).decode("utf-8"), event="error")
+            return encode_sse(common.dump_text({"error": body}), event="error")
         if self.style.error_chunk == "in_chunk":
             self._done = True  # the provider still ends the stream with [DONE]
             usage = encode_usage(self.profile, self._usage or ir.Usage())
             return self._delta({}, None, usage=usage, error=body)
-        return encode_sse(common.dump_json({"error": body}).decode("utf-8"))
+        return encode_sse(common.dump_text({"error": body}))
 
     def close(self) -> bytes:
         """`data: [DONE]` after a successful stream (and after OpenRouter's in-chunk error); nothing after an error

@@ -134,7 +134,7 @@ def _parse_assistant(message: ir.Message, seed: str) -> tuple[ir.Message, list[i
         scanner = XmlToolCallScanner()
         for segment in [*scanner.feed(part.text), *scanner.finish()]:
             if isinstance(segment, ParsedCall):
-                raw = common.dump_json(segment.arguments).decode("utf-8")
+                raw = common.dump_text(segment.arguments)
                 tool_id = call_id(seed, len(calls), segment)
                 calls.append(
                     ir.ToolCallPart(id=tool_id, name=segment.name, arguments=segment.arguments, arguments_raw=raw)

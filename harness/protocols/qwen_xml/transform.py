@@ -25,7 +25,7 @@ def call_id(message_id: str | None, ordinal: int, call: ParsedCall) -> str:
 
 
 def _raw(call: ParsedCall) -> str:
-    return common.dump_json(call.arguments).decode("utf-8")
+    return common.dump_text(call.arguments)
 
 
 def _reindex(event: ir.StreamEvent, index: int) -> ir.StreamEvent:
@@ -263,7 +263,7 @@ def _part_events(part: ir.TextPart | ir.ToolCallPart) -> list[ir.StreamEvent]:
         return [ir.TextDelta(index=0, text=part.text)]
     raw = part.arguments_raw
     if raw == "" and part.arguments is not None:
-        raw = common.dump_json(part.arguments).decode("utf-8")
+        raw = common.dump_text(part.arguments)
     return [
         ir.ToolCallStart(index=0, id=part.id, name=part.name),
         ir.ToolCallDelta(index=0, arguments=raw),

@@ -32,11 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness import ir
+from harness.protocols.common import dump_text
 from harness.protocols.reference import token
 from harness.protocols.responses import client_calls, extras, ids, items
 from harness.protocols.responses.errors import stream_error_event
 from harness.protocols.responses.mapping import encode_usage, status_of
-from harness.protocols.responses.reader import NAME, JSONDict, dumps
+from harness.protocols.responses.reader import NAME, JSONDict
 from harness.protocols.responses.response import response_object
 from harness.wire.sse import encode_sse
 
@@ -104,7 +105,7 @@ class ResponsesStreamEncoder:
         self._seq += 1
         if self._obfuscate and isinstance(data.get("delta"), str):
             data["obfuscation"] = obfuscation(data["delta"], f"{self._id}/{self._seq}")
-        return encode_sse(dumps(extras.api_order(data, ("type",))).decode("utf-8"), event=data["type"])
+        return encode_sse(dump_text(extras.api_order(data, ("type",))), event=data["type"])
 
     def _provider_event(self, event: ir.ProviderEvent) -> bytes:
         if not isinstance(event.data, dict):

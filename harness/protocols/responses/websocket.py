@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from harness.protocols.common import dump_json
+from harness.protocols.common import dump_json, dump_text
 from harness.protocols.responses import stored
 
 CREATE = "response.create"
@@ -49,7 +49,7 @@ def error_event(
     error: dict[str, Any] = {"type": kind, "code": code, "message": message, "param": param}
     if headers:
         error["headers"] = dict(headers)
-    return dump_json({"type": "error", "status": status, "error": error}).decode("utf-8")
+    return dump_text({"type": "error", "status": status, "error": error})
 
 
 def _as_items(value: Any) -> list[Any]:
@@ -148,7 +148,7 @@ class ResponsesSocket:
         shaped = {"type": "error", "error": nested}
         if "sequence_number" in event:
             shaped["sequence_number"] = event["sequence_number"]
-        return dump_json(shaped).decode("utf-8")
+        return dump_text(shaped)
 
     def failed(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> str:
         """The `error` event for a turn whose POST was refused with `status`, this error body and these headers:

@@ -97,7 +97,7 @@ def _decode_block(value: Any, where: str) -> ir.ContentPart:
     if kind == "tool_call":
         arguments = block.get("arguments")
         partial = READ.get_str(block, "partial_json", where)
-        raw = partial if arguments is None and partial is not None else common.dump_json(arguments).decode("utf-8")
+        raw = partial if arguments is None and partial is not None else common.dump_text(arguments)
         parsed = arguments if arguments is not None else common.parse_arguments(raw)
         return ir.ToolCallPart(
             id=READ.need_str(block, "id", where),
