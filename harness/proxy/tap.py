@@ -126,30 +126,21 @@ class Recorder:
     def events(self, events: list[ir.StreamEvent], violations: list[Violation]) -> None:
         """Upstream events decoded so far and the grammar violations they caused."""
         self._violations.extend(violations)
-        if not self.enabled:
-            return
-        if self._upstream.truncated:
-            # Events are decoded from the upstream bytes: past the byte limit, they are not kept either.
-            self._truncated_events = self._truncated_events or bool(events)
-            return
-        room = MAX_TAP_EVENTS - len(self._events)
-        if len(events) > room:
-            self._truncated_events = True
-        kept = events[: max(room, 0)]
-        self._events.extend(kept)
-        # The upstream chunk each event arrived in (0-based): the trace's stream timeline.
-        self._event_chunks.extend([self._upstream_count - 1] * len(kept))
+        for event in events:
+            self.event(event, [])
 
     def event(self, event: ir.StreamEvent, violations: list[Violation]) -> None:
-        """One upstream event and its grammar violations: `events([event], violations)`, without the batch."""
+        """One upstream event and the grammar violations it caused (the translate path's, per event)."""
         if violations:
             self._violations.extend(violations)
         if not self.enabled:
             return
         if self._upstream.truncated or len(self._events) >= MAX_TAP_EVENTS:
+            # Events are decoded from the upstream bytes: past the byte limit, they are not kept either.
             self._truncated_events = True
             return
         self._events.append(event)
+        # The upstream chunk each event arrived in (0-based): the trace's stream timeline.
         self._event_chunks.append(self._upstream_count - 1)
 
     def finish(self) -> Exchange:
