@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness import ir
+from harness.checks.memo import Memo
 from harness.diff.normalize import json_copy
 
 _KIND_MODELS = {
@@ -139,20 +140,14 @@ def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
 
 MATCH_CACHE = 16384
 """Entries kept by each cache of which models a node signature is (few signatures and loss lists recur)."""
-_matched: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_matched: Memo[tuple[tuple[Any, ...], tuple[str, ...]], tuple[str, ...]] = Memo(MATCH_CACHE)
 
 
 def _models_of(
     node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...], models: tuple[str, ...]
 ) -> tuple[str, ...]:
     """The `models` that `node` is (`_is`), shared by every node of its signature across calls."""
-    key = (signature, models)
-    hit = _matched.get(key)
-    if hit is None:
-        if len(_matched) >= MATCH_CACHE:
-            _matched.clear()
-        hit = _matched[key] = tuple(model for model in models if _is(node, parent_key, model))
-    return hit
+    return _matched.get((signature, models), lambda: tuple(model for model in models if _is(node, parent_key, model)))
 
 
 class _Wanted:
