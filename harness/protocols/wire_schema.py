@@ -284,7 +284,7 @@ class _Compiler:
             for name, item in value.items():
                 sub = props.get(name)
                 if sub is not None:
-                    sub(item, f"{path}.{name}" if path else name, ctx)
+                    sub(item, _key(path, name), ctx)
                 elif more is not None:
                     more(item, _key(path, str(name)), ctx)
                 else:
@@ -342,17 +342,9 @@ def _wrong_type(value: Any, path: str, want: str, where: str, ctx: _Ctx) -> None
 
 def _typed(types: frozenset[type], integral_only: bool, want: str, where: str) -> _Check:
     """The check of a node that only names its types (most leaves: `{"type": "string"}`)."""
-    if integral_only:
-
-        def integral(value: Any, path: str, ctx: _Ctx) -> None:
-            kind = type(value)
-            if kind not in types or (kind is float and not value.is_integer()):
-                _wrong_type(value, path, want, where, ctx)
-
-        return integral
 
     def check(value: Any, path: str, ctx: _Ctx) -> None:
-        if type(value) not in types:
+        if not _type_ok(value, types, integral_only):
             _wrong_type(value, path, want, where, ctx)
 
     return check
