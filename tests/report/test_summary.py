@@ -12,6 +12,7 @@ import pytest
 
 from harness.report import ReportError, build_summary, summary_schema, validate_summary
 from harness.report.model import Collector
+from harness.report.summary import summary_text
 from harness.trace import DivergenceJSON
 from tests.report.factory import RUN_ID, case, sample_events, tools_bug
 
@@ -176,3 +177,26 @@ def test_a_bad_entry_among_many_alike_is_found(summary: dict[str, Any], change: 
     bad["cases"][500] = {**bad["cases"][500], **change}
     with pytest.raises(ReportError, match=where):
         validate_summary(bad)
+
+
+def test_the_file_lists_one_case_a_line_under_an_indented_head(report_dir: Path, summary: dict[str, Any]) -> None:
+    lines = (report_dir / "summary.json").read_text(encoding="utf-8").splitlines()
+    start = lines.index('  "cases": [')
+    entries = lines[start + 1 : -2]
+    assert [json.loads(line.strip().rstrip(",")) for line in entries] == summary["cases"]
+    assert all(line.startswith("    {") for line in entries)
+    assert lines[-2:] == ["  ]", "}"]
+    assert lines[1].startswith('  "schema_version": ')
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"a": 1, "cases": [{"x": 'é\n"', "y": [1, 2]}, {"x": "b"}]},
+        {"a": {"b": [1]}, "cases": []},
+        {"cases": [{"x": 1}]},
+        {"a": 1},
+    ],
+)
+def test_summary_text_reads_back_as_the_same_data(data: dict[str, Any]) -> None:
+    assert json.loads(summary_text(data)) == data
