@@ -18,6 +18,8 @@ import contextlib
 import dataclasses
 import multiprocessing
 import pickle
+import select
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -202,9 +204,10 @@ class WorkerPool:
         for worker in list(self._workers):
             if worker.conn in ready:
                 with contextlib.suppress(EOFError, OSError):  # it died: its sentinel says so below
-                    while worker.conn.poll():
+                    self._receive(worker, worker.conn.recv(), results)
+                    while _readable(worker.conn):
                         self._receive(worker, worker.conn.recv(), results)
-            if not worker.process.is_alive() or worker.process.sentinel in ready:
+            if worker.process.sentinel in ready:  # it exited (a dead worker's sentinel stays ready)
                 worker.process.join(STOP_TIMEOUT)
                 self._lost(worker, pending, f"worker process exited with code {worker.process.exitcode}")
             elif not worker.ready and now - worker.heard > START_TIMEOUT:
@@ -261,6 +264,14 @@ class WorkerPool:
                 worker.process.join(STOP_TIMEOUT)
             worker.conn.close()
         self._workers = []
+
+
+def _readable(conn: Connection) -> bool:
+    """Whether `conn` has bytes to read now (one `select` call: `Connection.poll` builds a selector each time, and
+    the parent asks once per message of the workers, some 30,000 a full matrix)."""
+    if sys.platform == "win32":  # select takes only sockets there
+        return conn.poll()
+    return bool(select.select([conn], [], [], 0)[0])
 
 
 def _without_culprit(task: Task, runs_done: int, cases_done: int, what: str) -> Task:
