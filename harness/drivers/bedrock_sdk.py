@@ -33,6 +33,7 @@ from harness.drivers.base import (
     neutral_for_status,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.protocols.common import is_context_message
 from harness.scenarios.model import Capability, SdkException
 
@@ -414,27 +415,8 @@ class BedrockDriver:
     """The `boto3` bedrock-runtime client as a Converse client."""
 
     name = "bedrock"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.NESTED_TOOL_SCHEMA,
-            Capability.TOOL_CHOICE,
-            Capability.VISION,
-            Capability.FILES,
-            Capability.THINKING,
-            Capability.THINKING_SIGNATURE,
-            Capability.JSON_SCHEMA,
-            Capability.STOP_SEQUENCES,
-            Capability.PROMPT_CACHE,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
-    """No models_list (bedrock-runtime has none) and no retry_after (Bedrock sends none)."""
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("bedrock").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def client(self, base_url: str, http_client: httpx2.Client | None) -> Any:
         """A bedrock-runtime client pointed at `base_url`, signing with dummy credentials, without retries."""

@@ -25,6 +25,7 @@ from harness.drivers.base import (
     neutral_for_status,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 ACCOUNT_ID = "0" * 32
@@ -285,23 +286,8 @@ class CloudflareHTTPDriver:
     """A hand-written REST client of Workers AI's native route."""
 
     name = "cloudflare"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.NESTED_TOOL_SCHEMA,
-            Capability.VISION,
-            Capability.JSON_OBJECT,
-            Capability.JSON_SCHEMA,
-            Capability.MODELS_LIST,
-            Capability.RETRY_AFTER,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("cloudflare").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def url(self, base_url: str, model: str) -> str:
         """The run URL of `model` under the server root `base_url`."""

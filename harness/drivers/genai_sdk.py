@@ -27,6 +27,7 @@ from harness.drivers.base import (
     shared_tls_context,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 API_VERSION = "v1beta"
@@ -308,30 +309,8 @@ class GenaiDriver:
     """The `google-genai` SDK as a Gemini API client."""
 
     name = "gemini"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.NESTED_TOOL_SCHEMA,
-            Capability.TOOL_CHOICE,
-            Capability.VISION,
-            Capability.FILES,
-            Capability.FILE_URL,
-            Capability.THINKING,
-            Capability.THINKING_SIGNATURE,
-            Capability.JSON_OBJECT,
-            Capability.JSON_SCHEMA,
-            Capability.STOP_SEQUENCES,
-            Capability.PROMPT_CACHE,
-            Capability.MODELS_LIST,
-            Capability.RETRY_AFTER,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("gemini").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def client(self, base_url: str, http_client: httpx2.Client) -> genai.Client:
         """An SDK client pointed at `base_url` (it adds `/v1beta/models/...`), without retries."""

@@ -27,6 +27,7 @@ from harness.drivers.base import (
     neutral_for_status,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 
@@ -216,23 +217,8 @@ class OllamaDriver:
     """The `ollama` SDK as an `/api/chat` client."""
 
     name = "ollama"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.VISION,
-            Capability.THINKING,
-            Capability.JSON_OBJECT,
-            Capability.JSON_SCHEMA,
-            Capability.STOP_SEQUENCES,
-            Capability.MODELS_LIST,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("ollama").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def client(self, base_url: str, http_client: httpx.Client) -> ollama.Client:
         """An SDK client for `base_url` whose requests go through `http_client`."""

@@ -33,6 +33,7 @@ from harness.drivers.base import (
     with_cause,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 _FINISH: dict[str, ir.StopKind] = {
@@ -337,28 +338,8 @@ class OpenAIDriver:
     """The `openai` SDK as a Chat Completions client."""
 
     name = "openai"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.NESTED_TOOL_SCHEMA,
-            Capability.TOOL_CHOICE,
-            Capability.VISION,
-            Capability.FILES,
-            Capability.FILE_ID,
-            Capability.JSON_OBJECT,
-            Capability.JSON_SCHEMA,
-            Capability.STOP_SEQUENCES,
-            Capability.PROMPT_CACHE,
-            Capability.MODELS_LIST,
-            Capability.RETRY_AFTER,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("openai").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def client(self, base_url: str, http_client: httpx2.Client) -> openai.OpenAI:
         """An SDK client pointed at `<base_url>/v1`, without retries."""

@@ -36,6 +36,7 @@ from harness.drivers.base import (
     with_cause,
 )
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 _INCOMPLETE: dict[str, ir.StopKind] = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
@@ -489,34 +490,10 @@ class ResponsesDriver:
     """The `openai` SDK as a Responses API client."""
 
     name = "responses"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.TOOLS,
-            Capability.PARALLEL_TOOLS,
-            Capability.NESTED_TOOL_SCHEMA,
-            Capability.TOOL_CHOICE,
-            Capability.VISION,
-            Capability.FILES,
-            Capability.FILE_URL,
-            Capability.FILE_ID,
-            Capability.THINKING,
-            Capability.THINKING_SIGNATURE,
-            Capability.JSON_OBJECT,
-            Capability.JSON_SCHEMA,
-            Capability.PROMPT_CACHE,
-            Capability.MODELS_LIST,
-            Capability.RETRY_AFTER,
-            Capability.TOP_P,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-            Capability.NOT_FOUND_ERROR,
-            Capability.OVERLOADED_ERROR,
-        }
-    )
-    """No stop sequences: `responses.create` has no `stop`."""
-    socket_capabilities: ClassVar[frozenset[Capability]] = capabilities - {Capability.MODELS_LIST}
-    """Over WebSocket mode (`responses.connect()`): no model listing (a refused turn's Retry-After comes in its
-    `error` event's `error.headers`)."""
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("responses").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
+    socket_capabilities: ClassVar[frozenset[Capability]] = registry.sdk("responses").socket_capabilities
+    """Over WebSocket mode: its SDK facts (`facts.Sdk.socket_capabilities`)."""
 
     def run_socket(
         self, request: ir.Request, *, base_url: str, headers: Mapping[str, str], timeout: float, versioned: bool = True

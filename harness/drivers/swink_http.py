@@ -18,6 +18,7 @@ import httpx2
 from harness import ir
 from harness.drivers.base import DUMMY_API_KEY, SdkResult, UnsupportedRequest, error_from_status, failed
 from harness.drivers.event_builder import EventBuilder
+from harness.protocols import registry
 from harness.scenarios.model import Capability, SdkException
 
 TIMEOUT = 60.0
@@ -229,18 +230,8 @@ class SwinkHTTPDriver:
     """A hand-written client of swink's proxy protocol, as `ProxyStreamFn` speaks it."""
 
     name = "swink"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset(
-        {
-            Capability.VISION,
-            Capability.THINKING,
-            Capability.THINKING_SIGNATURE,
-            Capability.STOP_MAX_TOKENS,
-            Capability.STREAM_ERROR_FIRST,
-        }
-    )
-    """No top_p (not in `ProxyRequestOptions`), and no not-found or overloaded error of its own:
-    `error_event_from_status(status, "", "Proxy")` reads a 404 as an unclassified client error (the empty body
-    never looks like a retired model) and a 503 as a network error."""
+    capabilities: ClassVar[frozenset[Capability]] = registry.sdk("swink").capabilities
+    """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
     def run(self, request: ir.Request, *, stream: bool, base_url: str, http_client: Any) -> SdkResult:
         """POST `/v1/stream`; a non-streamed run folds the stream into a response, as swink's agent does."""

@@ -256,6 +256,11 @@ class Sdk:
     """Distribution name of the SDK, for version reports."""
     http_client: Literal["httpx2", "httpx"]
     """The HTTP client library the SDK is built on; the runner hands it a client of that kind."""
+    capabilities: frozenset[ir.Capability]
+    """What the SDK can ask for and surface (its driver's `capabilities` are these); a scenario requiring more is
+    unsupported with this client. Declared here, with the facts, so that planning a matrix imports no SDK."""
+    socket_capabilities: frozenset[ir.Capability] = frozenset()
+    """The same over the frontend's WebSocket mode (`Frontend.websocket`); empty: the SDK has no such mode."""
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import drivers
-from harness.drivers.base import SocketDriver
 from harness.drivers.chain import can_chain
 from harness.ir import Capability
 from harness.protocols import registry
@@ -108,26 +106,27 @@ def capabilities(case: Case) -> dict[str, frozenset[Capability]]:
 
 
 def has_websocket(frontend: str) -> bool:
-    """Whether the frontend has a WebSocket mode (its facts) that its SDK driver can drive."""
+    """Whether the frontend has a WebSocket mode (its facts) that its SDK can speak (its SDK facts)."""
     facts = registry.facts(frontend).frontend
-    return facts is not None and facts.websocket is not None and isinstance(drivers.get(frontend), SocketDriver)
+    return facts is not None and facts.websocket is not None and bool(registry.sdk(frontend).socket_capabilities)
 
 
 @functools.cache  # the same few dozen (frontend, backend) pairs for every scenario of the matrix
 def _parties(
     frontend: str, backend: str, transport: Transport = "http"
 ) -> tuple[tuple[str, frozenset[Capability]], ...]:
+    """Each party of a case and what it can do, from the protocols' facts alone (no SDK is imported to plan)."""
     backend_client = registry.get(backend).family
-    driver = drivers.get(frontend)
-    if transport == "ws" and isinstance(driver, SocketDriver):
-        sdk = (f"{frontend} SDK over WebSocket", frozenset(driver.socket_capabilities))
+    client = registry.sdk(frontend)
+    if transport == "ws" and client.socket_capabilities:
+        sdk = (f"{frontend} SDK over WebSocket", client.socket_capabilities)
     else:
-        sdk = (f"{frontend} SDK", frozenset(driver.capabilities))
+        sdk = (f"{frontend} SDK", client.capabilities)
     return (
         sdk,
         (f"{frontend} frontend", frozenset(registry.get(frontend).capabilities)),
         (f"{backend} backend", frozenset(registry.get(backend).capabilities)),
-        (f"{backend_client} SDK", frozenset(drivers.get(backend_client).capabilities)),
+        (f"{backend_client} SDK", registry.sdk(backend_client).capabilities),
     )
 
 

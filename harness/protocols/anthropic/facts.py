@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from harness.ir import Capability
 from harness.protocols import facts
 
 CREATED_AT = "1970-01-01T00:00:00Z"
@@ -45,7 +46,34 @@ FACTS = facts.ProtocolFacts(
         envelope=model_envelope,
         claims=is_client,
     ),
-    sdk=facts.Sdk(driver="harness.drivers.anthropic_sdk", package="anthropic", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.anthropic_sdk",
+        package="anthropic",
+        http_client="httpx2",
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.NESTED_TOOL_SCHEMA,
+                Capability.TOOL_CHOICE,
+                Capability.VISION,
+                Capability.FILES,
+                Capability.FILE_URL,
+                Capability.THINKING,
+                Capability.THINKING_SIGNATURE,
+                Capability.JSON_SCHEMA,
+                Capability.STOP_SEQUENCES,
+                Capability.PROMPT_CACHE,
+                Capability.MODELS_LIST,
+                Capability.RETRY_AFTER,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     real=facts.RealEndpoint("https://api.anthropic.com", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
     upstream_model="claude-sonnet-4-5-20250929",
     wire_specs=(facts.WireSpec("harness.protocols.anthropic.spec", "anthropic"),),

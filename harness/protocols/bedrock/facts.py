@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.bedrock.auth import DEFAULT_REGION, PLANTED_ACCESS_KEY, endpoint_host, rejection
 from harness.protocols.bedrock.reference import REQUEST_ID_HEADER
@@ -47,7 +48,32 @@ RESPONSE_HEADERS = {"x-amzn-requestid": "a UUID"}
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH, request_id_header=REQUEST_ID_HEADER),
     model_list=MODEL_LIST,
-    sdk=facts.Sdk(driver="harness.drivers.bedrock_sdk", package="boto3", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.bedrock_sdk",
+        package="boto3",
+        http_client="httpx2",
+        # No models_list (bedrock-runtime has none) and no retry_after (Bedrock sends none).
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.NESTED_TOOL_SCHEMA,
+                Capability.TOOL_CHOICE,
+                Capability.VISION,
+                Capability.FILES,
+                Capability.THINKING,
+                Capability.THINKING_SIGNATURE,
+                Capability.JSON_SCHEMA,
+                Capability.STOP_SEQUENCES,
+                Capability.PROMPT_CACHE,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),
     upstream_model=DEFAULT_MODEL,
     wire_specs=(facts.WireSpec("harness.protocols.bedrock.spec", "bedrock"),),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.cloudflare.paths import ACCOUNT_ENV, ACCOUNT_PLACEHOLDER, API_PREFIX, KEY_ENV
 
@@ -49,7 +50,28 @@ FACTS = facts.ProtocolFacts(
     model_list=facts.ModelList(
         paths=(MODELS_SEARCH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None
     ),
-    sdk=facts.Sdk(driver="harness.drivers.cloudflare_http", package="httpx2", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.cloudflare_http",
+        package="httpx2",
+        http_client="httpx2",
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.NESTED_TOOL_SCHEMA,
+                Capability.VISION,
+                Capability.JSON_OBJECT,
+                Capability.JSON_SCHEMA,
+                Capability.MODELS_LIST,
+                Capability.RETRY_AFTER,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     real=facts.RealEndpoint(
         "https://api.cloudflare.com",
         KEY_ENV,

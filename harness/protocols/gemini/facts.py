@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.gemini import wire_rules
 from harness.wire.http import HttpRequest
@@ -65,7 +66,35 @@ FACTS = facts.ProtocolFacts(
         envelope=model_envelope,
         claims=is_client,
     ),
-    sdk=facts.Sdk(driver="harness.drivers.genai_sdk", package="google-genai", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.genai_sdk",
+        package="google-genai",
+        http_client="httpx2",
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.NESTED_TOOL_SCHEMA,
+                Capability.TOOL_CHOICE,
+                Capability.VISION,
+                Capability.FILES,
+                Capability.FILE_URL,
+                Capability.THINKING,
+                Capability.THINKING_SIGNATURE,
+                Capability.JSON_OBJECT,
+                Capability.JSON_SCHEMA,
+                Capability.STOP_SEQUENCES,
+                Capability.PROMPT_CACHE,
+                Capability.MODELS_LIST,
+                Capability.RETRY_AFTER,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     real=facts.RealEndpoint(
         "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"
     ),

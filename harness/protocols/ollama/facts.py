@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.ollama.request import CHAT_PATH
 from harness.protocols.ollama.tags import TAGS_PATH
@@ -27,7 +28,28 @@ FACTS = facts.ProtocolFacts(
     model_list=facts.ModelList(
         paths=(TAGS_PATH,), item_paths=(), entry=model_entry, envelope=model_envelope, claims=None
     ),
-    sdk=facts.Sdk(driver="harness.drivers.ollama_sdk", package="ollama", http_client="httpx"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.ollama_sdk",
+        package="ollama",
+        http_client="httpx",
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.VISION,
+                Capability.THINKING,
+                Capability.JSON_OBJECT,
+                Capability.JSON_SCHEMA,
+                Capability.STOP_SEQUENCES,
+                Capability.MODELS_LIST,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     # A local server: no key; OLLAMA_HOST (often host:port) moves it.
     real=facts.RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),
     upstream_model="llama3.2",

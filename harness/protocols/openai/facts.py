@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.openai import wire_rules
 from harness.protocols.openai.profile import Profile
@@ -53,7 +54,33 @@ FAMILY = facts.ProtocolFacts(
         envelope=model_envelope,
         claims=None,  # the default shape of `GET /v1/models`: the other protocols' clients announce themselves
     ),
-    sdk=facts.Sdk(driver="harness.drivers.openai_sdk", package="openai", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.openai_sdk",
+        package="openai",
+        http_client="httpx2",
+        capabilities=frozenset(
+            {
+                Capability.TOOLS,
+                Capability.PARALLEL_TOOLS,
+                Capability.NESTED_TOOL_SCHEMA,
+                Capability.TOOL_CHOICE,
+                Capability.VISION,
+                Capability.FILES,
+                Capability.FILE_ID,
+                Capability.JSON_OBJECT,
+                Capability.JSON_SCHEMA,
+                Capability.STOP_SEQUENCES,
+                Capability.PROMPT_CACHE,
+                Capability.MODELS_LIST,
+                Capability.RETRY_AFTER,
+                Capability.TOP_P,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+                Capability.NOT_FOUND_ERROR,
+                Capability.OVERLOADED_ERROR,
+            }
+        ),
+    ),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",
     wire_specs=(facts.WireSpec("harness.protocols.openai.spec", "openai"),),

@@ -12,6 +12,7 @@ than sent without the history they refer to.
 from __future__ import annotations
 
 from harness import ir
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.openai.facts import FAMILY as CHAT_COMPLETIONS
 from harness.protocols.responses import compaction, stored, wire_rules
@@ -23,6 +24,33 @@ from harness.protocols.responses.websocket import ResponsesSocket
 def server_state(request: ir.Request) -> tuple[str, ...]:
     """The features of a decoded request that name state an OpenAI server keeps (`losses.STATEFUL`)."""
     return tuple(stateful_fields(request))
+
+
+SDK_CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.TOOL_CHOICE,
+        Capability.VISION,
+        Capability.FILES,
+        Capability.FILE_URL,
+        Capability.FILE_ID,
+        Capability.THINKING,
+        Capability.THINKING_SIGNATURE,
+        Capability.JSON_OBJECT,
+        Capability.JSON_SCHEMA,
+        Capability.PROMPT_CACHE,
+        Capability.MODELS_LIST,
+        Capability.RETRY_AFTER,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""What the `openai` SDK's `responses.create` can ask for and surface: no stop sequences (it has no `stop`)."""
 
 
 FACTS = facts.ProtocolFacts(
@@ -40,7 +68,15 @@ FACTS = facts.ProtocolFacts(
         websocket=ResponsesSocket,
     ),
     model_list=CHAT_COMPLETIONS.model_list,
-    sdk=facts.Sdk(driver="harness.drivers.responses_sdk", package="openai", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.responses_sdk",
+        package="openai",
+        http_client="httpx2",
+        capabilities=SDK_CAPABILITIES,
+        # Over WebSocket mode (`responses.connect()`): no model listing (a refused turn's Retry-After comes in its
+        # `error` event's `error.headers`).
+        socket_capabilities=SDK_CAPABILITIES - {Capability.MODELS_LIST},
+    ),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",
     wire_specs=(

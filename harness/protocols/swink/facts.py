@@ -6,6 +6,7 @@ non-streamed cases are planned unsupported (`stream_only`).
 
 from __future__ import annotations
 
+from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.swink.events import STREAM_PATH
 from harness.protocols.swink.request import TOP_LEVEL
@@ -13,7 +14,23 @@ from harness.protocols.swink.request import TOP_LEVEL
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=(facts.Route(STREAM_PATH),), model=facts.ModelInBody()),
     model_list=None,  # swink's proxy protocol has no model listing
-    sdk=facts.Sdk(driver="harness.drivers.swink_http", package="httpx2", http_client="httpx2"),
+    sdk=facts.Sdk(
+        driver="harness.drivers.swink_http",
+        package="httpx2",
+        http_client="httpx2",
+        # No top_p (not in `ProxyRequestOptions`), and no not-found or overloaded error of its own:
+        # `error_event_from_status(status, "", "Proxy")` reads a 404 as an unclassified client error (the empty body
+        # never looks like a retired model) and a 503 as a network error.
+        capabilities=frozenset(
+            {
+                Capability.VISION,
+                Capability.THINKING,
+                Capability.THINKING_SIGNATURE,
+                Capability.STOP_MAX_TOKENS,
+                Capability.STREAM_ERROR_FIRST,
+            }
+        ),
+    ),
     real=None,
     upstream_model="claude-sonnet-4-5-20250929",  # a swink proxy fronts an agent's provider; any model name
     secrets=facts.Secrets(),
