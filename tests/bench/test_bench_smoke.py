@@ -409,8 +409,9 @@ def test_bench_matrix_websocket_floor_makes_the_runner_turns_and_sees_what_the_s
         direct = floor.run_one(floor.calls[keys.index(key)])
         assert floor.sockets is not None  # the turn went over a real socket
         cases = runner.case_runner()
+        case = next(c for c in runner.cases if c.scenario == "tool-call-parallel" and c.backend == "responses")
         try:
-            cases.run_case(next(c for c in runner.cases if c.scenario == "tool-call-parallel" and c.backend == "responses"))
+            cases.run_case(case)
         finally:
             cases.close()
         proxied = cases.traces[key]
