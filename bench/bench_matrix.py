@@ -13,7 +13,9 @@ Figures are ratios from the same run, contenders interleaved round by round, bes
     replayed as plain bytes with their recorded chunk boundaries): no proxy, no harness around the call. The
     models-list scenario has no recording (the proxy answers it from its config): its floor serves the listing
     the proxy gave, captured once before timing. Both sides build the same SDK clients the same way (one TLS
-    context per process, `harness.drivers.base.shared_tls_context`).
+    context per process, `harness.drivers.base.shared_tls_context`). A WebSocket-mode run's floor is the same
+    `run_socket` call against a canned WebSocket server on a loopback port serving the same recording as frames
+    (`bench/_socket_floor.py`: the SDK's WebSocket mode needs a real socket).
 - `main`: the README's main command, `conformance run` (traces and reports written) as a subprocess on the whole
   matrix, at -j 1, 2, ... up to the cores available: wall time, the speed-up of each worker count over -j 1,
   and the size of the report folder.
@@ -22,7 +24,8 @@ Figures are ratios from the same run, contenders interleaved round by round, bes
 
 Environment: `BENCH_MATRIX_PARTS` (comma list of the parts above; default all four), `BENCH_MATRIX_SCENARIOS`
 (comma list, or `all`; the subset, default a representative one), `BENCH_MATRIX_FRONTENDS` /
-`BENCH_MATRIX_BACKENDS` (comma lists; default all), `BENCH_MATRIX_ROUNDS` (timed rounds, best kept; default 1),
+`BENCH_MATRIX_BACKENDS` (comma lists; default all), `BENCH_MATRIX_TRANSPORTS` (`http`, `ws`: the main job runs
+both; default `http`), `BENCH_MATRIX_ROUNDS` (timed rounds, best kept; default 1),
 `BENCH_MATRIX_JOBS` (comma list of worker counts for `main`; default 1 up to the cores).
 """
 
@@ -45,6 +48,7 @@ from typing import Any
 import httpx
 import httpx2
 
+from bench._socket_floor import CannedSockets, Frames, frames_of
 from bench._timing import Timing, interleaved_best
 from harness import drivers, ir
 from harness.drivers.base import SdkResult, UnsupportedRequest
@@ -54,10 +58,12 @@ from harness.rig import Environment
 from harness.runner.engine import Engine, default_jobs
 from harness.runner.plan import MatrixOptions
 from harness.scenarios.model import Scenario
+from harness.trace import Transport
 
 SCENARIOS_ENV = "BENCH_MATRIX_SCENARIOS"
 FRONTENDS_ENV = "BENCH_MATRIX_FRONTENDS"
 BACKENDS_ENV = "BENCH_MATRIX_BACKENDS"
+TRANSPORTS_ENV = "BENCH_MATRIX_TRANSPORTS"
 ROUNDS_ENV = "BENCH_MATRIX_ROUNDS"
 PARTS_ENV = "BENCH_MATRIX_PARTS"
 JOBS_ENV = "BENCH_MATRIX_JOBS"
@@ -96,8 +102,16 @@ def options_from_env(cassettes: Path = Path("cassettes"), scenarios: Path = Path
         frontends=_names(FRONTENDS_ENV),
         backends=_names(BACKENDS_ENV),
         only=only,
+        transports=_transports(),
         write_traces=False,
     )
+
+
+def _transports() -> tuple[Transport, ...]:
+    names = _names(TRANSPORTS_ENV) or ["http"]
+    if not set(names) <= {"http", "ws"}:
+        raise SystemExit(f"{TRANSPORTS_ENV}: {', '.join(names)}: choose from http, ws")
+    return tuple(t for t in ("http", "ws") if t in names)
 
 
 # --- the harness --------------------------------------------------------------------------------------------
@@ -172,19 +186,32 @@ class FloorCall:
     request: ir.Request | None
     stream: bool
     reply: Reply
+    frames: Frames | None = None
+    """A WebSocket-mode run's answer: the reply as the frames the proxy would send (None: an HTTP run)."""
 
 
 @dataclass
 class Floor:
-    """The SDK calls of a matrix with their recorded answers, captured before timing."""
+    """The SDK calls of a matrix with their recorded answers, captured before timing; `close` when done."""
 
     calls: list[FloorCall]
+    sockets: CannedSockets | None = None
+    """The canned WebSocket server of the WebSocket-mode calls (None without any)."""
 
     def run_one(self, item: FloorCall) -> SdkResult:
         """One SDK call answered with its recorded bytes."""
+        if item.frames is not None:
+            self.sockets = self.sockets or CannedSockets()
+            return self.sockets.turn(item.client, item.request, item.frames)
         reply = item.reply
         http = mock_client(item.client, lambda _request: reply)
         return call(item.client, item.scenario, item.request, item.stream, http)
+
+    def close(self) -> None:
+        """Stop the canned WebSocket server, if one was started."""
+        if self.sockets is not None:
+            self.sockets.close()
+            self.sockets = None
 
     def run(self) -> int:
         """Every call, one after the other; the number of calls answered."""
@@ -258,7 +285,9 @@ def prepare_floor(runner: Engine) -> Floor:
                 continue
         # The same request the runner's driver call sends, routed model name included.
         request = None if listing else scenario.request_for(run.route, stream=run.stream)
-        calls.append(FloorCall(run.client, scenario, request, run.stream, replies[answer_key]))
+        reply = replies[answer_key]
+        frames = frames_of(run.client, reply.status, reply.headers, reply.chunks) if run.transport == "ws" else None
+        calls.append(FloorCall(run.client, scenario, request, run.stream, reply, frames))
     return Floor(calls)
 
 
@@ -295,7 +324,10 @@ def measure(options: MatrixOptions, rounds: int) -> Measured:
         counts.update(harness_run(options, 1))
         return sum(counts.values())
 
-    timings = interleaved_best({"harness -j1": harness, "floor -j1": floor.run}, rounds=rounds)
+    try:
+        timings = interleaved_best({"harness -j1": harness, "floor -j1": floor.run}, rounds=rounds)
+    finally:
+        floor.close()
     if timings["floor -j1"].result != len(floor.calls):
         raise SystemExit("floor: some SDK calls returned nothing")
     return Measured(len(floor.calls), len(runner.cases), timings["harness -j1"], timings["floor -j1"], counts)
@@ -473,7 +505,8 @@ def main() -> None:
     rounds = int(os.environ.get(ROUNDS_ENV, "1"))
     for name in drivers.names():
         drivers.get(name)  # import every SDK before timing: import time is neither the harness's nor the floor's
-    print(f"parts: {', '.join(parts)}; subset: {', '.join(options.only) if options.only else 'all'}; rounds: {rounds}")
+    subset = ", ".join(options.only) if options.only else "all"
+    print(f"parts: {', '.join(parts)}; subset: {subset}; transports: {', '.join(options.transports)}; rounds: {rounds}")
     if "subset" in parts:
         print_timings("default subset", measure(options, rounds))
     if "all" in parts:

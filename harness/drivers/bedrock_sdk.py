@@ -4,12 +4,15 @@ The client points at the proxy with `endpoint_url`, signs with dummy credentials
 retries. boto3 does not use httpx: given an `httpx2.Client` (the harness's in-process proxy, or any socket URL),
 botocore's `before-send` event hands each prepared request to it and returns an `AWSResponse` whose raw body
 streams the httpx2 response chunk by chunk, so chunk boundaries and streaming survive into botocore's own event
-stream parser. Without one, botocore sends the request itself.
+stream parser. Without one, botocore sends the request itself. A process makes one client per endpoint and
+reuses it: the run's httpx2 client reaches the handler through a context variable, never through the client.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import contextvars
 import json
 import re
 import threading
@@ -380,23 +383,41 @@ class _Raw:
 
 
 class HttpxSender:
-    """A `before-send` handler: sends botocore's prepared request with an httpx2 client, streaming the answer."""
+    """A `before-send` handler: sends botocore's prepared request with the httpx2 client of the run under way in
+    this thread (`sending_through`), streaming the answer; with none, botocore sends the request itself."""
 
-    def __init__(self, client: httpx2.Client) -> None:
-        self.client = client
-
-    def __call__(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+    def __call__(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
+        client = _RUN_HTTP.get()
+        if client is None:
+            return None
         body = request.body
         if body is not None and not isinstance(body, bytes | bytearray):
             body = body.read()
         headers = {k: v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()}
-        outgoing = self.client.build_request(request.method, request.url, headers=headers, content=body)
-        response = self.client.send(outgoing, stream=True)
+        outgoing = client.build_request(request.method, request.url, headers=headers, content=body)
+        response = client.send(outgoing, stream=True)
         return AWSResponse(request.url, response.status_code, dict(response.headers), _Raw(response))
+
+
+_RUN_HTTP: contextvars.ContextVar[httpx2.Client | None] = contextvars.ContextVar("bedrock_run_http", default=None)
+"""The httpx2 client the run under way sends through (None: botocore sends by itself)."""
+
+
+@contextlib.contextmanager
+def sending_through(http_client: httpx2.Client | None) -> Iterator[None]:
+    """Route the calls made inside through `http_client` (the run's), whichever cached client makes them."""
+    token = _RUN_HTTP.set(http_client)
+    try:
+        yield
+    finally:
+        _RUN_HTTP.reset(token)
 
 
 _SESSION_LOCK = threading.Lock()
 _SESSIONS: list[boto3.session.Session] = []
+CLIENTS_KEPT = 16
+"""Most bedrock-runtime clients kept at once (one per endpoint URL); the cache is cleared when full."""
+_CLIENTS: dict[str, Any] = {}
 
 
 def _session() -> boto3.session.Session:
@@ -411,6 +432,24 @@ def _session() -> boto3.session.Session:
     return _SESSIONS[0]
 
 
+def _client(endpoint: str) -> Any:
+    """The bedrock-runtime client of `endpoint`, made once a process: a client costs ~2 ms to make (event hooks,
+    loaders, endpoint rules) and holds nothing of a run (static credentials, no retries, and the run's HTTP client
+    comes from `sending_through`, not from the client). botocore clients are thread-safe."""
+    with _SESSION_LOCK:
+        client = _CLIENTS.get(endpoint)
+        if client is None:
+            config = Config(
+                retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=TIMEOUT, read_timeout=TIMEOUT
+            )
+            client = _session().client("bedrock-runtime", endpoint_url=endpoint, config=config)
+            client.meta.events.register("before-send.bedrock-runtime", HttpxSender())
+            if len(_CLIENTS) >= CLIENTS_KEPT:
+                _CLIENTS.clear()
+            _CLIENTS[endpoint] = client
+    return client
+
+
 class BedrockDriver:
     """The `boto3` bedrock-runtime client as a Converse client."""
 
@@ -418,26 +457,21 @@ class BedrockDriver:
     capabilities: ClassVar[frozenset[Capability]] = registry.sdk("bedrock").capabilities
     """What the SDK can ask for and surface: its SDK facts (`facts.Sdk.capabilities`)."""
 
-    def client(self, base_url: str, http_client: httpx2.Client | None) -> Any:
-        """A bedrock-runtime client pointed at `base_url`, signing with dummy credentials, without retries."""
-        config = Config(
-            retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=TIMEOUT, read_timeout=TIMEOUT
-        )
-        with _SESSION_LOCK:
-            client = _session().client("bedrock-runtime", endpoint_url=base_url.rstrip("/"), config=config)
-        if http_client is not None:
-            client.meta.events.register("before-send.bedrock-runtime", HttpxSender(http_client))
-        return client
+    def client(self, base_url: str) -> Any:
+        """The bedrock-runtime client pointed at `base_url`, signing with dummy credentials, without retries; its
+        calls go through the HTTP client given to `sending_through` around them."""
+        return _client(base_url.rstrip("/"))
 
     def run(self, request: ir.Request, *, stream: bool, base_url: str, http_client: Any) -> SdkResult:
-        """Call `converse` or `converse_stream` and normalize what came back."""
-        client = self.client(base_url, http_client)
+        """Call `converse` or `converse_stream` through `http_client` and normalize what came back."""
+        client = self.client(base_url)
         kwargs = params(request)
         state = _StreamState()
         try:
-            if not stream:
-                return SdkResult(response=response_to_ir(client.converse(**kwargs)))
-            events = client.converse_stream(**kwargs)["stream"]
+            with sending_through(http_client):
+                if not stream:
+                    return SdkResult(response=response_to_ir(client.converse(**kwargs)))
+                events = client.converse_stream(**kwargs)["stream"]
             try:
                 for event in events:
                     state.add(event)

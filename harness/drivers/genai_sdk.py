@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
@@ -305,6 +306,14 @@ def _classify(
     return ir.IRError.of(ir.ErrorKind.NETWORK, str(exc)), SdkException.CONNECTION
 
 
+@functools.cache
+def idle_async_client() -> httpx2.AsyncClient:
+    """The async client every SDK client of the process is given, as the one it would build (shared TLS context,
+    no timeout, redirects followed); the driver calls the sync API only, so it never sends. Building one a client
+    cost more than the rest of the client."""
+    return httpx2.AsyncClient(verify=shared_tls_context(), timeout=None, follow_redirects=True)
+
+
 class GenaiDriver:
     """The `google-genai` SDK as a Gemini API client."""
 
@@ -315,13 +324,13 @@ class GenaiDriver:
     def client(self, base_url: str, http_client: httpx2.Client) -> genai.Client:
         """An SDK client pointed at `base_url` (it adds `/v1beta/models/...`), without retries."""
         # The SDK builds an async client and a websocket context too, each with a TLS context of its own unless
-        # given one: hand it the process's shared context (the one it would build).
-        tls = shared_tls_context()
+        # given them: hand it the process's idle async client and shared TLS context (the ones it would build).
         options = types.HttpOptions(
             base_url=base_url.rstrip("/") + "/",
             api_version=API_VERSION,
             httpx_client=http_client,
-            async_client_args={"verify": tls, "ssl": tls},
+            httpx_async_client=idle_async_client(),
+            async_client_args={"ssl": shared_tls_context()},
         )
         return genai.Client(api_key=DUMMY_API_KEY, http_options=options)
 

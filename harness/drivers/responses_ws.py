@@ -7,14 +7,16 @@ The scenario's request is the same `responses.create` keywords as over HTTP (`re
 same IR for the same events. The turn ends at its terminal event (`response.completed`, `response.incomplete`,
 `response.failed`) or at an `error` event; a connection closed before either is a stream cut short.
 
-Every wait is bounded: the handshake by `open_timeout`, each message by a watchdog (one thread a turn) that closes
-the connection when none arrives within the timeout of the last (the SDK's `recv` has no timeout of its own).
+Every wait is bounded: the handshake by `open_timeout`, each message by a watchdog (one thread for the process's
+turns) that closes the connection when none arrives within the timeout of the last (the SDK's `recv` has no timeout
+of its own); no keepalive pings are sent (`KEEPALIVE`).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -45,37 +47,84 @@ ERROR_CLASS = "openai.types.responses.ResponseWsError"
 """What the SDK parses a WebSocket-mode `error` event as."""
 CLOSE_S = 5.0
 """Longest wait for the closing handshake."""
+KEEPALIVE = {"ping_interval": None}
+"""No keepalive pings: a turn lasts far less than websockets' 20 s ping interval, its waits are bounded by the
+watchdog, and the keepalive thread each connection would start costs a run more than reading its frames."""
 _DIRECT = {"legacy": True} if tuple(int(p) for p in websockets_version.split(".")[:2]) >= (17, 1) else {}
 """The SDK opens its connection without `with` (it closes it itself), which websockets 17.1+ asks to be said."""
 
 
+IDLE_WAKE_S = 1.0
+"""How often the watchdogs' thread wakes with no turn to watch (a turn starting later needs no wake-up call)."""
+
+
 class _Watchdog:
-    """Closes the connection when no message arrives within `seconds` of the turn's start or of the last message
-    (`kick`): one thread for the whole turn, not a timer per message."""
+    """One turn's watch: its connection is closed when no message arrives within `seconds` of the turn's start or of
+    the last message (`kick`). Every turn of the process is watched by one thread (`_Watchdogs`), not one a turn."""
 
     def __init__(self, connection: Any, seconds: float) -> None:
         self.connection, self.seconds, self.fired = connection, seconds, False
-        self._deadline = time.monotonic() + seconds
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="ws-watchdog", daemon=True)
+        self.deadline = time.monotonic() + seconds
 
     def __enter__(self) -> _Watchdog:
-        self._thread.start()
+        WATCHDOGS.watch(self)
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._stop.set()
+        WATCHDOGS.forget(self)
 
     def kick(self) -> None:
         """A message arrived: the next may take `seconds` from now."""
-        self._deadline = time.monotonic() + self.seconds
+        self.deadline = time.monotonic() + self.seconds
 
-    def _watch(self) -> None:
-        while not self._stop.wait(max(self._deadline - time.monotonic(), 0.0)):
-            if time.monotonic() >= self._deadline:
-                self.fired = True
-                self.connection.close()
-                return
+
+class _Watchdogs:
+    """The thread that closes each watched turn's connection at its deadline. It sleeps until the earliest deadline
+    it knows (`IDLE_WAKE_S` with none); a turn that starts is woken for only when its deadline comes sooner, so a
+    turn costs no thread and, mostly, no wake-up."""
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)  # a forked child has no thread, and needs a fresh lock
+
+    def _reset(self) -> None:
+        self._cond = threading.Condition()
+        self._turns: set[_Watchdog] = set()
+        self._wake = 0.0
+        """When the thread wakes next (monotonic)."""
+        self._thread: threading.Thread | None = None
+
+    def watch(self, turn: _Watchdog) -> None:
+        """Watch `turn` until `forget`."""
+        with self._cond:
+            self._turns.add(turn)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="ws-watchdogs", daemon=True)
+                self._wake = float("inf")
+                self._thread.start()
+            elif turn.deadline < self._wake:
+                self._cond.notify()
+
+    def forget(self, turn: _Watchdog) -> None:
+        """Stop watching `turn` (its turn is over)."""
+        with self._cond:
+            self._turns.discard(turn)
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                for turn in [t for t in self._turns if t.deadline <= now]:
+                    self._turns.discard(turn)
+                    turn.fired = True
+                    # Closing waits for the closing handshake (up to CLOSE_S): on a thread of its own, so that the
+                    # other turns' deadlines are kept meanwhile (a turn that times out is rare; one that ends, not).
+                    threading.Thread(target=turn.connection.close, name="ws-watchdog-close", daemon=True).start()
+                self._wake = min((t.deadline for t in self._turns), default=now + IDLE_WAKE_S)
+                self._cond.wait(self._wake - now)
+
+
+WATCHDOGS = _Watchdogs()
 
 
 def _socket_error(data: dict[str, Any]) -> tuple[ir.IRError, SdkException] | None:
@@ -183,7 +232,7 @@ def run_socket(
     errors)."""
     root = base_url.rstrip("/") + ("/v1" if versioned else "")
     client = openai.OpenAI(api_key=DUMMY_API_KEY, base_url=root, max_retries=0, http_client=_idle_http())
-    options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **_DIRECT})
+    options = cast(Any, {"open_timeout": timeout, "close_timeout": CLOSE_S, **KEEPALIVE, **_DIRECT})
     frames: list[bytes] = []
     times: list[float] = []
     sent = json.dumps({"type": "response.create", **kwargs}).encode()  # what `response.create` sends

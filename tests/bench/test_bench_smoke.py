@@ -373,3 +373,51 @@ def test_bench_matrix_refuses_an_unknown_part(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(bench_matrix.PARTS_ENV, "subset,bogus")
     with pytest.raises(SystemExit, match="bogus"):
         bench_matrix.main()
+
+
+def test_bench_matrix_transports_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(bench_matrix.TRANSPORTS_ENV, raising=False)
+    assert bench_matrix.options_from_env().transports == ("http",)
+    monkeypatch.setenv(bench_matrix.TRANSPORTS_ENV, "ws, http")
+    assert bench_matrix.options_from_env().transports == ("http", "ws")  # the main job's transports
+    monkeypatch.setenv(bench_matrix.TRANSPORTS_ENV, "websocket")
+    with pytest.raises(SystemExit, match="choose from http, ws"):
+        bench_matrix.options_from_env()
+
+
+def test_bench_matrix_websocket_floor_makes_the_runner_turns_and_sees_what_the_sdk_sees() -> None:
+    options = MatrixOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=["responses"],
+        backends=["responses", "anthropic"],
+        only=["tool-call-parallel", "truncated-stream"],
+        streams=(True,),
+        transports=("ws",),
+        write_traces=False,
+    )
+    runner = Engine(options)
+    floor = bench_matrix.prepare_floor(runner)
+    keys = runner.planned_runs()
+    try:
+        sockets = [(k, c) for k, c in zip(keys, floor.calls, strict=True) if k.transport == "ws"]
+        assert sockets and all(c.frames is not None for _, c in sockets)
+        assert all(c.frames is None for k, c in zip(keys, floor.calls, strict=True) if k.transport == "http")
+        truncated = next(c for k, c in sockets if k.scenario == "truncated-stream")
+        assert truncated.frames is not None and truncated.frames.cut  # closed as the proxy closes a cut stream
+        key = Run("baseline_frontend", "responses", "responses", "tool-call-parallel", True, "ws")
+        direct = floor.run_one(floor.calls[keys.index(key)])
+        assert floor.sockets is not None  # the turn went over a real socket
+        cases = runner.case_runner()
+        case = next(c for c in runner.cases if c.scenario == "tool-call-parallel" and c.backend == "responses")
+        try:
+            cases.run_case(case)
+        finally:
+            cases.close()
+        proxied = cases.traces[key]
+        assert isinstance(proxied, RunTrace) and direct.events is not None
+        assert proxied.sdk.events == direct.events
+        assert floor.run() == len(floor.calls)
+    finally:
+        floor.close()
+    assert floor.sockets is None

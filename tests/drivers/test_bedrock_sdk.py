@@ -331,3 +331,62 @@ def test_a_file_goes_as_a_document_named_without_its_extension() -> None:
     (document,) = [b["document"] for b in json.loads(backend.wire[0].body)["messages"][0]["content"] if "document" in b]
     assert (document["format"], document["name"]) == ("pdf", "invoice")
     assert base64.b64decode(document["source"]["bytes"]).startswith(b"%PDF-")
+
+
+# --- one client per endpoint, nothing of a run kept in it ---------------------------------------------------------
+
+
+def _tagged(backend: Backend, run_key: str) -> httpx2.Client:
+    return httpx2.Client(transport=httpx2.MockTransport(backend.handle), headers={"x-run": run_key})
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_runs_through_one_cached_client_each_send_through_their_own_http_client(stream: bool) -> None:
+    first, second = Backend(), Backend()
+    request = SCENARIOS["text-basic"].request_for("text-basic", stream=stream)
+    url = "http://proxy.test/cached"
+    one = DRIVER.run(request, stream=stream, base_url=url, http_client=_tagged(first, "run-1"))
+    two = DRIVER.run(request, stream=stream, base_url=url, http_client=_tagged(second, "run-2"))
+    assert DRIVER.client(url) is DRIVER.client(url + "/")  # one client made for the endpoint
+    assert one == two and all(c.passed for c in evaluate(SCENARIOS["text-basic"], one))
+    assert [w.headers["x-run"] for w in first.wire] == ["run-1"]  # the second run reached only its own transport
+    assert [w.headers["x-run"] for w in second.wire] == ["run-2"]
+    assert first.wire[0].body == second.wire[0].body
+    assert bedrock_sdk._RUN_HTTP.get() is None  # nothing of the run is left for the next call
+
+
+def test_a_failed_run_leaves_no_http_client_behind() -> None:
+    backend = Backend(WireReply(500, {"content-type": "application/json"}, [b'{"message":"x"}']))
+    result, _ = run("text-basic", stream=False, backend=backend)
+    assert result.exception_class is not None
+    assert bedrock_sdk._RUN_HTTP.get() is None
+
+
+def test_concurrent_runs_through_one_cached_client_keep_their_own_transports() -> None:
+    backends = [Backend() for _ in range(4)]
+    request = SCENARIOS["tool-call-single"].request_for("tool-call-single", stream=True)
+    barrier = threading.Barrier(len(backends), timeout=10)
+    results: dict[int, SdkResult] = {}
+
+    def call(i: int) -> None:
+        barrier.wait()
+        for _ in range(5):
+            http = _tagged(backends[i], f"run-{i}")
+            results[i] = DRIVER.run(request, stream=True, base_url="http://proxy.test/threads", http_client=http)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(backends))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(results) == len(backends)
+    for i, backend in enumerate(backends):
+        assert [w.headers["x-run"] for w in backend.wire] == [f"run-{i}"] * 5
+        assert all(c.passed for c in evaluate(SCENARIOS["tool-call-single"], results[i]))
+
+
+def test_the_client_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bedrock_sdk, "_CLIENTS", {})
+    clients = [DRIVER.client(f"http://proxy.test/{i}") for i in range(bedrock_sdk.CLIENTS_KEPT + 1)]
+    assert len(bedrock_sdk._CLIENTS) == 1 and bedrock_sdk._CLIENTS["http://proxy.test/16"] is clients[-1]
+    assert clients[0].meta.endpoint_url == "http://proxy.test/0"

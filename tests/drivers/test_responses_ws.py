@@ -11,9 +11,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 from websockets.http11 import Response
+from websockets.sync.client import ClientConnection
 from websockets.sync.server import ServerConnection, serve
 
 from harness import ir
@@ -215,3 +217,40 @@ def test_unversioned_opens_the_socket_at_the_root_without_v1() -> None:
     with server(scripted([json.dumps(e) for e in _events()], seen=seen)) as url:
         turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5, versioned=False)
     assert [path for path, _ in seen] == ["/responses"] and turn.result.error is None
+
+
+def test_turns_share_one_watchdog_thread_and_a_short_timeout_still_fires_while_a_long_one_is_watched() -> None:
+    # One thread watches every turn of the process; it sleeps until the earliest deadline it knows, so a turn with a
+    # shorter timeout than one already watched must wake it, or the stalled turn would wait out the other's timeout.
+    frames = [json.dumps(e) for e in _events()]
+    long_turn: list[Any] = []
+    with server(scripted(frames[:3], then_wait=2.5)) as stalled, server(scripted(frames)) as quick:
+        watcher = threading.Thread(
+            target=lambda: long_turn.append(DRIVER.run_socket(REQUEST, base_url=stalled, headers={}, timeout=30))
+        )
+        watcher.start()
+        time.sleep(0.3)  # the long turn is being watched (deadline 30 s away)
+        with server(scripted(frames[:3], then_wait=3.0)) as silent:
+            started = time.monotonic()
+            short = DRIVER.run_socket(REQUEST, base_url=silent, headers={}, timeout=0.5)
+            took = time.monotonic() - started
+        assert took < 2.0
+        assert short.result.exception is SdkException.TIMEOUT
+        before = {t.ident for t in threading.enumerate()}
+        for _ in range(3):
+            assert DRIVER.run_socket(REQUEST, base_url=quick, headers={}, timeout=5).result.error is None
+        watchdogs = [t for t in threading.enumerate() if t.name.startswith("ws-watchdog") and t.ident not in before]
+        assert watchdogs == []  # no thread of its own for a turn
+        watcher.join(10)
+    # The long turn's server closed after its wait: a stream cut short, not a timeout (its 30 s never passed).
+    assert long_turn and long_turn[0].result.exception is not SdkException.TIMEOUT
+
+
+def test_a_turn_starts_no_keepalive_pings() -> None:
+    # A keepalive thread a connection (websockets' default, a ping every 20 s) would cost a turn more than reading
+    # its frames; the turn's waits are bounded by the watchdog instead.
+    frames = [json.dumps(e) for e in _events()]
+    with mock.patch.object(ClientConnection, "keepalive", autospec=True) as keepalive, server(scripted(frames)) as url:
+        turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
+    assert turn.result.error is None and len(turn.frames) == len(frames)
+    assert keepalive.call_count == 0

@@ -22,3 +22,16 @@ def test_a_genai_client_loads_no_trust_store_of_its_own() -> None:
     assert loads.call_count == 0
     assert shared_tls_context() is shared_tls_context()
     assert shared_tls_context().verify_mode == ssl.CERT_REQUIRED  # the SDK's default context, not a lax one
+
+
+def test_a_genai_client_builds_no_async_client_of_its_own() -> None:
+    # google-genai builds an httpx2.AsyncClient per client unless given one; the driver calls the sync API only,
+    # so every client of the process gets the same idle one (and never sends through it).
+    genai_sdk.idle_async_client()
+    http = httpx2.Client(transport=httpx2.MockTransport(lambda request: httpx2.Response(200)))
+    built = mock.Mock(side_effect=httpx2.AsyncClient.__init__, autospec=True)
+    with mock.patch.object(httpx2.AsyncClient, "__init__", built):
+        genai_sdk.DRIVER.client("http://proxy.local", http)
+        genai_sdk.DRIVER.client("http://proxy.local", http)
+    assert built.call_count == 0
+    assert genai_sdk.idle_async_client() is genai_sdk.idle_async_client()
