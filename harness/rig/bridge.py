@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections import deque
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx2
+
+from harness.proxy.asgi import Channel, ChannelStream, End
 
 T = TypeVar("T")
 
@@ -113,27 +114,16 @@ def _keep(task: asyncio.Task[None]) -> asyncio.Task[None]:
     return task
 
 
-class _End:
-    """Queue marker: the body ended, or failed with `error`."""
-
-    def __init__(self, error: BaseException | None = None) -> None:
-        self.error = error
-
-
 class _Pump:
-    """Reads an async body into a queue whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
+    """Reads an async body into a channel whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
 
     One run of the loop moves every chunk the app has ready, so a reader crosses into the loop once per batch,
-    not once per chunk.
+    not once per chunk. (A body that is a channel already, the in-process app's, needs no pump.)
     """
 
     def __init__(self, stream: httpx2.AsyncByteStream) -> None:
         self.stream = stream
-        self.chunks: deque[bytes | _End] = deque()
-        self._ready: asyncio.Future[None] | None = None
-        """What a reader with nothing to take waits on."""
-        self._room: asyncio.Future[None] | None = None
-        """What the pump waits on while a window's worth of chunks is untaken."""
+        self.channel = Channel(WINDOW_CHUNKS)
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> _Pump:
@@ -144,35 +134,15 @@ class _Pump:
     async def _run(self) -> None:
         try:
             async for chunk in self.stream:
-                self._put(chunk)
-                if len(self.chunks) >= WINDOW_CHUNKS:
-                    self._room = asyncio.get_running_loop().create_future()
-                    await self._room
+                self.channel.put(chunk)
+                await self.channel.room()
         except asyncio.CancelledError:
-            self._put(_End())
+            self.channel.put(End())
             raise
         except Exception as exc:  # handed to the reader, which raises it where the chunk would have been
-            self._put(_End(exc))
+            self.channel.put(End(exc))
         else:
-            self._put(_End())
-
-    def _put(self, item: bytes | _End) -> None:
-        self.chunks.append(item)
-        if self._ready is not None and not self._ready.done():
-            self._ready.set_result(None)
-
-    def take(self, loop: InlineLoop, timeout: float) -> bytes | _End:
-        """The next chunk (or the end), running the loop for it when none is read ahead."""
-        if not self.chunks:
-            self._ready = loop.loop.create_future()
-            try:
-                loop.run(self._ready, timeout)
-            except httpx2.ReadTimeout:
-                raise httpx2.ReadTimeout(f"no body chunk from the in-process app within {timeout} s") from None
-        item = self.chunks.popleft()
-        if self._room is not None and not self._room.done() and len(self.chunks) <= WINDOW_CHUNKS // 2:
-            self._room.set_result(None)
-        return item
+            self.channel.put(End())
 
     async def stop(self) -> None:
         """Stop reading (the reader closed the body) and close the stream."""
@@ -184,15 +154,29 @@ class _Pump:
 
 
 class _SyncBody(httpx2.SyncByteStream):
-    def __init__(self, loop: InlineLoop, pump: _Pump, timeout: float) -> None:
+    """A body the sync reader takes from a channel, running the loop only when no chunk is ready; `stop` ends
+    the producer (the reader closed the body)."""
+
+    def __init__(
+        self, loop: InlineLoop, channel: Channel, stop: Callable[[], Awaitable[None]], timeout: float
+    ) -> None:
         self._loop = loop
-        self._pump = pump
+        self._channel = channel
+        self._stop = stop
         self._timeout = timeout
 
     def __iter__(self) -> Iterator[bytes]:
+        channel = self._channel
         while True:
-            item = self._pump.take(self._loop, self._timeout)
-            if isinstance(item, _End):
+            item = channel.take()
+            if item is None:
+                try:
+                    self._loop.run(channel.ready(self._loop.loop), self._timeout)
+                except httpx2.ReadTimeout:
+                    message = f"no body chunk from the in-process app within {self._timeout} s"
+                    raise httpx2.ReadTimeout(message) from None
+                continue
+            if isinstance(item, End):
                 if item.error is not None:
                     raise item.error
                 return
@@ -206,9 +190,9 @@ class _SyncBody(httpx2.SyncByteStream):
         if self._loop.on_loop():
             # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs, also
             # inside a step of the loop: running the loop again there would deadlock on it.
-            _keep(self._loop.loop.create_task(self._pump.stop()))
+            _keep(self._loop.loop.create_task(self._stop()))
             return
-        self._loop.run(self._pump.stop(), self._timeout)
+        self._loop.run(self._stop(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):
@@ -220,25 +204,29 @@ class SyncBridge(httpx2.BaseTransport):
         self.timeout = timeout
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Send the request through the async transport; the body is pulled chunk by chunk."""
-        body = request.read()
-        async_request = httpx2.Request(
-            request.method, request.url, headers=request.headers, content=body, extensions=request.extensions
-        )
-        response, pump = self.loop.run(self._open(async_request), self.timeout)
+        """Send the request through the async transport; the body is pulled chunk by chunk.
+
+        The request goes over as it is once read: its body is then a `ByteStream`, which reads sync and async."""
+        request.read()
+        response, channel, stop = self.loop.run(self._open(request), self.timeout)
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_SyncBody(self.loop, pump, self.timeout),
+            stream=_SyncBody(self.loop, channel, stop, self.timeout),
             extensions=response.extensions,
         )
 
-    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, _Pump]:
-        # The response head, and the body pump started in the same run of the loop.
+    async def _open(
+        self, request: httpx2.Request
+    ) -> tuple[httpx2.Response, Channel, Callable[[], Awaitable[None]]]:
+        # The response head, and the body's channel (a pump started in the same run of the loop if needed).
         response = await self.inner.handle_async_request(request)
         stream = response.stream
+        if isinstance(stream, ChannelStream):
+            return response, stream.channel, stream.aclose
         assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"
-        return response, _Pump(stream).start()
+        pump = _Pump(stream).start()
+        return response, pump.channel, pump.stop
 
 
 class HttpxAdapter:
