@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx2
@@ -103,6 +103,9 @@ class InlineLoop:
 WINDOW_CHUNKS = 32
 
 
+_Stop = Callable[[], Coroutine[Any, Any, None]]
+"""Ends a body's producer when its reader closed it."""
+
 _TASKS: set[asyncio.Task[None]] = set()
 """Pumps and their stops while they run. The loop keeps only weak references to tasks: a pump whose reader was
 dropped (an SDK stream abandoned mid-body) would otherwise be collected while pending, and its stop then fail."""
@@ -157,9 +160,7 @@ class _SyncBody(httpx2.SyncByteStream):
     """A body the sync reader takes from a channel, running the loop only when no chunk is ready; `stop` ends
     the producer (the reader closed the body)."""
 
-    def __init__(
-        self, loop: InlineLoop, channel: Channel, stop: Callable[[], Awaitable[None]], timeout: float
-    ) -> None:
+    def __init__(self, loop: InlineLoop, channel: Channel, stop: _Stop, timeout: float) -> None:
         self._loop = loop
         self._channel = channel
         self._stop = stop
@@ -216,9 +217,7 @@ class SyncBridge(httpx2.BaseTransport):
             extensions=response.extensions,
         )
 
-    async def _open(
-        self, request: httpx2.Request
-    ) -> tuple[httpx2.Response, Channel, Callable[[], Awaitable[None]]]:
+    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, Channel, _Stop]:
         # The response head, and the body's channel (a pump started in the same run of the loop if needed).
         response = await self.inner.handle_async_request(request)
         stream = response.stream
