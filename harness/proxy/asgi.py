@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import Any
 
 import httpx2
@@ -109,18 +109,58 @@ class ChannelStream(httpx2.AsyncByteStream):
                 return
             yield item
 
+    def close_now(self) -> bool:
+        """Do what closing needs no waiting for; whether that was all (else `aclose` is still to be awaited)."""
+        return False
+
+
+class _Client:
+    """The client's side of one in-process request, and the app's ASGI `receive`: the request body, then
+    `http.disconnect` once the client left. `on_disconnect` lets `sending.ClientWatch` hear of that without a
+    watcher task (a server's own `receive`, uvicorn's, is watched by one)."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body: bytes | None = body
+        self.gone = False
+        self._left = asyncio.Event()
+        self._callbacks: list[Callable[[], None]] = []
+
+    async def __call__(self) -> _Message:
+        if self._body is not None:
+            body, self._body = self._body, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        await self._left.wait()
+        return {"type": "http.disconnect"}
+
+    def leave(self) -> None:
+        """The client left (closed the response, or gave up waiting for it)."""
+        if self.gone:
+            return
+        self.gone = True
+        self._left.set()
+        for callback in self._callbacks:
+            callback()
+
+    def on_disconnect(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` when the client leaves; returns what stops that."""
+        self._callbacks.append(callback)
+        return lambda: self._callbacks.remove(callback)
+
 
 class _Body(ChannelStream):
-    def __init__(self, channel: Channel, disconnected: asyncio.Event, task: asyncio.Task[None]) -> None:
+    def __init__(self, channel: Channel, client: _Client, task: asyncio.Task[None]) -> None:
         super().__init__(channel)
-        self._disconnected = disconnected
+        self._client = client
         self._task = task
 
-    async def aclose(self) -> None:
-        self._disconnected.set()
+    def close_now(self) -> bool:
+        self._client.leave()
         # Unblock an app waiting to hand over a chunk nobody will read.
         self.channel.clear()
-        if self._task.done():
+        return self._task.done()
+
+    async def aclose(self) -> None:
+        if self.close_now():
             return
         try:
             await asyncio.wait_for(asyncio.shield(self._task), CLOSE_SECONDS)
@@ -167,19 +207,12 @@ class StreamingASGITransport(httpx2.AsyncBaseTransport):
         loop = asyncio.get_running_loop()
         head: asyncio.Future[_Message] = loop.create_future()
         channel = Channel(QUEUE_CHUNKS)
-        disconnected = asyncio.Event()
-        body_sent = False
-
-        async def receive() -> _Message:
-            nonlocal body_sent
-            if not body_sent:
-                body_sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            await disconnected.wait()
-            return {"type": "http.disconnect"}
+        client = _Client(body)
+        ended = False
 
         async def send(message: _Message) -> None:
-            if disconnected.is_set():  # like a server: messages after the client left go nowhere
+            nonlocal ended
+            if client.gone or ended:  # like a server: messages after the client left go nowhere
                 return
             if not head.done():
                 head.set_result(message)
@@ -190,28 +223,29 @@ class StreamingASGITransport(httpx2.AsyncBaseTransport):
             if chunk:
                 channel.put(bytes(chunk))
             if not message.get("more_body", False):
+                ended = True
                 channel.put(_END)
             await channel.room()
 
         async def run() -> None:
             error: BaseException | None = None
             try:
-                await self.app(scope, receive, send)
+                await self.app(scope, client, send)
             except Exception as exc:  # handed to the reader, who raises it
                 error = exc
             if not head.done():
                 head.set_exception(error or RuntimeError("ASGI app returned without starting a response"))
-            elif not disconnected.is_set():
+            elif not (client.gone or ended):
                 channel.put(_END if error is None else End(_broke(error)))
 
         task = loop.create_task(run())
         try:
             first = await head
         except asyncio.CancelledError:
-            disconnected.set()  # the caller gave up waiting: the app sees the client leave
+            client.leave()  # the caller gave up waiting: the app sees the client leave
             raise
         if first["type"] != "http.response.start":
-            disconnected.set()
+            client.leave()
             raise RuntimeError(f"ASGI app sent {first['type']!r} before http.response.start")
         headers = [(bytes(k), bytes(v)) for k, v in first.get("headers", [])]
-        return httpx2.Response(int(first["status"]), headers=headers, stream=_Body(channel, disconnected, task))
+        return httpx2.Response(int(first["status"]), headers=headers, stream=_Body(channel, client, task))

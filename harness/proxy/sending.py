@@ -67,11 +67,20 @@ class ClientWatch:
         """Whether the client left (and the task was cancelled for it)."""
         self._requested = False
         """Whether the watcher's cancellation request is still counted on the task (not yet taken back)."""
-        self._watcher = asyncio.get_running_loop().create_task(self._watch(receive))
+        self._watcher: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        subscribe = getattr(receive, "on_disconnect", None)
+        if subscribe is not None:  # the in-process transport tells of the client leaving: no task needed
+            self._unsubscribe = subscribe(self._left)
+        else:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch(receive))
 
     async def _watch(self, receive: Receive) -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
+        self._left()
+
+    def _left(self) -> None:
         self.gone = self._requested = True
         self.task.cancel()
 
@@ -89,6 +98,12 @@ class ClientWatch:
         """Stop watching. If the client left but the task finished its work anyway (the cancellation swallowed
         on the way), the cancellation request is taken back so that it cannot hit a later wait. A failure of
         `receive` itself is raised here."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            if self._requested:
+                self._take_back()
+            return
+        assert self._watcher is not None
         if not self._watcher.done():
             self._watcher.cancel()
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
 import httpx2
@@ -103,9 +103,6 @@ class InlineLoop:
 WINDOW_CHUNKS = 32
 
 
-_Stop = Callable[[], Coroutine[Any, Any, None]]
-"""Ends a body's producer when its reader closed it."""
-
 _TASKS: set[asyncio.Task[None]] = set()
 """Pumps and their stops while they run. The loop keeps only weak references to tasks: a pump whose reader was
 dropped (an SDK stream abandoned mid-body) would otherwise be collected while pending, and its stop then fail."""
@@ -117,7 +114,7 @@ def _keep(task: asyncio.Task[None]) -> asyncio.Task[None]:
     return task
 
 
-class _Pump:
+class _Pump(ChannelStream):
     """Reads an async body into a channel whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
 
     One run of the loop moves every chunk the app has ready, so a reader crosses into the loop once per batch,
@@ -125,8 +122,8 @@ class _Pump:
     """
 
     def __init__(self, stream: httpx2.AsyncByteStream) -> None:
+        super().__init__(Channel(WINDOW_CHUNKS))
         self.stream = stream
-        self.channel = Channel(WINDOW_CHUNKS)
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> _Pump:
@@ -147,7 +144,7 @@ class _Pump:
         else:
             self.channel.put(End())
 
-    async def stop(self) -> None:
+    async def aclose(self) -> None:
         """Stop reading (the reader closed the body) and close the stream."""
         if self.task is not None and not self.task.done():
             self.task.cancel()
@@ -157,17 +154,15 @@ class _Pump:
 
 
 class _SyncBody(httpx2.SyncByteStream):
-    """A body the sync reader takes from a channel, running the loop only when no chunk is ready; `stop` ends
-    the producer (the reader closed the body)."""
+    """A body the sync reader takes from its channel, running the loop only when no chunk is ready."""
 
-    def __init__(self, loop: InlineLoop, channel: Channel, stop: _Stop, timeout: float) -> None:
+    def __init__(self, loop: InlineLoop, body: ChannelStream, timeout: float) -> None:
         self._loop = loop
-        self._channel = channel
-        self._stop = stop
+        self._body = body
         self._timeout = timeout
 
     def __iter__(self) -> Iterator[bytes]:
-        channel = self._channel
+        channel = self._body.channel
         while True:
             item = channel.take()
             if item is None:
@@ -188,12 +183,14 @@ class _SyncBody(httpx2.SyncByteStream):
             # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
             # with the loop, nothing is left to stop.
             return
+        if self._body.close_now():  # the app had finished: nothing to run the loop for
+            return
         if self._loop.on_loop():
             # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs, also
             # inside a step of the loop: running the loop again there would deadlock on it.
-            _keep(self._loop.loop.create_task(self._stop()))
+            _keep(self._loop.loop.create_task(self._body.aclose()))
             return
-        self._loop.run(self._stop(), self._timeout)
+        self._loop.run(self._body.aclose(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):
@@ -209,23 +206,22 @@ class SyncBridge(httpx2.BaseTransport):
 
         The request goes over as it is once read: its body is then a `ByteStream`, which reads sync and async."""
         request.read()
-        response, channel, stop = self.loop.run(self._open(request), self.timeout)
+        response, body = self.loop.run(self._open(request), self.timeout)
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_SyncBody(self.loop, channel, stop, self.timeout),
+            stream=_SyncBody(self.loop, body, self.timeout),
             extensions=response.extensions,
         )
 
-    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, Channel, _Stop]:
-        # The response head, and the body's channel (a pump started in the same run of the loop if needed).
+    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, ChannelStream]:
+        # The response head, and its body as a channel (a pump started in the same run of the loop if needed).
         response = await self.inner.handle_async_request(request)
         stream = response.stream
         if isinstance(stream, ChannelStream):
-            return response, stream.channel, stream.aclose
+            return response, stream
         assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"
-        pump = _Pump(stream).start()
-        return response, pump.channel, pump.stop
+        return response, _Pump(stream).start()
 
 
 class HttpxAdapter:

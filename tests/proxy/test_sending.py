@@ -5,7 +5,7 @@ exactly once however it ends."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import Any
 
 import httpx2
@@ -31,12 +31,36 @@ class Client:
     def leave(self) -> None:
         self.gone.set()
 
+    async def __call__(self) -> MutableMapping[str, Any]:
+        return await self.receive()
+
     async def receive(self) -> MutableMapping[str, Any]:
         if not self.body_sent:
             self.body_sent = True
             return {"type": "http.request", "body": b"", "more_body": False}
         await self.gone.wait()
         return {"type": "http.disconnect"}
+
+
+class TellingClient(Client):
+    """A `receive` channel that also tells of the client leaving by callback (as the in-process transport's
+    does): no watcher task is needed then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.callbacks: list[Callable[[], None]] = []
+
+    def leave(self) -> None:
+        super().leave()
+        for callback in list(self.callbacks):
+            callback()
+
+    def on_disconnect(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self.callbacks.append(callback)
+        return lambda: self.callbacks.remove(callback)
+
+
+CLIENTS = pytest.mark.parametrize("kind", [Client, TellingClient], ids=["watched", "telling"])
 
 
 class Work:
@@ -57,10 +81,11 @@ class Work:
         return "done"
 
 
-async def test_a_disconnect_during_the_wait_cancels_the_work() -> None:
-    client, work = Client(), Work()
+@CLIENTS
+async def test_a_disconnect_during_the_wait_cancels_the_work(kind: type[Client]) -> None:
+    client, work = kind(), Work()
     await client.receive()  # the body is read before the wait
-    waiting = asyncio.create_task(unless_disconnected(client.receive, work))
+    waiting = asyncio.create_task(unless_disconnected(client, work))
     await asyncio.wait_for(work.started.wait(), WAIT)
     client.leave()
     assert await asyncio.wait_for(waiting, WAIT) == (True, None)
@@ -69,12 +94,13 @@ async def test_a_disconnect_during_the_wait_cancels_the_work() -> None:
     assert not waiting.cancelled()
 
 
-async def test_the_task_goes_on_after_the_client_left_during_its_wait() -> None:
-    client, work = Client(), Work()
+@CLIENTS
+async def test_the_task_goes_on_after_the_client_left_during_its_wait(kind: type[Client]) -> None:
+    client, work = kind(), Work()
     await client.receive()
 
     async def wait_then_sleep() -> tuple[bool, str | None, int]:
-        gone, result = await unless_disconnected(client.receive, work)
+        gone, result = await unless_disconnected(client, work)
         await asyncio.sleep(0.01)  # would raise CancelledError if the watcher's request were still counted
         task = asyncio.current_task()
         assert task is not None
@@ -86,10 +112,11 @@ async def test_the_task_goes_on_after_the_client_left_during_its_wait() -> None:
     assert await asyncio.wait_for(waiting, WAIT) == (True, None, 0)
 
 
-async def test_an_outside_cancellation_is_not_mistaken_for_a_disconnect() -> None:
-    client, work = Client(), Work()
+@CLIENTS
+async def test_an_outside_cancellation_is_not_mistaken_for_a_disconnect(kind: type[Client]) -> None:
+    client, work = kind(), Work()
     await client.receive()
-    waiting = asyncio.create_task(unless_disconnected(client.receive, work))
+    waiting = asyncio.create_task(unless_disconnected(client, work))
     await asyncio.wait_for(work.started.wait(), WAIT)
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -97,31 +124,35 @@ async def test_an_outside_cancellation_is_not_mistaken_for_a_disconnect() -> Non
     assert work.cancelled and waiting.cancelled()
 
 
-async def test_an_outside_cancellation_together_with_a_disconnect_still_propagates() -> None:
-    client, work = Client(), Work()
+@CLIENTS
+async def test_an_outside_cancellation_together_with_a_disconnect_still_propagates(kind: type[Client]) -> None:
+    client, work = kind(), Work()
     await client.receive()
-    waiting = asyncio.create_task(unless_disconnected(client.receive, work))
+    waiting = asyncio.create_task(unless_disconnected(client, work))
     await asyncio.wait_for(work.started.wait(), WAIT)
     client.leave()
-    await asyncio.sleep(0)  # the watcher runs and cancels the task for the client
+    if kind is Client:
+        await asyncio.sleep(0)  # the watcher task runs and cancels the task for the client
     waiting.cancel()  # ... and so does someone else
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(waiting, WAIT)
     assert waiting.cancelled()
 
 
-async def test_work_that_finishes_first_returns_its_result_and_stops_the_watcher() -> None:
-    client, work = Client(), Work()
+@CLIENTS
+async def test_work_that_finishes_first_returns_its_result_and_stops_the_watcher(kind: type[Client]) -> None:
+    client, work = kind(), Work()
     await client.receive()
     work.release.set()
     before = len(asyncio.all_tasks())
-    assert await asyncio.wait_for(unless_disconnected(client.receive, work), WAIT) == (False, "done")
+    assert await asyncio.wait_for(unless_disconnected(client, work), WAIT) == (False, "done")
     await asyncio.sleep(0)  # the stopped watcher's cancellation is delivered
     assert len(asyncio.all_tasks()) == before
 
 
-async def test_work_that_swallows_the_cancellation_is_reported_as_gone_with_its_result() -> None:
-    client = Client()
+@CLIENTS
+async def test_work_that_swallows_the_cancellation_is_reported_as_gone_with_its_result(kind: type[Client]) -> None:
+    client = kind()
     await client.receive()
     started = asyncio.Event()
 
@@ -134,7 +165,7 @@ async def test_work_that_swallows_the_cancellation_is_reported_as_gone_with_its_
         return "never"
 
     async def wait_then_sleep() -> tuple[bool, str | None, int]:
-        gone, result = await unless_disconnected(client.receive, stubborn)
+        gone, result = await unless_disconnected(client, stubborn)
         await asyncio.sleep(0.01)
         task = asyncio.current_task()
         assert task is not None
@@ -195,12 +226,13 @@ async def test_a_tapped_stream_sends_every_chunk_as_its_own_message_and_closes_o
     assert closes == ["closed"] and events == ["body closed"]
 
 
-async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_closes_once() -> None:
+@CLIENTS
+async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_closes_once(kind: type[Client]) -> None:
     closes: list[str] = []
     response, events = tapped([b"a", b"b", b"c"], closes)
-    client, sent = Client(), Sent(block_at=3)
+    client, sent = kind(), Sent(block_at=3)
     await client.receive()
-    streaming = asyncio.create_task(response({"type": "http"}, client.receive, sent.send))
+    streaming = asyncio.create_task(response({"type": "http"}, client, sent.send))
     await asyncio.wait_for(sent.blocked.wait(), WAIT)
     client.leave()
     await asyncio.wait_for(streaming, WAIT)  # no CancelledError: the client leaving is not a failure
@@ -208,12 +240,13 @@ async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_clo
     assert closes == ["closed"] and events == ["body closed"]
 
 
-async def test_a_tapped_stream_cancelled_from_outside_propagates_and_still_closes_once() -> None:
+@CLIENTS
+async def test_a_tapped_stream_cancelled_from_outside_propagates_and_still_closes_once(kind: type[Client]) -> None:
     closes: list[str] = []
     response, events = tapped([b"a", b"b", b"c"], closes)
-    client, sent = Client(), Sent(block_at=2)
+    client, sent = kind(), Sent(block_at=2)
     await client.receive()
-    streaming = asyncio.create_task(response({"type": "http"}, client.receive, sent.send))
+    streaming = asyncio.create_task(response({"type": "http"}, client, sent.send))
     await asyncio.wait_for(sent.blocked.wait(), WAIT)
     streaming.cancel()
     with pytest.raises(asyncio.CancelledError):
