@@ -124,11 +124,17 @@ def build(client: httpx2.AsyncClient, upstream: UpstreamConfig, request: HttpReq
     headers.setdefault("accept-encoding", "identity")
     return client.build_request(
         request.method,
-        url_for(upstream, request),
+        _url(url_for(upstream, request)),
         headers=headers,
         content=request.body,
         timeout=timeout_for(upstream),
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _url(text: str) -> httpx2.URL:
+    """An upstream URL parsed (URLs are immutable, and the same few recur request after request)."""
+    return httpx2.URL(text)
 
 
 def safe_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
