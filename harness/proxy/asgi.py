@@ -2,8 +2,9 @@
 
 httpx2's own `ASGITransport` collects the whole response body before returning, which is fine for speed but
 hides streaming behaviour (buffering, time to first delta) and cannot tell the app that the client left. This
-transport runs the app as a task, hands chunks over through a small bounded queue (so a slow reader slows the
-app, as a socket would), and sends `http.disconnect` when the client closes the response early.
+transport runs the app as a task, hands chunks over through a small bounded channel (so a slow reader slows the
+app, as a socket would), which a sync reader (`rig.bridge`) takes from directly, and sends `http.disconnect` when
+the client closes the response early (or gives up waiting for its head).
 """
 
 from __future__ import annotations
@@ -225,7 +226,8 @@ class StreamingASGITransport(httpx2.AsyncBaseTransport):
             if not message.get("more_body", False):
                 ended = True
                 channel.put(_END)
-            await channel.room()
+            if len(channel.items) >= channel.limit:
+                await channel.room()
 
         async def run() -> None:
             error: BaseException | None = None
