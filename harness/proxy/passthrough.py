@@ -6,7 +6,6 @@ from __future__ import annotations
 import zlib
 from collections.abc import AsyncIterator
 
-import anyio
 import httpx2
 from starlette.responses import Response
 
@@ -98,8 +97,7 @@ def _relay(call: Call, codec: Codec, upstream: httpx2.Response, *, tap_ir: bool)
             finished = True
             raise UpstreamBrokeError(rec.error.message) from exc
         finally:
-            with anyio.CancelScope(shield=True):
-                await upstream.aclose()
+            await upstream.aclose()
 
     async def on_close() -> None:
         if not finished:

@@ -40,6 +40,15 @@ async def read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
+def first_values(request: Request) -> dict[str, str]:
+    """The request's headers, the first value of each name (as `dict(request.headers)`, without looking each name
+    up again in the list)."""
+    headers: dict[str, str] = {}
+    for key, value in request.headers.raw:
+        headers.setdefault(key.decode("latin-1"), value.decode("latin-1"))
+    return headers
+
+
 def _state(request: Request) -> ProxyState:
     state: ProxyState = request.app.state.proxy
     return state
@@ -67,7 +76,7 @@ def generation(protocol: str, frontend: Frontend, route: FrontendRoute) -> Endpo
         except registry.UnknownProtocolError as exc:
             return await _plain_error(state, rec, 500, str(exc))
         if rec.enabled:
-            rec.set(frontend_headers=safe_headers(dict(request.headers)))
+            rec.set(frontend_headers=safe_headers(first_values(request)))
         try:
             body = await read_body(request, state.config.max_request_bytes)
         except BodyTooLarge:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
-import anyio
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from harness import ir
@@ -50,12 +50,78 @@ async def send_error(
     return await send_whole(state, recorder, response)
 
 
-class TappedStream(StreamingResponse):
+class ClientWatch:
+    """Watches the ASGI `receive` channel for the client leaving while the current task waits or streams, and
+    then cancels that task: one plain asyncio watcher task, no task group or cancel scope per wait.
+
+    The task tells that cancellation from an outside one with `left()` in its `except CancelledError`: only the
+    watcher's own request, taken back with `Task.uncancel()`, counts as the client leaving. Call `stop()` before
+    the task awaits anything else (a finished response makes uvicorn's `receive` answer `http.disconnect`).
+    """
+
+    def __init__(self, receive: Receive) -> None:
+        task = asyncio.current_task()
+        assert task is not None, "ClientWatch runs inside a task"
+        self.task = task
+        self.gone = False
+        """Whether the client left (and the task was cancelled for it)."""
+        self._requested = False
+        """Whether the watcher's cancellation request is still counted on the task (not yet taken back)."""
+        self._watcher: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        subscribe = getattr(receive, "on_disconnect", None)
+        if subscribe is not None:  # the in-process transport tells of the client leaving: no task needed
+            self._unsubscribe = subscribe(self._left)
+        else:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch(receive))
+
+    async def _watch(self, receive: Receive) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        self._left()
+
+    def _left(self) -> None:
+        self.gone = self._requested = True
+        self.task.cancel()
+
+    def _take_back(self) -> int:
+        """Withdraw the watcher's cancellation request; the number of (outside) requests left on the task."""
+        self._requested = False
+        return self.task.uncancel()
+
+    def left(self) -> bool:
+        """In the task's `except asyncio.CancelledError`: whether the cancellation was the client leaving alone
+        (then it is taken back, and the task goes on); False for any outside cancellation, which must propagate."""
+        return self._requested and self._take_back() == 0
+
+    def stop(self) -> None:
+        """Stop watching. If the client left but the task finished its work anyway (the cancellation swallowed
+        on the way), the cancellation request is taken back so that it cannot hit a later wait. A failure of
+        `receive` itself is raised here."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            if self._requested:
+                self._take_back()
+            return
+        assert self._watcher is not None
+        if not self._watcher.done():
+            self._watcher.cancel()
+            return
+        if self._requested:
+            self._take_back()
+        error = None if self._watcher.cancelled() else self._watcher.exception()
+        if error is not None:
+            raise error
+
+
+class TappedStream(Response):
     """A streamed answer that always runs `on_close` once, whether it ended, failed or the client left.
 
-    Starlette cancels the body iterator when the client disconnects (ASGI spec < 2.4, which uvicorn speaks);
-    the iterator may then be suspended at a `yield`, so it is closed here explicitly, shielded from the
-    cancellation, and `on_close` closes the upstream response and finishes the exchange.
+    It watches for the client leaving (`ClientWatch`, under any ASGI spec version) instead of Starlette's
+    `StreamingResponse` task group. When the client leaves, the stream is cancelled where it waits (the app
+    handing over a chunk, or the body iterator waiting for the upstream); the body iterator is then closed
+    explicitly (it may be suspended at a `yield`) and `on_close` closes the upstream response and finishes the
+    exchange.
     """
 
     def __init__(
@@ -66,15 +132,26 @@ class TappedStream(StreamingResponse):
         headers: dict[str, str],
         on_close: Callable[[], Awaitable[None]],
     ) -> None:
-        super().__init__(body, status_code=status_code, headers=headers)
+        self.status_code = status_code
+        self.background = None
+        self.init_headers(headers)
         self._body = body
         self._on_close = on_close
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        watch = ClientWatch(receive)
         try:
-            await super().__call__(scope, receive, send)
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            async for chunk in self._body:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except asyncio.CancelledError:
+            if not watch.left():
+                raise
         finally:
-            with anyio.CancelScope(shield=True):
+            try:
+                watch.stop()
+            finally:
                 aclose = getattr(self._body, "aclose", None)
                 if aclose is not None:
                     await aclose()
@@ -82,31 +159,19 @@ class TappedStream(StreamingResponse):
 
 
 async def unless_disconnected(receive: Receive, work: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
-    """Run `work` while watching for the client leaving; returns (True, None) if it left first (work cancelled).
+    """Run `work` while watching for the client leaving; returns (True, None) if it left first (work cancelled),
+    (True, result) if it left as the work finished anyway.
 
     Used while waiting for upstream headers or a whole non-streamed upstream body, so that a client that
     gives up also cancels the upstream request.
     """
-    gone = False
-    result: T | None = None
-    failure: Exception | None = None
-
-    async def watch(scope: anyio.CancelScope) -> None:
-        nonlocal gone
-        while True:
-            message: dict[str, Any] = dict(await receive())
-            if message["type"] == "http.disconnect":
-                gone = True
-                scope.cancel()
-                return
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(watch, group.cancel_scope)
-        try:
-            result = await work()
-        except Exception as exc:  # re-raised below as itself, not wrapped in the task group's ExceptionGroup
-            failure = exc
-        group.cancel_scope.cancel()
-    if failure is not None:
-        raise failure
-    return gone, result
+    watch = ClientWatch(receive)
+    try:
+        result = await work()
+    except asyncio.CancelledError:
+        if watch.left():
+            return True, None
+        raise
+    finally:
+        watch.stop()
+    return watch.gone, result

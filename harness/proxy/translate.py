@@ -3,10 +3,10 @@ encode. Streams are translated event by event and each frontend chunk is sent as
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 
-import anyio
 import httpx2
 from starlette.responses import Response
 
@@ -141,17 +141,21 @@ def _stream(
             if pipe.terminated:
                 # The client has its terminal event; read what the upstream still sends, for the trace only,
                 # and only briefly so that an upstream that keeps the connection open cannot stall the client.
-                with anyio.move_on_after(DRAIN_SECONDS):
-                    async for chunk in chunks:
-                        rec.upstream_chunk(chunk)
-                        pipe.feed(chunk)
+                drain = asyncio.timeout(DRAIN_SECONDS)
+                try:
+                    async with drain:
+                        async for chunk in chunks:
+                            rec.upstream_chunk(chunk)
+                            pipe.feed(chunk)
+                except TimeoutError:
+                    if not drain.expired():
+                        raise
             tail = pipe.close()
         except httpx2.HTTPError as exc:
             state.counters["upstream_failures_mid_stream"] += 1
             tail = pipe.fail(error_for_exception(call.route.upstream, exc))
         finally:
-            with anyio.CancelScope(shield=True):
-                await upstream.aclose()
+            await upstream.aclose()
         for out in tail:
             yield out
         finished = True

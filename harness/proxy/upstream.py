@@ -95,8 +95,14 @@ def authorized(codec: Codec, request: HttpRequest, upstream: UpstreamConfig) -> 
     key = api_key(upstream)
     if key is None:
         return request
-    host = httpx2.URL(upstream.base_url).netloc.decode("ascii")
+    host = _host(upstream.base_url)
     return codec.with_auth(dataclasses.replace(request, headers={**request.headers, "host": host}), key)
+
+
+@functools.lru_cache(maxsize=256)
+def _host(base_url: str) -> str:
+    """The `host` header value (host, and port if any) of a base URL."""
+    return httpx2.URL(base_url).netloc.decode("ascii")
 
 
 def url_for(upstream: UpstreamConfig, request: HttpRequest) -> str:
@@ -118,17 +124,30 @@ def build(client: httpx2.AsyncClient, upstream: UpstreamConfig, request: HttpReq
     headers.setdefault("accept-encoding", "identity")
     return client.build_request(
         request.method,
-        url_for(upstream, request),
+        _url(url_for(upstream, request)),
         headers=headers,
         content=request.body,
         timeout=timeout_for(upstream),
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _url(text: str) -> httpx2.URL:
+    """An upstream URL parsed (URLs are immutable, and the same few recur request after request)."""
+    return httpx2.URL(text)
+
+
 def safe_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
     """Headers fit for a trace: anything that may carry a credential is dropped by name."""
     items = headers.items() if isinstance(headers, Mapping) else headers
-    return {k.lower(): v for k, v in items if not any(f in k.lower() for f in _SECRET_FRAGMENTS)}
+    return {k.lower(): v for k, v in items if not _secret_name(k)}
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    """Whether a header name may carry a credential (names repeat: each is looked at once)."""
+    lowered = name.lower()
+    return any(fragment in lowered for fragment in _SECRET_FRAGMENTS)
 
 
 def response_headers(headers: httpx2.Headers) -> dict[str, str]:

@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections import deque
 from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
 import httpx2
+
+from harness.proxy.asgi import Channel, ChannelStream, End
 
 T = TypeVar("T")
 
@@ -113,27 +114,16 @@ def _keep(task: asyncio.Task[None]) -> asyncio.Task[None]:
     return task
 
 
-class _End:
-    """Queue marker: the body ended, or failed with `error`."""
-
-    def __init__(self, error: BaseException | None = None) -> None:
-        self.error = error
-
-
-class _Pump:
-    """Reads an async body into a queue whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
+class _Pump(ChannelStream):
+    """Reads an async body into a channel whenever the reader runs the loop, at most WINDOW_CHUNKS ahead of it.
 
     One run of the loop moves every chunk the app has ready, so a reader crosses into the loop once per batch,
-    not once per chunk.
+    not once per chunk. (A body that is a channel already, the in-process app's, needs no pump.)
     """
 
     def __init__(self, stream: httpx2.AsyncByteStream) -> None:
+        super().__init__(Channel(WINDOW_CHUNKS))
         self.stream = stream
-        self.chunks: deque[bytes | _End] = deque()
-        self._ready: asyncio.Future[None] | None = None
-        """What a reader with nothing to take waits on."""
-        self._room: asyncio.Future[None] | None = None
-        """What the pump waits on while a window's worth of chunks is untaken."""
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> _Pump:
@@ -144,37 +134,17 @@ class _Pump:
     async def _run(self) -> None:
         try:
             async for chunk in self.stream:
-                self._put(chunk)
-                if len(self.chunks) >= WINDOW_CHUNKS:
-                    self._room = asyncio.get_running_loop().create_future()
-                    await self._room
+                self.channel.put(chunk)
+                await self.channel.room()
         except asyncio.CancelledError:
-            self._put(_End())
+            self.channel.put(End())
             raise
         except Exception as exc:  # handed to the reader, which raises it where the chunk would have been
-            self._put(_End(exc))
+            self.channel.put(End(exc))
         else:
-            self._put(_End())
+            self.channel.put(End())
 
-    def _put(self, item: bytes | _End) -> None:
-        self.chunks.append(item)
-        if self._ready is not None and not self._ready.done():
-            self._ready.set_result(None)
-
-    def take(self, loop: InlineLoop, timeout: float) -> bytes | _End:
-        """The next chunk (or the end), running the loop for it when none is read ahead."""
-        if not self.chunks:
-            self._ready = loop.loop.create_future()
-            try:
-                loop.run(self._ready, timeout)
-            except httpx2.ReadTimeout:
-                raise httpx2.ReadTimeout(f"no body chunk from the in-process app within {timeout} s") from None
-        item = self.chunks.popleft()
-        if self._room is not None and not self._room.done() and len(self.chunks) <= WINDOW_CHUNKS // 2:
-            self._room.set_result(None)
-        return item
-
-    async def stop(self) -> None:
+    async def aclose(self) -> None:
         """Stop reading (the reader closed the body) and close the stream."""
         if self.task is not None and not self.task.done():
             self.task.cancel()
@@ -184,15 +154,25 @@ class _Pump:
 
 
 class _SyncBody(httpx2.SyncByteStream):
-    def __init__(self, loop: InlineLoop, pump: _Pump, timeout: float) -> None:
+    """A body the sync reader takes from its channel, running the loop only when no chunk is ready."""
+
+    def __init__(self, loop: InlineLoop, body: ChannelStream, timeout: float) -> None:
         self._loop = loop
-        self._pump = pump
+        self._body = body
         self._timeout = timeout
 
     def __iter__(self) -> Iterator[bytes]:
+        channel = self._body.channel
         while True:
-            item = self._pump.take(self._loop, self._timeout)
-            if isinstance(item, _End):
+            item = channel.take()
+            if item is None:
+                try:
+                    self._loop.run(channel.ready(self._loop.loop), self._timeout)
+                except httpx2.ReadTimeout:
+                    message = f"no body chunk from the in-process app within {self._timeout} s"
+                    raise httpx2.ReadTimeout(message) from None
+                continue
+            if isinstance(item, End):
                 if item.error is not None:
                     raise item.error
                 return
@@ -203,12 +183,14 @@ class _SyncBody(httpx2.SyncByteStream):
             # An SDK stream dropped unread may be collected after its environment closed: its body was cancelled
             # with the loop, nothing is left to stop.
             return
+        if self._body.close_now():  # the app had finished: nothing to run the loop for
+            return
         if self._loop.on_loop():
             # An SDK stream abandoned mid-body is closed by its finalizer wherever the garbage collector runs, also
             # inside a step of the loop: running the loop again there would deadlock on it.
-            _keep(self._loop.loop.create_task(self._pump.stop()))
+            _keep(self._loop.loop.create_task(self._body.aclose()))
             return
-        self._loop.run(self._pump.stop(), self._timeout)
+        self._loop.run(self._body.aclose(), self._timeout)
 
 
 class SyncBridge(httpx2.BaseTransport):
@@ -220,23 +202,24 @@ class SyncBridge(httpx2.BaseTransport):
         self.timeout = timeout
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Send the request through the async transport; the body is pulled chunk by chunk."""
-        body = request.read()
-        async_request = httpx2.Request(
-            request.method, request.url, headers=request.headers, content=body, extensions=request.extensions
-        )
-        response, pump = self.loop.run(self._open(async_request), self.timeout)
+        """Send the request through the async transport; the body is pulled chunk by chunk.
+
+        The request goes over as it is once read: its body is then a `ByteStream`, which reads sync and async."""
+        request.read()
+        response, body = self.loop.run(self._open(request), self.timeout)
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
-            stream=_SyncBody(self.loop, pump, self.timeout),
+            stream=_SyncBody(self.loop, body, self.timeout),
             extensions=response.extensions,
         )
 
-    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, _Pump]:
-        # The response head, and the body pump started in the same run of the loop.
+    async def _open(self, request: httpx2.Request) -> tuple[httpx2.Response, ChannelStream]:
+        # The response head, and its body as a channel (a pump started in the same run of the loop if needed).
         response = await self.inner.handle_async_request(request)
         stream = response.stream
+        if isinstance(stream, ChannelStream):
+            return response, stream
         assert isinstance(stream, httpx2.AsyncByteStream), "in-process apps answer with async streams"
         return response, _Pump(stream).start()
 

@@ -255,3 +255,14 @@ async def test_deeply_nested_request_is_a_400_in_the_frontend_error_shape(mode: 
     assert error["type"] == "error" and error["error"]["type"] == "invalid_request_error"
     assert "nests 100003 levels deep" in error["error"]["message"]
     assert upstream.requests == []
+
+
+def test_first_values_are_the_headers_as_a_dict_of_the_first_value_of_each_name() -> None:
+    from starlette.requests import Request
+
+    from harness.proxy.routes import first_values
+
+    raw = [(b"x-a", b"1"), (b"accept", b"*/*"), (b"x-a", b"2"), (b"x-b", b"\xe9")]
+    request = Request({"type": "http", "headers": raw})
+    assert first_values(request) == dict(request.headers) == {"x-a": "1", "accept": "*/*", "x-b": "\xe9"}
+    assert list(first_values(request)) == ["x-a", "accept", "x-b"]

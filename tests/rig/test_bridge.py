@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx2
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from harness.rig.bridge import WINDOW_CHUNKS, InlineLoop, SyncBridge
 
@@ -144,3 +145,35 @@ def test_a_body_closed_on_the_loop_thread_does_not_wait_for_the_loop(loop: Inlin
 
     assert loop.run(settled(), timeout=5.0)
     http.close()
+
+
+def test_the_in_process_app_is_read_from_its_own_channel_a_buffer_ahead_at_most(loop: InlineLoop) -> None:
+    from harness.proxy.asgi import QUEUE_CHUNKS, StreamingASGITransport
+
+    seen: list[object] = []
+    sent = 0
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        nonlocal sent
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        for i in range(10 * QUEUE_CHUNKS):
+            await send({"type": "http.response.body", "body": f"{i};".encode(), "more_body": True})
+            sent += 1
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    class Seeing(StreamingASGITransport):
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            seen.append(request)
+            return await super().handle_async_request(request)
+
+    with (
+        httpx2.Client(transport=SyncBridge(Seeing(app), loop), base_url="http://app") as http,
+        http.stream("POST", "/", content=b"question") as response,
+    ):
+        raw = response.iter_raw()
+        assert next(raw) == b"0;"
+        assert sent <= QUEUE_CHUNKS + 1
+        rest = list(raw)
+    assert [b"0;", *rest] == [f"{i};".encode() for i in range(10 * QUEUE_CHUNKS)]
+    # The request went over as the client built it (read, not rebuilt).
+    assert seen == [response.request] and response.request.content == b"question"
