@@ -69,6 +69,12 @@ def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str,
         texts = _whole_texts(chunks)
         if texts is not None:
             return "".join(texts), list(itertools.accumulate((len(t) for t in texts[:-1]), initial=0)), False
+        whole = b"".join(chunks)
+        if len(whole) <= SMALL_CHUNKS * len(chunks):  # a character split between many small chunks
+            try:
+                return whole.decode("utf-8"), _char_offsets(chunks, whole), False
+            except UnicodeDecodeError:
+                pass  # bytes to replace: decoded chunk by chunk below
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     parts: list[str] = []
     offsets: list[int] = []
@@ -84,6 +90,26 @@ def _excerpt(chunks: tuple[bytes, ...], limit: int = WIRE_EXCERPT) -> tuple[str,
         length += len(text)
     parts.append(decoder.decode(b"", final=True))
     return "".join(parts), offsets, sum(len(c) for c in chunks) > limit
+
+
+SMALL_CHUNKS = 64
+"""Mean chunk size (bytes) up to which a wire's excerpt is decoded whole and its chunks' offsets counted, rather
+than decoded chunk by chunk (faster for many small chunks, slower for a few large ones)."""
+_CONTINUATION = bytes(range(0x80, 0xC0))
+"""The bytes that continue a UTF-8 character (every other byte begins one)."""
+_BEGINS = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+"""Per byte value: 1 where a byte begins a UTF-8 character, 0 where it continues one."""
+
+
+def _char_offsets(chunks: tuple[bytes, ...], whole: bytes) -> list[int]:
+    """Where each chunk begins in the text of `whole` (their valid UTF-8 joined), a character split between chunks
+    belonging to the chunk that completes it: the characters begun before the chunk's first byte, less the one
+    that byte continues."""
+    begins = map(len, map(bytes.translate, chunks[:-1], itertools.repeat(None), itertools.repeat(_CONTINUATION)))
+    begun = itertools.accumulate(begins, initial=0)
+    at = itertools.accumulate(map(len, chunks[:-1]), initial=0)
+    flags = whole.translate(_BEGINS) + b"\x01"  # the end of the text begins no character
+    return [n - 1 + flags[b] for n, b in zip(begun, at, strict=True)]
 
 
 def _whole_texts(chunks: tuple[bytes, ...]) -> list[str] | None:
