@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import itertools
 import json
+import operator
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -122,7 +123,8 @@ def _whole_texts(chunks: tuple[bytes, ...]) -> list[str] | None:
 
 
 def _ms(seconds: tuple[float, ...]) -> list[float]:
-    return [round(s * 1000, 3) for s in seconds]
+    """Each time in milliseconds, rounded to 3 places (`round(s * 1000, 3)`, mapped at C speed: a time a chunk)."""
+    return list(map(round, map(operator.mul, seconds, itertools.repeat(1000)), itertools.repeat(3)))
 
 
 def _wire(exchange: Exchange | None, run: Run) -> Wire:
