@@ -40,8 +40,8 @@ _parts: Memo[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding
 """An answer part's payloads' kinds and findings, by its exact text (`answer_parts`): a part seen before is
 not parsed again, and a text that is no JSON is None."""
 _answers: Memo[tuple[str, int, str, bytes], tuple[Result, ...]] = Memo(ANSWERS)
-"""The answer.spec results of an answer, by the client's protocol, the status, the media type and the answer's
-exact chunks (`Subject.frontend_digest`): they depend on nothing else."""
+"""The answer.spec results of a translated run's answer, by the client's protocol, the status, the media type and
+the answer's exact chunks (`Subject.frontend_digest`): they depend on nothing else."""
 
 
 def _request_findings(protocol: str, body: bytes, payload: object) -> tuple[SchemaFinding, ...]:
@@ -140,6 +140,8 @@ def _answer(subject: Subject) -> Iterable[Result]:
     if subject.scenario.kind == "models_list" and status < 400:
         return []  # the vendored specs hold the answer and error shapes, not the model lists (`model_list` facts)
     media = _media_type(subject)
+    if subject.role != "translated":  # a baseline's answer is a recording, played once a matrix: never seen again
+        return _answer_results(subject.client, subject.frontend_body, media, status)
     key = (subject.client, status, media, subject.frontend_digest)
     found = _answers.get(key, lambda: tuple(_answer_results(subject.client, subject.frontend_body, media, status)))
     return list(found)
