@@ -1,6 +1,8 @@
 """The cost of every registered check on one translated run (`harness.checks.run_checks`: the scenario checks, the
 wire checks, the published specs, the headers and the answer's raw fields), as a ratio to decoding the same answer
-with the frontend protocol's own codec in the same run (what reading an answer costs at the least).
+with the frontend protocol's own codec in the same run (what reading an answer costs at the least). `checks` judges
+answers seen before (what the checks remember, `harness.checks.memo`, serves them); `cold` judges each as if never
+seen (every memo emptied, each run a fresh subject), as the first run of a matrix to send it does.
 
 The runs are the committed cassettes' successful answers of each frontend protocol, played as the translated run
 of a case whose backend is the same protocol (the checks see the answer, its headers and the request as sent).
@@ -8,11 +10,14 @@ of a case whose backend is the same protocol (the checks see the answer, its hea
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 from pathlib import Path
 
 from bench._timing import interleaved_best
 from harness.capture.loader import load_interactions
 from harness.checks import Subject, run_checks
+from harness.checks.memo import Memo
 from harness.drivers.base import SdkResult
 from harness.protocols import registry
 from harness.scenarios import load_scenario
@@ -54,7 +59,7 @@ def _subjects(protocol: str) -> list[Subject]:
 
 def main() -> None:
     """Print ms per run for decoding the answer and for every check, and their ratio."""
-    print(f"{'protocol':10} {'runs':>5} {'decode ms':>10} {'checks ms':>10} {'ratio':>6}")
+    print(f"{'protocol':10} {'runs':>5} {'decode ms':>10} {'checks ms':>10} {'ratio':>6} {'cold ms':>8} {'ratio':>6}")
     for protocol in PROTOCOLS:
         subjects = _subjects(protocol)
         codec = registry.get(protocol)
@@ -72,11 +77,22 @@ def main() -> None:
         def checks(subjects: list[Subject] = subjects) -> int:
             return sum(len(run_checks(subject)) for subject in subjects)
 
+        def cold(subjects: list[Subject] = subjects) -> int:
+            _forget()
+            return sum(len(run_checks(dataclasses.replace(subject))) for subject in subjects)
+
         checks()  # the specs compile once, before timing
-        timing = interleaved_best({"decode": decode, "checks": checks}, rounds=ROUNDS, warmup=1)
+        timing = interleaved_best({"decode": decode, "checks": checks, "cold": cold}, rounds=ROUNDS, warmup=1)
         n = len(subjects)
         d, c = timing["decode"].per(n, cpu=True) / 1e3, timing["checks"].per(n, cpu=True) / 1e3
-        print(f"{protocol:10} {n:5} {d:10.3f} {c:10.3f} {c / d:6.1f}")
+        f = timing["cold"].per(n, cpu=True) / 1e3
+        print(f"{protocol:10} {n:5} {d:10.3f} {c:10.3f} {c / d:6.1f} {f:8.3f} {f / d:6.1f}")
+
+
+def _forget() -> None:
+    """Empty every memo of the checks (found among the live objects: each module keeps its own)."""
+    for memo in [obj for obj in gc.get_objects() if isinstance(obj, Memo)]:
+        memo.clear()
 
 
 if __name__ == "__main__":

@@ -45,3 +45,9 @@ class Memo(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+
+ANSWERS = 4096
+"""Answers whose findings each check of the answer alone keeps (per process; forgotten all at once when full). A
+matrix sends the same answer byte for byte again and again: through two backends whose recordings translate to
+alike, and every run of a pass-through (about a third of a matrix's translated streams, long-output's too)."""

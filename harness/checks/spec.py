@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from harness.checks.memo import Memo, digest
+from harness.checks.memo import ANSWERS, Memo, digest
 from harness.checks.registry import Result, Scope, Severity, check, declare
 from harness.checks.subject import Subject
 from harness.protocols import registry
@@ -39,6 +39,9 @@ _memo: Memo[tuple[str, bytes], tuple[SchemaFinding, ...]] = Memo(MEMO)
 _parts: Memo[tuple[str, str, bytes], tuple[tuple[AnswerKind, tuple[SchemaFinding, ...]], ...] | None] = Memo(MEMO)
 """An answer part's payloads' kinds and findings, by its exact text (`answer_parts`): a part seen before is
 not parsed again, and a text that is no JSON is None."""
+_answers: Memo[tuple[str, int, str, bytes], tuple[Result, ...]] = Memo(ANSWERS)
+"""The answer.spec results of a translated run's answer, by the client's protocol, the status, the media type and
+the answer's exact chunks (`Subject.frontend_digest`): they depend on nothing else."""
 
 
 def _request_findings(protocol: str, body: bytes, payload: object) -> tuple[SchemaFinding, ...]:
@@ -136,13 +139,22 @@ def _answer(subject: Subject) -> Iterable[Result]:
     status = subject.frontend_status or 200
     if subject.scenario.kind == "models_list" and status < 400:
         return []  # the vendored specs hold the answer and error shapes, not the model lists (`model_list` facts)
+    media = _media_type(subject)
+    if subject.role != "translated":  # a baseline's answer is a recording, played once a matrix: never seen again
+        return _answer_results(subject.client, subject.frontend_body, media, status)
+    key = (subject.client, status, media, subject.frontend_digest)
+    found = _answers.get(key, lambda: tuple(_answer_results(subject.client, subject.frontend_body, media, status)))
+    return list(found)
+
+
+def _answer_results(client: str, body: bytes, media: str, status: int) -> list[Result]:
     try:
-        parts = answer_parts(subject.frontend_body, media_type=_media_type(subject), status=status)
+        parts = answer_parts(body, media_type=media, status=status)
     except ValueError:  # bytes that are not what their media type says: frontend_wire and the SDK judge those
         return []
     payloads: list[tuple[AnswerKind, tuple[SchemaFinding, ...]]] = []
     for how, text in parts:
-        part = _part_findings(subject.client, how, text)
+        part = _part_findings(client, how, text)
         if part is None:
             return []  # a payload that is no JSON: judged there too
         payloads += part
@@ -150,9 +162,9 @@ def _answer(subject: Subject) -> Iterable[Result]:
     for number, (kind, found) in enumerate(payloads):
         where = f"event[{number}]" if kind == "event" else kind
         findings += [(where, f) for f in found]
-    if _own_list(subject.client):  # a wire rule judges undocumented fields already: report each once
+    if _own_list(client):  # a wire rule judges undocumented fields already: report each once
         findings = [(w, f) for w, f in findings if f.governs or not f.message.startswith(UNDOCUMENTED)]
-    return _results(ANSWER_SPEC, findings, f"an answer as the {subject.client} spec says")
+    return _results(ANSWER_SPEC, findings, f"an answer as the {client} spec says")
 
 
 def _own_list(protocol: str) -> bool:

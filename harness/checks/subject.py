@@ -39,7 +39,7 @@ about a third of a matrix's translated streams), is decoded once."""
 _decoded: Memo[tuple[str, bytes], tuple[tuple[ir.StreamEvent, ...], str | None]] = Memo(STREAM_MEMO)
 
 
-def _chunks_digest(chunks: Sequence[bytes]) -> bytes:
+def chunks_digest(chunks: Sequence[bytes]) -> bytes:
     """A digest of the chunks and where each begins: equal only for the same bytes cut at the same places."""
     digest = hashlib.blake2b(digest_size=20)
     for chunk in chunks:
@@ -48,15 +48,17 @@ def _chunks_digest(chunks: Sequence[bytes]) -> bytes:
     return digest.digest()
 
 
-def decoded_stream(protocol: str, chunks: Sequence[bytes]) -> tuple[list[ir.StreamEvent], str | None]:
-    """`decode_stream`, remembered by the exact chunks: a decoder's result depends on nothing else, and the events
-    are frozen IR models (each caller gets a list of its own)."""
+def decoded_stream(
+    protocol: str, chunks: Sequence[bytes], digest: bytes | None = None
+) -> tuple[list[ir.StreamEvent], str | None]:
+    """`decode_stream`, remembered by the exact chunks (`digest`: their `chunks_digest`, when known): a decoder's
+    result depends on nothing else, and the events are frozen IR models (each caller gets a list of its own)."""
 
     def decode() -> tuple[tuple[ir.StreamEvent, ...], str | None]:
         events, error = decode_stream(protocol, chunks)
         return tuple(events), error
 
-    found = _decoded.get((protocol, _chunks_digest(chunks)), decode)
+    found = _decoded.get((protocol, digest if digest is not None else chunks_digest(chunks)), decode)
     return list(found[0]), found[1]
 
 
@@ -100,7 +102,13 @@ class Subject:
     def client_stream(self) -> tuple[list[ir.StreamEvent], str | None]:
         """The stream the client received, decoded once for every check with its protocol's own decoder: the events,
         and why the decoder stopped (None: it read the whole stream)."""
-        return decoded_stream(self.client, self.frontend_chunks)
+        return decoded_stream(self.client, self.frontend_chunks, self.frontend_digest)
+
+    @functools.cached_property
+    def frontend_digest(self) -> bytes:
+        """A digest of what the client received and where each chunk began (`chunks_digest`), found once for
+        every check: the key under which the checks of the answer alone remember what they found."""
+        return chunks_digest(self.frontend_chunks)
 
     @functools.cached_property
     def frontend_body(self) -> bytes:

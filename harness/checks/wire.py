@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from harness import ir
+from harness.checks.memo import ANSWERS, Memo
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject, decode_stream
 from harness.protocols import registry
@@ -18,6 +19,11 @@ MIN_TEXT_CHUNKS = 3
 FRONTEND_WIRE = "frontend_wire"
 TEXT_NOT_BUFFERED = "stream.text_not_buffered"
 WIRE_RULES = "wire_rules"
+_checked: Memo[tuple[str, bytes], Check] = Memo(ANSWERS)
+"""The frontend_wire check of an answer, by the client's protocol and the answer's exact chunks
+(`Subject.frontend_digest`): what it finds depends on nothing else."""
+_broken: Memo[tuple[str, bool, bytes], tuple[Deviation, ...]] = Memo(ANSWERS)
+"""The wire rules an answer breaks, by the client's protocol, the mode and the answer's exact chunks."""
 
 
 def frontend_wire(protocol: str, chunks: Sequence[bytes]) -> Check:
@@ -53,7 +59,8 @@ def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | No
 )
 def _frontend_wire(subject: Subject) -> Iterable[Result]:
     if subject.frontend_status == 200 and subject.frontend_chunks and not subject.truncated:
-        yield _wire_check(subject.client, *subject.client_stream, body=subject.frontend_body)
+        key = (subject.client, subject.frontend_digest)
+        yield _checked.get(key, lambda: _wire_check(subject.client, *subject.client_stream, body=subject.frontend_body))
 
 
 def text_buffering(upstream: Sequence[int], sent: Sequence[int], truncated: bool) -> Check | None:
@@ -102,7 +109,11 @@ def _wire_rules(subject: Subject) -> Iterable[Result]:
     frontend = registry.facts(subject.client).frontend
     if frontend is None:
         return
-    body = subject.frontend_body
-    for rule in (r for r in frontend.wire_rules if not r.defect):  # a defect is frontend_wire's
-        for finding in rule.check(body, subject.stream):
-            yield Deviation(rule=rule.name, message=finding, source=rule.source)
+    rules = [rule for rule in frontend.wire_rules if not rule.defect]  # a defect is frontend_wire's
+
+    def broken() -> tuple[Deviation, ...]:
+        body = subject.frontend_body
+        found = ((rule, finding) for rule in rules for finding in rule.check(body, subject.stream))
+        return tuple(Deviation(rule=rule.name, message=finding, source=rule.source) for rule, finding in found)
+
+    yield from _broken.get((subject.client, subject.stream, subject.frontend_digest), broken)

@@ -337,11 +337,29 @@ def _coalesce_deltas(out: View) -> View:
     events = out.get("events")
     if not isinstance(events, list):
         return out
+    out["events"] = _joined(events, usage=False)
+    return out
+
+
+def delta_runs_joined(out: View) -> View:
+    """The view, changed in place (the caller owns it), with each run of consecutive deltas of one block (same
+    kind and index, nothing between them) as one delta carrying their joined text; every other event kept where
+    it is. What `coalesce_deltas` does without dropping usage events: it joins these runs and more, so joining
+    them first changes nothing it gives."""
+    events = out.get("events")
+    if isinstance(events, list):
+        out["events"] = _joined(events, usage=True)
+    return out
+
+
+def _joined(events: list[dict[str, Any]], *, usage: bool) -> list[dict[str, Any]]:
+    """The events with consecutive deltas of one block joined into the first of them (changed in place), and
+    usage events kept or dropped (`usage`; a delta run goes on past a dropped one)."""
     merged: list[dict[str, Any]] = []
     more: list[Any] = []  # what the later deltas of a run add to the last merged event's field, joined once
     for event in events:
         kind = event.get("kind")
-        if kind == "usage":
+        if kind == "usage" and not usage:
             continue
         field = _DELTA_FIELDS.get(kind or "")
         last = merged[-1] if merged else None
@@ -351,8 +369,7 @@ def _coalesce_deltas(out: View) -> View:
         _extend(merged, more)
         merged.append(event)
     _extend(merged, more)
-    out["events"] = merged
-    return out
+    return merged
 
 
 def _extend(merged: list[dict[str, Any]], more: list[Any]) -> None:

@@ -24,6 +24,7 @@ from harness.diff.normalize import (
     View,
     apply,
     blocks_in_order,
+    delta_runs_joined,
     empty_thinking_pair,
     incomplete_stream,
     json_copy,
@@ -60,6 +61,27 @@ def sdk_view(trace: RunTrace) -> View:
 def clear_views() -> None:
     """Forget the SDK views kept (a benchmark builds them afresh)."""
     _views.clear()
+    _joined.clear()
+
+
+_joined: OrderedDict[int, tuple[RunTrace, View]] = OrderedDict()
+
+
+def joined_view(trace: RunTrace) -> View:
+    """`sdk_view` with each run of consecutive deltas of one block joined into one (`delta_runs_joined`). Every
+    step of the default comparison before `coalesce_deltas` treats a delta by its kind and index alone (none
+    matches a loss or a rule, none reads a delta's text), and that rule joins the same runs and more: the views
+    compared come out the same, and a long stream's per-event work is done once per run of deltas
+    (tests/diff/test_pipeline.py holds the two ways equal). Shared: do not change it."""
+    hit = _joined.get(id(trace))
+    if hit is not None and hit[0] is trace:
+        _joined.move_to_end(id(trace))
+        return hit[1]
+    view = delta_runs_joined(_sdk_view(trace))  # a fresh view of its own: joined in place
+    _joined[id(trace)] = (trace, view)
+    if len(_joined) > VIEW_CACHE:
+        _joined.popitem(last=False)
+    return view
 
 
 def _sdk_view(trace: RunTrace) -> View:
@@ -227,7 +249,11 @@ def compared_views(
 def _compared_views(
     reference: RunTrace, compared: RunTrace, *, rules: tuple[Rule, ...] = DEFAULT_RULES, losses: bool = True
 ) -> tuple[View, View]:
-    left, right = incomplete_stream(sdk_view(reference), sdk_view(compared))
+    extra = frontend_rules(reference, compared) if rules else ()
+    join_runs = rules == DEFAULT_RULES  # the rules join every run of deltas (`coalesce_deltas`): join them first
+    early = join_runs and blocks_in_order not in extra  # moving blocks may part a run: then join after it
+    views = (joined_view(reference), joined_view(compared)) if early else (sdk_view(reference), sdk_view(compared))
+    left, right = incomplete_stream(*views)
     if losses:
         # Equivalences between the two runs come first: declared losses may remove what they look at (a backend
         # that cannot carry start usage loses its value, not the frontend's duty to report one).
@@ -240,8 +266,9 @@ def _compared_views(
             joined = (text_runs_joined,)
             left, right = apply(left, joined, owned=True), apply(right, joined, owned=True)
     if rules:
-        extra = frontend_rules(reference, compared)
         left, right = apply(left, extra, owned=True), apply(right, extra, owned=True)
+        if join_runs and not early:
+            left, right = delta_runs_joined(left), delta_runs_joined(right)
         left, right = estimated_reasoning_tokens(left, right, compared, owned=True)
     left, right = normalize_pair(left, right, rules, owned=True)
     if rules:

@@ -29,6 +29,10 @@ class Accumulated:
     """Whether the stream reached a terminal `done` or `error` event."""
 
 
+_BLOCKS = {"text_delta": "text", "thinking_delta": "thinking"}
+"""The block a text or thinking delta adds to."""
+
+
 @dataclass
 class _Block:
     """A content block being built up."""
@@ -83,15 +87,15 @@ class Accumulator:
             # A client stops reading at the terminal event, so later events do not change the response.
             self._problems.append(f"event {at}: {event.kind} after the terminal event ignored")
             return
-        match event:
+        match event:  # the classes are disjoint: deltas, by far the most common, are matched first
+            case ir.TextDelta() | ir.ThinkingDelta():
+                self._append(at, event.index, _BLOCKS[event.kind], event.text, event.kind)
+            case ir.ToolCallDelta():
+                self._append(at, event.index, "tool_call", event.arguments, event.kind)
             case ir.MessageStart():
                 self._message_start(at, event)
             case ir.TextStart() | ir.ThinkingStart() | ir.ToolCallStart() | ir.RedactedThinking():
                 self._start(at, event)
-            case ir.TextDelta() | ir.ThinkingDelta():
-                self._append(at, event.index, event.kind.removesuffix("_delta"), event.text, event.kind)
-            case ir.ToolCallDelta():
-                self._append(at, event.index, "tool_call", event.arguments, event.kind)
             case ir.TextEnd() | ir.ThinkingEnd() | ir.ToolCallEnd():
                 self._end(at, event)
             case ir.UsageEvent():

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from harness import ir
 
@@ -39,6 +40,7 @@ from harness import ir
 _STARTS = {"text_start": "text", "thinking_start": "thinking", "tool_call_start": "tool_call"}
 _DELTAS = {"text_delta": "text", "thinking_delta": "thinking", "tool_call_delta": "tool_call"}
 _ENDS = {"text_end": "text", "thinking_end": "thinking", "tool_call_end": "tool_call"}
+_DELTA_TYPES: frozenset[type] = frozenset((ir.TextDelta, ir.ThinkingDelta, ir.ToolCallDelta))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,12 @@ class GrammarChecker:
         """The violations this event causes, given everything checked before it."""
         at = self._position
         self._position += 1
+        if type(event) in _DELTA_TYPES and self._started and not self._terminated:
+            # The common case settled first, as `_delta` finds it: a delta of the open block of its type.
+            delta = cast(ir.TextDelta | ir.ThinkingDelta | ir.ToolCallDelta, event)
+            said = isinstance(delta, ir.ToolCallDelta) or delta.text != ""
+            if said and self._open.get(delta.index) == _DELTAS[delta.kind]:
+                return []
         if self._terminated:
             return [Violation("event_after_terminal", at, f"{event.kind} after the terminal event")]
         out: list[Violation] = []

@@ -94,6 +94,17 @@ class SSEDecoder:
         return out
 
     def _feed(self, chunk: bytes, out: list[SSEEvent]) -> None:
+        if (
+            self._start < 0
+            and not self._pending
+            and chunk.find(b"\n\n") == len(chunk) - 2
+            and not self._skip_lf
+            and self._bom_done
+            and b"\r" not in chunk
+            and self._offset + len(chunk) <= self._deadline
+            and self._one_event(chunk, out)
+        ):
+            return
         if self._skip_lf and chunk:
             self._skip_lf = False
             if chunk[0] == _LF:
@@ -124,6 +135,37 @@ class SSEDecoder:
             self._hold(chunk[end:])
         else:
             self._skip_lf = chunk[last] == _CR
+
+    def _one_event(self, chunk: bytes, out: list[SSEEvent]) -> bool:
+        """A chunk that is one whole event of `data:` and `event:` lines (how most servers write each event) read
+        in one step, as `_parse` reads it, when nothing of another block is pending and the event is within the
+        size limit; False (nothing done) for anything else, which `_parse` then reads line by line."""
+        try:
+            text = chunk[:-2].decode()
+        except UnicodeDecodeError:
+            return False
+        if "\n" not in text and text.startswith("data:"):  # one `data:` line: most events of most servers
+            value = text[6:] if text.startswith(" ", 5) else text[5:]
+            out.append(_new_tuple(SSEEvent, ("message", value, self.last_event_id, None, self._offset, True)))
+            self._offset += len(chunk)
+            self._deadline = self._offset + self.max_event_size
+            return True
+        event_type = ""
+        data = []
+        for line in text.split("\n"):
+            if line.startswith("data:"):
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            elif line.startswith("event:"):
+                event_type = line[7:] if line.startswith(" ", 6) else line[6:]
+            else:
+                return False
+        if not data:
+            return False
+        fields = (event_type or "message", "\n".join(data), self.last_event_id, None, self._offset, True)
+        out.append(_new_tuple(SSEEvent, fields))
+        self._offset += len(chunk)
+        self._deadline = self._offset + self.max_event_size
+        return True
 
     def close(self) -> list[SSEEvent]:
         """Signal the end of the stream: parse a last line without line end and return an unterminated event."""

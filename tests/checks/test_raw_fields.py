@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from harness.drivers.base import SdkResult
 from harness.protocols import encode_events, registry
 from harness.scenarios import load_scenario
 from harness.trace.model import Deviation
+from tests.checks.support import forget_answers
 from tests.conftest import REPO
 
 SCENARIO = load_scenario(REPO / "scenarios" / "text-basic.yaml")
@@ -73,6 +75,7 @@ def test_the_encoders_own_bytes_are_not_compared_field_by_field(monkeypatch: pyt
     listed: list[object] = []
     # key paths other tests found are remembered by payload text
     monkeypatch.setattr(raw_fields, "_memo", Memo(raw_fields.MEMO))
+    forget_answers(monkeypatch)
     monkeypatch.setattr(raw_fields, "key_paths", lambda value, prefix="": listed.append(value) or set())
     ours = registry.get("openai").encode_response(registry.get("openai").decode_response(json.dumps(_ours()).encode()))
     assert _deviations(ours.body) == [] and listed == []
@@ -85,6 +88,7 @@ def test_the_clients_stream_is_decoded_once_for_every_check(monkeypatch: pytest.
     decoders: list[object] = []
     real = type(codec).stream_decoder  # a codec is frozen: count through its class
     monkeypatch.setattr(type(codec), "stream_decoder", lambda self: decoders.append(1) or real(self))
+    forget_answers(monkeypatch)
     subject = Subject(
         role="translated",
         client="openai",
@@ -99,6 +103,33 @@ def test_the_clients_stream_is_decoded_once_for_every_check(monkeypatch: pytest.
     results = run_checks(subject)
     assert len(decoders) == 1
     assert any(getattr(r, "name", None) == "frontend_wire" and r.passed for r in results)
+    # The same answer again (another run, through another backend) is judged from memory, to the same results.
+    again = dataclasses.replace(subject, backend="gemini")
+    assert run_checks(again) == results and len(decoders) == 1
+
+
+def test_an_answer_to_another_request_is_judged_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The frontend's encoder may write an answer by the request it answers (OpenAI's usage chunk): the raw fields
+    # an answer left out are remembered by the request too.
+    forget_answers(monkeypatch)
+    body = json.dumps({k: v for k, v in _ours().items() if k != "system_fingerprint"}).encode()
+    first = _deviations(body)
+    assert len(raw_fields._found) == 1
+    request = ir.Request(model="gpt-4o-mini", messages=[ir.Message(role="user", content=[ir.TextPart(text="hi")])])
+    subject = Subject(
+        role="translated",
+        client="openai",
+        backend="anthropic",
+        stream=False,
+        scenario=SCENARIO,
+        result=SdkResult(),
+        frontend_request=request,
+        frontend_status=200,
+        frontend_chunks=(body,),
+        frontend_response_headers={"content-type": "application/json"},
+    )
+    assert [r for r in run_checks(subject) if isinstance(r, Deviation) and r.rule == RAW_FIELDS] == first
+    assert len(raw_fields._found) == 2
 
 
 def registry_events_body(codec: Any) -> bytes:
@@ -152,6 +183,7 @@ def test_a_payload_seen_before_is_not_walked_again(monkeypatch: pytest.MonkeyPat
         return set()
 
     monkeypatch.setattr(raw_fields, "key_paths", walk)
+    forget_answers(monkeypatch)  # the same answer is remembered whole: this asks for its payloads again
     (again,) = _deviations(sent.encode())
     assert again == first and "choices[*].logprobs" in first.message
     assert walked == []

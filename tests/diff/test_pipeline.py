@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import ir
 from harness.cli import main
@@ -16,6 +18,7 @@ from harness.diff import normalize as n
 from harness.report.html_case import Pack
 from harness.trace import Case, CaseResult, Run, RunTrace, SdkView, Verdict, write_case
 from harness.trace.writer import case_file_name
+from tests import strategies
 
 # Ollama's wire has no stop-sequence stop kind (`StopReason.kind:stop_sequence` in its losses): an Anthropic client
 # that stopped on a sequence against its own backend sees `end_turn` through an Ollama backend.
@@ -161,3 +164,87 @@ def test_the_report_shows_the_views_the_judge_compared_and_only_for_the_runs_it_
     stale_pack = Pack("r", [])
     stale_pack.add(result, stale)
     assert stale_pack.payload() == without.payload()
+
+
+_SHUFFLED = st.lists(st.tuples(st.sampled_from(["usage", "provider", "swap", "empty"]), st.integers(0, 60)), max_size=6)
+
+
+def _stirred(events: list[ir.StreamEvent], steps: list[tuple[str, int]]) -> list[ir.StreamEvent]:
+    """The events with usage and provider events put between deltas, neighbours swapped (blocks interleaved, as
+    a stream with concurrent blocks has them) and empty deltas added."""
+    out = list(events)
+    for what, at in steps:
+        place = at % (len(out) + 1)
+        if what == "usage":
+            out.insert(place, ir.UsageEvent(usage=ir.Usage(input_tokens=at, output_tokens=1)))
+        elif what == "provider":
+            out.insert(place, ir.ProviderEvent(protocol="responses", type="x", data={"n": at}))
+        elif what == "empty":
+            out.insert(place, ir.TextDelta(index=at % 3, text=""))
+        elif place + 1 < len(out):
+            out[place], out[place + 1] = out[place + 1], out[place]
+    return out
+
+
+@given(strategies.responses(), strategies.responses(), st.integers(1, 4), _SHUFFLED, _SHUFFLED, st.data())
+def test_joining_delta_runs_first_gives_the_views_the_rules_alone_give(
+    a: ir.Response,
+    b: ir.Response,
+    chunk: int,
+    stir_a: list[tuple[str, int]],
+    stir_b: list[tuple[str, int]],
+    data: st.DataObject,
+) -> None:
+    # `joined_view` hands the pipeline each run of deltas joined; the rules would join them later all the same.
+    from unittest import mock
+
+    from harness.diff import pipeline
+
+    frontend = data.draw(st.sampled_from(["anthropic", "openai", "responses", "gemini", "ollama"]))
+    backend = data.draw(st.sampled_from(["anthropic", "openai", "responses", "gemini", "bedrock"]))
+    runs = Case("text-basic", frontend, backend, True).runs(backend)
+    events_a = _stirred(strategies.events_for(a, chunk=chunk), stir_a)
+    events_b = _stirred(strategies.events_for(b, chunk=chunk + 1), stir_b)
+    reference = RunTrace.of(runs["baseline_frontend"], "c", sdk=SdkView(response=a, events=events_a))
+    compared = RunTrace.of(runs["translated"], "c", sdk=SdkView(response=b, events=events_b))
+    fast = compared_views(reference, compared)
+    with (
+        mock.patch.object(pipeline, "joined_view", pipeline.sdk_view),
+        mock.patch.object(pipeline, "delta_runs_joined", lambda view: view),
+    ):
+        slow = compared_views(reference, compared)
+    assert fast == slow
+    assert json.dumps(fast) == json.dumps(slow)  # the same order of keys and events too
+
+
+def test_joining_delta_runs_waits_for_blocks_put_in_order() -> None:
+    # Responses' concurrent blocks are put in order first, which moves block 1's deltas past the provider event;
+    # deltas joined before that would take one slot fewer and leave the provider event elsewhere.
+    from unittest import mock
+
+    from harness.diff import pipeline
+
+    events: list[ir.StreamEvent] = [
+        ir.MessageStart(id="r", model="m"),
+        ir.TextStart(index=0),
+        ir.TextStart(index=1),
+        ir.TextDelta(index=1, text="a"),
+        ir.TextDelta(index=1, text="b"),
+        ir.ProviderEvent(protocol="responses", type="x", data=None),
+        ir.TextDelta(index=0, text="c"),
+        ir.TextEnd(index=0),
+        ir.TextEnd(index=1),
+        ir.Done(stop_reason=ir.StopReason(kind="end_turn")),
+    ]
+    response = ir.Response(id="r", model="m", content=[ir.TextPart(text="c"), ir.TextPart(text="ab")])
+    runs = Case("text-basic", "responses", "openai", True).runs("openai")
+    reference = RunTrace.of(runs["baseline_frontend"], "c", sdk=SdkView(response=response, events=events))
+    compared = RunTrace.of(runs["translated"], "c", sdk=SdkView(response=response, events=events[:-1]))
+    fast = compared_views(reference, compared)
+    with (
+        mock.patch.object(pipeline, "joined_view", pipeline.sdk_view),
+        mock.patch.object(pipeline, "delta_runs_joined", lambda view: view),
+    ):
+        assert fast == compared_views(reference, compared)
+    kinds = [(e["kind"], e.get("text")) for e in fast[0]["events"]]
+    assert kinds[3:7] == [("text_end", None), ("text_start", None), ("provider_event", None), ("text_delta", "ab")]

@@ -70,6 +70,19 @@ def test_event_stream_round_trip(response: ir.Response) -> None:
     assert ir.events_from_json(data) == events
 
 
+@given(strategies.responses(), strategies.errors)
+def test_events_as_json_in_one_call_are_each_events_own_dump(response: ir.Response, error: ir.IRError) -> None:
+    events = [
+        *strategies.events_for(response, chunk=2),
+        ir.UsageEvent(usage=ir.Usage(input_tokens=1)),
+        ir.ProviderEvent(protocol="responses", type="x", data={"a": [1, None, "\u00e9"]}),
+        ir.ErrorEvent(error=error),
+    ]
+    data = ir.events_to_json(events)
+    assert data == [e.model_dump(mode="json", by_alias=True) for e in events]
+    assert [list(item) for item in data] == [list(e.model_dump(mode="json", by_alias=True)) for e in events]
+
+
 @given(strategies.errors)
 def test_error_event_round_trip(error: ir.IRError) -> None:
     """A terminal error event validates and round-trips through the event adapter."""

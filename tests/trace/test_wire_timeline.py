@@ -3,7 +3,11 @@ and checked for consistency when read."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from harness.runner.execute import WIRE_EXCERPT, _excerpt
@@ -93,3 +97,19 @@ def test_whole_chunk_excerpts_match_the_incremental_decoder() -> None:
     ):
         assert _excerpt(chunks) == _excerpt(chunks, limit=sum(len(c) for c in chunks))
     assert _excerpt(()) == ("", [], False)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "\n", "\u00e9", "\u20ac", "\U0001f389"]), max_size=40).map("".join),
+    st.lists(st.integers(min_value=0, max_value=160), max_size=30),
+    st.sampled_from([b"", b"\xff", b"\xe2\x82"]),
+)
+def test_small_chunks_split_inside_characters_match_the_incremental_decoder(
+    text: str, cuts: list[int], tail: bytes
+) -> None:
+    # Many small chunks with characters split between them are decoded whole and their offsets counted.
+    body = text.encode() + tail
+    assume(body)  # a limit of 0 keeps no chunk at all
+    points = sorted({min(c, len(body)) for c in cuts} | {0, len(body)})
+    chunks = tuple(body[a:b] for a, b in itertools.pairwise(points))
+    assert _excerpt(chunks) == _excerpt(chunks, limit=len(body))

@@ -49,6 +49,29 @@ def test_any_split_gives_the_same_size_limit_error(body: bytes, limit: int, cuts
     assert outcome(split_at(body, cuts), limit) == whole
 
 
+_FIELDS = [b"data:", b"data: ", b"data:  ", b"event:", b"event: ", b"id: ", b"retry: ", b": ", b"dat"]
+_VALUES = [t for t in _LINE_TOKENS if t not in (b"\xe4\xb8", b"\xad", b"\xff")]
+_field_lines = st.tuples(st.sampled_from(_FIELDS), st.lists(st.sampled_from(_VALUES), max_size=6).map(b"".join))
+event_chunks = st.lists(_field_lines.map(b"".join), min_size=1, max_size=4).map(lambda ls: b"\n".join(ls) + b"\n\n")
+
+
+@given(
+    st.lists(event_chunks, max_size=8),
+    st.integers(min_value=0, max_value=8),
+    st.just(b"") | valid_soup.map(b"".join) | soup,
+    st.integers(min_value=1, max_value=64),
+)
+def test_a_chunk_per_event_gives_what_one_byte_at_a_time_gives(
+    chunks: list[bytes], at: int, other: bytes, limit: int
+) -> None:
+    # How most servers write a stream: each chunk one whole event (read in one step when it holds only data and
+    # event lines), and somewhere a chunk of anything else.
+    chunks = [*chunks[:at], other, *chunks[at:]]
+    body = b"".join(chunks)
+    assert outcome(chunks, limit) == outcome([body[i : i + 1] for i in range(len(body))], limit)
+    assert outcome(chunks) == outcome([body])
+
+
 @given(st.binary(max_size=300), st.lists(st.integers(min_value=0, max_value=300), max_size=8))
 def test_random_bytes_raise_only_framing_error(body: bytes, cuts: list[int]) -> None:
     result = outcome(split_at(body, cuts))  # anything but FramingError propagates and fails the test
