@@ -107,9 +107,9 @@ class Wire(_Model):
     """Raw upstream response bytes as text (UTF-8 with replacement), truncated to `limit`."""
     frontend: str = ""
     """Raw bytes the proxy sent to the client as text, truncated to `limit`."""
-    upstream_chunks: int = 0
+    upstream_chunks: int = Field(0, ge=0)
     """Number of chunks the upstream body arrived in."""
-    frontend_chunks: int = 0
+    frontend_chunks: int = Field(0, ge=0)
     """Number of chunks the client received."""
     truncated: bool = False
     """Whether either excerpt was cut."""

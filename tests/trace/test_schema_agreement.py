@@ -20,6 +20,7 @@ from harness.protocols import registry
 from harness.trace import CaseResult, TraceError, Verdict, case_text, parse_case, validate
 from harness.trace.model import Check, DivergenceJSON, RunTrace, SdkView, Timings, Wire
 from tests import strategies as s
+from tests.report.factory import case as factory_case
 
 ROLES = ("baseline_frontend", "baseline_backend", "translated")
 protocols = st.sampled_from(registry.names())
@@ -196,6 +197,17 @@ def test_ir_events_in_traces_are_the_ir_union() -> None:
     """The stream-event union the trace schema embeds is the IR's (a guard for the properties above)."""
     assert "TextDelta" in json.dumps(RunTrace.model_json_schema())
     assert ir.TextDelta(index=0, text="x").kind == "text_delta"
+
+
+@pytest.mark.parametrize("side", ["upstream", "frontend"])
+def test_a_negative_chunk_count_is_refused_by_both(side: str) -> None:
+    # Hypothesis found it: the models refused `frontend_chunks: -2` (fewer chunks than its zero offsets), while the
+    # schema took any integer.
+    data = json.loads(case_text(factory_case("text-basic", "openai", "anthropic", "pass", "r")))
+    assert _accepted_by_models(data) and _accepted_by_schema(data)
+    data["runs"]["translated"]["wire"][f"{side}_chunks"] = -2
+    assert not _accepted_by_models(data)
+    assert not _accepted_by_schema(data)
 
 
 def test_an_image_source_without_its_type_tag_is_refused_by_both() -> None:
