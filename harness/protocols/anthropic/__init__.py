@@ -7,10 +7,9 @@ errors.py (error bodies and mid-stream errors), losses.py (what the wire cannot 
 
 from __future__ import annotations
 
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.anthropic import errors, request, response
-from harness.protocols.anthropic.facts import FACTS
+from harness.protocols.anthropic.facts import CAPABILITIES, FACTS
 from harness.protocols.anthropic.losses import LOSSES, RESHAPES
 from harness.protocols.anthropic.mapping import NAME, dumps
 from harness.protocols.anthropic.reference import REFERENCE, wire_events
@@ -20,30 +19,6 @@ from harness.protocols.kit import ComposedCodec
 from harness.wire.http import HttpResponse
 
 __all__ = ["CAPABILITIES", "CODEC", "AnthropicStreamDecoder", "AnthropicStreamEncoder", "encode_count_tokens_response"]
-
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.TOOL_CHOICE,
-        Capability.VISION,
-        Capability.FILES,
-        Capability.FILE_URL,  # a document's URL source
-        Capability.THINKING,
-        Capability.THINKING_SIGNATURE,
-        Capability.STOP_SEQUENCES,
-        Capability.PROMPT_CACHE,
-        Capability.MODELS_LIST,
-        Capability.RETRY_AFTER,
-        Capability.TOP_P,
-        Capability.STOP_MAX_TOKENS,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""No response_format: Anthropic Messages has no JSON mode (see `losses`)."""
 
 
 def encode_count_tokens_response(input_tokens: int) -> HttpResponse:

@@ -32,6 +32,31 @@ def is_client(headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
     return "anthropic-version" in headers
 
 
+CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.TOOL_CHOICE,
+        Capability.VISION,
+        Capability.FILES,
+        Capability.FILE_URL,  # a document's URL source
+        Capability.THINKING,
+        Capability.THINKING_SIGNATURE,
+        Capability.STOP_SEQUENCES,
+        Capability.PROMPT_CACHE,
+        Capability.MODELS_LIST,
+        Capability.RETRY_AFTER,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""No response_format: Anthropic Messages has no JSON mode (see `losses`)."""
+
+
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(
         routes=(facts.Route("/v1/messages"), facts.Route("/v1/messages/count_tokens", kind="count_tokens")),
@@ -50,29 +75,8 @@ FACTS = facts.ProtocolFacts(
         driver="harness.drivers.anthropic_sdk",
         package="anthropic",
         http_client="httpx2",
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.NESTED_TOOL_SCHEMA,
-                Capability.TOOL_CHOICE,
-                Capability.VISION,
-                Capability.FILES,
-                Capability.FILE_URL,
-                Capability.THINKING,
-                Capability.THINKING_SIGNATURE,
-                Capability.JSON_SCHEMA,
-                Capability.STOP_SEQUENCES,
-                Capability.PROMPT_CACHE,
-                Capability.MODELS_LIST,
-                Capability.RETRY_AFTER,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        # The SDK also asks for a schema-shaped answer (`output_config.format`).
+        capabilities=CAPABILITIES | {Capability.JSON_SCHEMA},
     ),
     real=facts.RealEndpoint("https://api.anthropic.com", ("ANTHROPIC_API_KEY",), "claude-sonnet-4-5"),
     upstream_model="claude-sonnet-4-5-20250929",

@@ -10,10 +10,9 @@ wire cannot carry), schemas/ (JSON Schemas of the wire).
 
 from __future__ import annotations
 
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.bedrock import auth, errors, request, response
-from harness.protocols.bedrock.facts import FACTS
+from harness.protocols.bedrock.facts import CAPABILITIES, FACTS
 from harness.protocols.bedrock.losses import LOSSES, RESHAPES
 from harness.protocols.bedrock.mapping import NAME
 from harness.protocols.bedrock.reference import REFERENCE
@@ -24,28 +23,6 @@ from harness.wire.eventstream import MEDIA_TYPE
 
 __all__ = ["CAPABILITIES", "CODEC", "LOSSES", "RESHAPES", "BedrockStreamDecoder", "BedrockStreamEncoder"]
 
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.TOOL_CHOICE,
-        Capability.VISION,
-        Capability.FILES,
-        Capability.THINKING,
-        Capability.THINKING_SIGNATURE,
-        Capability.JSON_SCHEMA,
-        Capability.STOP_SEQUENCES,
-        Capability.PROMPT_CACHE,
-        Capability.TOP_P,
-        Capability.STOP_MAX_TOKENS,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""No json_object (Converse needs a schema), models_list (another service: bedrock, not bedrock-runtime) or
-retry_after (Bedrock sends none): see `losses`."""
 
 CODEC = registry.register(
     ComposedCodec(

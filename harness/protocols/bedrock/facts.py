@@ -45,6 +45,30 @@ fragments (one delta in 3 of the 4 recorded calls), so argument chunking stays w
 RESPONSE_HEADERS = {"x-amzn-requestid": "a UUID"}
 """Headers every Bedrock response carries beside content-type (errors add x-amzn-errortype)."""
 
+CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.TOOL_CHOICE,
+        Capability.VISION,
+        Capability.FILES,
+        Capability.THINKING,
+        Capability.THINKING_SIGNATURE,
+        Capability.JSON_SCHEMA,
+        Capability.STOP_SEQUENCES,
+        Capability.PROMPT_CACHE,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""No json_object (Converse needs a schema), models_list (another service: bedrock, not bedrock-runtime) or
+retry_after (Bedrock sends none): see `losses`."""
+
+
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH, request_id_header=REQUEST_ID_HEADER),
     model_list=MODEL_LIST,
@@ -53,26 +77,7 @@ FACTS = facts.ProtocolFacts(
         package="boto3",
         http_client="httpx2",
         # No models_list (bedrock-runtime has none) and no retry_after (Bedrock sends none).
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.NESTED_TOOL_SCHEMA,
-                Capability.TOOL_CHOICE,
-                Capability.VISION,
-                Capability.FILES,
-                Capability.THINKING,
-                Capability.THINKING_SIGNATURE,
-                Capability.JSON_SCHEMA,
-                Capability.STOP_SEQUENCES,
-                Capability.PROMPT_CACHE,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        capabilities=CAPABILITIES,
     ),
     real=facts.RealEndpoint(REAL_BASE_URL, KEY_ENV, DEFAULT_MODEL),
     upstream_model=DEFAULT_MODEL,

@@ -11,35 +11,15 @@ the reading of reply objects), `stream_decode` / `stream_encode` (SSE), `errors`
 
 from __future__ import annotations
 
-from harness.ir import Capability
 from harness.protocols import common, registry
 from harness.protocols.cloudflare import errors, paths, request, response
-from harness.protocols.cloudflare.facts import FACTS
+from harness.protocols.cloudflare.facts import CAPABILITIES, FACTS
 from harness.protocols.cloudflare.losses import LOSSES, RESHAPES
 from harness.protocols.cloudflare.paths import PROTOCOL
 from harness.protocols.cloudflare.reference import REFERENCE
 from harness.protocols.cloudflare.stream_decode import CloudflareStreamDecoder
 from harness.protocols.cloudflare.stream_encode import CloudflareStreamEncoder
 from harness.protocols.kit import ComposedCodec, guarded
-
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.VISION,
-        Capability.JSON_OBJECT,
-        Capability.JSON_SCHEMA,
-        Capability.MODELS_LIST,
-        Capability.TOP_P,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""Function calling, images (llama vision models), JSON mode and the model search; no tool_choice, stop
-sequences, thinking switch or cache figures on the native wire, and no finish reason: the native output
-(`AiTextGenerationOutput`: response, tool_calls, usage) cannot say that the token limit cut the answer."""
 
 CODEC = registry.register(
     ComposedCodec(

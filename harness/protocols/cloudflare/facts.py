@@ -45,6 +45,26 @@ def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"success": True, "errors": [], "messages": [], "result": entries, "result_info": info}
 
 
+CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.VISION,
+        Capability.JSON_OBJECT,
+        Capability.JSON_SCHEMA,
+        Capability.MODELS_LIST,
+        Capability.TOP_P,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""Function calling, images (llama vision models), JSON mode and the model search; no tool_choice, stop
+sequences, thinking switch or cache figures on the native wire, and no finish reason: the native output
+(`AiTextGenerationOutput`: response, tool_calls, usage) cannot say that the token limit cut the answer."""
+
+
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=ROUTES, model=MODEL_IN_PATH),
     model_list=facts.ModelList(
@@ -54,23 +74,7 @@ FACTS = facts.ProtocolFacts(
         driver="harness.drivers.cloudflare_http",
         package="httpx2",
         http_client="httpx2",
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.NESTED_TOOL_SCHEMA,
-                Capability.VISION,
-                Capability.JSON_OBJECT,
-                Capability.JSON_SCHEMA,
-                Capability.MODELS_LIST,
-                Capability.RETRY_AFTER,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        capabilities=CAPABILITIES | {Capability.RETRY_AFTER, Capability.STOP_MAX_TOKENS},
     ),
     real=facts.RealEndpoint(
         "https://api.cloudflare.com",

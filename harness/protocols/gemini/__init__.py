@@ -13,10 +13,9 @@ from __future__ import annotations
 import dataclasses
 
 from harness import ir
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.gemini import errors, request_decode, request_encode, response
-from harness.protocols.gemini.facts import FACTS
+from harness.protocols.gemini.facts import CAPABILITIES, FACTS
 from harness.protocols.gemini.fields import PROTOCOL, EncodeError
 from harness.protocols.gemini.losses import LOSSES, RESHAPES
 from harness.protocols.gemini.reference import REFERENCE, wire_events
@@ -35,32 +34,6 @@ __all__ = [
     "GeminiStreamEncoder",
     "stream_encoder",
 ]
-
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.TOOL_CHOICE,
-        Capability.VISION,
-        Capability.FILES,
-        Capability.FILE_URL,  # fileData: a fileUri the API fetches (public or signed https URLs)
-        Capability.THINKING,
-        Capability.THINKING_SIGNATURE,
-        Capability.JSON_OBJECT,
-        Capability.JSON_SCHEMA,
-        Capability.STOP_SEQUENCES,
-        Capability.PROMPT_CACHE,
-        Capability.MODELS_LIST,
-        Capability.RETRY_AFTER,
-        Capability.TOP_P,
-        Capability.STOP_MAX_TOKENS,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""What Gemini's wire carries (scenario capability names)."""
 
 
 def with_auth(request: HttpRequest, api_key: str) -> HttpRequest:

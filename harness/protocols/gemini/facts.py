@@ -52,6 +52,33 @@ def is_client(headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
     return "x-goog-api-key" in headers or "key" in query or "x-goog-api-client" in headers
 
 
+CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.TOOL_CHOICE,
+        Capability.VISION,
+        Capability.FILES,
+        Capability.FILE_URL,  # fileData: a fileUri the API fetches (public or signed https URLs)
+        Capability.THINKING,
+        Capability.THINKING_SIGNATURE,
+        Capability.JSON_OBJECT,
+        Capability.JSON_SCHEMA,
+        Capability.STOP_SEQUENCES,
+        Capability.PROMPT_CACHE,
+        Capability.MODELS_LIST,
+        Capability.RETRY_AFTER,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.STREAM_ERROR_FIRST,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""What Gemini's wire carries (scenario capability names)."""
+
+
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(
         routes=(facts.Route("/v1beta/models/{target}"), facts.Route("/v1/models/{target}")),
@@ -70,30 +97,7 @@ FACTS = facts.ProtocolFacts(
         driver="harness.drivers.genai_sdk",
         package="google-genai",
         http_client="httpx2",
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.NESTED_TOOL_SCHEMA,
-                Capability.TOOL_CHOICE,
-                Capability.VISION,
-                Capability.FILES,
-                Capability.FILE_URL,
-                Capability.THINKING,
-                Capability.THINKING_SIGNATURE,
-                Capability.JSON_OBJECT,
-                Capability.JSON_SCHEMA,
-                Capability.STOP_SEQUENCES,
-                Capability.PROMPT_CACHE,
-                Capability.MODELS_LIST,
-                Capability.RETRY_AFTER,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        capabilities=CAPABILITIES,
     ),
     real=facts.RealEndpoint(
         "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash"

@@ -10,39 +10,17 @@ from __future__ import annotations
 
 import json
 
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.kit import ComposedCodec
 from harness.protocols.ollama import errors, request, response
 from harness.protocols.ollama._fields import PROTOCOL, READ
-from harness.protocols.ollama.facts import FACTS
+from harness.protocols.ollama.facts import CAPABILITIES, FACTS
 from harness.protocols.ollama.losses import LOSSES, RESHAPES
 from harness.protocols.ollama.reference import REFERENCE, wire_events
 from harness.protocols.ollama.stream_decode import OllamaStreamDecoder
 from harness.protocols.ollama.stream_encode import OllamaStreamEncoder
 from harness.protocols.ollama.tags import TAGS_PATH, decode_tags, encode_tags
 from harness.wire.http import HttpRequest
-
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.VISION,
-        Capability.THINKING,
-        Capability.JSON_OBJECT,
-        Capability.JSON_SCHEMA,
-        Capability.STOP_SEQUENCES,
-        Capability.MODELS_LIST,
-        Capability.TOP_P,
-        Capability.STOP_MAX_TOKENS,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""No tool_choice, cache figures, signatures or Retry-After on Ollama's wire. No stream that begins with an
-error: Ollama answers an error that comes before any content with its HTTP status and a JSON body
-(`streamResponse` in ollama's server/routes.go writes the `{"error"}` line only once content was written)."""
 
 
 def is_stream_request(http: HttpRequest) -> bool:

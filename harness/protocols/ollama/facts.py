@@ -23,6 +23,28 @@ def model_envelope(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"models": entries}
 
 
+CAPABILITIES = frozenset(
+    {
+        Capability.TOOLS,
+        Capability.PARALLEL_TOOLS,
+        Capability.NESTED_TOOL_SCHEMA,
+        Capability.VISION,
+        Capability.THINKING,
+        Capability.JSON_OBJECT,
+        Capability.JSON_SCHEMA,
+        Capability.STOP_SEQUENCES,
+        Capability.MODELS_LIST,
+        Capability.TOP_P,
+        Capability.STOP_MAX_TOKENS,
+        Capability.NOT_FOUND_ERROR,
+        Capability.OVERLOADED_ERROR,
+    }
+)
+"""No tool_choice, cache figures, signatures or Retry-After on Ollama's wire. No stream that begins with an
+error: Ollama answers an error that comes before any content with its HTTP status and a JSON body
+(`streamResponse` in ollama's server/routes.go writes the `{"error"}` line only once content was written)."""
+
+
 FACTS = facts.ProtocolFacts(
     frontend=facts.Frontend(routes=(facts.Route(CHAT_PATH),), model=facts.ModelInBody()),
     model_list=facts.ModelList(
@@ -32,23 +54,7 @@ FACTS = facts.ProtocolFacts(
         driver="harness.drivers.ollama_sdk",
         package="ollama",
         http_client="httpx",
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.VISION,
-                Capability.THINKING,
-                Capability.JSON_OBJECT,
-                Capability.JSON_SCHEMA,
-                Capability.STOP_SEQUENCES,
-                Capability.MODELS_LIST,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        capabilities=(CAPABILITIES - {Capability.NESTED_TOOL_SCHEMA}) | {Capability.STREAM_ERROR_FIRST},
     ),
     # A local server: no key; OLLAMA_HOST (often host:port) moves it.
     real=facts.RealEndpoint("http://127.0.0.1:11434", (), "llama3.2", host_env="OLLAMA_HOST"),

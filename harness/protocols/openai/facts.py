@@ -14,7 +14,7 @@ from typing import Any
 from harness.ir import Capability
 from harness.protocols import facts
 from harness.protocols.openai import wire_rules
-from harness.protocols.openai.profile import Profile
+from harness.protocols.openai.profile import DEFAULT_CAPABILITIES, Profile
 
 CREATED_UNIX = 0
 """`created` of a listed model: the proxy does not know the upstream's dates (a fixed, documented placeholder)."""
@@ -58,28 +58,8 @@ FAMILY = facts.ProtocolFacts(
         driver="harness.drivers.openai_sdk",
         package="openai",
         http_client="httpx2",
-        capabilities=frozenset(
-            {
-                Capability.TOOLS,
-                Capability.PARALLEL_TOOLS,
-                Capability.NESTED_TOOL_SCHEMA,
-                Capability.TOOL_CHOICE,
-                Capability.VISION,
-                Capability.FILES,
-                Capability.FILE_ID,
-                Capability.JSON_OBJECT,
-                Capability.JSON_SCHEMA,
-                Capability.STOP_SEQUENCES,
-                Capability.PROMPT_CACHE,
-                Capability.MODELS_LIST,
-                Capability.RETRY_AFTER,
-                Capability.TOP_P,
-                Capability.STOP_MAX_TOKENS,
-                Capability.STREAM_ERROR_FIRST,
-                Capability.NOT_FOUND_ERROR,
-                Capability.OVERLOADED_ERROR,
-            }
-        ),
+        # The `openai` profile's wire but reasoning, which the SDK's types do not carry; files by data and by id.
+        capabilities=(DEFAULT_CAPABILITIES - {Capability.THINKING}) | {Capability.FILES, Capability.FILE_ID},
     ),
     real=facts.RealEndpoint("https://api.openai.com", ("OPENAI_API_KEY",), "gpt-4o-mini"),
     upstream_model="gpt-4o-mini",

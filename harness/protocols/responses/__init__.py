@@ -10,12 +10,11 @@ wire cannot carry), schemas/ (JSON Schemas of every shape the encoders write).
 from __future__ import annotations
 
 from harness import ir
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.kit import ComposedCodec, guarded
 from harness.protocols.responses import errors, request_decode, request_encode
 from harness.protocols.responses import response as response_body
-from harness.protocols.responses.facts import FACTS
+from harness.protocols.responses.facts import CAPABILITIES, FACTS
 from harness.protocols.responses.losses import LOSSES, RESHAPES, STATEFUL, stateful_fields
 from harness.protocols.responses.reader import NAME, dumps, load_object
 from harness.protocols.responses.reference import REFERENCE, wire_events
@@ -33,33 +32,6 @@ __all__ = [
     "ResponsesStreamEncoder",
     "stateful_fields",
 ]
-
-CAPABILITIES = frozenset(
-    {
-        Capability.TOOLS,
-        Capability.PARALLEL_TOOLS,
-        Capability.NESTED_TOOL_SCHEMA,
-        Capability.TOOL_CHOICE,
-        Capability.VISION,
-        Capability.FILES,
-        Capability.FILE_URL,  # input_file's file_url
-        Capability.FILE_ID,  # input_file's file_id: OpenAI's Files, as Chat Completions' file_id
-        Capability.CLIENT_TOOL_CALLS,  # custom_tool_call, local_shell_call, shell_call, apply_patch_call
-        Capability.THINKING,
-        Capability.THINKING_SIGNATURE,
-        Capability.JSON_OBJECT,
-        Capability.JSON_SCHEMA,
-        Capability.PROMPT_CACHE,
-        Capability.MODELS_LIST,
-        Capability.RETRY_AFTER,
-        Capability.TOP_P,
-        Capability.STOP_MAX_TOKENS,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-        Capability.OVERLOADED_ERROR,
-    }
-)
-"""No stop_sequences: the Responses API has no `stop` parameter (see `losses`)."""
 
 
 def encode_request(request: ir.Request) -> HttpRequest:

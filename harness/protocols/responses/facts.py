@@ -26,7 +26,7 @@ def server_state(request: ir.Request) -> tuple[str, ...]:
     return tuple(stateful_fields(request))
 
 
-SDK_CAPABILITIES = frozenset(
+CAPABILITIES = frozenset(
     {
         Capability.TOOLS,
         Capability.PARALLEL_TOOLS,
@@ -34,8 +34,9 @@ SDK_CAPABILITIES = frozenset(
         Capability.TOOL_CHOICE,
         Capability.VISION,
         Capability.FILES,
-        Capability.FILE_URL,
-        Capability.FILE_ID,
+        Capability.FILE_URL,  # input_file's file_url
+        Capability.FILE_ID,  # input_file's file_id: OpenAI's Files, as Chat Completions' file_id
+        Capability.CLIENT_TOOL_CALLS,  # custom_tool_call, local_shell_call, shell_call, apply_patch_call
         Capability.THINKING,
         Capability.THINKING_SIGNATURE,
         Capability.JSON_OBJECT,
@@ -50,7 +51,11 @@ SDK_CAPABILITIES = frozenset(
         Capability.OVERLOADED_ERROR,
     }
 )
-"""What the `openai` SDK's `responses.create` can ask for and surface: no stop sequences (it has no `stop`)."""
+"""No stop_sequences: the Responses API has no `stop` parameter (see `losses`)."""
+
+SDK_CAPABILITIES = CAPABILITIES - {Capability.CLIENT_TOOL_CALLS}
+"""What the `openai` SDK's `responses.create` can ask for and surface: what the wire carries but the client tool
+calls (custom, shell and patch calls)."""
 
 
 FACTS = facts.ProtocolFacts(

@@ -12,13 +12,12 @@ true, `encode_response` writes the stream that says a whole response, and `decod
 from __future__ import annotations
 
 from harness import ir
-from harness.ir import Capability
 from harness.protocols import registry
 from harness.protocols.base import FramedDecoder
 from harness.protocols.kit import ComposedCodec, guarded
 from harness.protocols.swink import errors, request
 from harness.protocols.swink.events import PROTOCOL, READ, STREAM_PATH
-from harness.protocols.swink.facts import FACTS
+from harness.protocols.swink.facts import CAPABILITIES, FACTS
 from harness.protocols.swink.losses import LOSSES, RESHAPES
 from harness.protocols.swink.stream_decode import SwinkStreamDecoder
 from harness.protocols.swink.stream_encode import SwinkStreamEncoder, response_events
@@ -27,21 +26,6 @@ from harness.wire.http import HttpRequest, HttpResponse
 
 MEDIA_TYPE = "text/event-stream"
 """Content-Type of every successful answer."""
-
-CAPABILITIES = frozenset(
-    {
-        Capability.VISION,
-        Capability.THINKING,
-        Capability.THINKING_SIGNATURE,
-        Capability.STOP_MAX_TOKENS,
-        Capability.STREAM_ERROR_FIRST,
-        Capability.NOT_FOUND_ERROR,
-    }
-)
-"""Images and thinking (with signatures, on thinking_end) travel; tools, formats, stop sequences and top_p are
-the server's (`ProxyRequestOptions` is temperature / max_tokens / session_id). A 404 (and `model_retired` in a
-stream) says not found. No overloaded error: `StreamErrorKind` has no name for it, and `ProxyStreamFn` reads
-a 503 as a network error (`classify.rs`)."""
 
 
 def is_stream_request(http: HttpRequest) -> bool:
