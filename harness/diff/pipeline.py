@@ -11,7 +11,7 @@ request side compares the client's request with what the proxy sent upstream, mi
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,15 +47,7 @@ def sdk_view(trace: RunTrace) -> View:
     """What the SDK saw, as the diff compares it. A streamed run's response is the accumulation of its events, so
     both modes compare content, usage and stop reason the same way. Shared between calls on the same trace: do not
     change it (the pipeline copies it first)."""
-    hit = _views.get(id(trace))
-    if hit is not None and hit[0] is trace:
-        _views.move_to_end(id(trace))
-        return hit[1]
-    view = _sdk_view(trace)
-    _views[id(trace)] = (trace, view)  # the trace is held, so its id cannot be reused while cached
-    if len(_views) > VIEW_CACHE:
-        _views.popitem(last=False)
-    return view
+    return _kept(_views, trace, _sdk_view)
 
 
 def clear_views() -> None:
@@ -73,14 +65,19 @@ def joined_view(trace: RunTrace) -> View:
     matches a loss or a rule, none reads a delta's text), and that rule joins the same runs and more: the views
     compared come out the same, and a long stream's per-event work is done once per run of deltas
     (tests/diff/test_pipeline.py holds the two ways equal). Shared: do not change it."""
-    hit = _joined.get(id(trace))
+    return _kept(_joined, trace, lambda t: delta_runs_joined(_sdk_view(t)))  # a fresh view of its own: joined in place
+
+
+def _kept(cache: OrderedDict[int, tuple[RunTrace, View]], trace: RunTrace, build: Callable[[RunTrace], View]) -> View:
+    """The view `build` makes of `trace`, kept in `cache` (the VIEW_CACHE latest, by trace)."""
+    hit = cache.get(id(trace))
     if hit is not None and hit[0] is trace:
-        _joined.move_to_end(id(trace))
+        cache.move_to_end(id(trace))
         return hit[1]
-    view = delta_runs_joined(_sdk_view(trace))  # a fresh view of its own: joined in place
-    _joined[id(trace)] = (trace, view)
-    if len(_joined) > VIEW_CACHE:
-        _joined.popitem(last=False)
+    view = build(trace)
+    cache[id(trace)] = (trace, view)  # the trace is held, so its id cannot be reused while cached
+    if len(cache) > VIEW_CACHE:
+        cache.popitem(last=False)
     return view
 
 
