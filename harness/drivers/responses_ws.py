@@ -55,7 +55,8 @@ _DIRECT = {"legacy": True} if tuple(int(p) for p in websockets_version.split("."
 
 
 IDLE_WAKE_S = 1.0
-"""How often the watchdogs' thread wakes with no turn to watch (a turn starting later needs no wake-up call)."""
+"""How long the watchdogs' thread waits with no turn to watch before it ends (a turn starting meanwhile needs no
+wake-up call; one starting later starts the thread again)."""
 
 
 class _Watchdog:
@@ -120,7 +121,13 @@ class _Watchdogs:
                     # Closing waits for the closing handshake (up to CLOSE_S): on a thread of its own, so that the
                     # other turns' deadlines are kept meanwhile (a turn that times out is rare; one that ends, not).
                     threading.Thread(target=turn.connection.close, name="ws-watchdog-close", daemon=True).start()
-                self._wake = min((t.deadline for t in self._turns), default=now + IDLE_WAKE_S)
+                if not self._turns:  # idle: end after IDLE_WAKE_S without a turn (`watch` starts another)
+                    self._wake = now + IDLE_WAKE_S
+                    if self._cond.wait(IDLE_WAKE_S) or self._turns:
+                        continue
+                    self._thread = None
+                    return
+                self._wake = min(t.deadline for t in self._turns)
                 self._cond.wait(self._wake - now)
 
 

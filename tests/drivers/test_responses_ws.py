@@ -19,6 +19,7 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.server import ServerConnection, serve
 
 from harness import ir
+from harness.drivers import responses_ws
 from harness.drivers.base import SocketRefused
 from harness.drivers.responses_sdk import DRIVER
 from harness.scenarios import SdkException
@@ -254,3 +255,25 @@ def test_a_turn_starts_no_keepalive_pings() -> None:
         turn = DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=5)
     assert turn.result.error is None and len(turn.frames) == len(frames)
     assert keepalive.call_count == 0
+
+
+def test_the_watchdog_thread_ends_once_no_turn_is_left_and_comes_back_for_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(responses_ws, "IDLE_WAKE_S", 0.1)
+    frames = [json.dumps(e) for e in _events()]
+
+    def watchdogs() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "ws-watchdogs"]
+
+    with server(scripted(frames)) as url:  # the thread wakes at the turn's deadline (1 s), then idles and ends
+        assert DRIVER.run_socket(REQUEST, base_url=url, headers={}, timeout=1).result.error is None
+        deadline = time.monotonic() + 5
+        while watchdogs() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watchdogs() == []
+    with server(scripted(frames[:3], then_wait=3.0)) as silent:  # the next turn is watched again: it times out
+        started = time.monotonic()
+        stalled = DRIVER.run_socket(REQUEST, base_url=silent, headers={}, timeout=0.5)
+        took = time.monotonic() - started
+    assert stalled.result.exception is SdkException.TIMEOUT and took < 2.0
