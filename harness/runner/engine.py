@@ -16,7 +16,6 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from harness.diff import Compared, judge, unsupported
@@ -47,7 +46,7 @@ from harness.runner.run_events import (
     judged_count,
 )
 from harness.runner.units import Unit, shard, units
-from harness.runner.workers import Done, Task, WorkerConfig, WorkerPool, portable, warm_up
+from harness.runner.workers import Done, Link, Task, WorkerConfig, WorkerPool, portable, warm_up
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
 from harness.trace.bound import LARGE_CHARS
@@ -315,28 +314,29 @@ class NothingToJudge(ValueError):
     """The plan holds no case: a gate that judged nothing must not pass (the message names the cause)."""
 
 
-def worker_main(conn: Connection, config: WorkerConfig) -> None:
+def worker_main(link: Link, config: WorkerConfig) -> None:
     """A worker's life: build the runner once, then run each task it is sent until told to stop."""
     runner = CaseRunner(config.options, config.scenarios, config.backends)
     runner.unit_work = config.unit_work
     try:
-        conn.send(("ready", None))
+        link.conn.send(("ready", None))
         with gc_pace.paced():
-            _serve(conn, runner)
+            _serve(link, runner)
     except (EOFError, BrokenPipeError):  # the parent is gone: nothing left to do
         return
     finally:
         runner.close()
 
 
-def _serve(conn: Connection, runner: CaseRunner) -> None:
+def _serve(link: Link, runner: CaseRunner) -> None:
     """Run each task the parent sends until told to stop (None) or the harness fails outside a run."""
+    conn = link.conn
     while True:
         task = conn.recv()
         if task is None:
             return
         try:
-            done = runner.execute(task, lambda kind, case_id: conn.send((kind, case_id)))
+            done = runner.execute(task, link.report)
         except Exception:  # the harness failed outside a run's boundary: the parent raises it as WorkerError
             conn.send(("error", traceback.format_exc()))
             return

@@ -6,10 +6,10 @@ builds its `CaseRunner` once and then runs one unit at a time, as the parent dea
 A unit comes back as its judged cases, which the parent puts in plan order: the results are those of a
 serial run, whatever the number of workers or the order units finish in.
 
-Every wait is bounded. A worker that dies (a crash, a kill) or says nothing for `stall_timeout` seconds (a hang:
-every run reports when it is done) is stopped and replaced; the run it was on gets an error trace naming the
-case and what happened, and the rest of its unit runs again on the replacement. A worker that cannot even start
-fails the whole run (`WorkerError`): a harness error, never a pass.
+Every wait is bounded. A worker that dies (a crash, a kill) or does nothing for `stall_timeout` seconds (a hang:
+every run and every judged case moves its `Link`'s counters) is stopped and replaced; the run it was on gets an
+error trace naming the case and what happened, and the rest of its unit runs again on the replacement. A worker
+that cannot even start fails the whole run (`WorkerError`): a harness error, never a pass.
 """
 
 from __future__ import annotations
@@ -85,6 +85,32 @@ class Done:
     again the traces the worker wrote (`--validate-traces` checks each one against the JSON Schema there)."""
 
 
+RUNS, CASES = 0, 1
+"""The two counters of a `Link`: runs finished and cases judged in the worker's current task."""
+
+
+@dataclass
+class Link:
+    """A worker's ties to the parent: the pipe for its messages, and two counters in memory the two share.
+
+    The counters say how far the worker is in its task: the parent reads them on each wake to know a busy worker
+    is moving (a stall is a task whose counters stand still) and, when a worker is lost, which run it was on. A
+    message per run and per case did the same at ~30,000 messages a full matrix, each waking the parent while
+    the workers had the cores. Run labels go as messages only for a progress display that shows them."""
+
+    conn: Connection
+    counts: Any
+    """`RawArray("q", 2)`: `RUNS`, `CASES`. The worker adds; the parent zeroes them before it sends a task."""
+    labels: bool = False
+    """Send ("run", case id) after each run too (the parent has an `on_progress`)."""
+
+    def report(self, kind: str, case_id: str) -> None:
+        """A run finished ("run") or a case was judged ("case"), `case_id` naming it."""
+        self.counts[RUNS if kind == "run" else CASES] += 1
+        if self.labels and kind == "run":
+            self.conn.send(("run", case_id))
+
+
 @dataclass(frozen=True)
 class WorkerConfig:
     """What a worker needs to build its CaseRunner (sent once, when it starts)."""
@@ -131,24 +157,34 @@ def warm_up() -> None:
 class _Worker:
     process: Any
     conn: Connection
+    counts: Any
     ready: bool = False
     task: Task | None = None
-    runs_done: int = 0
-    cases_done: int = 0
+    seen: tuple[int, int] = (0, 0)
+    """The counters as the parent last read them."""
     heard: float = field(default_factory=time.monotonic)
+    """When the worker last said something or its counters last moved."""
+
+    def moved(self) -> bool:
+        """Whether the counters moved since the parent last looked (and remember them)."""
+        now = (self.counts[RUNS], self.counts[CASES])
+        if now == self.seen:
+            return False
+        self.seen = now
+        return True
 
 
 class WorkerPool:
     """Up to `jobs` worker processes running tasks; `run` returns every task's result in task order.
 
-    A worker (`worker(conn, config)`) says ("ready", None) once it can work, then for each task it receives sends
-    ("run", case id) after each run, ("case", case id) after each judged case and ("done", Done) at the end, or
-    ("error", traceback) when the harness fails outside a run; it stops on None.
+    A worker (`worker(link, config)`) says ("ready", None) on `link.conn` once it can work, then for each task it
+    receives reports each run and each judged case on `link` (`Link.report`) and sends ("done", Done) at the end,
+    or ("error", traceback) when the harness fails outside a run; it stops on None.
     """
 
     def __init__(
         self,
-        worker: Callable[[Connection, WorkerConfig], None],
+        worker: Callable[[Link, WorkerConfig], None],
         config: WorkerConfig,
         jobs: int,
         *,
@@ -171,11 +207,13 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         parent, child = self._ctx.Pipe()
-        process = self._ctx.Process(target=self.worker, args=(child, self.config), name="conformance-worker")
+        counts = self._ctx.RawArray("q", 2)
+        link = Link(child, counts, labels=self.on_progress is not None)
+        process = self._ctx.Process(target=self.worker, args=(link, self.config), name="conformance-worker")
         process.daemon = True
         process.start()
         child.close()
-        worker = _Worker(process, parent)
+        worker = _Worker(process, parent, counts)
         self._workers.append(worker)
         return worker
 
@@ -190,7 +228,8 @@ class WorkerPool:
                 for worker in self._workers:
                     if worker.ready and worker.task is None and pending:
                         worker.task, worker.heard = pending.popleft(), time.monotonic()
-                        worker.runs_done = worker.cases_done = 0
+                        worker.counts[RUNS] = worker.counts[CASES] = 0  # it waits for the task: it adds nothing now
+                        worker.seen = (0, 0)
                         worker.conn.send(worker.task)
                 self._wait(pending, results)
         finally:
@@ -207,6 +246,8 @@ class WorkerPool:
                     self._receive(worker, worker.conn.recv(), results)
                     while _readable(worker.conn):
                         self._receive(worker, worker.conn.recv(), results)
+            if worker.moved():
+                worker.heard = now
             if worker.process.sentinel in ready:  # it exited (a dead worker's sentinel stays ready)
                 worker.process.join(STOP_TIMEOUT)
                 self._lost(worker, pending, f"worker process exited with code {worker.process.exitcode}")
@@ -223,11 +264,8 @@ class WorkerPool:
         if kind == "ready":
             worker.ready = True
         elif kind == "run":
-            worker.runs_done += 1
             if self.on_progress is not None:
                 self.on_progress(value)
-        elif kind == "case":
-            worker.cases_done += 1
         elif kind == "done":
             results[value.number] = value
             self.cpu_s += value.cpu_s
@@ -248,7 +286,7 @@ class WorkerPool:
             raise WorkerError(f"{what} before it was ready")
         task = worker.task
         if task is not None:
-            pending.appendleft(_without_culprit(task, worker.runs_done, worker.cases_done, what))
+            pending.appendleft(_without_culprit(task, worker.counts[RUNS], worker.counts[CASES], what))
         self._start()
 
     def close(self) -> None:
@@ -268,7 +306,7 @@ class WorkerPool:
 
 def _readable(conn: Connection) -> bool:
     """Whether `conn` has bytes to read now (one `select` call: `Connection.poll` builds a selector each time, and
-    the parent asks once per message of the workers, some 30,000 a full matrix)."""
+    the parent asks once per message of the workers)."""
     if sys.platform == "win32":  # select takes only sockets there
         return conn.poll()
     return bool(select.select([conn], [], [], 0)[0])
