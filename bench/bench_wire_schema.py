@@ -19,16 +19,16 @@ import jsonschema
 from bench._timing import interleaved_best
 from harness.capture.loader import load_interactions
 from harness.protocols import registry
-from harness.protocols.wire_schema import answer_findings, answer_payloads
+from harness.protocols.wire_schema import AnswerKind, answer_findings, answer_payloads
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
 PROTOCOLS = ("openai", "responses", "anthropic", "gemini", "bedrock")
 ROUNDS = 5
 
 
-def _events(protocol: str) -> list[tuple[str, str]]:
+def _events(protocol: str) -> list[tuple[AnswerKind, str]]:
     """(kind, JSON text) of every answer payload in the protocol's cassettes."""
-    out = []
+    out: list[tuple[AnswerKind, str]] = []
     for path in sorted((CASSETTES / protocol).glob("*.yaml")):
         for item in load_interactions(path):
             media = item.response.headers.get("content-type", "application/json")
@@ -55,15 +55,15 @@ def main() -> None:
         validators = _jsonschema(protocol)
         parsed = [(kind, json.loads(text)) for kind, text in events]
         for kind, value in parsed:
-            answer_findings(protocol, kind, value)  # type: ignore[arg-type]  (compiled before timing)
+            answer_findings(protocol, kind, value)  # compiled before timing
 
-        def decode(events: list[tuple[str, str]] = events) -> int:
+        def decode(events: list[tuple[AnswerKind, str]] = events) -> int:
             return sum(1 for _, text in events if json.loads(text) is not None)
 
-        def check(protocol: str = protocol, parsed: list[tuple[str, Any]] = parsed) -> int:
-            return sum(len(answer_findings(protocol, kind, value)) >= 0 for kind, value in parsed)  # type: ignore[arg-type]
+        def check(protocol: str = protocol, parsed: list[tuple[AnswerKind, Any]] = parsed) -> int:
+            return sum(len(answer_findings(protocol, kind, value)) >= 0 for kind, value in parsed)
 
-        def schema(validators: dict[str, Any] = validators, parsed: list[tuple[str, Any]] = parsed) -> int:
+        def schema(validators: dict[str, Any] = validators, parsed: list[tuple[AnswerKind, Any]] = parsed) -> int:
             return sum(validators[kind].is_valid(value) >= 0 for kind, value in parsed)
 
         timing = interleaved_best({"decode": decode, "check": check}, rounds=ROUNDS, warmup=1)
