@@ -40,7 +40,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over harness/."""
+    """mypy --strict over harness/ and bench/ (pyproject.toml's `files`)."""
     session.install("-e", ".[dev]")
     session.run("mypy")
 
