@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 import bench.__main__ as bench_main
-from bench import _timing, bench_codecs, bench_diff, bench_eventstream, bench_matrix, bench_sse
+from bench import _floor, _timing, bench_codecs, bench_diff, bench_eventstream, bench_matrix, bench_sse
 from harness import ir
 from harness.diff import compare
 from harness.protocols import registry
@@ -279,7 +279,7 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
         write_traces=False,
     )
     runner = Engine(options)
-    floor = bench_matrix.prepare_floor(runner)
+    floor = _floor.prepare_floor(runner)
     keys = runner.planned_runs()
     assert len(floor.calls) == len(keys) == 9  # text-basic x 2 modes x 3 runs, models-list x 3 runs
     for key, item in zip(keys, floor.calls, strict=True):
@@ -310,7 +310,7 @@ def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_prox
         write_traces=False,
     )
     runner = Engine(options)
-    floor = bench_matrix.prepare_floor(runner)
+    floor = _floor.prepare_floor(runner)
     key = Run("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
     direct = floor.run_one(floor.calls[runner.planned_runs().index(key)])
     cases = runner.case_runner()
@@ -397,7 +397,7 @@ def test_bench_matrix_websocket_floor_makes_the_runner_turns_and_sees_what_the_s
         write_traces=False,
     )
     runner = Engine(options)
-    floor = bench_matrix.prepare_floor(runner)
+    floor = _floor.prepare_floor(runner)
     keys = runner.planned_runs()
     try:
         sockets = [(k, c) for k, c in zip(keys, floor.calls, strict=True) if k.transport == "ws"]
