@@ -142,6 +142,21 @@ def test_a_worker_that_hangs_is_stopped_and_the_case_named(tmp_path: Path) -> No
     assert {r.verdict for r in engine.results if r is not struck} <= {"pass", "unsupported"}
 
 
+def test_workers_name_each_run_to_a_progress_callback_and_count_it_without_one(tmp_path: Path) -> None:
+    """Workers count their runs and cases in memory shared with the parent (`workers.Link`); the run labels travel
+    as messages only when the parent shows them: the selftest's spinner gets one per run, in the workers' order."""
+    seen: list[str] = []
+    opts = options(tmp_path, jobs=2, hooks=None, frontends=["openai", "anthropic"], backends=["openai"])
+    engine = Engine(dataclasses.replace(opts, on_progress=seen.append))
+    engine.run()
+    case_ids = {r.case_id for r in engine.results}
+    assert len(seen) == len(engine.planned_runs()) > 0
+    assert set(seen) <= case_ids
+    quiet = Engine(dataclasses.replace(opts, reports=tmp_path / "quiet"))
+    quiet.run()
+    assert [r.verdict for r in quiet.results] == [r.verdict for r in engine.results]
+
+
 def test_hooks_that_cannot_reach_a_worker_are_refused(tmp_path: Path) -> None:
     closure = TranslateHooks(on_upstream_request=lambda request: request)
     with pytest.raises(ValueError, match="-j 1"):
