@@ -344,7 +344,20 @@ def test_answer_parts_are_the_payloads_unparsed() -> None:
 
 
 SSE_PIECES = st.sampled_from(
-    [b"data: ", b"data:", b"event: x", b": c", b"id: 1", b"retry: 5", b'{"a": 1}', b"[DONE]", b" ", b"\n", b"\r", b"\r\n"]
+    [
+        b"data: ",
+        b"data:",
+        b"event: x",
+        b": c",
+        b"id: 1",
+        b"retry: 5",
+        b'{"a": 1}',
+        b"[DONE]",
+        b" ",
+        b"\n",
+        b"\r",
+        b"\r\n",
+    ]
 )
 
 
