@@ -49,7 +49,8 @@ _DOCUMENTED: Mapping[str, frozenset[str]] = {
 def _chunks(body: bytes) -> tuple[tuple[int, dict[str, Any]], ...]:
     """The JSON object chunks of a stream, numbered; `[DONE]`, what is not an object and a mid-stream error object
     (`{"error": {...}}`, how OpenAI ends a stream that failed) are skipped (the codec and the `frontend_wire`
-    check judge those). Parsed once for all the rules of one answer (they only read it)."""
+    check judge those). Parsed once for all the rules of one answer (they only read it). Its SSE split is the
+    one the answer checks read (`wire_schema.sse_data`)."""
     try:
         events = sse_data(body)
     except FramingError:

@@ -29,7 +29,8 @@ REFERENCE = (
 @functools.lru_cache(maxsize=2)
 def _events(body: bytes) -> tuple[dict[str, object], ...]:
     """The JSON object events of a stream; none when the framing is broken (the codec and the `frontend_wire`
-    check judge that). Parsed once for all the rules of one answer (they only read it)."""
+    check judge that). Parsed once for all the rules of one answer (they only read it). Its SSE split is the
+    one the answer checks read (`wire_schema.sse_data`)."""
     try:
         events = sse_data(body)
     except FramingError:
