@@ -5,14 +5,14 @@ proxy left out. The request side's raw fields are `harness.checks.upstream`'s (t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.checks.memo import ANSWERS, Memo, digest
 from harness.checks.registry import Result, Scope, Severity, check
 from harness.checks.subject import Subject
 from harness.protocols import encode_events, registry
-from harness.protocols.wire_schema import answer_parts, part_payloads
+from harness.protocols.wire_schema import AnswerPart, answer_parts, part_payloads
 from harness.trace.model import Deviation
 
 RAW_FIELDS = "answer.raw_fields"
@@ -62,13 +62,27 @@ def _part_paths(how: str, text: str | bytes) -> tuple[tuple[str, frozenset[str]]
     return _memo.get((how, digest(text)), find)
 
 
-def _by_kind(body: bytes, media_type: str) -> dict[str, set[str]]:
-    """Key paths per payload kind: the body, or each stream event type (its `type`, else `event`)."""
+def _by_kind(parts: Iterable[AnswerPart]) -> dict[str, set[str]]:
+    """Key paths per payload kind of some answer parts: the body, or each stream event type (its `type`, else
+    `event`)."""
     out: dict[str, set[str]] = {}
-    for how, text in answer_parts(body, media_type=media_type, status=200):
+    for how, text in parts:
         for group, paths in _part_paths(how, text):
             out.setdefault(group, set()).update(paths)
     return out
+
+
+def _missing(ours: Sequence[AnswerPart], sent: Sequence[AnswerPart]) -> list[str]:
+    """`group: path` for each key path of our encoding's parts that no part of the answer sent of the same group
+    has, sorted. A part the answer sent as well (the same text, read the same way: most of a stream our encoder
+    and the proxy wrote alike) gives both sides the same paths of the same group, so none of its paths can be
+    missing: only our other parts are read (`tests/checks/test_raw_fields.py` holds this to reading them all).
+    Raises `ValueError` on a part that is no JSON."""
+    had = set(sent)
+    wanted, found = _by_kind(part for part in ours if part not in had), _by_kind(sent)
+    return sorted(
+        f"{group}: {path}" for group, paths in wanted.items() if group in found for path in paths - found[group]
+    )
 
 
 def _expected(subject: Subject, body: bytes, media_type: str) -> tuple[bytes, str]:
@@ -119,12 +133,11 @@ def _left_out(subject: Subject, media: str) -> list[Deviation]:
         ours, ours_type = _expected(subject, body, media)
         if ours == body:  # the frontend's own encoding, byte for byte (as a faithful proxy's mostly is)
             return []
-        wanted, sent = _by_kind(ours, ours_type), _by_kind(body, media)
+        missing = _missing(
+            answer_parts(ours, media_type=ours_type, status=200), answer_parts(body, media_type=media, status=200)
+        )
     except ValueError:  # an answer its own decoder cannot read: frontend_wire and the SDK judge that
         return []
-    missing = sorted(
-        f"{group}: {path}" for group, paths in wanted.items() if group in sent for path in paths - sent[group]
-    )
     if not missing:
         return []
     more = f" (+{len(missing) - SHOWN} more)" if len(missing) > SHOWN else ""

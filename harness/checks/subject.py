@@ -52,10 +52,17 @@ def decoded_stream(
     protocol: str, chunks: Sequence[bytes], digest: bytes | None = None
 ) -> tuple[list[ir.StreamEvent], str | None]:
     """`decode_stream`, remembered by the exact chunks (`digest`: their `chunks_digest`, when known): a decoder's
-    result depends on nothing else, and the events are frozen IR models (each caller gets a list of its own)."""
+    result depends on nothing else, and the events are frozen IR models (each caller gets a list of its own).
+
+    The chunks are decoded joined, in one piece: a stream decodes the same in any chunking (the codec contract,
+    `tests/protocols/test_contract.py`), and one piece is read in far fewer steps (a third less time on a
+    matrix's answers). A stream that does not decode is decoded again chunk by chunk, so why it stopped is said
+    as a client reading those chunks meets it."""
 
     def decode() -> tuple[tuple[ir.StreamEvent, ...], str | None]:
-        events, error = decode_stream(protocol, chunks)
+        events, error = decode_stream(protocol, [b"".join(chunks)] if len(chunks) > 1 else chunks)
+        if error is not None and len(chunks) > 1:
+            events, error = decode_stream(protocol, chunks)
         return tuple(events), error
 
     found = _decoded.get((protocol, digest if digest is not None else chunks_digest(chunks)), decode)

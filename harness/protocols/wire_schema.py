@@ -452,6 +452,16 @@ it is read (`part_payloads`): `error` (an error body), `sse` or `socket` (an SSE
 frame's payload)."""
 
 
+@functools.lru_cache(maxsize=4)
+def sse_data(body: bytes) -> tuple[str, ...]:
+    """The data of every event of a whole SSE body, in order (empty data and `[DONE]` kept), as `iter_sse` reads
+    them; raises `FramingError` on broken framing. Split once for every reader of one answer (the answer spec, the
+    raw fields, the frontend's wire rules; they only read it): the last few bodies are kept, and a run's checks
+    pass the same bytes object, whose hash Python keeps."""
+    decoder = SSEDecoder()
+    return tuple(e.data for e in (*decoder.feed(body), *decoder.close()))
+
+
 def answer_parts(body: bytes, *, media_type: str, status: int) -> tuple[AnswerPart, ...]:
     """An answer's raw body cut into its payloads' texts by its media type alone, none of them parsed: with
     `part_payloads`, what `answer_payloads` gives, for a caller that reads the same texts again and again (a
@@ -461,10 +471,8 @@ def answer_parts(body: bytes, *, media_type: str, status: int) -> tuple[AnswerPa
     if status >= 400 and media != "text/event-stream":
         return (("error", body),)
     if media == "text/event-stream":
-        decoder = SSEDecoder()
         how = "socket" if SOCKET_FRAMES in params else "sse"
-        events = [*decoder.feed(body), *decoder.close()]
-        return tuple((how, e.data) for e in events if e.data.strip() not in ("", "[DONE]"))
+        return tuple((how, data) for data in sse_data(body) if data.strip() not in ("", "[DONE]"))
     if media == "application/vnd.amazon.eventstream":
         stream = EventStreamDecoder()
         out: list[AnswerPart] = []

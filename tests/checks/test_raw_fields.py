@@ -187,3 +187,37 @@ def test_a_payload_seen_before_is_not_walked_again(monkeypatch: pytest.MonkeyPat
     (again,) = _deviations(sent.encode())
     assert again == first and "choices[*].logprobs" in first.message
     assert walked == []
+
+
+PART_TEXTS = st.sampled_from(
+    [
+        '{"type": "a", "x": 1}',
+        '{"type": "a", "y": {"z": []}}',
+        '{"type": "b", "x": [{"w": 1}]}',
+        '{"x": null}',
+        '{"y": 2, "z": 3}',
+        "[1, 2]",
+        "not json",
+    ]
+)
+PARTS = st.lists(st.tuples(st.sampled_from(["sse", "line"]), PART_TEXTS), max_size=6)
+
+
+def _missing_reading_all(ours: list[tuple[str, str]], sent: list[tuple[str, str]]) -> list[str] | str:
+    """What `_missing` found before it skipped our parts the answer sent too: both sides read whole."""
+    try:
+        wanted, found = raw_fields._by_kind(ours), raw_fields._by_kind(sent)
+    except ValueError:
+        return "no JSON"
+    return sorted(f"{g}: {p}" for g, paths in wanted.items() if g in found for p in paths - found[g])
+
+
+@given(PARTS, PARTS)
+def test_missing_fields_skipping_the_parts_sent_alike_equal_reading_all(
+    ours: list[tuple[str, str]], sent: list[tuple[str, str]]
+) -> None:
+    try:
+        fast: list[str] | str = raw_fields._missing(ours, sent)
+    except ValueError:
+        fast = "no JSON"
+    assert fast == _missing_reading_all(ours, sent)

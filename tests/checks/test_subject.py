@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from harness.checks import subject
 from harness.checks.subject import Subject, decode_stream, decoded_stream
 from harness.drivers.base import SdkResult
+from harness.protocols import encode_events, registry
 from harness.scenarios.loader import load_scenarios
+from tests import strategies
 from tests.conftest import REPO
 
 BODY = (
@@ -35,6 +40,30 @@ def test_the_same_bytes_cut_elsewhere_or_another_protocol_are_decoded_apart() ->
     events, error = decoded_stream("anthropic", (BODY,))
     assert len(subject._decoded) == 4
     assert (events, error) == decode_stream("anthropic", (BODY,))
+
+
+@settings(max_examples=150)
+@given(
+    st.sampled_from(registry.names()),
+    strategies.responses(),
+    st.lists(st.integers(0, 4000), max_size=6),
+    st.sampled_from([None, 0.3, 0.7]),
+    st.sampled_from([b"", b"data: {\n\n", b"\x00\xff garbage", b'{"x": 1}\n']),
+)
+def test_a_stream_decoded_in_one_piece_is_what_its_chunks_decode_to(
+    protocol: str, response: object, cuts: list[int], cut_off: float | None, tail: bytes
+) -> None:
+    """`decoded_stream` reads the joined chunks in one piece (and a stream that does not decode chunk by chunk
+    again): the events and why the decoder stopped are `decode_stream`'s of the chunks, for a whole stream, a
+    truncated one and one with trailing garbage."""
+    body = encode_events(registry.get(protocol), strategies.events_for(response))  # type: ignore[arg-type]
+    if cut_off is not None:
+        body = body[: int(len(body) * cut_off)]
+    body += tail
+    at = sorted({c % (len(body) + 1) for c in cuts})
+    chunks = tuple(body[a:b] for a, b in zip([0, *at], [*at, len(body)], strict=True))
+    subject._decoded.clear()
+    assert decoded_stream(protocol, chunks) == decode_stream(protocol, chunks)
 
 
 def _subject(**wire: object) -> Subject:

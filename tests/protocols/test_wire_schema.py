@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.capture.loader import Interaction, load_interactions
 from harness.protocols import registry
@@ -26,7 +28,9 @@ from harness.protocols.wire_schema import (
     has_spec,
     part_payloads,
     request_findings,
+    sse_data,
 )
+from harness.wire import FramingError, iter_sse
 from tests.conftest import CORPUS
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
@@ -337,6 +341,44 @@ def test_answer_parts_are_the_payloads_unparsed() -> None:
     assert part_payloads("frame messageStop", b"") == (("event", {"messageStop": {}}),)
     with pytest.raises(ValueError):
         part_payloads("sse", "not json")
+
+
+SSE_PIECES = st.sampled_from(
+    [
+        b"data: ",
+        b"data:",
+        b"event: x",
+        b": c",
+        b"id: 1",
+        b"retry: 5",
+        b'{"a": 1}',
+        b"[DONE]",
+        b" ",
+        b"\n",
+        b"\r",
+        b"\r\n",
+    ]
+)
+
+
+def _iter_sse_data(body: bytes) -> tuple[str, ...] | str:
+    try:
+        return tuple(event.data for event in iter_sse([body]))
+    except FramingError:
+        return "framing error"
+
+
+@given(st.lists(SSE_PIECES | st.binary(max_size=6), max_size=24).map(b"".join))
+def test_sse_data_is_what_iter_sse_reads(body: bytes) -> None:
+    """The shared split of an SSE body (`sse_data`, read by the answer spec and the wire rules in place of their
+    own `iter_sse`) is each event's data as `iter_sse` gives it, or the same framing error, asked once or twice."""
+    sse_data.cache_clear()
+    for _ in range(2):
+        try:
+            found: tuple[str, ...] | str = sse_data(body)
+        except FramingError:
+            found = "framing error"
+        assert found == _iter_sse_data(body)
 
 
 def test_a_kind_outside_the_three_is_refused() -> None:

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from harness.protocols.facts import WireRule
-from harness.wire import FramingError, JSONArrayDecoder, iter_sse
+from harness.protocols.wire_schema import sse_data
+from harness.wire import FramingError, JSONArrayDecoder
 
 CORPUS = (
     "corpus gemini/sse-stream-text.yaml, sse-stream-thoughts-crlf.yaml, sse-stream-parallel-function-calls.yaml, "
@@ -28,7 +29,7 @@ def _chunks(body: bytes) -> list[Any]:
         if body.lstrip()[:1] == b"[":
             decoder = JSONArrayDecoder()
             return [*decoder.feed(body), *decoder.close()]
-        return [json.loads(e.data) for e in iter_sse([body]) if e.data.strip()]
+        return [json.loads(data) for data in sse_data(body) if data.strip()]
     except (FramingError, json.JSONDecodeError):
         return []
 

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.protocols.facts import WireRule
-from harness.wire import FramingError, iter_sse
+from harness.protocols.wire_schema import sse_data
+from harness.wire import FramingError
 
 CHAT_REFERENCE = "https://platform.openai.com/docs/api-reference/chat/object"
 CHUNK_REFERENCE = "https://platform.openai.com/docs/api-reference/chat/streaming"
@@ -48,18 +49,19 @@ _DOCUMENTED: Mapping[str, frozenset[str]] = {
 def _chunks(body: bytes) -> tuple[tuple[int, dict[str, Any]], ...]:
     """The JSON object chunks of a stream, numbered; `[DONE]`, what is not an object and a mid-stream error object
     (`{"error": {...}}`, how OpenAI ends a stream that failed) are skipped (the codec and the `frontend_wire`
-    check judge those). Parsed once for all the rules of one answer (they only read it)."""
+    check judge those). Parsed once for all the rules of one answer (they only read it). Its SSE split is the
+    one the answer checks read (`wire_schema.sse_data`)."""
     try:
-        events = list(iter_sse([body]))
+        events = sse_data(body)
     except FramingError:
         return ()
     out = []
     number = 0
-    for event in events:
-        if event.data in ("", "[DONE]"):
+    for data in events:
+        if data in ("", "[DONE]"):
             continue
         try:
-            chunk = json.loads(event.data)
+            chunk = json.loads(data)
         except json.JSONDecodeError:
             continue
         if isinstance(chunk, dict) and not ("error" in chunk and "choices" not in chunk):

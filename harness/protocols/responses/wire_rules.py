@@ -16,7 +16,8 @@ import functools
 import json
 
 from harness.protocols.facts import WireRule
-from harness.wire import FramingError, iter_sse
+from harness.protocols.wire_schema import sse_data
+from harness.wire import FramingError
 
 CORPUS = "corpus openai_responses/stream-text.yaml, stream-function-call.yaml, stream-reasoning-summary.yaml"
 REFERENCE = (
@@ -28,15 +29,16 @@ REFERENCE = (
 @functools.lru_cache(maxsize=2)
 def _events(body: bytes) -> tuple[dict[str, object], ...]:
     """The JSON object events of a stream; none when the framing is broken (the codec and the `frontend_wire`
-    check judge that). Parsed once for all the rules of one answer (they only read it)."""
+    check judge that). Parsed once for all the rules of one answer (they only read it). Its SSE split is the
+    one the answer checks read (`wire_schema.sse_data`)."""
     try:
-        events = list(iter_sse([body]))
+        events = sse_data(body)
     except FramingError:
         return ()
     out = []
-    for event in events:
+    for text in events:
         try:
-            data = json.loads(event.data)
+            data = json.loads(text)
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict):
