@@ -19,10 +19,12 @@ import dataclasses
 import multiprocessing
 import pickle
 import select
+import signal
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -211,7 +213,8 @@ class WorkerPool:
         link = Link(child, counts, labels=self.on_progress is not None)
         process = self._ctx.Process(target=self.worker, args=(link, self.config), name="conformance-worker")
         process.daemon = True
-        process.start()
+        with _interrupts_held(self._ctx):
+            process.start()
         child.close()
         worker = _Worker(process, parent, counts)
         self._workers.append(worker)
@@ -302,6 +305,27 @@ class WorkerPool:
                 worker.process.join(STOP_TIMEOUT)
             worker.conn.close()
         self._workers = []
+
+
+@contextlib.contextmanager
+def _interrupts_held(ctx: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM held back (not lost) while a worker is being started by the fork server, then delivered.
+
+    Starting one waits for the fork server to fork it (seconds, while the server still imports the SDKs), then
+    writes it what to run: interrupted in between, the parent left, and the new process, reading what it was
+    sent, died in a traceback of the stdlib's ("pickle data was truncated") under the parent's one line. The
+    server is started first, so that it does not inherit the held signals."""
+    if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _readable(conn: Connection) -> bool:

@@ -119,3 +119,21 @@ def test_reports_that_is_a_file_is_a_usage_error(
     assert stopped.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith(f"argument --reports: {file / 'below'}: not a folder ({file} is a file)")
+
+
+def test_ctrl_c_while_the_fork_server_imports_the_sdks_is_ignored_there() -> None:
+    # Under load the fork server's imports outlast the first seconds of a run, and the stdlib fork server ignores
+    # SIGINT only after them: a Ctrl-C then ended it in a KeyboardInterrupt traceback after the parent's line.
+    code = (
+        "import importlib.abc, os, signal, sys\n"
+        "class Kick(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'harness.drivers':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.meta_path.insert(0, Kick())\n"
+        "import harness.runner.preload\n"
+        "print('preloaded')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, timeout=120)
+    assert b"KeyboardInterrupt" not in done.stderr, done.stderr[-500:]
+    assert done.returncode == 0 and done.stdout == b"preloaded\n"
