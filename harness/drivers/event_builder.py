@@ -78,12 +78,7 @@ class EventBuilder:
         if text == "":
             return
         block = self._block(key, "delta")
-        if block.kind == "text":
-            self.events.append(ir.TextDelta(index=block.index, text=text))
-        elif block.kind == "thinking":
-            self.events.append(ir.ThinkingDelta(index=block.index, text=text))
-        else:
-            self.events.append(ir.ToolCallDelta(index=block.index, arguments=text))
+        self.events.append(ir.delta(block.kind, block.index, text))
 
     def sign(self, key: object, signature: str) -> None:
         """Record the signature of the thinking block under `key` (sent with its end event)."""

@@ -22,6 +22,7 @@ from harness.ir.content import (
 from harness.ir.errors import ErrorKind, IRError
 from harness.ir.events import (
     TERMINAL_KINDS,
+    DeltaEvent,
     Done,
     ErrorEvent,
     MessageStart,
@@ -38,6 +39,7 @@ from harness.ir.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageEvent,
+    delta,
 )
 from harness.ir.request import (
     Message,
@@ -72,6 +74,7 @@ __all__ = [
     "Base64Image",
     "Capability",
     "ContentPart",
+    "DeltaEvent",
     "Done",
     "ErrorEvent",
     "ErrorKind",
@@ -121,6 +124,7 @@ __all__ = [
     "UrlImage",
     "Usage",
     "UsageEvent",
+    "delta",
     "events_from_json",
     "events_to_json",
     "fill_missing",
