@@ -21,6 +21,7 @@ from harness.ir.content import (
 )
 from harness.ir.errors import ErrorKind, IRError
 from harness.ir.events import (
+    EVENT_CLASSES,
     TERMINAL_KINDS,
     DeltaEvent,
     Done,
@@ -40,6 +41,7 @@ from harness.ir.events import (
     ToolCallStart,
     UsageEvent,
     delta,
+    events_kept,
 )
 from harness.ir.request import (
     Message,
@@ -70,6 +72,7 @@ from harness.ir.schema import (
 __all__ = [
     "EVENTS_ADAPTER",
     "EVENT_ADAPTER",
+    "EVENT_CLASSES",
     "TERMINAL_KINDS",
     "Base64Image",
     "Capability",
@@ -126,6 +129,7 @@ __all__ = [
     "UsageEvent",
     "delta",
     "events_from_json",
+    "events_kept",
     "events_to_json",
     "fill_missing",
     "from_json",

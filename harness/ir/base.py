@@ -64,7 +64,10 @@ class IRModel(BaseModel):
 
 M = TypeVar("M", bound=IRModel)
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's own slots, set through their descriptors (a frozen model refuses `setattr`).
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def built(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
@@ -74,8 +77,8 @@ def built(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
     hottest events only (a run builds hundreds of deltas, each validated in a few microseconds); the caller must
     check the types and validate anything else (`events.delta`, held equal to validated construction by tests)."""
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", fields_set)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    model.__dict__.update(values)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
