@@ -152,10 +152,12 @@ class EventBuilder:
         if text == "":
             return
         block = self._open.get(_FLOW)
-        if block is not None and block.kind != kind:
+        if block is not None and block.kind == kind:  # the block flows on: what `delta` does, without the calls
+            self.events.append(ir.delta(kind, block.index, text))
+            return
+        if block is not None:
             self.close(_FLOW)
-        if not self.is_open(_FLOW):
-            self.open(_FLOW, kind)
+        self.open(_FLOW, kind)
         self.delta(_FLOW, text)
 
     def _finish(self, terminal: ir.StreamEvent) -> None:
