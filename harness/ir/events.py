@@ -243,7 +243,7 @@ def events_kept(data: Any, handler: ModelWrapValidatorHandler[M], field: str = "
     The validation it wraps sees None for `field`: an after-validator reading it must be defined after the wrap
     validator calling this, so that it runs on the finished model (`RunTrace`)."""
     events = data.get(field) if type(data) is dict else None
-    if type(events) is not list or not all(type(event) in EVENT_CLASSES for event in events):
+    if type(events) is not list or not EVENT_CLASSES.issuperset(map(type, events)):
         return handler(data)
     model = handler({**data, field: None})
     model.__dict__[field] = list(events)
