@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx2
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, ValidationError, model_validator
 
 from harness import ir
 from harness.protocols.common import is_context_message, kind_for_status, retry_after
@@ -72,6 +72,12 @@ class SdkResult(BaseModel):
     """Model ids from a listing call (bare ids, without any `models/` prefix)."""
     chain: list[ChainCall] = Field(default_factory=list)
     """The calls a stored-response chain made before this, its last one (`harness.drivers.chain`), in order."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _events_kept(cls, data: Any, handler: ModelWrapValidatorHandler[SdkResult]) -> SdkResult:
+        # The events an `EventBuilder` made are kept, not revalidated one by one (`ir.events_kept`).
+        return ir.events_kept(data, handler)
 
 
 class UnsupportedRequest(ValueError):

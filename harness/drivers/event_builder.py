@@ -78,12 +78,7 @@ class EventBuilder:
         if text == "":
             return
         block = self._block(key, "delta")
-        if block.kind == "text":
-            self.events.append(ir.TextDelta(index=block.index, text=text))
-        elif block.kind == "thinking":
-            self.events.append(ir.ThinkingDelta(index=block.index, text=text))
-        else:
-            self.events.append(ir.ToolCallDelta(index=block.index, arguments=text))
+        self.events.append(ir.delta(block.kind, block.index, text))
 
     def sign(self, key: object, signature: str) -> None:
         """Record the signature of the thinking block under `key` (sent with its end event)."""
@@ -157,10 +152,12 @@ class EventBuilder:
         if text == "":
             return
         block = self._open.get(_FLOW)
-        if block is not None and block.kind != kind:
+        if block is not None and block.kind == kind:  # the block flows on: what `delta` does, without the calls
+            self.events.append(ir.delta(kind, block.index, text))
+            return
+        if block is not None:
             self.close(_FLOW)
-        if not self.is_open(_FLOW):
-            self.open(_FLOW, kind)
+        self.open(_FLOW, kind)
         self.delta(_FLOW, text)
 
     def _finish(self, terminal: ir.StreamEvent) -> None:

@@ -21,7 +21,9 @@ from harness.ir.content import (
 )
 from harness.ir.errors import ErrorKind, IRError
 from harness.ir.events import (
+    EVENT_CLASSES,
     TERMINAL_KINDS,
+    DeltaEvent,
     Done,
     ErrorEvent,
     MessageStart,
@@ -38,6 +40,8 @@ from harness.ir.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageEvent,
+    delta,
+    events_kept,
 )
 from harness.ir.request import (
     Message,
@@ -68,10 +72,12 @@ from harness.ir.schema import (
 __all__ = [
     "EVENTS_ADAPTER",
     "EVENT_ADAPTER",
+    "EVENT_CLASSES",
     "TERMINAL_KINDS",
     "Base64Image",
     "Capability",
     "ContentPart",
+    "DeltaEvent",
     "Done",
     "ErrorEvent",
     "ErrorKind",
@@ -121,7 +127,9 @@ __all__ = [
     "UrlImage",
     "Usage",
     "UsageEvent",
+    "delta",
     "events_from_json",
+    "events_kept",
     "events_to_json",
     "fill_missing",
     "from_json",

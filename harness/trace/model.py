@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
 
 from harness import ir
 from harness.trace.identity import Case, Mode, Run, RunRole, Transport
@@ -94,6 +94,12 @@ class SdkView(_Model):
     crash: str | None = None
     """The SDK raised something that is not its API error class on the bytes it received (`TypeError: ...`): the
     client crashed on the answer; `checks` name the event it choked on."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _events_kept(cls, data: Any, handler: ModelWrapValidatorHandler[SdkView]) -> SdkView:
+        # The SDK's events, already validated in its `SdkResult`, are kept, not revalidated (`ir.events_kept`).
+        return ir.events_kept(data, handler)
 
 
 class Wire(_Model):
@@ -222,6 +228,14 @@ class RunTrace(_Model):
     unreached: str | None = None
     """A translated run through an external proxy that should have reached the backend but left nothing at the
     replay server, while the proxy answered with an error of its own: that answer, in words."""
+
+    # Defined before `_events_placed`, so that it wraps the validation that after-validator follows, which then
+    # reads the events kept.
+    @model_validator(mode="wrap")
+    @classmethod
+    def _events_kept(cls, data: Any, handler: ModelWrapValidatorHandler[RunTrace]) -> RunTrace:
+        # The proxy's decoded upstream events are kept, not revalidated one by one (`ir.events_kept`).
+        return ir.events_kept(data, handler, "upstream_events")
 
     @model_validator(mode="after")
     def _events_placed(self) -> RunTrace:

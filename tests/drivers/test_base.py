@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import ir
 from harness.drivers import base, get, names
@@ -143,3 +147,36 @@ def test_broken_json_is_a_decode_error_not_a_crash(protocol: str) -> None:
         assert result.error is not None and result.error.kind is ir.ErrorKind.MALFORMED_STREAM
         if stream:
             assert result.events is not None and result.events[-1] == ir.ErrorEvent(error=result.error)
+
+
+_FLOWS = st.lists(
+    st.tuples(st.sampled_from(["text", "thinking", "end", "tool"]), st.sampled_from(["", "a", "bc", "\u00e9"])),
+    max_size=12,
+)
+
+
+@given(_FLOWS)
+def test_flowing_text_is_the_keyed_calls(ops: list[tuple[str, str]]) -> None:
+    """`flow_text` / `flow_thinking` (which continue an open block of their kind without the keyed calls) build
+    what the keyed calls build: close a block of the other kind, open one, add the piece."""
+    flowing, keyed = EventBuilder(), EventBuilder()
+    for i, (op, text) in enumerate(ops):
+        if op == "end":
+            flowing.end_flow()
+            keyed.close("flow")
+        elif op == "tool":
+            flowing.tool_call(i, id=f"c{i}", name="f", arguments=text)
+            keyed.close("flow")
+            keyed.open(i, "tool_call", id=f"c{i}", name="f")
+            keyed.delta(i, text)
+            keyed.close(i)
+        else:
+            kind: Literal["text", "thinking"] = "text" if op == "text" else "thinking"
+            (flowing.flow_text if kind == "text" else flowing.flow_thinking)(text)
+            if text:
+                if keyed.is_open("flow") and keyed._open["flow"].kind != kind:
+                    keyed.close("flow")
+                if not keyed.is_open("flow"):
+                    keyed.open("flow", kind)
+                keyed.delta("flow", text)
+    assert [e.model_dump() for e in flowing.done(None)] == [e.model_dump() for e in keyed.done(None)]

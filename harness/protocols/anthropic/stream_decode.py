@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from harness import ir
 from harness.protocols.anthropic.blocks import tool_call
@@ -165,12 +165,12 @@ class AnthropicStreamDecoder:
         at = self._next_index
         if block_type == "text":
             self._open[index] = _Block("text", at)
-            out += [ir.TextStart(index=at), *_text(ir.TextDelta, at, READ.need_str(block, "text", "content_block"))]
+            out += [ir.TextStart(index=at), *_text("text", at, READ.need_str(block, "text", "content_block"))]
         elif block_type == "thinking":
             signature = READ.get_str(block, "signature", "content_block") or ""
             self._open[index] = _Block("thinking", at, signature)
             thinking = READ.need_str(block, "thinking", "content_block")
-            out += [ir.ThinkingStart(index=at), *_text(ir.ThinkingDelta, at, thinking)]
+            out += [ir.ThinkingStart(index=at), *_text("thinking", at, thinking)]
         elif block_type == "tool_use":
             call = tool_call(block, "content_block")
             self._open[index] = _Block("tool_call", at)
@@ -199,15 +199,15 @@ class AnthropicStreamDecoder:
         if expected != block.kind:
             raise DecodeError(NAME, f"{delta_type} on a {block.kind} block")
         if delta_type == "text_delta":
-            return _text(ir.TextDelta, block.index, READ.need_str(delta, "text", delta_type))
+            return _text("text", block.index, READ.need_str(delta, "text", delta_type))
         if delta_type == "thinking_delta":
-            return _text(ir.ThinkingDelta, block.index, READ.need_str(delta, "thinking", delta_type))
+            return _text("thinking", block.index, READ.need_str(delta, "thinking", delta_type))
         if delta_type == "signature_delta":
             block.signature += READ.need_str(delta, "signature", delta_type)
             return []
         if delta_type == "input_json_delta":
             fragment = READ.need_str(delta, "partial_json", delta_type)
-            return [ir.ToolCallDelta(index=block.index, arguments=fragment)] if fragment else []
+            return [ir.delta("tool_call", block.index, fragment)] if fragment else []
         return []  # citations_delta: citations have no IR form (see losses)
 
     def _message_delta(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
@@ -248,9 +248,9 @@ _HANDLERS: dict[str, Callable[[AnthropicStreamDecoder, dict[str, Any]], list[ir.
 }
 
 
-def _text(cls: type[ir.TextDelta] | type[ir.ThinkingDelta], index: int, text: str) -> list[ir.StreamEvent]:
+def _text(kind: Literal["text", "thinking"], index: int, text: str) -> list[ir.StreamEvent]:
     # The IR never carries an empty text or thinking delta (Anthropic sends one before signature_delta).
-    return [cls(index=index, text=text)] if text else []
+    return [ir.delta(kind, index, text)] if text else []
 
 
 def _end_event(block: _Block) -> ir.StreamEvent:

@@ -161,11 +161,11 @@ class BedrockStreamDecoder:
         if "text" in delta:
             block = self._block_for(wire, "text", out)
             text = READ.need_str(delta, "text", "contentBlockDelta.delta")
-            return out + ([ir.TextDelta(index=block.index, text=text)] if text else [])
+            return out + ([ir.delta("text", block.index, text)] if text else [])
         if "toolUse" in delta:
             block = self._block_for(wire, "tool_call", out)
             fragment = READ.need_str(READ.need_obj(delta, "toolUse", "delta"), "input", "delta.toolUse")
-            return out + ([ir.ToolCallDelta(index=block.index, arguments=fragment)] if fragment else [])
+            return out + ([ir.delta("tool_call", block.index, fragment)] if fragment else [])
         if "reasoningContent" in delta:
             return self._reasoning(wire, READ.need_obj(delta, "reasoningContent", "delta"))
         return []  # citations, tool results and images of server tools: no IR form
@@ -183,7 +183,7 @@ class BedrockStreamDecoder:
         if "signature" in reasoning:
             block.signature += READ.need_str(reasoning, "signature", "delta.reasoningContent")
         text = optional_text(reasoning)
-        return out + ([ir.ThinkingDelta(index=block.index, text=text)] if text else [])
+        return out + ([ir.delta("thinking", block.index, text)] if text else [])
 
     def _content_block_stop(self, data: dict[str, Any]) -> list[ir.StreamEvent]:
         wire = READ.need_int(data, "contentBlockIndex", "contentBlockStop")

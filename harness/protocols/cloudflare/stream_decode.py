@@ -126,9 +126,7 @@ class CloudflareStreamDecoder:
                 ir.ThinkingStart(index=self._flow[1]) if kind == "thinking" else ir.TextStart(index=self._flow[1])
             )
         index = self._flow[1]
-        out.append(
-            ir.ThinkingDelta(index=index, text=text) if kind == "thinking" else ir.TextDelta(index=index, text=text)
-        )
+        out.append(ir.delta("thinking" if kind == "thinking" else "text", index, text))
         return out
 
     def _close_flow(self) -> list[ir.StreamEvent]:
@@ -157,7 +155,7 @@ class CloudflareStreamDecoder:
             out.append(ir.ToolCallStart(index=index, id=ident, name=name or ""))
         self._last_call = wire
         if raw:
-            out.append(ir.ToolCallDelta(index=self._calls[wire], arguments=raw))
+            out.append(ir.delta("tool_call", self._calls[wire], raw))
         return out
 
     def _close_call(self, wire: int | None) -> list[ir.StreamEvent]:

@@ -137,7 +137,7 @@ class ContentMachine:
             out += self.close()
             out += self._start("thinking")
         if text:
-            out.append(ir.ThinkingDelta(index=self._index, text=text))
+            out.append(ir.delta("thinking", self._index, text))
         if sig is not None:
             out.append(ir.ThinkingEnd(index=self._index, signature=sig))
             self._open = None
@@ -156,7 +156,7 @@ class ContentMachine:
         if self._open != "text":
             out += self.close()
             out += self._start("text")
-        out.append(ir.TextDelta(index=self._index, text=text))
+        out.append(ir.delta("text", self._index, text))
         return out
 
     def _function_call(self, value: Any, where: str) -> list[ir.StreamEvent]:

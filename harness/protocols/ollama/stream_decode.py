@@ -108,9 +108,7 @@ class OllamaStreamDecoder:
             self._open = (kind, index)
             out.append(ir.ThinkingStart(index=index) if kind == "thinking" else ir.TextStart(index=index))
         index = self._open[1]
-        out.append(
-            ir.ThinkingDelta(index=index, text=text) if kind == "thinking" else ir.TextDelta(index=index, text=text)
-        )
+        out.append(ir.delta("thinking" if kind == "thinking" else "text", index, text))
         return out
 
     def _close_block(self) -> list[ir.StreamEvent]:

@@ -246,9 +246,7 @@ class ChatStreamDecoder:
             index = self._open_block(kind)
             start = ir.TextStart(index=index, refusal=refusal) if kind == "text" else ir.ThinkingStart(index=index)
             self._events.append(start)
-        self._events.append(
-            ir.TextDelta(index=index, text=text) if kind == "text" else ir.ThinkingDelta(index=index, text=text)
-        )
+        self._events.append(ir.delta(kind, index, text))
 
     def _sign(self, signature: str) -> None:
         """A thinking signature (a profile hook found it): it ends the open thinking block, or an empty one."""
@@ -288,7 +286,7 @@ class ChatStreamDecoder:
         elif arguments:
             if self._open != ("tool", call.ir_index):
                 r.fail(path, f"fragment for tool call {wire_index} after another block opened")
-            self._events.append(ir.ToolCallDelta(index=call.ir_index, arguments=arguments))
+            self._events.append(ir.delta("tool_call", call.ir_index, arguments))
 
     def _open_tool(self, call: _ToolCall, wire_index: int) -> None:
         index = self._open_block("tool")

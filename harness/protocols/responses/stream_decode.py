@@ -380,7 +380,7 @@ class ResponsesStreamDecoder:
             self._items.r.fail("arguments", f"the arguments of {item.call_id!r} are not those of its deltas")
         rest, item.arguments = full[len(item.arguments) :], full
         if rest:
-            self._out.append(ir.ToolCallDelta(index=item.ir_index, arguments=rest))
+            self._out.append(ir.delta("tool_call", item.ir_index, rest))
 
     def _skip(self, data: JSONDict, kind: str) -> None:
         """A lifecycle event that carries nothing new."""

@@ -141,7 +141,7 @@ def extend(r: Reader, part: Part, full: str, what: str, emit: Callable[[str], No
 
 def text_event(kind: str, index: int, text: str) -> ir.StreamEvent:
     """A text or thinking delta."""
-    return ir.TextDelta(index=index, text=text) if kind == "text" else ir.ThinkingDelta(index=index, text=text)
+    return ir.delta("text" if kind == "text" else "thinking", index, text)
 
 
 def end_event(part: Part, signature: str | None = None) -> ir.StreamEvent:
