@@ -76,6 +76,7 @@ class Replayer:
         self.seed = seed
         self._cassettes: dict[Path, Cassette] = {}
         self._keys: dict[str, StepKeys] = {}
+        self._paths: dict[tuple[str, str, bool], Path] = {}
         """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
@@ -103,6 +104,14 @@ class Replayer:
             )
         return self._cassettes[path]
 
+    def _path(self, backend: str, scenario: str, stream: bool) -> Path:
+        """`cassette_path` under `root`, worked out once per recording (every run of a scenario asks again)."""
+        key = (backend, scenario, stream)
+        path = self._paths.get(key)
+        if path is None:
+            path = self._paths[key] = cassette_path(self.root, backend, scenario, stream)
+        return path
+
     def _step_keys(self, backend: str) -> StepKeys:
         if backend not in self._keys:
             self._keys[backend] = StepKeys(registry.get(backend), self.scenarios)
@@ -111,7 +120,7 @@ class Replayer:
     def check(self, backend: str, scenario: str, stream: bool) -> None:
         """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
         one interaction (vcrpy would replay a broken one as empty, which reads as a backend failure)."""
-        path = cassette_path(self.root, backend, scenario, stream)
+        path = self._path(backend, scenario, stream)
         if path in self._cassettes:
             return
         record = f"re-record it with `conformance record --backend {backend} --scenario {scenario}`"
@@ -149,10 +158,12 @@ class Replayer:
         uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
         vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
         scenario, stream, _ = self._step_keys(backend)(vcr_request)
-        path = cassette_path(self.root, backend, scenario, stream)
-        if not path.is_file():
-            raise self._miss(backend, scenario, stream, path)
-        cassette = self._cassette(backend, path)
+        path = self._path(backend, scenario, stream)
+        cassette = self._cassettes.get(path)
+        if cassette is None:  # a cassette not loaded yet: is it there at all?
+            if not path.is_file():
+                raise self._miss(backend, scenario, stream, path)
+            cassette = self._cassette(backend, path)
         try:
             response: dict[str, Any] = cassette.play_response(vcr_request)
         except UnhandledHTTPRequestError as exc:
