@@ -299,3 +299,17 @@ def test_a_loaded_cassette_is_found_without_looking_at_the_disk_again(
     with pytest.raises(ReplayMissError):  # a recording never loaded is still looked for on disk
         replayer.reply("openai", registry.get("openai").encode_request(OTHER.request_for("m", stream=True)))
     assert looked == [root / "openai" / "other.stream.yaml"]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_stored_answer_is_served_alike_every_time(root: Path, stream: bool) -> None:
+    # The answer is worked out once per stored response: later replies equal a fresh replayer's first one, and
+    # each reply's chunks are its own list (a caller changing them changes no later reply).
+    request = registry.get("openai").encode_request(SCENARIO.request_for("text-basic", stream=stream))
+    replayer = Replayer(root, SCENARIOS)
+    first = replayer.reply("openai", request)
+    first.chunks.clear()
+    first.headers.clear()
+    again = replayer.reply("openai", request)
+    assert again == Replayer(root, SCENARIOS).reply("openai", request)
+    assert again.chunks and again.headers
