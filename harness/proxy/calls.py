@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import httpx2
 from starlette.responses import Response
 
@@ -53,6 +55,15 @@ async def open_upstream(call: Call, outgoing: HttpRequest) -> httpx2.Response | 
         return await client_left(call)
     rec.set(upstream_status=response.status_code)
     return response
+
+
+def body_chunks(response: httpx2.Response) -> AsyncIterator[bytes]:
+    """The upstream body decoded from its transport encoding, chunk by chunk as it arrives (`aiter_bytes`). A body
+    sent with no Content-Encoding, still unread, is read raw (`aiter_raw`): the same chunks, without the identity
+    decoder and chunker that `aiter_bytes` passes each of them through (a long stream has hundreds)."""
+    if "content-encoding" in response.headers or response.is_stream_consumed:
+        return response.aiter_bytes()
+    return response.aiter_raw()
 
 
 async def read_whole(call: Call, response: httpx2.Response) -> bytes | Response:

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from harness import ir
 from harness.protocols import Codec, DecodeError, HttpResponse
 from harness.protocols.facts import Frontend
-from harness.proxy.calls import client_gone, open_upstream, read_whole, record_outgoing
+from harness.proxy.calls import body_chunks, client_gone, open_upstream, read_whole, record_outgoing
 from harness.proxy.models import HookContext, TranslateHooks
 from harness.proxy.sending import TappedStream, own_headers, send_error, send_whole
 from harness.proxy.state import Call
@@ -130,7 +130,7 @@ def _stream(
 
     async def body() -> AsyncIterator[bytes]:
         nonlocal finished
-        chunks = upstream.aiter_bytes()
+        chunks = body_chunks(upstream)
         try:
             async for chunk in chunks:
                 rec.upstream_chunk(chunk)

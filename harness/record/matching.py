@@ -14,13 +14,15 @@ from harness.scenarios.model import Scenario
 from harness.scenarios.resolve import resolve, split_scenario
 
 
+def _body_of(vcr_request: Any) -> bytes:
+    body = vcr_request.body or b""
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
 def http_request_of(vcr_request: Any) -> HttpRequest:
     """Our HttpRequest from a vcrpy Request."""
-    body = vcr_request.body or b""
-    if isinstance(body, str):
-        body = body.encode("utf-8")
     headers = {str(k): str(v) for k, v in dict(vcr_request.headers).items()}
-    return HttpRequest.from_url(vcr_request.method, vcr_request.uri, headers, body)
+    return HttpRequest.from_url(vcr_request.method, vcr_request.uri, headers, _body_of(vcr_request))
 
 
 def backend_request(request: httpx2.Request, body: bytes) -> tuple[str, HttpRequest]:
@@ -67,12 +69,14 @@ class StepKeys:
         self._keys: dict[tuple[str, str, bytes, str | None], tuple[str, bool, int]] = {}
 
     def __call__(self, vcr_request: Any, prefer: str | None = None) -> tuple[str, bool, int]:
-        """(scenario id, stream, step) of `vcr_request` (`prefer`: as in `step_key`)."""
-        http = http_request_of(vcr_request)
-        ident = (http.method, vcr_request.uri, http.body, prefer)
-        if ident not in self._keys:
-            self._keys[ident] = step_key(self.codec, self.scenarios, http, prefer=prefer)
-        return self._keys[ident]
+        """(scenario id, stream, step) of `vcr_request` (`prefer`: as in `step_key`). The request is turned into
+        an `HttpRequest` only when it is new: a request seen before (every run of a scenario sends the same one)
+        is looked up by its method, URI and body as they are."""
+        ident = (vcr_request.method.upper(), vcr_request.uri, _body_of(vcr_request), prefer)
+        key = self._keys.get(ident)
+        if key is None:
+            key = self._keys[ident] = step_key(self.codec, self.scenarios, http_request_of(vcr_request), prefer=prefer)
+        return key
 
 
 def scenario_matcher(

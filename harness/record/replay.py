@@ -59,6 +59,23 @@ class _Parsed:
         return serializer.serialize(data)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Answer:
+    """A stored response of a cassette as it is served (`Replayer._answer`)."""
+
+    response: dict[str, Any]
+    """The stored response (vcrpy's): what the answer was worked out from."""
+    status: int
+    headers: dict[str, str]
+    """Its headers, less those that describe the original transfer (lower-case names)."""
+    body: bytes
+    """Its body, decoded."""
+    chunks: tuple[bytes, ...]
+    """The body as its chunks."""
+    recorded: HttpRequest
+    """The request recorded with it: what it was the answer to."""
+
+
 class Replayer:
     """Answers backend requests from the cassettes under `root`."""
 
@@ -76,6 +93,9 @@ class Replayer:
         self.seed = seed
         self._cassettes: dict[Path, Cassette] = {}
         self._keys: dict[str, StepKeys] = {}
+        self._paths: dict[tuple[str, str, bool], Path] = {}
+        self._answers: dict[int, _Answer] = {}
+        """Each stored response's answer as served, by the response's id (`_answer`)."""
         """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
@@ -89,6 +109,7 @@ class Replayer:
         self.scenarios = list(scenarios)
         self._cassettes.clear()
         self._keys.clear()
+        self._answers.clear()
 
     def _cassette(self, backend: str, path: Path, parsed: dict[str, Any] | None = None) -> Cassette:
         """The cassette at `path`, loaded once (`parsed`: its text already deserialized, so it is not read twice)."""
@@ -103,6 +124,14 @@ class Replayer:
             )
         return self._cassettes[path]
 
+    def _path(self, backend: str, scenario: str, stream: bool) -> Path:
+        """`cassette_path` under `root`, worked out once per recording (every run of a scenario asks again)."""
+        key = (backend, scenario, stream)
+        path = self._paths.get(key)
+        if path is None:
+            path = self._paths[key] = cassette_path(self.root, backend, scenario, stream)
+        return path
+
     def _step_keys(self, backend: str) -> StepKeys:
         if backend not in self._keys:
             self._keys[backend] = StepKeys(registry.get(backend), self.scenarios)
@@ -111,7 +140,7 @@ class Replayer:
     def check(self, backend: str, scenario: str, stream: bool) -> None:
         """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
         one interaction (vcrpy would replay a broken one as empty, which reads as a backend failure)."""
-        path = cassette_path(self.root, backend, scenario, stream)
+        path = self._path(backend, scenario, stream)
         if path in self._cassettes:
             return
         record = f"re-record it with `conformance record --backend {backend} --scenario {scenario}`"
@@ -149,40 +178,56 @@ class Replayer:
         uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
         vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
         scenario, stream, _ = self._step_keys(backend)(vcr_request)
-        path = cassette_path(self.root, backend, scenario, stream)
-        if not path.is_file():
-            raise self._miss(backend, scenario, stream, path)
-        cassette = self._cassette(backend, path)
+        path = self._path(backend, scenario, stream)
+        cassette = self._cassettes.get(path)
+        if cassette is None:  # a cassette not loaded yet: is it there at all?
+            if not path.is_file():
+                raise self._miss(backend, scenario, stream, path)
+            cassette = self._cassette(backend, path)
         try:
             response: dict[str, Any] = cassette.play_response(vcr_request)
         except UnhandledHTTPRequestError as exc:
             closest = cassette.find_requests_with_most_matches(vcr_request)
             detail = "; ".join(f"{'; '.join(str(f[1]) for f in fails)}" for _, _, fails in closest) or str(exc)
             raise ReplayMissError(f"{path}: recorded request does not match: {detail}") from exc
-        body = response["body"]["string"] or b""
-        chunks = split_by_lengths(body, response["body"].get("chunks"))
-        encoding = _stored_encoding(response)
-        if encoding:
-            # A body stored compressed (a real recording kept as sent): served decoded, as the header that said
-            # so is dropped; cut at its events, as the recorder cuts a real stream.
-            try:
-                body = decode_content(body, {"content-encoding": encoding})
-            except InflateError as exc:
-                raise CassetteError(f"{path}: {exc}") from exc
-            chunks = split_by_lengths(body, event_boundaries(body, _stored_media_type(response)))
-        status = int(response["status"]["code"])
+        answer = self._answer(path, cassette, response)
+        body, chunks, status = answer.body, list(answer.chunks), answer.status
         if stream and status < 400:
-            chunks = as_requested(codec, _recorded_request(cassette, response), request, chunks)
+            chunks = as_requested(codec, answer.recorded, request, chunks)
         chunks = rechunk(chunks, self.rechunk_mode, seed=self.seed)
-        headers = {}
-        for name, value in response["headers"].items():
-            if name.lower() not in _DROP_HEADERS:
-                headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
+        headers = dict(answer.headers)
         self.served.append((backend, scenario, stream, path))
         stored = registry.facts(backend).stored_responses
         if stored is not None and status < 400:
             self.issued.update(stored.issued(body))
         return WireReply(status, headers, chunks, scenario, stream)
+
+    def _answer(self, path: Path, cassette: Cassette, response: dict[str, Any]) -> _Answer:
+        """A recorded answer as it is served, worked out once per stored response (every run of a scenario is
+        answered with the same one): its body, served decoded when it was stored compressed, cut at its recorded
+        chunk lengths, or at its events when vcrpy lost them, as the recorder cuts a real stream."""
+        answer = self._answers.get(id(response))
+        if answer is not None and answer.response is response:
+            return answer
+        body = response["body"]["string"] or b""
+        chunks = split_by_lengths(body, response["body"].get("chunks"))
+        encoding = _stored_encoding(response)
+        if encoding:
+            # A body stored compressed (a real recording kept as sent): served decoded, as the header that said
+            # so is dropped.
+            try:
+                body = decode_content(body, {"content-encoding": encoding})
+            except InflateError as exc:
+                raise CassetteError(f"{path}: {exc}") from exc
+            chunks = split_by_lengths(body, event_boundaries(body, _stored_media_type(response)))
+        headers = {}
+        for name, value in response["headers"].items():
+            if name.lower() not in _DROP_HEADERS:
+                headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
+        status = int(response["status"]["code"])
+        answer = _Answer(response, status, headers, body, tuple(chunks), _recorded_request(cassette, response))
+        self._answers[id(response)] = answer
+        return answer
 
     def _unknown_id(self, backend: str, request: HttpRequest) -> WireReply | None:
         """The provider's error for a request that continues a stored response this replayer never gave (a

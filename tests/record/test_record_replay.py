@@ -12,6 +12,9 @@ from pathlib import Path
 import httpx2
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vcr.request import Request as VcrRequest
 
 import harness.record.serializer
 from harness import ir
@@ -20,6 +23,7 @@ from harness.protocols.openai.reference import usage_chunks_dropped
 from harness.record import Rechunk, RecordMode, Replayer, ReplayMissError, ReplayTransport, record_one, reference_source
 from harness.record.chunks import event_boundaries, rechunk, split_by_lengths
 from harness.record.layout import recorded
+from harness.record.matching import StepKeys, http_request_of, step_key
 from harness.scenarios.model import Scenario
 from harness.stream import accumulate
 
@@ -255,3 +259,57 @@ def test_replay_drops_a_usage_chunk_cut_across_recorded_chunks() -> None:
     out = usage_chunks_dropped(chunks)
     assert b"".join(out) == events[0] + b"data: [DONE]\n\n"
     assert [len(c) for c in out] == [10, len(events[0]) - 10, len(b"data: [DONE]\n\n") - 3, 3]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    backend=st.sampled_from(["openai", "anthropic"]),
+    scenario=st.sampled_from(SCENARIOS),
+    stream=st.booleans(),
+    as_text=st.booleans(),
+    method=st.sampled_from(["POST", "post", "Post"]),
+)
+def test_step_keys_are_the_keys_of_the_decoded_request(
+    backend: str, scenario: Scenario, stream: bool, as_text: bool, method: str
+) -> None:
+    # StepKeys looks a request up by its method, URI and body without decoding it again: the key it gives, on
+    # first sight and when asked again (body as text or bytes), is `step_key` of the request decoded afresh.
+    codec = registry.get(backend)
+    request = codec.encode_request(scenario.request_for("some-model", stream=stream))
+    uri = f"http://replay.invalid{request.path}"
+    body = request.body.decode("utf-8") if as_text else request.body
+    vcr_request = VcrRequest(method, uri, body, dict(request.headers))
+    expected = step_key(codec, SCENARIOS, http_request_of(vcr_request))
+    keys = StepKeys(codec, SCENARIOS)
+    assert keys(vcr_request) == expected == (scenario.id, stream, 0)
+    again = VcrRequest(method.upper(), uri, request.body if as_text else request.body.decode("utf-8"), {})
+    assert keys(again) == expected
+
+
+def test_a_loaded_cassette_is_found_without_looking_at_the_disk_again(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replayer = Replayer(root, SCENARIOS)
+    first = _fetch(replayer, "openai", True)
+    looked: list[Path] = []
+    is_file = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self: looked.append(self) or is_file(self))
+    assert _fetch(replayer, "openai", True) == first
+    assert looked == []
+    with pytest.raises(ReplayMissError):  # a recording never loaded is still looked for on disk
+        replayer.reply("openai", registry.get("openai").encode_request(OTHER.request_for("m", stream=True)))
+    assert looked == [root / "openai" / "other.stream.yaml"]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_stored_answer_is_served_alike_every_time(root: Path, stream: bool) -> None:
+    # The answer is worked out once per stored response: later replies equal a fresh replayer's first one, and
+    # each reply's chunks are its own list (a caller changing them changes no later reply).
+    request = registry.get("openai").encode_request(SCENARIO.request_for("text-basic", stream=stream))
+    replayer = Replayer(root, SCENARIOS)
+    first = replayer.reply("openai", request)
+    first.chunks.clear()
+    first.headers.clear()
+    again = replayer.reply("openai", request)
+    assert again == Replayer(root, SCENARIOS).reply("openai", request)
+    assert again.chunks and again.headers
