@@ -3,14 +3,25 @@ knows, headers, and the input count at stream start; deterministic, so re-record
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness import ir
 from harness.backends import WireReply, respond
 from harness.protocols import registry
-from harness.protocols.reference import PlainReference, error_reply, reference_of, stream_reply, strip_extras
+from harness.protocols.reference import (
+    BASE62,
+    PlainReference,
+    error_reply,
+    reference_of,
+    stream_reply,
+    strip_extras,
+    token,
+)
 from harness.record.scrub import find_secrets
 from harness.scenarios.loader import load_scenarios
 from harness.scenarios.model import ReplyOk
@@ -121,3 +132,15 @@ def test_references_strip_nothing_the_ir_says_and_add_their_own_fields() -> None
     assert b'"service_tier":"default"' in reply.chunks[0]
     # A codec that declares no reference answers with its encoders' output alone.
     assert isinstance(reference_of(registry.get("qwen")), PlainReference)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.text(),
+    length=st.integers(0, 80),
+    alphabet=st.sampled_from([BASE62, "0123456789", "0123456789abcdef", "abc", "äöü€", "x"]),
+)
+def test_token_is_each_digest_byte_taken_modulo_the_alphabet(seed: str, length: int, alphabet: str) -> None:
+    # The byte-table fast path (ASCII alphabets) spells the same characters the per-byte join does.
+    digest = b"".join(hashlib.sha256(f"{seed}\x1f{i}".encode()).digest() for i in range(length // 32 + 1))
+    assert token(seed, length, alphabet) == "".join(alphabet[b % len(alphabet)] for b in digest[:length])
