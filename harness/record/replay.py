@@ -93,10 +93,11 @@ class Replayer:
         self.seed = seed
         self._cassettes: dict[Path, Cassette] = {}
         self._keys: dict[str, StepKeys] = {}
+        """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self._paths: dict[tuple[str, str, bool], Path] = {}
+        """Each recording's cassette path (`_path`)."""
         self._answers: dict[int, _Answer] = {}
         """Each stored response's answer as served, by the response's id (`_answer`)."""
-        """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self.served: list[tuple[str, str, bool, Path]] = []
         """(backend, scenario, stream, cassette) of every reply, in order."""
         self.issued: set[str] = set()
