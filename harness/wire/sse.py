@@ -144,24 +144,22 @@ class SSEDecoder:
             text = chunk[:-2].decode()
         except UnicodeDecodeError:
             return False
+        event_type = ""
         if "\n" not in text and text.startswith("data:"):  # one `data:` line: most events of most servers
             value = text[6:] if text.startswith(" ", 5) else text[5:]
-            out.append(_new_tuple(SSEEvent, ("message", value, self.last_event_id, None, self._offset, True)))
-            self._offset += len(chunk)
-            self._deadline = self._offset + self.max_event_size
-            return True
-        event_type = ""
-        data = []
-        for line in text.split("\n"):
-            if line.startswith("data:"):
-                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
-            elif line.startswith("event:"):
-                event_type = line[7:] if line.startswith(" ", 6) else line[6:]
-            else:
+        else:
+            data = []
+            for line in text.split("\n"):
+                if line.startswith("data:"):
+                    data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+                elif line.startswith("event:"):
+                    event_type = line[7:] if line.startswith(" ", 6) else line[6:]
+                else:
+                    return False
+            if not data:
                 return False
-        if not data:
-            return False
-        fields = (event_type or "message", "\n".join(data), self.last_event_id, None, self._offset, True)
+            value = "\n".join(data)
+        fields = (event_type or "message", value, self.last_event_id, None, self._offset, True)
         out.append(_new_tuple(SSEEvent, fields))
         self._offset += len(chunk)
         self._deadline = self._offset + self.max_event_size
