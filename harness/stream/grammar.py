@@ -80,7 +80,7 @@ class GrammarChecker:
         self._position += 1
         if type(event) in _DELTA_TYPES and self._started and not self._terminated:
             # The common case settled first, as `_delta` finds it: a delta of the open block of its type.
-            delta = cast(ir.TextDelta | ir.ThinkingDelta | ir.ToolCallDelta, event)
+            delta = cast(ir.DeltaEvent, event)
             said = isinstance(delta, ir.ToolCallDelta) or delta.text != ""
             if said and self._open.get(delta.index) == _DELTAS[delta.kind]:
                 return []
