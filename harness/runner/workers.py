@@ -318,9 +318,7 @@ def _interrupts_held(ctx: Any) -> Iterator[None]:
     if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
         yield
         return
-    from multiprocessing import forkserver
-
-    forkserver.ensure_running()
+    warm_up()
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
