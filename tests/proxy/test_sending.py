@@ -226,14 +226,23 @@ async def test_a_tapped_stream_sends_every_chunk_as_its_own_message_and_closes_o
     assert closes == ["closed"] and events == ["body closed"]
 
 
-@CLIENTS
-async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_closes_once(kind: type[Client]) -> None:
+async def streaming_until_blocked(
+    kind: type[Client], block_at: int
+) -> tuple[asyncio.Task[None], Client, list[str], list[str]]:
+    """A tapped stream of three chunks being sent to a `kind` client, once its send blocks at `block_at`: the
+    streaming task, the client, and the stream's closes and body events."""
     closes: list[str] = []
     response, events = tapped([b"a", b"b", b"c"], closes)
-    client, sent = kind(), Sent(block_at=3)
+    client, sent = kind(), Sent(block_at=block_at)
     await client.receive()
     streaming = asyncio.create_task(response({"type": "http"}, client, sent.send))
     await asyncio.wait_for(sent.blocked.wait(), WAIT)
+    return streaming, client, closes, events
+
+
+@CLIENTS
+async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_closes_once(kind: type[Client]) -> None:
+    streaming, client, closes, events = await streaming_until_blocked(kind, 3)
     client.leave()
     await asyncio.wait_for(streaming, WAIT)  # no CancelledError: the client leaving is not a failure
     assert not streaming.cancelled()
@@ -242,12 +251,7 @@ async def test_a_tapped_stream_whose_client_leaves_mid_body_ends_quietly_and_clo
 
 @CLIENTS
 async def test_a_tapped_stream_cancelled_from_outside_propagates_and_still_closes_once(kind: type[Client]) -> None:
-    closes: list[str] = []
-    response, events = tapped([b"a", b"b", b"c"], closes)
-    client, sent = kind(), Sent(block_at=2)
-    await client.receive()
-    streaming = asyncio.create_task(response({"type": "http"}, client, sent.send))
-    await asyncio.wait_for(sent.blocked.wait(), WAIT)
+    streaming, _client, closes, events = await streaming_until_blocked(kind, 2)
     streaming.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(streaming, WAIT)
