@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
+import os
 import pickle
 import select
 import signal
@@ -213,7 +214,7 @@ class WorkerPool:
         link = Link(child, counts, labels=self.on_progress is not None)
         process = self._ctx.Process(target=self.worker, args=(link, self.config), name="conformance-worker")
         process.daemon = True
-        with _interrupts_held(self._ctx):
+        with _interrupts_held(self._ctx), _start_bounded(self._ctx, START_TIMEOUT):
             process.start()
         child.close()
         worker = _Worker(process, parent, counts)
@@ -324,6 +325,57 @@ def _interrupts_held(ctx: Any) -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+@contextlib.contextmanager
+def _start_bounded(ctx: Any, seconds: float) -> Iterator[None]:
+    """`process.start()` with its wait on the fork server bounded: `WorkerError` after `seconds`, the server stopped.
+
+    Starting a worker writes it what to run and reads its pid back from the fork server, and the stdlib waits for
+    both without a timeout: a fork server hung in its preload (an import that never returns) hung the run, and
+    under `_interrupts_held` not even Ctrl-C ended it. A SIGALRM timer ends the wait instead (main thread only,
+    where signals are handled; the timer and handler that were there are put back). Only the fork server is
+    waited on here: a worker that forks but never says it is ready is `START_TIMEOUT`'s other use, in `_wait`."""
+    if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise _ForkServerHung
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds)
+    began = time.monotonic()
+    try:
+        yield
+    except _ForkServerHung:
+        _stop_fork_server()
+        raise WorkerError(
+            f"the worker fork server did not start a worker within {seconds:.0f} s (are its imports hung?)"
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer[0]:  # someone else's timer was running: it goes on with what was left of it
+            signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - began), 0.001), outer[1])
+
+
+class _ForkServerHung(Exception):
+    """The SIGALRM of `_start_bounded` (a private type, so that nothing else catches it by accident)."""
+
+
+def _stop_fork_server() -> None:
+    """Kill the fork server this process started (by its pid) and forget it: it is hung, and a closed pipe, the
+    stdlib's way to stop it, is read only by a server that finished its preload."""
+    from multiprocessing import forkserver
+
+    server: Any = getattr(forkserver, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if server is None or pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    server._stop()  # closes its pipe, reaps it, removes its socket, so that a later start begins a new one
 
 
 def _readable(conn: Connection) -> bool:

@@ -5,7 +5,10 @@ shards cover the matrix once and join into the unsharded run's report."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,6 +143,38 @@ def test_a_worker_that_hangs_is_stopped_and_the_case_named(tmp_path: Path) -> No
     assert error is not None and "stopped answering" in error and struck.case_id in error
     assert struck.verdict != "pass"
     assert {r.verdict for r in engine.results if r is not struck} <= {"pass", "unsupported"}
+
+
+def test_a_fork_server_hung_in_its_imports_fails_the_start_within_the_bound(tmp_path: Path) -> None:
+    """The stdlib waits for the fork server to fork a worker without a timeout; a server whose preload never
+    returns made `process.start()` wait forever (with Ctrl-C held back). Now the start ends in `WorkerError` after
+    `START_TIMEOUT` and the hung server is killed; a timer the caller had running goes on afterwards."""
+    (tmp_path / "hung_preload.py").write_text("import time\ntime.sleep(600)\n")
+    code = (
+        "import multiprocessing, os, signal, sys, time\n"
+        "from multiprocessing import forkserver\n"
+        "from harness.runner import workers\n"
+        "ctx = multiprocessing.get_context('forkserver')\n"
+        "ctx.set_forkserver_preload(['hung_preload'])\n"
+        "workers.context = lambda: ctx\n"
+        "workers.START_TIMEOUT = 2.0\n"
+        "signal.signal(signal.SIGALRM, lambda *_: print('outer timer', flush=True))\n"
+        "signal.setitimer(signal.ITIMER_REAL, 30.0)\n"
+        "began = time.monotonic()\n"
+        "try:\n"
+        "    workers.WorkerPool(print, None, 1).run([workers.Task(0, ())])\n"
+        "except workers.WorkerError as exc:\n"
+        "    print(round(time.monotonic() - began), exc, flush=True)\n"
+        "print('server', forkserver._forkserver._forkserver_pid, flush=True)\n"
+        "print('outer left', round(signal.getitimer(signal.ITIMER_REAL)[0]), flush=True)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}  # the 3.11 fork server ignores the parent's sys.path
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr[-800:]
+    assert lines[0] == "2 the worker fork server did not start a worker within 2 s (are its imports hung?)", lines
+    assert lines[1] == "server None"  # killed and reaped: no hung process is left behind
+    assert lines[2] in {"outer left 27", "outer left 28"}, lines
 
 
 def test_workers_name_each_run_to_a_progress_callback_and_count_it_without_one(tmp_path: Path) -> None:
