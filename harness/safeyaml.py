@@ -27,8 +27,8 @@ def check_aliases(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> None:
     Counts over the parser's events (no document is built): each anchored node's expanded size is remembered, an
     alias adds that size. `yaml.YAMLError` passes through for malformed text."""
     sample = text if isinstance(text, str) else text.decode("utf-8", "replace")
-    if not _ANCHOR.search(sample):
-        return
+    if "&" not in sample or not _ANCHOR.search(sample):  # `in` first: no committed cassette holds an "&" at all,
+        return  # and the search costs ~0.09 ms a cassette (8 % of loading them)
     sizes: dict[str, int] = {}
     stack: list[list[Any]] = [[None, 0]]  # [anchor, nodes so far] per open collection
     for event in yaml.parse(text, Loader=_LOADER):
