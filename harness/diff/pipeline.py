@@ -10,6 +10,7 @@ request side compares the client's request with what the proxy sent upstream, mi
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -189,9 +190,15 @@ def _upstream_counted_reasoning(trace: RunTrace) -> bool:
     """Whether the run's upstream reported a reasoning-token count (in its answer or any streamed usage)."""
     usages: list[ir.Usage | None] = [trace.upstream_response.usage] if trace.upstream_response is not None else []
     # An event's usage is a field of its model (none has another attribute of that name): read where there is one,
-    # as `getattr` on a model without it is slow.
-    usages += [getattr(e, "usage", None) for e in trace.upstream_events or [] if "usage" in type(e).model_fields]
+    # as `getattr` on a model without it is slow (and so is `model_fields` on a class: asked once per class).
+    usages += [getattr(e, "usage", None) for e in trace.upstream_events or [] if _has_usage(type(e))]
     return any(usage is not None and usage.reasoning_tokens is not None for usage in usages)
+
+
+@functools.cache
+def _has_usage(cls: type[Any]) -> bool:
+    """Whether an event model has a `usage` field."""
+    return "usage" in cls.model_fields
 
 
 def _usages(view: View) -> list[dict[str, Any]]:
