@@ -141,6 +141,11 @@ MATCH_CACHE = 16384
 """Entries kept by each cache of which models a node signature is (few signatures and loss lists recur)."""
 
 
+_Plan = tuple[list[tuple[str, None]], list[tuple[str, str]], set[str], list[tuple[str, str]]]
+"""What `_live` looks for in a node of one signature: its models (as found pairs), the (model, field) pairs to
+look for, their fields, the valued (model, field) pairs to read. Shared: read only."""
+
+
 class _Wanted:
     """The losses a call applies, with what `_live` looks for in the trees (made once per list of keys)."""
 
@@ -159,24 +164,24 @@ class _Wanted:
             for loss in losses
         ]
         """Each loss, the (model, field) it needs found, and the (model, field, value) when it is valued."""
-        self._plans: dict[tuple[Any, ...], tuple[list[tuple[str, None]], list[tuple[str, str]], list[Any]]] = {}
+        self.plans: dict[tuple[Any, ...], _Plan] = {}
+        """Each node signature's `plan`, kept for every call with these losses."""
 
-    def plan(
-        self, node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...]
-    ) -> tuple[list[tuple[str, None]], list[tuple[str, str]], list[Any]]:
-        """What `_live` looks for in a node of this signature: (its models, as found pairs; the (model, field)
-        pairs to look for; the valued (model, field) pairs to read). Kept for every call with these losses."""
-        plan = self._plans.get(signature)
+    def plan(self, node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...]) -> _Plan:
+        """What `_live` looks for in a node of this signature (made once, then read from `plans`)."""
+        plan = self.plans.get(signature)
         if plan is None:
             models = [model for model in self.names if _is(node, parent_key, model)]
+            pending = [(model, field) for model in models for field in self.fields[model]]
             plan = (
                 [(model, None) for model in models],
-                [(model, field) for model in models for field in self.fields[model]],
+                pending,
+                {field for _, field in pending},
                 [(model, field) for model in models for field in self.valued[model]],
             )
-            if len(self._plans) >= MATCH_CACHE:
-                self._plans.clear()
-            self._plans[signature] = plan
+            if len(self.plans) >= MATCH_CACHE:
+                self.plans.clear()
+            self.plans[signature] = plan
         return plan
 
 
@@ -192,14 +197,15 @@ def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[L
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
+    plans = wanted.plans
 
     def visit(node: dict[str, Any], parent_key: str | None) -> None:
         signature = _signature(node, parent_key)
         seen = state.get(signature)
         if seen is None:
-            models, pending, read = wanted.plan(node, parent_key, signature)
+            models, pending, names, read = plans.get(signature) or wanted.plan(node, parent_key, signature)
             found.update(models)
-            seen = state[signature] = [pending, {field for _, field in pending}, read]
+            seen = state[signature] = [pending, names, read]
         pending, names_pending, read = seen
         if pending and not names_pending.isdisjoint(node.keys()):
             found.update(pair for pair in pending if pair[1] in node)
