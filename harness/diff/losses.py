@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness import ir
-from harness.checks.memo import Memo
 from harness.diff.normalize import json_copy
 
 _KIND_MODELS = {
@@ -140,14 +139,11 @@ def _signature(node: dict[str, Any], parent_key: str | None) -> tuple[Any, ...]:
 
 MATCH_CACHE = 16384
 """Entries kept by each cache of which models a node signature is (few signatures and loss lists recur)."""
-_matched: Memo[tuple[tuple[Any, ...], tuple[str, ...]], tuple[str, ...]] = Memo(MATCH_CACHE)
 
 
-def _models_of(
-    node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...], models: tuple[str, ...]
-) -> tuple[str, ...]:
-    """The `models` that `node` is (`_is`), shared by every node of its signature across calls."""
-    return _matched.get((signature, models), lambda: tuple(model for model in models if _is(node, parent_key, model)))
+_Plan = tuple[list[tuple[str, None]], list[tuple[str, str]], set[str], list[tuple[str, str]]]
+"""What `_live` looks for in a node of one signature: its models (as found pairs), the (model, field) pairs to
+look for, their fields, the valued (model, field) pairs to read. Shared: read only."""
 
 
 class _Wanted:
@@ -168,6 +164,25 @@ class _Wanted:
             for loss in losses
         ]
         """Each loss, the (model, field) it needs found, and the (model, field, value) when it is valued."""
+        self.plans: dict[tuple[Any, ...], _Plan] = {}
+        """Each node signature's `plan`, kept for every call with these losses."""
+
+    def plan(self, node: dict[str, Any], parent_key: str | None, signature: tuple[Any, ...]) -> _Plan:
+        """What `_live` looks for in a node of this signature (made once, then read from `plans`)."""
+        plan = self.plans.get(signature)
+        if plan is None:
+            models = [model for model in self.names if _is(node, parent_key, model)]
+            pending = [(model, field) for model in models for field in self.fields[model]]
+            plan = (
+                [(model, None) for model in models],
+                pending,
+                {field for _, field in pending},
+                [(model, field) for model in models for field in self.valued[model]],
+            )
+            if len(self.plans) >= MATCH_CACHE:
+                self.plans.clear()
+            self.plans[signature] = plan
+        return plan
 
 
 def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[Loss]:
@@ -177,45 +192,51 @@ def _live(trees: Sequence[Any], wanted: _Wanted, root_key: str | None) -> list[L
     value absent from both trees stays absent after any earlier strip: skipping its loss changes nothing, and
     saves one or two walks of both trees per key. Kept in step with `_strip` by tests/diff/test_fast_paths.py.
     """
-    fields, valued, names = wanted.fields, wanted.valued, wanted.names
     # By node signature: [the (model, field) pairs of its models not found yet, their fields, the valued pairs to read].
     state: dict[tuple[Any, ...], list[Any]] = {}
     found: set[tuple[str, str | None]] = set()
     values: set[tuple[str, str, str]] = set()
     orphans = False  # a part without its source: every strip drops it, so every loss must run
+    plans = wanted.plans
 
-    def visit(node: Any, parent_key: str | None) -> None:
+    def visit(node: dict[str, Any], parent_key: str | None) -> None:
+        signature = _signature(node, parent_key)
+        seen = state.get(signature)
+        if seen is None:
+            models, pending, names, read = plans.get(signature) or wanted.plan(node, parent_key, signature)
+            found.update(models)
+            seen = state[signature] = [pending, names, read]
+        pending, names_pending, read = seen
+        if pending and not names_pending.isdisjoint(node.keys()):
+            found.update(pair for pair in pending if pair[1] in node)
+            seen[0] = [pair for pair in pending if pair not in found]
+            seen[1] = {field for _, field in seen[0]}
+        for model, field in read:
+            # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
+            values.add((model, field, str(node.get(field))))
+            if isinstance(node.get(field), dict):
+                values.add((model, field, "None"))
+        for key, value in node.items():
+            if isinstance(value, dict):
+                visit(value, key)
+            elif isinstance(value, list):
+                visit_list(value, key)
+
+    def visit_list(items: list[Any], parent_key: str | None) -> None:
         nonlocal orphans
-        if isinstance(node, dict):
-            signature = _signature(node, parent_key)
-            seen = state.get(signature)
-            if seen is None:
-                models = _models_of(node, parent_key, signature, names)
-                found.update((model, None) for model in models)
-                pending = [(model, field) for model in models for field in fields[model]]
-                reads = [(model, field) for model in models for field in valued[model]]
-                seen = state[signature] = [pending, {field for _, field in pending}, reads]
-            pending, names_pending, read = seen
-            if pending and not names_pending.isdisjoint(node.keys()):
-                found.update(pair for pair in pending if pair[1] in node)
-                seen[0] = [pair for pair in pending if pair not in found]
-                seen[1] = {field for _, field in seen[0]}
-            for model, field in read:
-                # As `_has_value` reads it; a dict may yet become None when a whole model is dropped.
-                values.add((model, field, str(node.get(field))))
-                if isinstance(node.get(field), dict):
-                    values.add((model, field, "None"))
-            for key, value in node.items():
-                if isinstance(value, (dict, list)):
-                    visit(value, key)
-        elif isinstance(node, list):
-            for item in node:
-                orphans = orphans or (isinstance(item, dict) and "source" in item and item["source"] is None)
-                if isinstance(item, (dict, list)):
-                    visit(item, parent_key)
+        for item in items:
+            if isinstance(item, dict):
+                if "source" in item and item["source"] is None:
+                    orphans = True
+                visit(item, parent_key)
+            elif isinstance(item, list):
+                visit_list(item, parent_key)
 
     for tree in trees:
-        visit(tree, root_key)
+        if isinstance(tree, dict):
+            visit(tree, root_key)
+        elif isinstance(tree, list):
+            visit_list(tree, root_key)
     if orphans:
         return list(wanted.losses)
     return [loss for loss, need, value in wanted.needs if need in found and (value is None or value in values)]

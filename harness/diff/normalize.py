@@ -329,7 +329,7 @@ def coalesce_deltas(view: View) -> View:
     return _coalesce_deltas(json_copy(view))
 
 
-_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}
+DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "text", "tool_call_delta": "arguments"}
 """The field a delta event of each kind adds to its block."""
 
 
@@ -361,7 +361,7 @@ def _joined(events: list[dict[str, Any]], *, usage: bool) -> list[dict[str, Any]
         kind = event.get("kind")
         if kind == "usage" and not usage:
             continue
-        field = _DELTA_FIELDS.get(kind or "")
+        field = DELTA_FIELDS.get(kind or "")
         last = merged[-1] if merged else None
         if field and last and last.get("kind") == kind and last.get("index") == event.get("index"):
             more.append(event[field])
@@ -377,7 +377,7 @@ def _extend(merged: list[dict[str, Any]], more: list[Any]) -> None:
     if not more:
         return
     last = merged[-1]
-    field = _DELTA_FIELDS[last["kind"]]
+    field = DELTA_FIELDS[last["kind"]]
     value = last[field]
     if type(value) is str and all(type(piece) is str for piece in more):
         last[field] = "".join([value, *more])

@@ -10,6 +10,7 @@ request side compares the client's request with what the proxy sent upstream, mi
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from harness.diff.compare import Divergence, diff_views, normalize_pair
 from harness.diff.losses import apply_losses, valid_keys
 from harness.diff.normalize import (
     DEFAULT_RULES,
+    DELTA_FIELDS,
     Rule,
     View,
     apply,
@@ -65,7 +67,7 @@ def joined_view(trace: RunTrace) -> View:
     matches a loss or a rule, none reads a delta's text), and that rule joins the same runs and more: the views
     compared come out the same, and a long stream's per-event work is done once per run of deltas
     (tests/diff/test_pipeline.py holds the two ways equal). Shared: do not change it."""
-    return _kept(_joined, trace, lambda t: delta_runs_joined(_sdk_view(t)))  # a fresh view of its own: joined in place
+    return _kept(_joined, trace, lambda t: _sdk_view(t, joined=True))
 
 
 def _kept(cache: OrderedDict[int, tuple[RunTrace, View]], trace: RunTrace, build: Callable[[RunTrace], View]) -> View:
@@ -81,16 +83,39 @@ def _kept(cache: OrderedDict[int, tuple[RunTrace, View]], trace: RunTrace, build
     return view
 
 
-def _sdk_view(trace: RunTrace) -> View:
-    response = trace.sdk.response
-    if response is None and trace.sdk.events is not None:
-        response = accumulate(trace.sdk.events).response
+def _sdk_view(trace: RunTrace, *, joined: bool = False) -> View:
+    """The run's SDK view; `joined`: its events as `delta_runs_joined` gives them (`joined_events_json`)."""
+    response, events = trace.sdk.response, trace.sdk.events
+    if response is None and events is not None:
+        response = accumulate(events).response
     return {
         "response": ir.to_json(response) if response else None,
-        "events": ir.events_to_json(trace.sdk.events) if trace.sdk.events is not None else None,
+        "events": None if events is None else joined_events_json(events) if joined else ir.events_to_json(events),
         "error": ir.to_json(trace.sdk.error) if trace.sdk.error else None,
         "exception": trace.sdk.exception,
     }
+
+
+def joined_events_json(events: list[ir.StreamEvent]) -> list[dict[str, Any]]:
+    """The events as JSON with each run of consecutive deltas of one block joined into its first, as
+    `delta_runs_joined` joins their JSON (tests/diff/test_pipeline.py holds the two equal): the runs are found on
+    the events, so that only the first delta of each run is dumped (a long stream is mostly deltas)."""
+    firsts: list[ir.StreamEvent] = []
+    more: dict[int, list[str]] = {}  # the place of a run's first delta in `firsts`: what its later deltas add
+    last: ir.StreamEvent | None = None  # the last event kept, when it is a delta
+    for event in events:
+        field = DELTA_FIELDS.get(event.kind)
+        if field is not None and last is not None and last.kind == event.kind and last.index == event.index:  # type: ignore[union-attr]
+            more.setdefault(len(firsts) - 1, []).append(getattr(event, field))
+            continue
+        firsts.append(event)
+        last = event if field is not None else None
+    dumped = ir.events_to_json(firsts)
+    for place, pieces in more.items():
+        first = dumped[place]
+        field = DELTA_FIELDS[first["kind"]]
+        first[field] = "".join([first[field], *pieces])
+    return dumped
 
 
 class UnknownLossesError(LookupError):
@@ -189,9 +214,15 @@ def _upstream_counted_reasoning(trace: RunTrace) -> bool:
     """Whether the run's upstream reported a reasoning-token count (in its answer or any streamed usage)."""
     usages: list[ir.Usage | None] = [trace.upstream_response.usage] if trace.upstream_response is not None else []
     # An event's usage is a field of its model (none has another attribute of that name): read where there is one,
-    # as `getattr` on a model without it is slow.
-    usages += [getattr(e, "usage", None) for e in trace.upstream_events or [] if "usage" in type(e).model_fields]
+    # as `getattr` on a model without it is slow (and so is `model_fields` on a class: asked once per class).
+    usages += [getattr(e, "usage", None) for e in trace.upstream_events or [] if _has_usage(type(e))]
     return any(usage is not None and usage.reasoning_tokens is not None for usage in usages)
+
+
+@functools.cache
+def _has_usage(cls: type[Any]) -> bool:
+    """Whether an event model has a `usage` field."""
+    return "usage" in cls.model_fields
 
 
 def _usages(view: View) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import ir
-from harness.diff import apply_losses, compare, diff_views, valid_keys
+from harness.diff import apply_losses, compare, diff_views, pipeline, valid_keys
 from harness.diff import losses as loss_module
 from harness.diff import normalize as n
 from harness.diff.compare import same
@@ -197,3 +197,21 @@ delta_events = st.lists(
 def test_coalescing_joins_each_run_as_adding_one_delta_at_a_time_does(events: list[dict[str, Any]]) -> None:
     view: n.View = {"response": None, "events": events, "error": None}
     assert n.coalesce_deltas(view) == plain_coalesce(view)
+
+
+def test_the_events_with_usage_are_those_whose_model_has_the_field() -> None:
+    for name in ir.__all__:
+        model = getattr(ir, name)
+        if isinstance(model, type) and issubclass(model, ir.IRModel):
+            assert pipeline._has_usage(model) is ("usage" in model.model_fields), name
+
+
+@given(strategies.responses(), strategies.requests, strategies.responses(), errors, key_lists)
+def test_live_losses_are_the_same_with_plans_kept_from_other_trees(
+    seen: ir.Response, asked: ir.Request, a: ir.Response, error: ir.IRError | None, keys: list[str]
+) -> None:
+    losses = loss_module._expand(loss_module.parse_loss(key) for key in keys)
+    kept = loss_module._Wanted(losses)  # its plans made on other trees first, as a run's cases share them
+    loss_module._live((response_view(seen, 3, None), {"request": ir.to_json(asked)}), kept, None)
+    trees = (response_view(a, 2, error), {"request": ir.to_json(asked)})
+    assert loss_module._live(trees, kept, None) == loss_module._live(trees, loss_module._Wanted(losses), None)

@@ -248,3 +248,14 @@ def test_joining_delta_runs_waits_for_blocks_put_in_order() -> None:
         assert fast == compared_views(reference, compared)
     kinds = [(e["kind"], e.get("text")) for e in fast[0]["events"]]
     assert kinds[3:7] == [("text_end", None), ("text_start", None), ("provider_event", None), ("text_delta", "ab")]
+
+
+@given(strategies.responses(), st.integers(1, 4), _SHUFFLED)
+def test_delta_runs_joined_on_the_events_are_those_joined_on_their_json(
+    response: ir.Response, chunk: int, stir: list[tuple[str, int]]
+) -> None:
+    from harness.diff.pipeline import joined_events_json
+
+    events = _stirred(strategies.events_for(response, chunk=chunk), stir)
+    slow = n.delta_runs_joined({"events": ir.events_to_json(events)})["events"]
+    assert json.dumps(joined_events_json(events)) == json.dumps(slow)
