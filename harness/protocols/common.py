@@ -141,6 +141,12 @@ _ENCODE: Callable[[Any, int], Any] | None = (
     if c_make_encoder is None
     else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
 )
+_SORTED_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+_ENCODE_SORTED: Callable[[Any, int], Any] | None = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _SORTED_ENCODER.default, encode_basestring, None, ":", ",", True, False, True)
+)
 
 
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
@@ -194,6 +200,20 @@ def dump_text(value: Any) -> str:
     if _ENCODE is None:
         return _ENCODER.encode(value)
     return "".join(_ENCODE(value, 0))
+
+
+dump_str: Callable[[str], str] = encode_basestring
+"""`dump_text` of a string (the quoted, escaped JSON string), by the function the encoder itself calls for one;
+for a value known to be a string, without the encoder around it."""
+
+
+def dump_sorted(value: Any) -> bytes:
+    """`dump_json` with every object's keys sorted (how Bedrock writes its bodies and events): what `json.dumps`
+    writes with `sort_keys=True`, by an encoder built once (`json.dumps` builds one per call, a third of the
+    cost of a Bedrock stream frame)."""
+    if _ENCODE_SORTED is None:
+        return _SORTED_ENCODER.encode(value).encode("utf-8")
+    return "".join(_ENCODE_SORTED(value, 0)).encode("utf-8")
 
 
 def parse_arguments(raw: str) -> Any:

@@ -89,7 +89,7 @@ class ChatStreamEncoder:
                 # The padding is the chunk's last key and nothing rewrites the chunk: its text is the seed's with
                 # the padding appended, the same text as encoding the padded chunk again.
                 seed = common.dump_text(chunk)
-                padded = f"{seed[:-1]},{common.dump_text('obfuscation')}:{common.dump_text(_pad(seed))}}}"
+                padded = f'{seed[:-1]},"obfuscation":{common.dump_str(_pad(seed))}}}'
                 return encode_sse(padded)
             chunk["obfuscation"] = obfuscation(chunk)
         return encode_sse(common.dump_text(self.profile.encode_chunk(chunk)))
