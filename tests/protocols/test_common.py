@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import DecodeError
-from harness.protocols.common import dump_json, dump_sorted, dump_str, dump_text, estimate_tokens, load_json
+from harness.protocols.common import (
+    JsonTemplate,
+    dump_json,
+    dump_sorted,
+    dump_str,
+    dump_text,
+    estimate_tokens,
+    load_json,
+)
 from tests.strategies import json_values
 
 
@@ -101,3 +109,25 @@ def test_dump_sorted_sorts_nested_keys_and_refuses_what_json_dumps_refuses() -> 
 @given(st.text())
 def test_dump_str_is_dump_text_of_a_string(text: str) -> None:
     assert dump_str(text) == dump_text(text)
+
+
+_leaves = st.text() | st.integers(-(10**12), 10**12) | st.none() | st.booleans()
+
+
+@given(json_values, st.lists(_leaves, min_size=3, max_size=3), st.permutations([0, 1, 2]), st.booleans())
+def test_a_json_template_filled_is_the_value_encoded(
+    around: object, leaves: list[object], places: list[int], drop_last: bool
+) -> None:
+    def build(*holes: object) -> object:
+        value: dict[str, object] = {"a": around, "x": holes[places[0]], "n": [{"y": holes[places[1]]}, around]}
+        if not drop_last:  # a hole the value does not hold is ignored
+            value["z"] = holes[places[2]]
+        return value
+
+    template = JsonTemplate.of(build, 3)
+    assert template is not None
+    assert template.fill(*leaves) == dump_text(build(*leaves))
+
+
+def test_a_json_template_with_a_marker_twice_is_none() -> None:
+    assert JsonTemplate.of(lambda hole: {"a": hole, "b": [hole]}, 1) is None
