@@ -94,13 +94,16 @@ class SSEDecoder:
         return out
 
     def _feed(self, chunk: bytes, out: list[SSEEvent]) -> None:
+        # A chunk whose first LF begins its blank line is one event of one line (most chunks of most servers):
+        # found with a one-byte search (memchr), several times faster than the two-byte one that finds any other.
+        end = len(chunk) - 2
         if (
             self._start < 0
             and not self._pending
-            and chunk.find(b"\n\n") == len(chunk) - 2
+            and ((chunk.find(b"\n") == end and chunk[-1] == _LF) or chunk.find(b"\n\n") == end)
             and not self._skip_lf
             and self._bom_done
-            and b"\r" not in chunk
+            and chunk.find(b"\r") < 0
             and self._offset + len(chunk) <= self._deadline
             and self._one_event(chunk, out)
         ):

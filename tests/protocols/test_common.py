@@ -6,10 +6,21 @@ import base64
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import ir
 from harness.protocols import DecodeError
-from harness.protocols.common import dump_json, estimate_tokens, load_json
+from harness.protocols.common import (
+    JsonTemplate,
+    dump_json,
+    dump_sorted,
+    dump_str,
+    dump_text,
+    estimate_tokens,
+    load_json,
+)
+from tests.strategies import json_values
 
 
 def _request(*parts: ir.ContentPart) -> ir.Request:
@@ -78,3 +89,45 @@ def test_dump_json_refuses_what_json_dumps_refuses() -> None:
 def test_dump_json_is_compact_utf8_json() -> None:
     value = {"t": 'é \u2028 "q"', "n": [1, 2.5, None, True], "e": {}}
     assert dump_json(value) == '{"t":"é \u2028 \\"q\\"","n":[1,2.5,null,true],"e":{}}'.encode()
+
+
+@given(json_values)
+def test_dump_sorted_writes_what_json_dumps_writes_with_sorted_keys(value: object) -> None:
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    assert dump_sorted(value) == expected
+
+
+def test_dump_sorted_sorts_nested_keys_and_refuses_what_json_dumps_refuses() -> None:
+    assert (
+        dump_sorted({"b": {"z": 1, "a": [{"y": 2, "x": "é"}]}, "a": None})
+        == '{"a":null,"b":{"a":[{"x":"é","y":2}],"z":1}}'.encode()
+    )
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dump_sorted({"a": object()})
+
+
+@given(st.text())
+def test_dump_str_is_dump_text_of_a_string(text: str) -> None:
+    assert dump_str(text) == dump_text(text)
+
+
+_leaves = st.text() | st.integers(-(10**12), 10**12) | st.none() | st.booleans()
+
+
+@given(json_values, st.lists(_leaves, min_size=3, max_size=3), st.permutations([0, 1, 2]), st.booleans())
+def test_a_json_template_filled_is_the_value_encoded(
+    around: object, leaves: list[object], places: list[int], drop_last: bool
+) -> None:
+    def build(*holes: object) -> object:
+        value: dict[str, object] = {"a": around, "x": holes[places[0]], "n": [{"y": holes[places[1]]}, around]}
+        if not drop_last:  # a hole the value does not hold is ignored
+            value["z"] = holes[places[2]]
+        return value
+
+    template = JsonTemplate.of(build, 3)
+    assert template is not None
+    assert template.fill(*leaves) == dump_text(build(*leaves))
+
+
+def test_a_json_template_with_a_marker_twice_is_none() -> None:
+    assert JsonTemplate.of(lambda hole: {"a": hole, "b": [hole]}, 1) is None

@@ -8,7 +8,6 @@ subtracts them again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,7 +61,7 @@ def load_object(data: bytes | str, *, offset: int = 0, what: str = "body") -> di
 
 def dumps(value: Any) -> bytes:
     """Compact JSON with sorted keys, as Bedrock writes its bodies and events (UTF-8, not ASCII-escaped)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return common.dump_sorted(value)
 
 
 def stop_from_wire(value: Any) -> ir.StopReason:

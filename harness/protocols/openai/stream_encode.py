@@ -68,9 +68,42 @@ class ChatStreamEncoder:
         self._tool_slots: dict[int, int] = {}
         self._usage: ir.Usage | None = None
         self._done = False
+        self._templates: dict[str, common.JsonTemplate | None] = {}
+        """Per delta field, the template of its chunk (`_text`); None where the chunk has no usable template."""
 
     # --- chunks ---------------------------------------------------------------------------------------------
     def _chunk(self, choices: list[JSONDict], *, usage: Any = _UNSET, error: JSONDict | None = None) -> bytes:
+        chunk = self._chunk_value(choices, usage=usage, error=error)
+        if self.style.obfuscation:
+            if "obfuscation" not in chunk and self.profile.encode_chunk is same:
+                return self._padded(common.dump_text(chunk))
+            chunk["obfuscation"] = obfuscation(chunk)
+        return encode_sse(common.dump_text(self.profile.encode_chunk(chunk)))
+
+    def _padded(self, seed: str) -> bytes:
+        """The chunk whose JSON text is `seed`, its padding appended as its last key: nothing rewrites the chunk
+        (no `encode_chunk` hook), so this is the text of encoding the padded chunk again."""
+        return encode_sse(f'{seed[:-1]},"obfuscation":{common.dump_str(_pad(seed))}}}')
+
+    def _text(self, field: str, text: str) -> bytes:
+        """`_delta({field: text})`: once the chunks' envelope is fixed (the first chunk and the role are out, no
+        `encode_chunk` hook), written from a template of the chunk (`common.JsonTemplate`, one per field and
+        stream) instead of building and encoding the whole chunk for every delta."""
+        if self._first or self._role_pending or self.profile.encode_chunk is not same:
+            return self._delta({field: text})
+        if field not in self._templates:
+            value = self._chunk_value([self._choice({field: ""})])
+            fixed = not self.style.obfuscation or "obfuscation" not in value
+            build = lambda leaf: self._chunk_value([self._choice({field: leaf})])  # noqa: E731
+            self._templates[field] = common.JsonTemplate.of(build, 1) if fixed else None
+        template = self._templates[field]
+        if template is None:
+            return self._delta({field: text})
+        seed = template.fill(text)
+        return self._padded(seed) if self.style.obfuscation else encode_sse(seed)
+
+    def _chunk_value(self, choices: list[JSONDict], *, usage: Any = _UNSET, error: JSONDict | None = None) -> JSONDict:
+        """A chunk before its padding and the profile's `encode_chunk` hook."""
         chunk: JSONDict = {"id": self._id, "object": "chat.completion.chunk", "created": self._created}
         chunk["model"] = self._model
         for key, value in self._extras.items():
@@ -84,15 +117,7 @@ class ChatStreamEncoder:
             chunk["usage"] = usage
         elif self.style.usage_null == "always" or (self.style.usage_null == "with_usage" and self.include_usage):
             chunk["usage"] = None
-        if self.style.obfuscation:
-            if "obfuscation" not in chunk and self.profile.encode_chunk is same:
-                # The padding is the chunk's last key and nothing rewrites the chunk: its text is the seed's with
-                # the padding appended, the same text as encoding the padded chunk again.
-                seed = common.dump_text(chunk)
-                padded = f"{seed[:-1]},{common.dump_text('obfuscation')}:{common.dump_text(_pad(seed))}}}"
-                return encode_sse(padded)
-            chunk["obfuscation"] = obfuscation(chunk)
-        return encode_sse(common.dump_text(self.profile.encode_chunk(chunk)))
+        return chunk
 
     def _choice(self, delta: JSONDict, finish: str | None = None) -> JSONDict:
         if self.style.role_chunk == "every":
@@ -151,6 +176,7 @@ class ChatStreamEncoder:
         self._id = event.id or PLACEHOLDER_ID
         self._model = event.model or ""
         self._extras = dict((event.extras or {}).get(self.profile.name, {}))
+        self._templates.clear()
         if event.usage is not None:
             self._merge_usage(event.usage)
         self._role_pending = True
@@ -159,9 +185,9 @@ class ChatStreamEncoder:
 
     def _event(self, event: ir.StreamEvent) -> bytes:
         if isinstance(event, ir.TextDelta):
-            return self._delta({"content": event.text}) if event.text else b""
+            return self._text("content", event.text) if event.text else b""
         if isinstance(event, ir.ThinkingDelta):
-            return self._delta({self.profile.reasoning_field: event.text}) if event.text else b""
+            return self._text(self.profile.reasoning_field, event.text) if event.text else b""
         if isinstance(event, ir.ToolCallStart):
             self._tool_slots[event.index] = len(self._tool_slots)
             if self.style.whole_tool_calls:

@@ -29,10 +29,12 @@ those of `Done` too (see `extras`). A Responses `ProviderEvent` is written back 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness import ir
-from harness.protocols.common import dump_text
+from harness.protocols.common import JsonTemplate, dump_text
 from harness.protocols.reference import token
 from harness.protocols.responses import client_calls, extras, ids, items
 from harness.protocols.responses.errors import stream_error_event
@@ -61,6 +63,8 @@ class _Item:
     call: ir.ToolCallStart | None = None
     held: bool = False
     """A built-in client call, whose `output_item.added` waits for its end."""
+    templates: dict[int, tuple[JsonTemplate, str] | None] = field(default_factory=dict)
+    """Per part, the template of its delta events and their SSE event name (`_delta`); None: no template."""
 
 
 class ResponsesStreamEncoder:
@@ -101,11 +105,36 @@ class ResponsesStreamEncoder:
         return self._start(held) if held is not None else b""
 
     def _event(self, data: JSONDict) -> bytes:
-        data["sequence_number"] = self._seq
         self._seq += 1
+        padding = None
         if self._obfuscate and isinstance(data.get("delta"), str):
-            data["obfuscation"] = obfuscation(data["delta"], f"{self._id}/{self._seq}")
-        return encode_sse(dump_text(extras.api_order(data, ("type",))), event=data["type"])
+            padding = obfuscation(data["delta"], f"{self._id}/{self._seq}")
+        return encode_sse(dump_text(self._numbered(data, self._seq - 1, padding)), event=data["type"])
+
+    def _numbered(self, data: JSONDict, sequence_number: Any, padding: Any) -> JSONDict:
+        """An event's data with its `sequence_number` and `obfuscation` (when obfuscating a delta), in the API's
+        key order."""
+        data["sequence_number"] = sequence_number
+        if padding is not None:
+            data["obfuscation"] = padding
+        return extras.api_order(data, ("type",))
+
+    def _delta(self, item: _Item, part: int, data: Callable[[str], JSONDict], delta: str) -> bytes:
+        """`_event(data(delta))` for a delta of `item`'s part `part`, written from the part's template
+        (`common.JsonTemplate`, its holes the delta, the sequence number and the padding): the data of a part's
+        deltas differ only there, and building, ordering and encoding it all again was most of a delta's cost."""
+        if part not in item.templates:
+            obfuscated = self._obfuscate
+            build = lambda d, n, p: self._numbered(data(d), n, p if obfuscated else None)  # noqa: E731
+            template = JsonTemplate.of(build, 3)
+            item.templates[part] = None if template is None else (template, data("")["type"])
+        found = item.templates[part]
+        if found is None:
+            return self._event(data(delta))
+        template, event = found
+        self._seq += 1
+        padding = obfuscation(delta, f"{self._id}/{self._seq}") if self._obfuscate else None
+        return encode_sse(template.fill(delta, self._seq - 1, padding), event=event)
 
     def _provider_event(self, event: ir.ProviderEvent) -> bytes:
         if not isinstance(event.data, dict):
@@ -273,13 +302,17 @@ class ResponsesStreamEncoder:
             return b""
         item, part = self._block(index)
         item.texts[part] += text
-        if part in item.refusals:
-            data = {"type": "response.refusal.delta", "content_index": part, "delta": text}
-        elif item.kind == "message":
-            data = {"type": "response.output_text.delta", "content_index": part, "delta": text, "logprobs": []}
-        else:
-            data = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": text}
-        return self._event({**data, **self._where(item)})
+
+        def data(delta: str) -> JSONDict:
+            if part in item.refusals:
+                data = {"type": "response.refusal.delta", "content_index": part, "delta": delta}
+            elif item.kind == "message":
+                data = {"type": "response.output_text.delta", "content_index": part, "delta": delta, "logprobs": []}
+            else:
+                data = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": delta}
+            return {**data, **self._where(item)}
+
+        return self._delta(item, part, data, text)
 
     def _part_end(self, index: int, signature: str | None) -> bytes:
         item, part = self._block(index)
@@ -314,11 +347,15 @@ class ResponsesStreamEncoder:
         item.texts[0] += fragment
         if item.held:
             return b""
-        if item.call is not None and item.call.call_type == client_calls.CUSTOM:
-            data = {"type": "response.custom_tool_call_input.delta", "delta": fragment}
-        else:
-            data = {"type": "response.function_call_arguments.delta", "delta": fragment}
-        return self._event({**data, **self._where(item)})
+
+        def data(delta: str) -> JSONDict:
+            if item.call is not None and item.call.call_type == client_calls.CUSTOM:
+                data = {"type": "response.custom_tool_call_input.delta", "delta": delta}
+            else:
+                data = {"type": "response.function_call_arguments.delta", "delta": delta}
+            return {**data, **self._where(item)}
+
+        return self._delta(item, 0, data, fragment)
 
     def _arguments_done(self, item: _Item) -> bytes:
         item.open_parts.clear()
