@@ -462,6 +462,19 @@ def sse_data(body: bytes) -> tuple[str, ...]:
     return tuple(e.data for e in (*decoder.feed(body), *decoder.close()))
 
 
+EVENT_TEXTS = 8192
+"""SSE event data texts whose parsed JSON is kept (`event_json`): more than the events of a long answer, so that
+reading one answer's events in order again finds each of them."""
+
+
+@functools.lru_cache(maxsize=EVENT_TEXTS)
+def event_json(data: str) -> Any:
+    """One SSE event's data parsed as JSON (raises `json.JSONDecodeError` on a text that is none), kept: the
+    answer spec, the raw fields and each protocol's wire rules read the same events of one answer (the same
+    `sse_data` strings, whose hash Python keeps), and parse each once between them. Readers only read the value."""
+    return json.loads(data)
+
+
 def answer_parts(body: bytes, *, media_type: str, status: int) -> tuple[AnswerPart, ...]:
     """An answer's raw body cut into its payloads' texts by its media type alone, none of them parsed: with
     `part_payloads`, what `answer_payloads` gives, for a caller that reads the same texts again and again (a
@@ -491,7 +504,7 @@ def part_payloads(how: str, text: str | bytes) -> tuple[tuple[AnswerKind, Any], 
     if how == "error":
         return (("error", json.loads(text)),)
     if how in ("sse", "socket"):
-        payload = json.loads(text)
+        payload = event_json(text) if isinstance(text, str) else json.loads(text)
         return ((_event_kind(payload, socket=how == "socket"), payload),)
     if how.startswith("frame "):
         return (("event", {how.removeprefix("frame "): json.loads(text) if text else {}}),)

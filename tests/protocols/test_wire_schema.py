@@ -25,6 +25,7 @@ from harness.protocols.wire_schema import (
     answer_findings,
     answer_parts,
     answer_payloads,
+    event_json,
     has_spec,
     part_payloads,
     request_findings,
@@ -379,6 +380,29 @@ def test_sse_data_is_what_iter_sse_reads(body: bytes) -> None:
         except FramingError:
             found = "framing error"
         assert found == _iter_sse_data(body)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON_VALUES.map(json.dumps) | st.text(max_size=12))
+def test_event_json_is_json_loads(text: str) -> None:
+    """The kept parse of an SSE event's data (`event_json`, shared by the answer spec, the raw fields and the wire
+    rules) is `json.loads`'s value, or the same error, asked once or twice (a second ask is the kept value)."""
+    try:
+        expected: Any = json.loads(text)
+    except json.JSONDecodeError as error:
+        expected = ("error", str(error))
+    for _ in range(2):
+        try:
+            found: Any = event_json(text)
+        except json.JSONDecodeError as error:
+            found = ("error", str(error))
+        assert json.dumps(found) == json.dumps(expected)  # by the text: NaN-free, but -0.0 == 0.0 is not enough
 
 
 def test_a_kind_outside_the_three_is_refused() -> None:

@@ -8,11 +8,21 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.backends import respond
 from harness.protocols import HttpRequest, registry
 from harness.record import RecordMode, Source, record_one
-from harness.record.scrub import find_secrets, folded_prefix, redact_text, rules, scrub_url
+from harness.record.scrub import (
+    NON_ASCII_FOLDS,
+    find_secrets,
+    folded_prefix,
+    leading_character,
+    redact_text,
+    rules,
+    scrub_url,
+)
 from harness.scenarios.loader import load_scenarios
 from tests.conftest import REPO
 
@@ -105,6 +115,51 @@ def test_a_folded_prefix_is_only_taken_where_every_match_begins_with_it() -> Non
     assert folded_prefix(re.compile(r"(?i)[]|]ab|cd")) == ""
     assert folded_prefix(re.compile(r"(?i)a(b|c)")) == "a"
     assert folded_prefix(re.compile(r"sk-[a-z]{20}")) == ""  # matched with its case: the regex has a fast start
+
+
+KEYS = st.sampled_from(rules().key_patterns).flatmap(lambda p: st.from_regex(p, fullmatch=True))
+"""A string of some key pattern's shape."""
+NOISE = st.text(max_size=12) | st.sampled_from(
+    ["sk-", "sk-ant-", "A", "AKIA", "ABSK", "AIza", "gsk_", "xai-", "bearer ", "BeArEr\t", "\u0130", "\u212a", "-", "x"]
+)
+"""Text around the keys: key starts without the rest, folds, token characters before a key, anything."""
+
+
+@given(st.lists(KEYS | NOISE, max_size=8).map("".join))
+def test_the_gated_scan_finds_what_a_scan_of_every_pattern_finds(text: str) -> None:
+    """`find_secrets` (a case-insensitive pattern skipped where its literal start is not, patterns sharing a first
+    character scanned by one gate first) finds the same keys, in the same order, as every pattern over the whole
+    text."""
+    assert find_secrets(text) == _scan_every_pattern(text)
+
+
+@given(KEYS, st.text(max_size=40), st.text(max_size=40))
+def test_a_key_planted_anywhere_is_found_and_redacted(key: str, before: str, after: str) -> None:
+    text = f"{before} {key} {after}"
+    assert key in find_secrets(text)
+    assert key not in redact_text(text)
+
+
+def test_only_the_named_ascii_letters_fold_to_a_non_ascii_character() -> None:
+    """`find_secrets` looks for a case-insensitive literal start in the UTF-8 bytes lower-cased, which finds a
+    non-ASCII character that matches an ASCII one only for the letters `NON_ASCII_FOLDS` names: every code point
+    is tried against every character a literal start may hold."""
+    ascii_chars = "abcdefghijklmnopqrstuvwxyz0123456789_=-"
+    any_of = re.compile(f"(?i)[{re.escape(ascii_chars)}]")
+    hits = [c for c in map(chr, range(0x80, 0x110000)) if any_of.fullmatch(c)]
+    met = {letter for c in hits for letter in ascii_chars if re.fullmatch(f"(?i){re.escape(letter)}", c)}
+    assert met == set(NON_ASCII_FOLDS), hits
+
+
+def test_patterns_sharing_a_first_character_are_gated_together() -> None:
+    assert leading_character(re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")) == "A"
+    assert leading_character(re.compile(r"(?:(?:ab|ac)|ad)z")) == "a"
+    assert leading_character(re.compile(r"ab*")) == "a"
+    for alone in [r"(?:AKIA|BSIA)x", r"(?:a|a)*x", r"a|b", r"a*b", r"(a)b", r"[ab]c", r"\w", r"(?:a|)b", r"(?i)ab"]:
+        assert leading_character(re.compile(alone)) == "", alone
+    gates = {p.pattern: g for p, g in zip(rules().key_patterns, rules().gates, strict=True)}
+    assert gates[r"ABSK[A-Za-z0-9+/=]{20,}"] is gates[r"AIza[0-9A-Za-z_\-]{35}"] is not None
+    assert gates[r"PLANTED-TEST-KEY-[A-Za-z0-9]+"] is None  # alone with its first character
 
 
 def test_url_credentials_are_only_looked_for_where_a_url_and_an_at_sign_both_are() -> None:

@@ -4,6 +4,7 @@ password of the `--sut` URL itself, is in any trace, summary, JUnit, HTML file o
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import urllib.request
@@ -12,10 +13,17 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.checks import LEAK
 from harness.record.scrub import mask, redact_text, without_userinfo
+from harness.runner.execute import without_secrets
 from harness.trace import read_trace_bytes
+from harness.trace.model import RunTrace, Wire
 from tests.cli.test_gate_failures import _sut_config, conformance
 from tests.faults.test_sut import _free_port, serve
+from tests.record.test_secrets import KEYS
 
 KEY = "sk-proj-" + "Zq7" * 12
 """A real-looking key that is not the planted one (the system under test's own, say)."""
@@ -95,3 +103,39 @@ def test_a_leaking_sut_is_flagged_and_nothing_written_holds_a_secret(tmp_path: P
         data = path.read_bytes()
         assert not [s for s in SECRETS if s.encode() in data], path
     assert not [s for s in SECRETS if s in result.stdout + result.stderr]
+
+
+PLANTED = "PLANTED-TEST-KEY-t0p"
+
+
+def _trace(frontend: str, error: str | None) -> RunTrace:
+    return RunTrace(
+        case_id="c",
+        role="translated",
+        scenario="s",
+        client="openai",
+        upstream="anthropic",
+        mode="translate",
+        stream=False,
+        wire=Wire(frontend=frontend),
+        error=error,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    (KEYS | st.just(PLANTED)).filter(lambda key: json.dumps(key) == f'"{key}"'),
+    st.text(max_size=30),
+    st.text(max_size=30),
+    st.booleans(),
+)
+def test_a_key_planted_anywhere_in_a_trace_is_flagged_and_masked(key: str, before: str, after: str, wire: bool) -> None:
+    """`without_secrets` (one scan of the whole trace's JSON, `find_secrets` with its gates) finds a key of every
+    shape, or the planted one, wherever in a trace it is, fails the run with `secret_leak`, and the trace it gives
+    holds the key nowhere. (A key JSON escapes, `Bearer\\t...` or `Bearer\\x85...`, is
+    not one the scan of the JSON text, or of each part's `json.dumps`, knows.)"""
+    text = f"{before} {key} {after}"
+    trace = _trace(text, None) if wire else _trace("", text)
+    clean = without_secrets(trace, PLANTED)
+    assert clean.status == "failed" and clean.checks[-1].name == LEAK and not clean.checks[-1].passed
+    assert key not in clean.model_dump_json()

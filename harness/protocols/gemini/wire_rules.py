@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from harness.protocols.facts import WireRule
-from harness.protocols.wire_schema import sse_data
+from harness.protocols.wire_schema import event_json, sse_data
 from harness.wire import FramingError, JSONArrayDecoder
 
 CORPUS = (
@@ -29,7 +29,7 @@ def _chunks(body: bytes) -> list[Any]:
         if body.lstrip()[:1] == b"[":
             decoder = JSONArrayDecoder()
             return [*decoder.feed(body), *decoder.close()]
-        return [json.loads(data) for data in sse_data(body) if data.strip()]
+        return [event_json(data) for data in sse_data(body) if data.strip()]
     except (FramingError, json.JSONDecodeError):
         return []
 

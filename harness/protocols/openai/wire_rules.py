@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.protocols.facts import WireRule
-from harness.protocols.wire_schema import sse_data
+from harness.protocols.wire_schema import event_json, sse_data
 from harness.wire import FramingError
 
 CHAT_REFERENCE = "https://platform.openai.com/docs/api-reference/chat/object"
@@ -61,7 +61,7 @@ def _chunks(body: bytes) -> tuple[tuple[int, dict[str, Any]], ...]:
         if data in ("", "[DONE]"):
             continue
         try:
-            chunk = json.loads(data)
+            chunk = event_json(data)
         except json.JSONDecodeError:
             continue
         if isinstance(chunk, dict) and not ("error" in chunk and "choices" not in chunk):

@@ -16,7 +16,7 @@ import functools
 import json
 
 from harness.protocols.facts import WireRule
-from harness.protocols.wire_schema import sse_data
+from harness.protocols.wire_schema import event_json, sse_data
 from harness.wire import FramingError
 
 CORPUS = "corpus openai_responses/stream-text.yaml, stream-function-call.yaml, stream-reasoning-summary.yaml"
@@ -38,7 +38,7 @@ def _events(body: bytes) -> tuple[dict[str, object], ...]:
     out = []
     for text in events:
         try:
-            data = json.loads(text)
+            data = event_json(text)
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict):
