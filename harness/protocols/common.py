@@ -133,21 +133,26 @@ def retry_after_headers(error: ir.IRError) -> dict[str, str]:
 
 
 _DECODER = json.JSONDecoder()
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-# The C encoder `_ENCODER.encode` builds on every call (with its options), built once; without the check for
-# circular values, which JSON read off a wire or built from the IR (pydantic refuses cycles) cannot hold: a cycle
-# raises RecursionError instead of ValueError. None on an interpreter without the C accelerator.
-_ENCODE: Callable[[Any, int], Any] | None = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
-)
-_SORTED_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-_ENCODE_SORTED: Callable[[Any, int], Any] | None = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(None, _SORTED_ENCODER.default, encode_basestring, None, ":", ",", True, False, True)
-)
+
+
+def _compact_encoder(*, sort_keys: bool) -> Callable[[Any], str]:
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)` by the C encoder that
+    `JSONEncoder.encode` builds on every call (with its options), built once; without the check for circular
+    values, which JSON read off a wire or built from the IR (pydantic refuses cycles) cannot hold: a cycle raises
+    RecursionError instead of ValueError. `JSONEncoder.encode` itself on an interpreter without the C accelerator."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    if c_make_encoder is None:
+        return encoder.encode
+    make = c_make_encoder(None, encoder.default, encode_basestring, None, ":", ",", sort_keys, False, True)
+
+    def encode(value: Any) -> str:
+        return "".join(make(value, 0))
+
+    return encode
+
+
+_COMPACT = _compact_encoder(sort_keys=False)
+_COMPACT_SORTED = _compact_encoder(sort_keys=True)
 
 
 def load_json(protocol: str, data: bytes | str, *, offset: int = 0, what: str = "body") -> Any:
@@ -198,9 +203,7 @@ def dump_json(value: Any) -> bytes:
 
 def dump_text(value: Any) -> str:
     """`dump_json` as text (what an SSE event's data holds), without encoding it to bytes and back."""
-    if _ENCODE is None:
-        return _ENCODER.encode(value)
-    return "".join(_ENCODE(value, 0))
+    return _COMPACT(value)
 
 
 dump_str: Callable[[str], str] = encode_basestring
@@ -263,9 +266,7 @@ def dump_sorted(value: Any) -> bytes:
     """`dump_json` with every object's keys sorted (how Bedrock writes its bodies and events): what `json.dumps`
     writes with `sort_keys=True`, by an encoder built once (`json.dumps` builds one per call, a third of the
     cost of a Bedrock stream frame)."""
-    if _ENCODE_SORTED is None:
-        return _SORTED_ENCODER.encode(value).encode("utf-8")
-    return "".join(_ENCODE_SORTED(value, 0)).encode("utf-8")
+    return _COMPACT_SORTED(value).encode("utf-8")
 
 
 def parse_arguments(raw: str) -> Any:
