@@ -105,11 +105,16 @@ class ResponsesStreamEncoder:
         return self._start(held) if held is not None else b""
 
     def _event(self, data: JSONDict) -> bytes:
+        number, padding = self._stamp(data.get("delta"))
+        return encode_sse(dump_text(self._numbered(data, number, padding)), event=data["type"])
+
+    def _stamp(self, delta: Any) -> tuple[int, str | None]:
+        """The next event's `sequence_number`, and its `obfuscation` padding when it is a delta being obfuscated."""
+        number = self._seq
         self._seq += 1
-        padding = None
-        if self._obfuscate and isinstance(data.get("delta"), str):
-            padding = obfuscation(data["delta"], f"{self._id}/{self._seq}")
-        return encode_sse(dump_text(self._numbered(data, self._seq - 1, padding)), event=data["type"])
+        if not self._obfuscate or not isinstance(delta, str):
+            return number, None
+        return number, obfuscation(delta, f"{self._id}/{self._seq}")
 
     def _numbered(self, data: JSONDict, sequence_number: Any, padding: Any) -> JSONDict:
         """An event's data with its `sequence_number` and `obfuscation` (when obfuscating a delta), in the API's
@@ -132,9 +137,7 @@ class ResponsesStreamEncoder:
         if found is None:
             return self._event(data(delta))
         template, event = found
-        self._seq += 1
-        padding = obfuscation(delta, f"{self._id}/{self._seq}") if self._obfuscate else None
-        return encode_sse(template.fill(delta, self._seq - 1, padding), event=event)
+        return encode_sse(template.fill(delta, *self._stamp(delta)), event=event)
 
     def _provider_event(self, event: ir.ProviderEvent) -> bytes:
         if not isinstance(event.data, dict):
@@ -305,12 +308,12 @@ class ResponsesStreamEncoder:
 
         def data(delta: str) -> JSONDict:
             if part in item.refusals:
-                data = {"type": "response.refusal.delta", "content_index": part, "delta": delta}
+                head = {"type": "response.refusal.delta", "content_index": part, "delta": delta}
             elif item.kind == "message":
-                data = {"type": "response.output_text.delta", "content_index": part, "delta": delta, "logprobs": []}
+                head = {"type": "response.output_text.delta", "content_index": part, "delta": delta, "logprobs": []}
             else:
-                data = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": delta}
-            return {**data, **self._where(item)}
+                head = {"type": "response.reasoning_summary_text.delta", "summary_index": part, "delta": delta}
+            return {**head, **self._where(item)}
 
         return self._delta(item, part, data, text)
 
@@ -350,10 +353,10 @@ class ResponsesStreamEncoder:
 
         def data(delta: str) -> JSONDict:
             if item.call is not None and item.call.call_type == client_calls.CUSTOM:
-                data = {"type": "response.custom_tool_call_input.delta", "delta": delta}
+                head = {"type": "response.custom_tool_call_input.delta", "delta": delta}
             else:
-                data = {"type": "response.function_call_arguments.delta", "delta": delta}
-            return {**data, **self._where(item)}
+                head = {"type": "response.function_call_arguments.delta", "delta": delta}
+            return {**head, **self._where(item)}
 
         return self._delta(item, 0, data, fragment)
 
