@@ -23,6 +23,7 @@ TOML layout::
     upstream = "openai-main"       # a named upstream, or inline protocol/base_url/api_key_env keys
     upstream_model = "gpt-4o-mini" # optional: defaults to the frontend name
     hooks = "identity"             # optional: named translate hooks (fault-injection seam)
+    listed = true                  # optional: false leaves the model out of model listings (still served)
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class ModelRoute:
     """Model name sent upstream."""
     hooks: str = "identity"
     """Name of the translate hooks to apply (see `harness.proxy.models.TranslateHooks`)."""
+    listed: bool = True
+    """Whether the model lists (`GET /v1/models` and the like) name it; an unlisted model is served all the same,
+    and `GET /v1/models/{id}` still answers for it, as gateways treat their hidden aliases."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,7 @@ def suggest(name: str, known: Iterable[str]) -> str:
 
 
 _UPSTREAM_KEYS = {"protocol", "base_url", "api_key_env", "connect_timeout", "read_timeout"}
-_MODEL_KEYS = {"mode", "upstream", "upstream_model", "hooks"}
+_MODEL_KEYS = {"mode", "upstream", "upstream_model", "hooks", "listed"}
 
 
 class _Reader:
@@ -204,6 +208,12 @@ class _Reader:
         if not isinstance(value, str) or not value:
             problem = "missing" if key not in table else f"expected a non-empty string, got {value!r}"
             raise self.fail(f"{where}.{key}", problem)
+        return value
+
+    def boolean(self, table: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(f"{where}.{key}", f"expected true or false, got {value!r}")
         return value
 
     def integer(
@@ -275,4 +285,5 @@ class _Reader:
             upstream=upstream,
             upstream_model=self.string(table, "upstream_model", where, name),
             hooks=self.string(table, "hooks", where, "identity"),
+            listed=self.boolean(table, "listed", where, True),
         )

@@ -57,9 +57,9 @@ def model_entry(shape: str, route: ModelRoute) -> dict[str, Any]:
 
 
 def model_list(shape: str, config: ProxyConfig) -> dict[str, Any]:
-    """Every configured frontend model in the given protocol's list shape."""
+    """Every listed frontend model of the config (`ModelRoute.listed`) in the given protocol's list shape."""
     listing = listings()[shape]
-    return listing.envelope([listing.entry(_listed(route)) for route in config.models])
+    return listing.envelope([listing.entry(_listed(route)) for route in config.models if route.listed])
 
 
 def estimate_tokens(body: Any) -> int:

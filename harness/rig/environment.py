@@ -49,6 +49,7 @@ def proxy_config(
 ) -> ProxyConfig:
     """A proxy config with a pass-through and a translate route per (scenario, backend) (`route_table`), each
     upstream at `<upstream_base>/<backend>/_s/<scenario>` with the backend's realistic model (`models` overrides).
+    Its model listings name only the routes the table lists (`RouteSpec.listed`).
 
     Every upstream holds the planted key (`CONFORMANCE_PLANTED_KEY`, in the shape its protocol's keys take), so a
     proxy that leaks its key is caught.
@@ -68,7 +69,12 @@ def proxy_config(
         )
         routes.append(
             ModelRoute(
-                name=r.name, mode=r.mode, upstream=upstream, upstream_model=r.upstream_model, hooks=HOOKS[r.mode]
+                name=r.name,
+                mode=r.mode,
+                upstream=upstream,
+                upstream_model=r.upstream_model,
+                hooks=HOOKS[r.mode],
+                listed=r.listed,
             )
         )
     return ProxyConfig(models=tuple(routes), source="<conformance run>")

@@ -36,6 +36,12 @@ class RouteSpec:
     listed-only model, which is never called)."""
     scenario: str | None = None
     """The scenario the route serves (None: a name listed for a models-list scenario only)."""
+    listed: bool = True
+    """Whether a model listing must name it: a models-list scenario's routes and the names it expects. The other
+    routes are served all the same; the built-in proxy leaves them out of its listings
+    (`proxy.config.ModelRoute.listed`), so that what a models-list case reads is the same whichever scenarios
+    run beside it, and does not grow with the matrix (a full matrix's 2,200 routes made each listing call about
+    40 times dearer than a one-scenario run's)."""
 
     def upstream_base(self, replay_url: str) -> str:
         """The upstream base URL under the replay server's root URL (the codec's request paths follow it)."""
@@ -76,10 +82,19 @@ def route_table(
 ) -> list[RouteSpec]:
     """A route per (scenario, backend, mode), then a pass-through route on the first backend for each listed
     model name no route has (a models-list scenario checks that the proxy lists its configured models).
-    `models` overrides the upstream model of some backends (`upstream_models`)."""
+    `models` overrides the upstream model of some backends (`upstream_models`). Only a models-list scenario's
+    routes and those names are `listed`."""
     chosen = upstream_models(backends, models)
     out = [
-        RouteSpec(route_name(s.id, b, mode), mode, b, chosen[b], f"/{b}{scenario_path(s.id)}", s.id)
+        RouteSpec(
+            route_name(s.id, b, mode),
+            mode,
+            b,
+            chosen[b],
+            f"/{b}{scenario_path(s.id)}",
+            s.id,
+            listed=s.kind == "models_list",
+        )
         for s in scenarios
         for b in backends
         for mode in modes

@@ -63,6 +63,16 @@ def test_valid_config_loads_with_defaults_and_inline_upstreams(tmp_path: Path) -
         str(tmp_path / "proxy.toml"),
     )
     assert config.route("unknown") is None
+    assert all(m.listed for m in config.models)  # listed unless the config says otherwise
+
+
+def test_a_model_can_be_left_out_of_the_listings(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, VALID.replace('hooks = "identity"', 'hooks = "identity"\nlisted = false')))
+    assert [(m.name, m.listed) for m in config.models] == [
+        ("claude-sonnet-4-0", True),
+        ("gpt-4o-mini", True),
+        ("local-llama", False),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -105,6 +115,11 @@ def test_valid_config_loads_with_defaults_and_inline_upstreams(tmp_path: Path) -
         ("[upstreams.u]\nprotocol='openai'\nbase_url='http://x'\n", "models", "missing table"),
         ("models = 3\n", "models", "expected a table"),
         ("[models]\n", "models", "at least one model"),
+        (
+            "[models.m]\nmode='translate'\nprotocol='openai'\nbase_url='http://x'\nlisted='no'\n",
+            "models.m.listed",
+            "expected true or false, got 'no'",
+        ),
         ("[extra]\n[models.m]\nmode='translate'\nprotocol='openai'\nbase_url='http://x'\n", "extra", "unknown key"),
     ],
 )

@@ -3,6 +3,7 @@ transport failures, and secrets kept out of responses, diagnostics, the tap and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 
@@ -47,6 +48,23 @@ async def test_model_lists_in_each_protocols_shape() -> None:
     assert one == {"id": "gpt-4o-mini", "object": "model", "created": 0, "owned_by": "conformance-proxy"}
     assert missing.status_code == 404
     assert missing.json()["error"]["type"] == "not_found_error"
+
+
+async def test_an_unlisted_model_is_left_out_of_every_listing_and_still_served() -> None:
+    hidden = dataclasses.replace(MODELS.models[1], listed=False)
+    config = dataclasses.replace(MODELS, models=(MODELS.models[0], hidden))
+    async with proxy(config, httpx2.MockTransport(refuse)) as p:
+        openai = (await p.client.get("/v1/models", headers={"authorization": "Bearer x"})).json()
+        anthropic = (await p.client.get("/v1/models", headers=ANTHROPIC_HEADERS)).json()
+        gemini = (await p.client.get("/v1beta/models")).json()
+        ollama = (await p.client.get("/api/tags")).json()
+        one = (await p.client.get("/v1/models/gpt-4o-mini")).json()
+    assert [m["id"] for m in openai["data"]] == ["claude-sonnet-4-0"]
+    assert [m["id"] for m in anthropic["data"]] == ["claude-sonnet-4-0"]
+    assert anthropic["last_id"] == "claude-sonnet-4-0"
+    assert [m["name"] for m in gemini["models"]] == ["models/claude-sonnet-4-0"]
+    assert [m["name"] for m in ollama["models"]] == ["claude-sonnet-4-0"]
+    assert one["id"] == "gpt-4o-mini"  # asked by name, it is there
 
 
 async def test_unknown_model_is_the_frontends_native_404() -> None:
