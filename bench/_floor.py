@@ -19,6 +19,7 @@ from harness.record import Replayer
 from harness.rig import Environment
 from harness.runner.engine import Engine
 from harness.scenarios.model import Scenario
+from harness.trace import Run
 
 FLOOR_BASE = "http://floor.local"
 """The base URL the floor's SDK clients are given (their mock transport answers every request)."""
@@ -85,6 +86,8 @@ class FloorCall:
     request: ir.Request | None
     stream: bool
     reply: Reply
+    run: Run
+    """The planned run the call stands for."""
     frames: Frames | None = None
     """A WebSocket-mode run's answer: the reply as the frames the proxy would send (None: an HTTP run)."""
 
@@ -186,5 +189,5 @@ def prepare_floor(runner: Engine) -> Floor:
         request = None if listing else scenario.request_for(run.route, stream=run.stream)
         reply = replies[answer_key]
         frames = frames_of(run.client, reply.status, reply.headers, reply.chunks) if run.transport == "ws" else None
-        calls.append(FloorCall(run.client, scenario, request, run.stream, reply, frames))
+        calls.append(FloorCall(run.client, scenario, request, run.stream, reply, run, frames))
     return Floor(calls)

@@ -16,6 +16,10 @@ Figures are ratios from the same run, contenders interleaved round by round, bes
     (one TLS context per process, `harness.drivers.base.shared_tls_context`). A WebSocket-mode run's floor is the
     same `run_socket` call against a canned WebSocket server on a loopback port serving the same recording as
     frames (`bench/_socket_floor.py`: the SDK's WebSocket mode needs a real socket).
+  - SDK and proxy (`bench/_proxy_floor.py`): the floor's calls made through the built-in proxy as the runner
+    serves it (in process, each run's own route, the backend's recording replayed upstream, the tap), and nothing
+    else of the harness. harness/(SDK + proxy) is what the harness adds around its system under test; (SDK +
+    proxy)/floor is what that proxy costs, which the SDK floor leaves out.
 - `main`: the README's main command, `conformance run` (traces and reports written) as a subprocess on the whole
   matrix, at -j 1, 2, ... up to the cores available: wall time, the speed-up of each worker count over -j 1,
   and the size of the report folder.
@@ -46,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._floor import prepare_floor
+from bench._proxy_floor import prepare_proxy_floor
 from bench._timing import Timing, interleaved_best
 from harness import drivers
 from harness.runner.engine import Engine, default_jobs
@@ -124,14 +129,18 @@ class Measured:
     cases: int
     harness: Timing
     floor: Timing
+    proxy: Timing
+    """The SDK-and-proxy floor."""
     counts: dict[str, int]
     """The harness's verdict counts."""
 
-    def ratio(self, *, cpu: bool = False) -> float:
-        """Harness time over floor time (wall clock, or CPU time)."""
+    def ratio(self, *, cpu: bool = False, over: str = "floor") -> float:
+        """Harness time over the floor's time, or over the SDK-and-proxy floor's (`over="proxy"`) (wall clock, or
+        CPU time)."""
+        base = self.proxy if over == "proxy" else self.floor
         if cpu:
-            return self.harness.cpu_ns / max(self.floor.cpu_ns, 1)
-        return self.harness.best_ns / max(self.floor.best_ns, 1)
+            return self.harness.cpu_ns / max(base.cpu_ns, 1)
+        return self.harness.best_ns / max(base.best_ns, 1)
 
 
 def measure(options: MatrixOptions, rounds: int) -> Measured:
@@ -140,30 +149,46 @@ def measure(options: MatrixOptions, rounds: int) -> Measured:
     floor = prepare_floor(runner)
     if not floor.calls:
         raise SystemExit(f"nothing to measure: the selection has no runs ({options.only or 'all'})")
+    proxied = prepare_proxy_floor(runner, floor)
     counts: dict[str, int] = {}
 
     def harness() -> int:
         counts.update(harness_run(options, 1))
         return sum(counts.values())
 
+    contenders = {"harness -j1": harness, "floor -j1": floor.run, "sdk+proxy -j1": proxied.run}
     try:
-        timings = interleaved_best({"harness -j1": harness, "floor -j1": floor.run}, rounds=rounds)
+        timings = interleaved_best(contenders, rounds=rounds)
     finally:
         floor.close()
-    if timings["floor -j1"].result != len(floor.calls):
-        raise SystemExit("floor: some SDK calls returned nothing")
-    return Measured(len(floor.calls), len(runner.cases), timings["harness -j1"], timings["floor -j1"], counts)
+        proxied.close()
+    for name in ("floor -j1", "sdk+proxy -j1"):
+        if timings[name].result != len(floor.calls):
+            raise SystemExit(f"{name.split()[0]}: some SDK calls returned nothing")
+    return Measured(
+        len(floor.calls),
+        len(runner.cases),
+        timings["harness -j1"],
+        timings["floor -j1"],
+        timings["sdk+proxy -j1"],
+        counts,
+    )
 
 
 def print_timings(title: str, measured: Measured) -> None:
     """The wall and CPU times of both contenders and the harness/floor ratios."""
     verdicts = ", ".join(f"{k} {v}" for k, v in measured.counts.items() if v)
     print(f"\n{title}: {measured.cases} cases ({verdicts}), {measured.runs} distinct SDK runs")
-    print(f"{'contender':<12} {'wall s':>8} {'ms/run':>7} {'cpu s':>7}")
-    for name, timing in (("harness -j1", measured.harness), ("floor -j1", measured.floor)):
-        print(f"{name:<12} {timing.seconds:>8.2f} {timing.per(measured.runs) / 1000:>7.2f} {timing.cpu_ns / 1e9:>7.2f}")
+    print(f"{'contender':<14} {'wall s':>8} {'ms/run':>7} {'cpu s':>7}")
+    contenders = (("harness -j1", measured.harness), ("floor -j1", measured.floor), ("sdk+proxy -j1", measured.proxy))
+    for name, timing in contenders:
+        print(f"{name:<14} {timing.seconds:>8.2f} {timing.per(measured.runs) / 1000:>7.2f} {timing.cpu_ns / 1e9:>7.2f}")
     wall, cpu = measured.ratio(), measured.ratio(cpu=True)
     print(f"harness/floor -j1: {wall:.2f}x wall, {cpu:.2f}x CPU (target <= 1.5x, issue 27)")
+    proxy = measured.proxy.best_ns / max(measured.floor.best_ns, 1)
+    around = measured.ratio(over="proxy")
+    print(f"sdk+proxy/floor -j1: {proxy:.2f}x wall (the built-in proxy, which the floor leaves out)")
+    print(f"harness/(sdk+proxy) -j1: {around:.2f}x wall, {measured.ratio(cpu=True, over='proxy'):.2f}x CPU")
 
 
 # --- the main job ----------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 import bench.__main__ as bench_main
-from bench import _floor, _timing, bench_codecs, bench_diff, bench_eventstream, bench_matrix, bench_sse
+from bench import _floor, _proxy_floor, _timing, bench_codecs, bench_diff, bench_eventstream, bench_matrix, bench_sse
 from harness import ir
 from harness.diff import compare
 from harness.protocols import registry
@@ -325,6 +325,39 @@ def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_prox
     assert [c.name for c in calls if isinstance(c, ir.ToolCallPart)] == ["get_weather", "get_weather"]
 
 
+def test_bench_matrix_proxy_floor_makes_the_floors_calls_through_the_built_in_proxy() -> None:
+    """The SDK-and-proxy floor answers every call of the floor, and a translated run reads what the harness's run
+    reads: the proxy's translation of the backend's recording, not the client's own recording."""
+    options = MatrixOptions(
+        scenarios=REPO / "scenarios",
+        cassettes=REPO / "cassettes",
+        frontends=["openai"],
+        backends=["anthropic"],
+        only=["tool-call-parallel", "models-list"],
+        write_traces=False,
+    )
+    runner = Engine(options)
+    floor = _floor.prepare_floor(runner)
+    proxied = _proxy_floor.prepare_proxy_floor(runner, floor)
+    try:
+        assert [c.run for c in proxied.calls] == runner.planned_runs()
+        key = Run("translated", "openai", "anthropic", "tool-call-parallel", True)
+        through = proxied.run_one(proxied.calls[runner.planned_runs().index(key)])
+        assert proxied.run() == len(floor.calls) == 9
+    finally:
+        proxied.close()
+    cases = runner.case_runner()
+    try:
+        cases.run_case(next(c for c in runner.cases if c.stream and c.scenario == "tool-call-parallel"))
+    finally:
+        cases.close()
+    harnessed = cases.traces[key]
+    assert isinstance(harnessed, RunTrace) and through.events is not None
+    assert through.events == harnessed.sdk.events
+    calls = accumulate(through.events).response.content
+    assert [c.name for c in calls if isinstance(c, ir.ToolCallPart)] == ["get_weather", "get_weather"]
+
+
 def test_bench_matrix_buckets_name_where_time_goes() -> None:
     assert bench_matrix.bucket_of("~", "<method 'load_verify_locations' of '_ssl._SSLContext' objects>") == (
         "TLS contexts (SDK client construction)"
@@ -349,8 +382,9 @@ def test_bench_matrix_tiny_run_prints_the_floor_ratio_and_a_profile(
     output = capsys.readouterr().out
     lines = output.splitlines()
     assert lines[2] == "default subset: 2 cases (pass 2), 6 distinct SDK runs"  # three runs per case, by role
-    assert [line.split()[:2] for line in lines[4:6]] == [["harness", "-j1"], ["floor", "-j1"]]
-    assert lines[6].startswith("harness/floor -j1: ")
+    assert [line.split()[:2] for line in lines[4:7]] == [["harness", "-j1"], ["floor", "-j1"], ["sdk+proxy", "-j1"]]
+    assert lines[7].startswith("harness/floor -j1: ")
+    assert lines[8].startswith("sdk+proxy/floor -j1: ") and lines[9].startswith("harness/(sdk+proxy) -j1: ")
     assert "profile of one harness -j1 run:" in output and "-- own time per run by bucket (ms)" in output
     assert "harness/proxy" in output and "harness/diff" in output
 
