@@ -28,10 +28,14 @@ of failing cases (`<id>: <count> x <verdict>: <cause>[: <reason>] (e.g. <case>)`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from harness.checks import explain
-from harness.report.groups import CaseGroup, failing, groups_of
-from harness.report.model import FileWriter, MatrixReport, failed_checks, json_value
+from harness.diff import Compared
+from harness.report.groups import CaseGroup, failing, groups_of, settled
+from harness.report.model import FileWriter, MatrixReport, failed_checks, json_value, parse_ready, ready_part
+from harness.runner.run_events import MatrixStarted, RunnerEvent, UnitDone, UnitWork
 from harness.trace.model import CaseResult, Verdict
 
 # XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
@@ -155,14 +159,25 @@ def _testcase(case: CaseResult, strict: bool, groups: list[CaseGroup]) -> tuple[
     return "\n".join(lines), tag
 
 
-def render_junit(report: MatrixReport) -> str:
-    """The JUnit XML document of a finished run."""
+def unit_testcases(cases: Sequence[CaseResult], judged: Mapping[str, Compared] | None = None) -> str:
+    """The `<testcase>` texts of a unit's settled cases (`model.ready_part`), made where the unit was judged."""
+    return ready_part((case.case_id, _testcase(case, False, [])[0]) for case in cases if settled(case))
+
+
+def render_junit(report: MatrixReport, ready: Mapping[str, str] | None = None) -> str:
+    """The JUnit XML document of a finished run (`ready`: `<testcase>` texts of settled cases made already, by case
+    id; the others are written here)."""
     groups = failing(report.cases)
     group_of = groups_of(groups)
     tally = {"failure": 0, "skipped": 0, "error": 0}
     cases = []
+    made = ready or {}
     for case in report.cases:
-        text, tag = _testcase(case, report.strict, group_of.get(case.case_id, []))
+        text = made.get(case.case_id)
+        if text is not None and settled(case):
+            tag = None if case.verdict is Verdict.PASS else "skipped"
+        else:
+            text, tag = _testcase(case, report.strict, group_of.get(case.case_id, []))
         cases.append(text)
         if tag is not None:
             tally[tag] += 1
@@ -191,10 +206,27 @@ def render_junit(report: MatrixReport) -> str:
 
 
 class JUnitWriter(FileWriter):
-    """Writes `junit.xml`."""
+    """Writes `junit.xml`. The `<testcase>` of each settled case (most of a run) is written where its unit was
+    judged (`unit_work`, in the worker processes of a parallel run), so little is left to the end of the run."""
 
     file_name = "junit.xml"
 
+    def __init__(self, out_dir: Path) -> None:
+        super().__init__(out_dir)
+        self._ready: dict[str, str] = {}
+
+    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
+        """The `<testcase>` texts of each unit's settled cases."""
+        return "junit", unit_testcases
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Keep each unit's ready texts; the rest as every file writer does."""
+        if isinstance(event, UnitDone) and "junit" in event.parts:
+            self._ready.update(parse_ready(event.parts["junit"]))
+        elif isinstance(event, MatrixStarted):
+            self._ready = {}
+        super().handle(event)
+
     def render(self, report: MatrixReport) -> str:
         """The JUnit XML text."""
-        return render_junit(report)
+        return render_junit(report, self._ready)

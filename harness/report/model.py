@@ -218,6 +218,19 @@ def _plan_order(case_ids: Sequence[str], cases: list[CaseResult]) -> list[CaseRe
     return sorted(cases, key=lambda c: rank.get(c.case_id, len(rank)))
 
 
+def ready_part(entries: Iterable[tuple[str, str]]) -> str:
+    """A `UnitDone` part holding text made for each of some cases: case id and text, each followed by a NUL (no
+    case id holds one, and the texts that travel so escape theirs). A string, as unit work parts are, and compact to
+    send back from a worker: one string to pickle, not thousands."""
+    return "".join(f"{case_id}\0{text}\0" for case_id, text in entries)
+
+
+def parse_ready(part: str) -> dict[str, str]:
+    """The texts of a `ready_part`, by case id."""
+    fields = part.split("\0")
+    return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
+
+
 def first_path(case: CaseResult) -> str | None:
     """The path of the case's first divergence, if it has one."""
     return case.first_divergence.path if case.first_divergence is not None else None
