@@ -10,6 +10,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, eq
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -184,9 +185,9 @@ class Collector:
         report = MatrixReport(
             run_id=event.run_id,
             sut=started.sut,
-            frontends=_merge_order(started.frontends, (c.frontend for c in self._cases)),
-            backends=_merge_order(started.backends, (c.backend for c in self._cases)),
-            scenarios=_merge_order(started.scenarios, (c.scenario for c in self._cases)),
+            frontends=_merge_order(started.frontends, map(attrgetter("frontend"), self._cases)),
+            backends=_merge_order(started.backends, map(attrgetter("backend"), self._cases)),
+            scenarios=_merge_order(started.scenarios, map(attrgetter("scenario"), self._cases)),
             cases=_plan_order(started.case_ids, self._cases),
             duration_s=event.duration_s,
             exit_code=event.exit_code,
@@ -213,7 +214,10 @@ class Collector:
 
 def _plan_order(case_ids: Sequence[str], cases: list[CaseResult]) -> list[CaseResult]:
     # Cases may arrive in the order they finish (worker processes); reports list them in the plan's order, and a
-    # case the plan did not announce after those, as it came.
+    # case the plan did not announce after those, as it came. The runner sends them in plan order: that is checked
+    # at C speed, and only a different order is sorted.
+    if len(cases) == len(case_ids) and all(map(eq, map(attrgetter("case_id"), cases), case_ids)):
+        return list(cases)
     rank = {case_id: i for i, case_id in enumerate(case_ids)}
     return sorted(cases, key=lambda c: rank.get(c.case_id, len(rank)))
 

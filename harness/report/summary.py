@@ -5,9 +5,8 @@ Its JSON Schema ships next to this module (`summary.schema.json`); the writer va
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -46,30 +45,37 @@ def validate_summary(data: dict[str, Any]) -> None:
 
     A full matrix's summary lists some 14,000 cases, and `jsonschema` takes a second over them; most entries differ
     from another only in the text of their strings, which the schema does not constrain. So each case entry is
-    checked against the schema once per shape (`_shape`: its keys, the JSON type of each value, the verdict, the
+    checked against the schema once per shape (`entry_shape`: its keys, the JSON type of each value, the verdict, the
     sign of its duration, the item types of its lists); an entry with deviations is always checked."""
     cases = data.get("cases")
     if not isinstance(cases, list):
         _raise_first(_validator().iter_errors(data), "")
         return
     _raise_first(_validator().iter_errors({**data, "cases": []}), "")
-    _validate_entries((entry_shape(case), functools.partial(_given, case)) for case in cases)
+    check = _EntryCheck()
+    for number, case in enumerate(cases):
+        shape = entry_shape(case)
+        if check.wanted(shape):
+            check(number, shape, case)
 
 
-def _validate_entries(entries: Iterable[tuple[str | None, Callable[[], Any]]]) -> None:
-    """Check each case entry, given as its shape (`entry_shape`) and how to get it, once per shape."""
-    validator = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
-    seen: set[str] = set()
-    for number, (shape, entry) in enumerate(entries):
-        if shape is None or shape not in seen:
-            _raise_first(validator.iter_errors(entry()), f"cases/{number}")
-            if shape is not None:
-                seen.add(shape)
+class _EntryCheck:
+    """Checks case entries against the schema's entry once per shape (`entry_shape`); whoever holds an entry asks
+    first whether its shape is `wanted`, so a line written already is parsed back only then."""
 
+    def __init__(self) -> None:
+        self._validator = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
+        self._seen: set[str] = set()
 
-def _given(entry: Any) -> Any:
-    """`entry` itself (for `_validate_entries`, an entry that is at hand)."""
-    return entry
+    def wanted(self, shape: str | None) -> bool:
+        """Whether an entry of this shape is still to be checked."""
+        return shape is None or shape not in self._seen
+
+    def __call__(self, number: int, shape: str | None, entry: Any) -> None:
+        """Check entry `number` of the `cases` list; raise ReportError when it does not match."""
+        _raise_first(self._validator.iter_errors(entry), f"cases/{number}")
+        if shape is not None:
+            self._seen.add(shape)
 
 
 def _raise_first(errors: Any, prefix: str) -> None:
@@ -232,19 +238,21 @@ def render_summary(report: MatrixReport, ready: Mapping[str, str] | None = None)
     head = _head(report, groups)
     _raise_first(_validator().iter_errors({**head, "cases": []}), "")
     group_of = _group_ids(groups)
-    entries: list[tuple[str | None, Callable[[], Any]]] = []
+    check = _EntryCheck()
     lines = []
-    for case in report.cases:
+    for number, case in enumerate(report.cases):
         text = made.get(case.case_id)
         if text is not None and settled(case):
-            shape, line = text.split("\n", 1)
-            entries.append((shape, functools.partial(json.loads, line)))
+            written, line = text.split("\n", 1)
+            if check.wanted(written):
+                check(number, written, json.loads(line))
         else:
             entry = case_entry(case, group_of.get(case.case_id, []))
             line = _line(entry)
-            entries.append((entry_shape(entry), functools.partial(_given, entry)))
+            shape = entry_shape(entry)
+            if check.wanted(shape):
+                check(number, shape, entry)
         lines.append(line)
-    _validate_entries(entries)
     return _document(json.dumps(head, indent=2, ensure_ascii=False), lines)
 
 
