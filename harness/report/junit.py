@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from harness.checks import explain
 from harness.diff import Compared
 from harness.report.groups import CaseGroup, failing, groups_of, settled
-from harness.report.model import FileWriter, MatrixReport, failed_checks, json_value, parse_ready, ready_part
-from harness.runner.run_events import MatrixStarted, RunnerEvent, UnitDone, UnitWork
+from harness.report.model import MatrixReport, ReadyTextWriter, failed_checks, json_value, ready_part
+from harness.runner.run_events import UnitWork
 from harness.trace.model import CaseResult, Verdict
 
 # XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
@@ -205,28 +204,18 @@ def render_junit(report: MatrixReport, ready: Mapping[str, str] | None = None) -
     return "\n".join(lines) + "\n"
 
 
-class JUnitWriter(FileWriter):
+class JUnitWriter(ReadyTextWriter):
     """Writes `junit.xml`. The `<testcase>` of each settled case (most of a run) is written where its unit was
     judged (`unit_work`, in the worker processes of a parallel run), so little is left to the end of the run."""
 
     file_name = "junit.xml"
 
-    def __init__(self, out_dir: Path) -> None:
-        super().__init__(out_dir)
-        self._ready: dict[str, str] = {}
+    key = "junit"
 
-    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
-        """The `<testcase>` texts of each unit's settled cases."""
-        return "junit", unit_testcases
-
-    def handle(self, event: RunnerEvent) -> None:
-        """Keep each unit's ready texts; the rest as every file writer does."""
-        if isinstance(event, UnitDone) and "junit" in event.parts:
-            self._ready.update(parse_ready(event.parts["junit"]))
-        elif isinstance(event, MatrixStarted):
-            self._ready = {}
-        super().handle(event)
+    def texts(self) -> UnitWork:
+        """`unit_testcases`."""
+        return unit_testcases
 
     def render(self, report: MatrixReport) -> str:
         """The JUnit XML text."""
-        return render_junit(report, self._ready)
+        return render_junit(report, self.ready)

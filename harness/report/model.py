@@ -22,6 +22,7 @@ from harness.runner.run_events import (
     RunnerEvent,
     Shard,
     UnitDone,
+    UnitWork,
 )
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
@@ -278,3 +279,32 @@ class FileWriter(ABC):
     @abstractmethod
     def render(self, report: MatrixReport) -> str:
         """The file's content for a finished run."""
+
+
+class ReadyTextWriter(FileWriter):
+    """A file writer that has a text made for each settled case (`groups.settled`) where its unit was judged
+    (`unit_work`, in the worker processes of a parallel run): it keeps them, by case id, for its render."""
+
+    key: ClassVar[str]
+    """Its unit work's key in `UnitDone.parts`."""
+
+    def __init__(self, out_dir: Path) -> None:
+        """Write into `out_dir`, with no text made yet."""
+        super().__init__(out_dir)
+        self.ready: dict[str, str] = {}
+
+    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
+        """The texts of each unit's settled cases."""
+        return self.key, self.texts()
+
+    @abstractmethod
+    def texts(self) -> UnitWork:
+        """Its unit work: the texts of a unit's settled cases, as a `ready_part` (a module-level function)."""
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Keep each unit's ready texts; the rest as every file writer does."""
+        if isinstance(event, UnitDone) and self.key in event.parts:
+            self.ready.update(parse_ready(event.parts[self.key]))
+        elif isinstance(event, MatrixStarted):
+            self.ready = {}
+        super().handle(event)

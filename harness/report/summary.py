@@ -9,7 +9,6 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -17,8 +16,8 @@ import jsonschema
 from harness.diff import Compared
 from harness.report.commands import rerun_command
 from harness.report.groups import CaseGroup, failing, groups_of, settled
-from harness.report.model import FileWriter, MatrixReport, ReportError, first_path, parse_ready, ready_part
-from harness.runner.run_events import MatrixStarted, RunnerEvent, UnitDone, UnitWork
+from harness.report.model import MatrixReport, ReadyTextWriter, ReportError, first_path, ready_part
+from harness.runner.run_events import UnitWork
 from harness.trace.model import CaseResult
 from harness.trace.pack import trace_file
 
@@ -203,30 +202,20 @@ def _head(report: MatrixReport, groups: list[CaseGroup]) -> dict[str, Any]:
     }
 
 
-class SummaryWriter(FileWriter):
+class SummaryWriter(ReadyTextWriter):
     """Writes `summary.json`, validated against its schema."""
 
     file_name = "summary.json"
 
-    def __init__(self, out_dir: Path) -> None:
-        super().__init__(out_dir)
-        self._ready: dict[str, str] = {}
+    key = "summary"
 
-    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
-        """The lines of each unit's settled cases."""
-        return "summary", unit_entries
-
-    def handle(self, event: RunnerEvent) -> None:
-        """Keep each unit's ready lines; the rest as every file writer does."""
-        if isinstance(event, UnitDone) and "summary" in event.parts:
-            self._ready.update(parse_ready(event.parts["summary"]))
-        elif isinstance(event, MatrixStarted):
-            self._ready = {}
-        super().handle(event)
+    def texts(self) -> UnitWork:
+        """`unit_entries`."""
+        return unit_entries
 
     def render(self, report: MatrixReport) -> str:
         """The summary as JSON text, validated."""
-        return render_summary(report, self._ready)
+        return render_summary(report, self.ready)
 
 
 def render_summary(report: MatrixReport, ready: Mapping[str, str] | None = None) -> str:

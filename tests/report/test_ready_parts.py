@@ -13,7 +13,7 @@ from harness.report.groups import settled
 from harness.report.junit import render_junit, unit_testcases
 from harness.report.model import Collector, MatrixReport, parse_ready, ready_part
 from harness.report.summary import render_summary, summary_text, unit_entries
-from harness.runner.run_events import MatrixFinished, MatrixStarted, RunnerEvent, UnitDone, UnitWriter
+from harness.runner.run_events import MatrixFinished, MatrixStarted, RunnerEvent, UnitDone, UnitWork, UnitWriter
 from harness.trace import CaseResult
 from harness.trace.model import Deviation
 from tests.report.factory import case, known_bug, sample_cases, sample_events, text_bug
@@ -57,12 +57,15 @@ def _units(cases: list[CaseResult]) -> list[list[CaseResult]]:
     return list(units.values())
 
 
+def _ready(report: MatrixReport, work: UnitWork) -> dict[str, str]:
+    """What `work` made of each unit of the report's cases, by case id."""
+    return {case_id: text for unit in _units(report.cases) for case_id, text in parse_ready(work(unit, {})).items()}
+
+
 @pytest.mark.parametrize("strict", [False, True])
 def test_junit_with_ready_testcases_is_the_whole_render(strict: bool) -> None:
     report = _report(_cases(), strict)
-    ready: dict[str, str] = {}
-    for unit in _units(report.cases):
-        ready |= parse_ready(unit_testcases(unit))
+    ready = _ready(report, unit_testcases)
     assert set(ready) == {c.case_id for c in report.cases if settled(c)}
     assert len(ready) >= 6 and len(ready) < len(report.cases)
     assert render_junit(report, ready) == render_junit(report)
@@ -73,9 +76,7 @@ def test_junit_with_ready_testcases_is_the_whole_render(strict: bool) -> None:
 @pytest.mark.parametrize("strict", [False, True])
 def test_summary_with_ready_lines_is_the_whole_render(strict: bool) -> None:
     report = _report(_cases(), strict)
-    ready: dict[str, str] = {}
-    for unit in _units(report.cases):
-        ready |= parse_ready(unit_entries(unit))
+    ready = _ready(report, unit_entries)
     data = build_summary(report)
     validate_summary(data)
     assert render_summary(report, ready) == render_summary(report) == summary_text(data)
