@@ -214,3 +214,10 @@ def failing(cases: Iterable[CaseResult]) -> list[CaseGroup]:
     """The groups of every case that is neither a pass nor unsupported (proxy bugs, backend and baseline issues,
     and any verdict added later)."""
     return group_cases(c for c in cases if c.verdict not in (Verdict.PASS, Verdict.UNSUPPORTED))
+
+
+def settled(case: CaseResult) -> bool:
+    """Whether what a report writes of the case can be written before the run ends, from the case alone: a pass or
+    an unsupported case is in no group (`failing`), and one without wire deviations reads the same under `strict`
+    (junit.xml) and has a summary.json entry of a shape to check once (`summary.validate_summary`)."""
+    return case.verdict in (Verdict.PASS, Verdict.UNSUPPORTED) and not case.deviations

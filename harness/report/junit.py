@@ -28,10 +28,13 @@ of failing cases (`<id>: <count> x <verdict>: <cause>[: <reason>] (e.g. <case>)`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from harness.checks import explain
-from harness.report.groups import CaseGroup, failing, groups_of
-from harness.report.model import FileWriter, MatrixReport, failed_checks, json_value
+from harness.diff import Compared
+from harness.report.groups import CaseGroup, failing, groups_of, settled
+from harness.report.model import MatrixReport, ReadyTextWriter, failed_checks, json_value, ready_part
+from harness.runner.run_events import UnitWork
 from harness.trace.model import CaseResult, Verdict
 
 # XML 1.0 cannot carry most C0 controls even as character references; provider data may contain them.
@@ -155,14 +158,25 @@ def _testcase(case: CaseResult, strict: bool, groups: list[CaseGroup]) -> tuple[
     return "\n".join(lines), tag
 
 
-def render_junit(report: MatrixReport) -> str:
-    """The JUnit XML document of a finished run."""
+def unit_testcases(cases: Sequence[CaseResult], judged: Mapping[str, Compared] | None = None) -> str:
+    """The `<testcase>` texts of a unit's settled cases (`model.ready_part`), made where the unit was judged."""
+    return ready_part((case.case_id, _testcase(case, False, [])[0]) for case in cases if settled(case))
+
+
+def render_junit(report: MatrixReport, ready: Mapping[str, str] | None = None) -> str:
+    """The JUnit XML document of a finished run (`ready`: `<testcase>` texts of settled cases made already, by case
+    id; the others are written here)."""
     groups = failing(report.cases)
     group_of = groups_of(groups)
     tally = {"failure": 0, "skipped": 0, "error": 0}
     cases = []
+    made = ready or {}
     for case in report.cases:
-        text, tag = _testcase(case, report.strict, group_of.get(case.case_id, []))
+        text = made.get(case.case_id)
+        if text is not None and settled(case):
+            tag = None if case.verdict is Verdict.PASS else "skipped"
+        else:
+            text, tag = _testcase(case, report.strict, group_of.get(case.case_id, []))
         cases.append(text)
         if tag is not None:
             tally[tag] += 1
@@ -190,11 +204,18 @@ def render_junit(report: MatrixReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-class JUnitWriter(FileWriter):
-    """Writes `junit.xml`."""
+class JUnitWriter(ReadyTextWriter):
+    """Writes `junit.xml`. The `<testcase>` of each settled case (most of a run) is written where its unit was
+    judged (`unit_work`, in the worker processes of a parallel run), so little is left to the end of the run."""
 
     file_name = "junit.xml"
 
+    key = "junit"
+
+    def texts(self) -> UnitWork:
+        """`unit_testcases`."""
+        return unit_testcases
+
     def render(self, report: MatrixReport) -> str:
         """The JUnit XML text."""
-        return render_junit(report)
+        return render_junit(report, self.ready)

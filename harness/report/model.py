@@ -10,6 +10,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, eq
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ from harness.runner.run_events import (
     RunnerEvent,
     Shard,
     UnitDone,
+    UnitWork,
 )
 from harness.trace.model import CaseResult, RunTrace, Verdict
 from harness.trace.writer import atomic_write_text
@@ -184,9 +186,9 @@ class Collector:
         report = MatrixReport(
             run_id=event.run_id,
             sut=started.sut,
-            frontends=_merge_order(started.frontends, (c.frontend for c in self._cases)),
-            backends=_merge_order(started.backends, (c.backend for c in self._cases)),
-            scenarios=_merge_order(started.scenarios, (c.scenario for c in self._cases)),
+            frontends=_merge_order(started.frontends, map(attrgetter("frontend"), self._cases)),
+            backends=_merge_order(started.backends, map(attrgetter("backend"), self._cases)),
+            scenarios=_merge_order(started.scenarios, map(attrgetter("scenario"), self._cases)),
             cases=_plan_order(started.case_ids, self._cases),
             duration_s=event.duration_s,
             exit_code=event.exit_code,
@@ -213,9 +215,25 @@ class Collector:
 
 def _plan_order(case_ids: Sequence[str], cases: list[CaseResult]) -> list[CaseResult]:
     # Cases may arrive in the order they finish (worker processes); reports list them in the plan's order, and a
-    # case the plan did not announce after those, as it came.
+    # case the plan did not announce after those, as it came. The runner sends them in plan order: that is checked
+    # at C speed, and only a different order is sorted.
+    if len(cases) == len(case_ids) and all(map(eq, map(attrgetter("case_id"), cases), case_ids)):
+        return list(cases)
     rank = {case_id: i for i, case_id in enumerate(case_ids)}
     return sorted(cases, key=lambda c: rank.get(c.case_id, len(rank)))
+
+
+def ready_part(entries: Iterable[tuple[str, str]]) -> str:
+    """A `UnitDone` part holding text made for each of some cases: case id and text, each followed by a NUL (no
+    case id holds one, and the texts that travel so escape theirs). A string, as unit work parts are, and compact to
+    send back from a worker: one string to pickle, not thousands."""
+    return "".join(f"{case_id}\0{text}\0" for case_id, text in entries)
+
+
+def parse_ready(part: str) -> dict[str, str]:
+    """The texts of a `ready_part`, by case id."""
+    fields = part.split("\0")
+    return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
 
 
 def first_path(case: CaseResult) -> str | None:
@@ -261,3 +279,32 @@ class FileWriter(ABC):
     @abstractmethod
     def render(self, report: MatrixReport) -> str:
         """The file's content for a finished run."""
+
+
+class ReadyTextWriter(FileWriter):
+    """A file writer that has a text made for each settled case (`groups.settled`) where its unit was judged
+    (`unit_work`, in the worker processes of a parallel run): it keeps them, by case id, for its render."""
+
+    key: ClassVar[str]
+    """Its unit work's key in `UnitDone.parts`."""
+
+    def __init__(self, out_dir: Path) -> None:
+        """Write into `out_dir`, with no text made yet."""
+        super().__init__(out_dir)
+        self.ready: dict[str, str] = {}
+
+    def unit_work(self, started: MatrixStarted) -> tuple[str, UnitWork]:
+        """The texts of each unit's settled cases."""
+        return self.key, self.texts()
+
+    @abstractmethod
+    def texts(self) -> UnitWork:
+        """Its unit work: the texts of a unit's settled cases, as a `ready_part` (a module-level function)."""
+
+    def handle(self, event: RunnerEvent) -> None:
+        """Keep each unit's ready texts; the rest as every file writer does."""
+        if isinstance(event, UnitDone) and self.key in event.parts:
+            self.ready.update(parse_ready(event.parts[self.key]))
+        elif isinstance(event, MatrixStarted):
+            self.ready = {}
+        super().handle(event)

@@ -6,15 +6,19 @@ Its JSON Schema ships next to this module (`summary.schema.json`); the writer va
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import jsonschema
 
+from harness.diff import Compared
 from harness.report.commands import rerun_command
-from harness.report.groups import CaseGroup, failing, groups_of
-from harness.report.model import FileWriter, MatrixReport, ReportError, first_path
+from harness.report.groups import CaseGroup, failing, groups_of, settled
+from harness.report.model import MatrixReport, ReadyTextWriter, ReportError, first_path, ready_part
+from harness.runner.run_events import UnitWork
+from harness.trace.model import CaseResult
 from harness.trace.pack import trace_file
 
 SUMMARY_SCHEMA_VERSION = 2
@@ -40,21 +44,37 @@ def validate_summary(data: dict[str, Any]) -> None:
 
     A full matrix's summary lists some 14,000 cases, and `jsonschema` takes a second over them; most entries differ
     from another only in the text of their strings, which the schema does not constrain. So each case entry is
-    checked against the schema once per shape (`_shape`: its keys, the JSON type of each value, the verdict, the
+    checked against the schema once per shape (`entry_shape`: its keys, the JSON type of each value, the verdict, the
     sign of its duration, the item types of its lists); an entry with deviations is always checked."""
     cases = data.get("cases")
     if not isinstance(cases, list):
         _raise_first(_validator().iter_errors(data), "")
         return
     _raise_first(_validator().iter_errors({**data, "cases": []}), "")
-    entry = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
-    seen: set[tuple[Any, ...]] = set()
+    check = _EntryCheck()
     for number, case in enumerate(cases):
-        shape = _shape(case)
-        if shape is None or shape not in seen:
-            _raise_first(entry.iter_errors(case), f"cases/{number}")
-            if shape is not None:
-                seen.add(shape)
+        shape = entry_shape(case)
+        if check.wanted(shape):
+            check(number, shape, case)
+
+
+class _EntryCheck:
+    """Checks case entries against the schema's entry once per shape (`entry_shape`); whoever holds an entry asks
+    first whether its shape is `wanted`, so a line written already is parsed back only then."""
+
+    def __init__(self) -> None:
+        self._validator = _validator().evolve(schema=summary_schema()["properties"]["cases"]["items"])
+        self._seen: set[str] = set()
+
+    def wanted(self, shape: str | None) -> bool:
+        """Whether an entry of this shape is still to be checked."""
+        return shape is None or shape not in self._seen
+
+    def __call__(self, number: int, shape: str | None, entry: Any) -> None:
+        """Check entry `number` of the `cases` list; raise ReportError when it does not match."""
+        _raise_first(self._validator.iter_errors(entry), f"cases/{number}")
+        if shape is not None:
+            self._seen.add(shape)
 
 
 def _raise_first(errors: Any, prefix: str) -> None:
@@ -64,11 +84,11 @@ def _raise_first(errors: Any, prefix: str) -> None:
         raise ReportError(f"summary invalid at {where or '(root)'}: {error.message}")
 
 
-def _shape(case: Any) -> tuple[Any, ...] | None:
-    """What the schema can tell apart in a case entry (None: an entry to check whatever its shape)."""
+def entry_shape(case: Any) -> str | None:
+    """What the schema can tell apart in a case entry, as text (None: an entry to check whatever its shape)."""
     if not isinstance(case, dict) or case.get("deviations"):
         return None
-    return tuple(sorted((key, case[key] if key == "verdict" else _kind(case[key])) for key in case))
+    return repr(sorted((key, str(case[key]) if key == "verdict" else _kind(case[key])) for key in case))
 
 
 def _kind(value: Any) -> Any:
@@ -100,12 +120,57 @@ def _group(group: CaseGroup, report: MatrixReport) -> dict[str, Any]:
     }
 
 
+def case_entry(case: CaseResult, groups: list[str]) -> dict[str, Any]:
+    """A case's entry in `cases` (`groups`: the ids of its groups, its headline cause's first)."""
+    return {
+        "case_id": case.case_id,
+        "scenario": case.scenario,
+        "frontend": case.frontend,
+        "backend": case.backend,
+        "stream": case.stream,
+        "verdict": case.verdict,
+        "reason": case.reason,
+        "first_divergence": first_path(case),
+        "known": case.known,
+        "deviations": [d.model_dump(mode="json") for d in case.deviations],
+        "group": groups[0] if groups else None,
+        "groups": groups,
+        "duration_ms": round(case.duration_ms, 3),
+        "trace": f"cases/{trace_file(case)}",
+    }
+
+
+def _line(entry: dict[str, Any]) -> str:
+    """A case entry as its line of summary.json (`summary_text`)."""
+    return "    " + json.dumps(entry, ensure_ascii=False)
+
+
+def unit_entries(cases: Sequence[CaseResult], judged: Mapping[str, Compared] | None = None) -> str:
+    """The lines of a unit's settled cases (`junit.settled`: in no group) with the shape of each
+    (`entry_shape`, before a newline), made where the unit was judged (`model.ready_part`)."""
+    entries = (case_entry(case, []) for case in cases if settled(case))
+    return ready_part((entry["case_id"], f"{entry_shape(entry)}\n{_line(entry)}") for entry in entries)
+
+
 def build_summary(report: MatrixReport) -> dict[str, Any]:
     """The summary of a finished run as JSON-ready data."""
+    groups = failing(report.cases)
+    group_of = _group_ids(groups)
+    return {
+        **_head(report, groups),
+        "cases": [case_entry(c, group_of.get(c.case_id, [])) for c in report.cases],
+    }
+
+
+def _group_ids(groups: list[CaseGroup]) -> dict[str, list[str]]:
+    """The ids of each case's groups, by case id, its headline cause's first."""
+    return {case_id: [g.id for g in mine] for case_id, mine in groups_of(groups).items()}
+
+
+def _head(report: MatrixReport, groups: list[CaseGroup]) -> dict[str, Any]:
+    """Everything in the summary but its `cases`."""
     cells = report.cells()
     shard = report.shard
-    groups = failing(report.cases)
-    group_of = {case_id: [g.id for g in mine] for case_id, mine in groups_of(groups).items()}
     return {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "run_id": report.run_id,
@@ -134,38 +199,50 @@ def build_summary(report: MatrixReport) -> dict[str, Any]:
         "scenario_descriptions": report.descriptions,
         "rerun_options": report.rerun,
         "groups": [_group(g, report) for g in groups],
-        "cases": [
-            {
-                "case_id": c.case_id,
-                "scenario": c.scenario,
-                "frontend": c.frontend,
-                "backend": c.backend,
-                "stream": c.stream,
-                "verdict": c.verdict,
-                "reason": c.reason,
-                "first_divergence": first_path(c),
-                "known": c.known,
-                "deviations": [d.model_dump(mode="json") for d in c.deviations],
-                "group": group_of[c.case_id][0] if c.case_id in group_of else None,
-                "groups": group_of.get(c.case_id, []),
-                "duration_ms": round(c.duration_ms, 3),
-                "trace": f"cases/{trace_file(c)}",
-            }
-            for c in report.cases
-        ],
     }
 
 
-class SummaryWriter(FileWriter):
+class SummaryWriter(ReadyTextWriter):
     """Writes `summary.json`, validated against its schema."""
 
     file_name = "summary.json"
 
+    key = "summary"
+
+    def texts(self) -> UnitWork:
+        """`unit_entries`."""
+        return unit_entries
+
     def render(self, report: MatrixReport) -> str:
-        """The summary as JSON text (`summary_text`)."""
-        data = build_summary(report)
-        validate_summary(data)
-        return summary_text(data)
+        """The summary as JSON text, validated."""
+        return render_summary(report, self.ready)
+
+
+def render_summary(report: MatrixReport, ready: Mapping[str, str] | None = None) -> str:
+    """`summary_text` of the validated `build_summary` of a finished run (`ready`: the shape and line of settled
+    cases made already, by case id, as `unit_entries` makes them; the others are made here). A ready line is
+    validated as it was written: parsed back, once per shape, as the entries made here are."""
+    made = ready or {}
+    groups = failing(report.cases)
+    head = _head(report, groups)
+    _raise_first(_validator().iter_errors({**head, "cases": []}), "")
+    group_of = _group_ids(groups)
+    check = _EntryCheck()
+    lines = []
+    for number, case in enumerate(report.cases):
+        text = made.get(case.case_id)
+        if text is not None and settled(case):
+            written, line = text.split("\n", 1)
+            if check.wanted(written):
+                check(number, written, json.loads(line))
+        else:
+            entry = case_entry(case, group_of.get(case.case_id, []))
+            line = _line(entry)
+            shape = entry_shape(entry)
+            if check.wanted(shape):
+                check(number, shape, entry)
+        lines.append(line)
+    return _document(json.dumps(head, indent=2, ensure_ascii=False), lines)
 
 
 def summary_text(data: dict[str, Any]) -> str:
@@ -177,9 +254,13 @@ def summary_text(data: dict[str, Any]) -> str:
     cases = data.get("cases")
     if cases is None:
         return text + "\n"
-    lines = ",\n".join("    " + json.dumps(case, ensure_ascii=False) for case in cases)
-    listed = f"[\n{lines}\n  ]" if cases else "[]"
-    opening = "{\n" if not head else text[:-2] + ",\n"  # head without its closing "\n}"
+    return _document(text, [_line(case) for case in cases])
+
+
+def _document(head: str, lines: list[str]) -> str:
+    """The summary's text from its head's indented JSON (`head`) and one line per case entry (`_line`)."""
+    listed = "[\n" + ",\n".join(lines) + "\n  ]" if lines else "[]"
+    opening = "{\n" if head == "{}" else head[:-2] + ",\n"  # head without its closing "\n}"
     return f'{opening}  "cases": {listed}\n}}\n'
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from harness.report import Collector, ReportError
+from harness.report.model import _plan_order
 from harness.runner.run_events import CaseFinished, MatrixFinished
 from tests.report.factory import case, sample_cases, sample_events
 
@@ -64,3 +67,20 @@ def test_undeclared_axis_values_are_appended_not_dropped() -> None:
     assert report.frontends == ["anthropic", "openai", "gemini"]
     assert report.backends == ["anthropic", "openai", "gemini", "ollama"]
     assert report.cells()[("gemini", "ollama")]["pass"] == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(range(7)), st.integers(0, 7), st.booleans())
+def test_cases_come_out_in_plan_order_in_any_arrival_order(order: list[int], planned: int, extra: bool) -> None:
+    """The plan-order fast path (cases already in plan order) and the sort agree: a case the plan did not announce
+    comes after the planned ones, as it came."""
+    cases = sample_cases()
+    if extra:
+        cases.append(case("unplanned", "openai", "openai", "pass", "agree"))
+    arrived = [cases[i] for i in order] + cases[7:]
+    plan = [c.case_id for c in cases[:planned]]
+    rank = {case_id: i for i, case_id in enumerate(plan)}
+    expected = sorted(arrived, key=lambda c: rank.get(c.case_id, len(rank)))
+    assert [c.case_id for c in _plan_order(plan, arrived)] == [c.case_id for c in expected]
+    in_order = sorted(arrived, key=lambda c: rank.get(c.case_id, len(rank)))
+    assert [c.case_id for c in _plan_order([c.case_id for c in in_order], in_order)] == [c.case_id for c in in_order]
