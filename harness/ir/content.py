@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from harness.ir.base import IRModel, JSONValue
 
@@ -50,12 +50,32 @@ class ImagePart(IRModel):
     """Where the image bytes are."""
 
 
+FILE_FORMS = ("data", "url", "file_id")
+"""The forms a file part takes, exactly one at a time (`FilePart`)."""
+
+
+def _file_forms(schema: dict[str, Any]) -> None:
+    """`FilePart._one_form` in the JSON Schema: exactly one form given (the others absent or null), and inline
+    data with its media type. Without it the schema took a part the models refuse (hypothesis found an inline
+    part without `media_type`)."""
+    null = {"type": "null"}
+
+    def only(form: str, *also: str) -> dict[str, Any]:
+        given = {name: {"type": "string"} for name in (form, *also)}
+        others = {name: null for name in FILE_FORMS if name != form}
+        return {"required": [form, *also], "properties": {**given, **others}}
+
+    schema["oneOf"] = [only("data", "media_type"), only("url"), only("file_id")]
+
+
 class FilePart(IRModel):
     """A document given to the model, not an image, in one of three forms: inline bytes (`data`, with its
     `media_type`), a URL the provider fetches (`url`), or the id of a file stored with the provider (`file_id`).
     Each protocol maps the forms it has (Chat `file`, Responses `input_file`, Anthropic `document`, Gemini
     `inlineData` / `fileData`, Bedrock `document`); a form it lacks is a capability gap (Capability.FILES,
     FILE_URL, FILE_ID)."""
+
+    model_config = ConfigDict(json_schema_extra=_file_forms)
 
     kind: Literal["file"] = "file"
     """Tag of this part."""
@@ -73,7 +93,7 @@ class FilePart(IRModel):
 
     @model_validator(mode="after")
     def _one_form(self) -> FilePart:
-        forms = [name for name in ("data", "url", "file_id") if getattr(self, name) is not None]
+        forms = [name for name in FILE_FORMS if getattr(self, name) is not None]
         if len(forms) != 1:
             raise ValueError(f"a file part has exactly one of data, url and file_id, got {forms or 'none'}")
         if self.data is not None and self.media_type is None:

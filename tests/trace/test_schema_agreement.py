@@ -229,3 +229,25 @@ def test_a_tool_result_part_without_its_kind_tag_is_refused_by_both() -> None:
         ir.ToolResultPart.model_validate(part)
     tagged = {**part, "content": [{"kind": "text", "text": "18 degrees"}]}
     assert ir.ToolResultPart.model_validate(tagged).content[0] == ir.TextPart(text="18 degrees")
+
+
+@pytest.mark.parametrize(
+    ("part", "ok"),
+    [
+        ({"kind": "file", "media_type": "application/pdf", "data": "AA=="}, True),
+        ({"kind": "file", "data": "AA=="}, False),  # hypothesis found it: the schema took inline data without a type
+        ({"kind": "file", "url": "https://example.com/a.pdf"}, True),
+        ({"kind": "file", "file_id": "file-1", "url": None, "data": None}, True),
+        ({"kind": "file", "url": "https://example.com/a.pdf", "file_id": "file-1"}, False),
+        ({"kind": "file", "media_type": "application/pdf"}, False),
+    ],
+)
+def test_a_file_part_has_one_form_and_inline_data_its_type_by_both(part: dict[str, Any], ok: bool) -> None:
+    # The models' rule (`FilePart._one_form`) is a validator, which pydantic's schema leaves out: it is written
+    # into the schema by hand (`ir.content._file_forms`).
+    data = json.loads(case_text(factory_case("text-basic", "openai", "anthropic", "pass", "r")))
+    request = data["runs"]["translated"]["upstream_request"]
+    assert request is not None
+    request["messages"][0]["content"] = [part]
+    assert _accepted_by_models(data) is ok
+    assert _accepted_by_schema(data) is ok
