@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols import common
 from harness.protocols.anthropic.errors import error_body
 from harness.protocols.anthropic.mapping import (
     NAME,
@@ -34,6 +35,10 @@ def sse(data: dict[str, Any]) -> bytes:
     return encode_sse(dumps(data), event=data["type"])
 
 
+def _delta_event(wire: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": wire, "delta": delta}
+
+
 class AnthropicStreamEncoder:
     """Feed IR events one at a time, get the SSE bytes to send now."""
 
@@ -44,6 +49,9 @@ class AnthropicStreamEncoder:
         self._pinged = False
         self._held: ir.MessageStart | None = None
         self._usage = ir.Usage()  # cumulative: message_start figures, then UsageEvents, then Done's
+        self._templates: dict[tuple[int, str], common.JsonTemplate | None] = {}
+        """Per wire index and delta type, the template of its content_block_delta (`_leaf`); None where the
+        event has no usable template."""
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """Bytes for one IR event (possibly empty)."""
@@ -66,11 +74,11 @@ class AnthropicStreamEncoder:
     def _encode(self, event: ir.StreamEvent) -> bytes:
         match event:  # the classes are disjoint: deltas, by far the most common, are matched first
             case ir.TextDelta():
-                return self._delta(event.index, {"type": "text_delta", "text": event.text})
+                return self._leaf(event.index, "text_delta", "text", event.text)
             case ir.ThinkingDelta():
-                return self._delta(event.index, {"type": "thinking_delta", "thinking": event.text})
+                return self._leaf(event.index, "thinking_delta", "thinking", event.text)
             case ir.ToolCallDelta():
-                return self._delta(event.index, {"type": "input_json_delta", "partial_json": event.arguments})
+                return self._leaf(event.index, "input_json_delta", "partial_json", event.arguments)
             case ir.MessageStart():
                 return self._message_start(event)
             case ir.TextStart():
@@ -134,9 +142,23 @@ class AnthropicStreamEncoder:
         return out + (self._ping() if ping else b"")
 
     def _delta(self, index: int, delta: dict[str, Any]) -> bytes:
-        out = sse({"type": "content_block_delta", "index": self._wire(index), "delta": delta})
+        out = sse(_delta_event(self._wire(index), delta))
         # The real API pings once, early: after the first block's first delta (a tool_use pings on start).
         return out + self._ping()
+
+    def _leaf(self, index: int, kind: str, field: str, leaf: str) -> bytes:
+        """`_delta(index, {"type": kind, field: leaf})`, written from a template of the event
+        (`common.JsonTemplate`, one per block and delta type) instead of building and encoding it per delta."""
+        wire = self._wire(index)
+        key = (wire, kind)
+        if key not in self._templates:
+            build = lambda hole: _delta_event(wire, {"type": kind, field: hole})  # noqa: E731
+            self._templates[key] = common.JsonTemplate.of(build, 1)
+        template = self._templates[key]
+        if template is None:
+            return self._delta(index, {"type": kind, field: leaf})
+        out = encode_sse(template.fill(leaf), event="content_block_delta")
+        return out if self._pinged else out + self._ping()
 
     def _stop(self, index: int) -> bytes:
         self._open.discard(index)

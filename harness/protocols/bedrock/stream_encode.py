@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import ir
+from harness.protocols import common
 from harness.protocols.bedrock.blocks import redacted_to_wire
 from harness.protocols.bedrock.errors import stream_error_frame
 from harness.protocols.bedrock.mapping import NAME, dumps, stop_to_wire, usage_to_wire
@@ -40,15 +41,34 @@ def padding_length(frame: int) -> int:
 _HEADS: dict[str, bytes] = {}
 
 
-def event_frame(event_type: str, payload: dict[str, Any], *, padding: int = 1) -> bytes:
-    """One event frame, its payload padded with the first `padding` characters of `PADDING`."""
+def _head(event_type: str) -> bytes:
+    """The encoded headers of an event frame of this type."""
     head = _HEADS.get(event_type)
     if head is None:
         headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
         head = encode_headers(headers)
         if len(_HEADS) < 16:  # the six event types, once each
             _HEADS[event_type] = head
-    return encode_frame(head, dumps({**payload, "p": PADDING[:padding]}))
+    return head
+
+
+def event_frame(event_type: str, payload: dict[str, Any], *, padding: int = 1) -> bytes:
+    """One event frame, its payload padded with the first `padding` characters of `PADDING`."""
+    return encode_frame(_head(event_type), dumps({**payload, "p": PADDING[:padding]}))
+
+
+def _delta_payload(wire: int, delta: dict[str, Any], padding: str) -> dict[str, Any]:
+    """A contentBlockDelta payload, padded, its keys in sorted order (as `dumps` writes them): so its unsorted
+    JSON, which a `common.JsonTemplate` is made of, is the sorted one."""
+    return {"contentBlockIndex": wire, "delta": delta, "p": padding}
+
+
+def _shape(outer: str, field: str, leaf: str) -> dict[str, Any]:
+    """A delta `{field: leaf}`, nested in `{outer: ...}` when `outer` is given."""
+    return {outer: {field: leaf}} if outer else {field: leaf}
+
+
+_DELTA_HEAD = _head("contentBlockDelta")
 
 
 class BedrockStreamEncoder:
@@ -62,6 +82,9 @@ class BedrockStreamEncoder:
         self._usage = ir.Usage()  # UsageEvent figures, folded into metadata's usage
         self._extras: ir.ProviderExtras | None = None  # MessageStart's, for messageStart
         self._frames = 0
+        self._templates: dict[tuple[int, str, str], common.JsonTemplate | None] = {}
+        """Per contentBlockIndex and delta shape (`_leaf`), the template of its delta payload; None where the
+        payload has no usable template."""
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """Bytes for one IR event (possibly empty)."""
@@ -113,11 +136,11 @@ class BedrockStreamEncoder:
                 delta = {"reasoningContent": {"redactedContent": redacted_to_wire(event.data)}}
                 return self._delta(event.index, delta) + self._stop(event.index)
             case ir.TextDelta():
-                return self._delta(event.index, {"text": event.text})
+                return self._leaf(event.index, "", "text", event.text)
             case ir.ThinkingDelta():
-                return self._delta(event.index, {"reasoningContent": {"text": event.text}})
+                return self._leaf(event.index, "reasoningContent", "text", event.text)
             case ir.ToolCallDelta():
-                return self._delta(event.index, {"toolUse": {"input": event.arguments}})
+                return self._leaf(event.index, "toolUse", "input", event.arguments)
             case ir.TextEnd():
                 return self._stop(event.index)
             case ir.ThinkingEnd():
@@ -151,7 +174,26 @@ class BedrockStreamEncoder:
 
     def _delta(self, index: int, delta: dict[str, Any]) -> bytes:
         self._empty.pop(index, None)
-        return self._frame("contentBlockDelta", {"contentBlockIndex": self._index(index), "delta": delta})
+        wire = self._index(index)
+        self._frames += 1
+        return encode_frame(_DELTA_HEAD, dumps(_delta_payload(wire, delta, PADDING[: padding_length(self._frames)])))
+
+    def _leaf(self, index: int, outer: str, field: str, leaf: str) -> bytes:
+        """`_delta(index, _shape(outer, field, leaf))`, the payload written from a template (`common.JsonTemplate`,
+        one per block and shape; the leaf and the padding its holes) instead of building and encoding it per delta.
+        The framing (lengths, CRCs) is computed as for any frame."""
+        wire = self._index(index)
+        key = (wire, outer, field)
+        if key not in self._templates:
+            build = lambda hole, padding: _delta_payload(wire, _shape(outer, field, hole), padding)  # noqa: E731
+            self._templates[key] = common.JsonTemplate.of(build, 2)
+        template = self._templates[key]
+        if template is None:
+            return self._delta(index, _shape(outer, field, leaf))
+        self._empty.pop(index, None)
+        self._frames += 1
+        payload = template.fill(leaf, PADDING[: padding_length(self._frames)])
+        return encode_frame(_DELTA_HEAD, payload.encode())
 
     def _stop(self, index: int) -> bytes:
         out = b""

@@ -32,6 +32,10 @@ def sse(data: dict[str, Any]) -> bytes:
     return b"data: " + common.dump_json(data) + b"\n\n"
 
 
+def _text_event(text: str, padding: str) -> dict[str, Any]:
+    return {"response": text, "tool_calls": [], "p": padding}
+
+
 class CloudflareStreamEncoder:
     """Incremental IR -> SSE encoder for one streamed native reply."""
 
@@ -42,6 +46,10 @@ class CloudflareStreamEncoder:
         self._count = 0
         self._done = False
         self._start: ir.ProviderExtras | None = None  # MessageStart's extras, for the first event
+        self._template: common.JsonTemplate | None = None
+        """The template of a text event without extras (`_text`); None if it has no usable template or is not
+        made yet (`_made`)."""
+        self._made = False
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no native form)."""
@@ -81,7 +89,14 @@ class CloudflareStreamEncoder:
         return (_PAD * 2)[:size]
 
     def _text(self, text: str) -> bytes:
-        data = {"response": text, "tool_calls": [], "p": self._pad()}
+        """A text event; unless it carries the start's extras, written from a template instead of building and
+        encoding it per delta."""
+        if self._start is None:
+            if not self._made:
+                self._made, self._template = True, common.JsonTemplate.of(_text_event, 2)
+            if self._template is not None:
+                return f"data: {self._template.fill(text, self._pad())}\n\n".encode()
+        data = _text_event(text, self._pad())
         if self._start is not None:
             data, self._start = with_extras(data, self._start), None  # the first event only
         return sse(data)

@@ -23,6 +23,10 @@ from harness.wire.jsonarray import JSONArrayEncoder
 from harness.wire.sse import encode_sse
 
 
+def _text_part(text: str, thought: bool) -> dict[str, Any]:
+    return {"text": text, "thought": True} if thought else {"text": text}
+
+
 class GeminiStreamEncoder:
     """One IR event in, the bytes to send now out."""
 
@@ -39,6 +43,9 @@ class GeminiStreamEncoder:
         self._ended = False
         self._extras: ir.ProviderExtras | None = None
         self._calls = False
+        self._templates: dict[bool, common.JsonTemplate | None] = {}
+        """Per kind of delta (thought or not), the template of its SSE chunk (`_text`) while the usage stays as
+        it is; None where the chunk has no usable template."""
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The bytes for this event (empty when Gemini has nothing to send for it yet)."""
@@ -49,14 +56,17 @@ class GeminiStreamEncoder:
                 self._id, self._model = event.id, event.model
                 self._usage = event.usage
                 self._extras = event.extras
+                self._templates.clear()
             case ir.ThinkingStart():
                 return self._flush_signature()
             case ir.ThinkingDelta():
-                return self._chunk([{"text": event.text, "thought": True}])
+                return self._text(event.text, thought=True)
             case ir.ThinkingEnd():
                 self._pending = event.signature
             case ir.TextDelta():
-                return self._chunk([self._attach({"text": event.text})])
+                if self._pending is not None:
+                    return self._chunk([self._attach({"text": event.text})])
+                return self._text(event.text, thought=False)
             case ir.ToolCallStart():
                 self._call, self._args = event, []
             case ir.ToolCallDelta():
@@ -65,6 +75,7 @@ class GeminiStreamEncoder:
                 return self._function_call()
             case ir.UsageEvent():
                 self._usage = (self._usage or ir.Usage()).merged(event.usage)
+                self._templates.clear()
             case ir.Done():
                 return self._done(event)
             case ir.ProviderEvent() if event.protocol == PROTOCOL and isinstance(event.data, dict):
@@ -90,7 +101,12 @@ class GeminiStreamEncoder:
     def _chunk(
         self, parts: list[dict[str, Any]], finish: str | None = None, extras: ir.ProviderExtras | None = None
     ) -> bytes:
-        obj = chunk_object(
+        return self._frame(self._chunk_object(parts, finish, extras))
+
+    def _chunk_object(
+        self, parts: list[dict[str, Any]], finish: str | None = None, extras: ir.ProviderExtras | None = None
+    ) -> dict[str, Any]:
+        return chunk_object(
             parts,
             response_id=self._id,
             model=self._model,
@@ -99,7 +115,19 @@ class GeminiStreamEncoder:
             calls=self._calls,
             extras=ir.merge_extras(self._extras, extras),
         )
-        return self._frame(obj)
+
+    def _text(self, text: str, *, thought: bool) -> bytes:
+        """`_chunk([_text_part(text, thought)])`: in SSE, written from a template of the chunk (`common.JsonTemplate`,
+        one per kind until the usage changes) instead of building and encoding the whole chunk per delta."""
+        if self._array is not None:
+            return self._chunk([_text_part(text, thought)])
+        if thought not in self._templates:
+            build = lambda hole: self._chunk_object([_text_part(hole, thought)])  # noqa: E731
+            self._templates[thought] = common.JsonTemplate.of(build, 1)
+        template = self._templates[thought]
+        if template is None:
+            return self._chunk([_text_part(text, thought)])
+        return encode_sse(template.fill(text), newline="\r\n")
 
     def _attach(self, part: dict[str, Any]) -> dict[str, Any]:
         if self._pending is not None:

@@ -19,6 +19,17 @@ from harness.protocols.ollama.response import chunk_head, done_reason, usage_fie
 from harness.wire.ndjson import encode_ndjson
 
 
+def _delta_message(field: str, text: str) -> dict[str, Any]:
+    """The message of a text (`content`) or thinking line."""
+    if field == "content":
+        return {"role": "assistant", "content": text}
+    return {"role": "assistant", "content": "", field: text}
+
+
+def _line_object(head: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    return head | {"message": message, "done": False}
+
+
 class OllamaStreamEncoder:
     """Incremental IR -> NDJSON encoder for one streamed `/api/chat` reply."""
 
@@ -29,6 +40,9 @@ class OllamaStreamEncoder:
         self._usage = ir.Usage()
         self._calls: dict[int, tuple[str, str, list[str]]] = {}  # IR index -> (id, name, argument fragments)
         self._ordinal = 0
+        self._templates: dict[str, tuple[int, common.JsonTemplate | None]] = {}
+        """Per delta field, the second its template was made in and the template of its line (`_delta`); None
+        where the line has no usable template."""
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The NDJSON bytes for this event (empty when it has no wire form of its own)."""
@@ -36,12 +50,13 @@ class OllamaStreamEncoder:
             case ir.MessageStart():
                 self._model = event.model
                 self._extras = event.extras
+                self._templates.clear()
                 if event.usage is not None:
                     self._usage = self._usage.merged(event.usage)
             case ir.TextDelta() if event.text:
-                return self._line({"role": "assistant", "content": event.text})
+                return self._delta("content", event.text)
             case ir.ThinkingDelta() if event.text:
-                return self._line({"role": "assistant", "content": "", "thinking": event.text})
+                return self._delta("thinking", event.text)
             case ir.ToolCallStart():
                 self._calls[event.index] = (event.id, event.name, [])
             case ir.ToolCallDelta() if event.index in self._calls:
@@ -61,7 +76,23 @@ class OllamaStreamEncoder:
         return b""
 
     def _line(self, message: dict[str, Any]) -> bytes:
-        return encode_ndjson(chunk_head(self._model, self._request, self._extras) | {"message": message, "done": False})
+        return encode_ndjson(_line_object(chunk_head(self._model, self._request, self._extras), message))
+
+    def _delta(self, field: str, text: str) -> bytes:
+        """`_line(_delta_message(field, text))`, written from a template of the line (`common.JsonTemplate`, one
+        per field) instead of building and encoding it per delta. The template is made again when the clock
+        (`common.unix_now`, whole seconds) has moved on: the head is the same within a second (its `created_at`
+        is that second, or the extras' fixed time), so it is not built per delta either."""
+        second = common.unix_now()
+        made = self._templates.get(field)
+        if made is None or made[0] != second:
+            head = chunk_head(self._model, self._request, self._extras)
+            build = lambda hole: _line_object(head, _delta_message(field, hole))  # noqa: E731
+            made = self._templates[field] = (second, common.JsonTemplate.of(build, 1))
+        template = made[1]
+        if template is None:
+            return self._line(_delta_message(field, text))
+        return f"{template.fill(text)}\n".encode()
 
     def _tool_call(self, call_id: str, name: str, fragments: list[str]) -> bytes:
         raw = "".join(fragments)

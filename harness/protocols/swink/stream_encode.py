@@ -34,15 +34,34 @@ class SwinkStreamEncoder:
         # IR index -> content_index: the block's place among the blocks sent. A block with no swink form (redacted
         # thinking) takes no place, or every later start would name a place accumulate_message refuses.
         self._places: dict[int, int] = {}
+        self._templates: dict[tuple[str, int], common.JsonTemplate | None] = {}
+        """Per delta type and content_index, the template of its delta event (`_delta`); None where the event has
+        no usable template."""
 
     def encode(self, event: ir.StreamEvent) -> bytes:
         """The SSE bytes for this event (empty when it has no swink form)."""
+        if isinstance(event, ir.TextDelta | ir.ThinkingDelta):
+            return self._delta(event.kind, event.index, event.text)
+        if isinstance(event, ir.ToolCallDelta):
+            return self._delta("tool_call_delta", event.index, event.arguments)
         if isinstance(event, ir.TextStart | ir.ThinkingStart | ir.ToolCallStart):
             self._places.setdefault(event.index, len(self._places))
         data = self._data(event)
         if data is not None and "content_index" in data:
             data["content_index"] = self._places.get(data["content_index"], data["content_index"])
         return b"" if data is None else sse(data)
+
+    def _delta(self, kind: str, index: int, delta: str) -> bytes:
+        """A delta event, written from a template (`common.JsonTemplate`, one per type and block) instead of
+        building and encoding it per delta."""
+        place = self._places.get(index, index)
+        key = (kind, place)
+        if key not in self._templates:
+            self._templates[key] = common.JsonTemplate.of(lambda hole: _delta_data(kind, place, hole), 1)
+        template = self._templates[key]
+        if template is None:
+            return sse(_delta_data(kind, place, delta))
+        return f"data: {template.fill(delta)}\n\n".encode()
 
     def close(self) -> bytes:
         """Nothing follows the terminal event."""
@@ -56,14 +75,10 @@ class SwinkStreamEncoder:
                 return _with_extras({"type": "start"}, event.extras)
             case ir.TextStart() | ir.ThinkingStart() | ir.TextEnd() | ir.ToolCallEnd():
                 return {"type": event.kind, "content_index": event.index}
-            case ir.TextDelta() | ir.ThinkingDelta():
-                return {"type": event.kind, "content_index": event.index, "delta": event.text}
             case ir.ThinkingEnd():
                 return {"type": "thinking_end", "content_index": event.index, "signature": event.signature}
             case ir.ToolCallStart():
                 return {"type": "tool_call_start", "content_index": event.index, "id": event.id, "name": event.name}
-            case ir.ToolCallDelta():
-                return {"type": "tool_call_delta", "content_index": event.index, "delta": event.arguments}
             case ir.UsageEvent():
                 self._usage = self._usage.merged(event.usage)
             case ir.Done():
@@ -73,6 +88,10 @@ class SwinkStreamEncoder:
             case ir.ErrorEvent():
                 return {"type": "error", "stop_reason": "error", **error_fields(event.error), "usage": None}
         return None
+
+
+def _delta_data(kind: str, place: int, delta: str) -> dict[str, Any]:
+    return {"type": kind, "content_index": place, "delta": delta}
 
 
 def _with_extras(data: dict[str, Any], extras: ir.ProviderExtras | None) -> dict[str, Any]:
