@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -269,15 +270,21 @@ def test_bench_matrix_selection_from_the_environment(monkeypatch: pytest.MonkeyP
     assert set(bench_matrix.DEFAULT_SCENARIOS) <= scenario_ids
 
 
-def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings() -> None:
-    options = MatrixOptions(
+def _matrix(frontends: list[str], backends: list[str], only: list[str], **more: Any) -> MatrixOptions:
+    """A small matrix of the committed scenarios and cassettes, no traces written."""
+    return MatrixOptions(
         scenarios=REPO / "scenarios",
         cassettes=REPO / "cassettes",
-        frontends=["openai"],
-        backends=["anthropic"],
-        only=["text-basic", "models-list"],
+        frontends=frontends,
+        backends=backends,
+        only=only,
         write_traces=False,
+        **more,
     )
+
+
+def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings() -> None:
+    options = _matrix(["openai"], ["anthropic"], ["text-basic", "models-list"])
     runner = Engine(options)
     floor = _floor.prepare_floor(runner)
     keys = runner.planned_runs()
@@ -300,15 +307,7 @@ def test_bench_matrix_floor_makes_the_runner_calls_against_the_client_recordings
 
 
 def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_proxy() -> None:
-    options = MatrixOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        frontends=["anthropic"],
-        backends=["anthropic"],
-        only=["tool-call-parallel"],
-        streams=(True,),
-        write_traces=False,
-    )
+    options = _matrix(["anthropic"], ["anthropic"], ["tool-call-parallel"], streams=(True,))
     runner = Engine(options)
     floor = _floor.prepare_floor(runner)
     key = Run("baseline_frontend", "anthropic", "anthropic", "tool-call-parallel", True)
@@ -328,14 +327,7 @@ def test_bench_matrix_floor_sees_what_the_sdk_sees_through_the_pass_through_prox
 def test_bench_matrix_proxy_floor_makes_the_floors_calls_through_the_built_in_proxy() -> None:
     """The SDK-and-proxy floor answers every call of the floor, and a translated run reads what the harness's run
     reads: the proxy's translation of the backend's recording, not the client's own recording."""
-    options = MatrixOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        frontends=["openai"],
-        backends=["anthropic"],
-        only=["tool-call-parallel", "models-list"],
-        write_traces=False,
-    )
+    options = _matrix(["openai"], ["anthropic"], ["tool-call-parallel", "models-list"])
     runner = Engine(options)
     floor = _floor.prepare_floor(runner)
     proxied = _proxy_floor.prepare_proxy_floor(runner, floor)
@@ -420,15 +412,12 @@ def test_bench_matrix_transports_from_the_environment(monkeypatch: pytest.Monkey
 
 
 def test_bench_matrix_websocket_floor_makes_the_runner_turns_and_sees_what_the_sdk_sees() -> None:
-    options = MatrixOptions(
-        scenarios=REPO / "scenarios",
-        cassettes=REPO / "cassettes",
-        frontends=["responses"],
-        backends=["responses", "anthropic"],
-        only=["tool-call-parallel", "truncated-stream"],
+    options = _matrix(
+        ["responses"],
+        ["responses", "anthropic"],
+        ["tool-call-parallel", "truncated-stream"],
         streams=(True,),
         transports=("ws",),
-        write_traces=False,
     )
     runner = Engine(options)
     floor = _floor.prepare_floor(runner)
