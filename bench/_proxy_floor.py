@@ -8,22 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench._floor import Floor, answered
+from bench._floor import Floor, FloorCall, answered
 from bench._socket_floor import TURN_TIMEOUT_S
-from harness import drivers, ir
+from harness import drivers
 from harness.drivers.base import SdkResult, SocketDriver
 from harness.rig import Environment
 from harness.runner.engine import CaseRunner, Engine
-from harness.trace import Run
-
-
-@dataclass(frozen=True)
-class ProxyCall:
-    """One run's SDK call as the floor makes it, to be made through the proxy."""
-
-    run: Run
-    request: ir.Request | None
-    """The scenario's request routed to the run (None: a model listing)."""
 
 
 @dataclass
@@ -32,14 +22,15 @@ class ProxyFloor:
 
     cases: CaseRunner
     """The runner whose environment the calls go through (built as a matrix run builds it)."""
-    calls: list[ProxyCall]
+    calls: list[FloorCall]
+    """The SDK floor's calls: each one's run and request (its recorded reply is not used here)."""
 
     @property
     def env(self) -> Environment:
         """The proxy wired to the replayed backends."""
         return self.cases.env
 
-    def run_one(self, call: ProxyCall) -> SdkResult:
+    def run_one(self, call: FloorCall) -> SdkResult:
         """One SDK call through the proxy (the run's transport: HTTP, or a WebSocket-mode turn)."""
         driver = drivers.get(call.run.client)
         with self.env.session(call.run) as session:
@@ -66,4 +57,4 @@ class ProxyFloor:
 def prepare_proxy_floor(runner: Engine, floor: Floor) -> ProxyFloor:
     """The SDK floor's calls (the runner's planned runs its SDKs can send), to be made through the built-in proxy
     of an environment like the runner's."""
-    return ProxyFloor(runner.case_runner(), [ProxyCall(item.run, item.request) for item in floor.calls])
+    return ProxyFloor(runner.case_runner(), floor.calls)

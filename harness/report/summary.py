@@ -146,7 +146,7 @@ def _line(entry: dict[str, Any]) -> str:
 
 
 def unit_entries(cases: Sequence[CaseResult], judged: Mapping[str, Compared] | None = None) -> str:
-    """The lines of a unit's settled cases (`junit.settled`: in no group) with the shape of each
+    """The lines of a unit's settled cases (`groups.settled`: in no group) with the shape of each
     (`entry_shape`, before a newline), made where the unit was judged (`model.ready_part`)."""
     entries = (case_entry(case, []) for case in cases if settled(case))
     return ready_part((entry["case_id"], f"{entry_shape(entry)}\n{_line(entry)}") for entry in entries)
