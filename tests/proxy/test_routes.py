@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from typing import Any
 
 import httpx2
 import pytest
@@ -28,12 +29,21 @@ def refuse(request: httpx2.Request) -> httpx2.Response:
     raise httpx2.ConnectError("connection refused")
 
 
+async def _listings(client: httpx2.AsyncClient) -> list[Any]:
+    """The model list in each protocol's shape: OpenAI's and Anthropic's (one path, told apart by the headers),
+    Gemini's and Ollama's."""
+    asks: list[tuple[str, dict[str, str]]] = [
+        ("/v1/models", {"authorization": "Bearer x"}),
+        ("/v1/models", ANTHROPIC_HEADERS),
+        ("/v1beta/models", {}),
+        ("/api/tags", {}),
+    ]
+    return [(await client.get(path, headers=headers)).json() for path, headers in asks]
+
+
 async def test_model_lists_in_each_protocols_shape() -> None:
     async with proxy(MODELS, httpx2.MockTransport(refuse)) as p:
-        openai = (await p.client.get("/v1/models", headers={"authorization": "Bearer x"})).json()
-        anthropic = (await p.client.get("/v1/models", headers=ANTHROPIC_HEADERS)).json()
-        gemini = (await p.client.get("/v1beta/models")).json()
-        ollama = (await p.client.get("/api/tags")).json()
+        openai, anthropic, gemini, ollama = await _listings(p.client)
         one = (await p.client.get("/v1/models/gpt-4o-mini")).json()
         missing = await p.client.get("/v1/models/nope", headers=ANTHROPIC_HEADERS)
     assert openai["object"] == "list"
@@ -54,10 +64,7 @@ async def test_an_unlisted_model_is_left_out_of_every_listing_and_still_served()
     hidden = dataclasses.replace(MODELS.models[1], listed=False)
     config = dataclasses.replace(MODELS, models=(MODELS.models[0], hidden))
     async with proxy(config, httpx2.MockTransport(refuse)) as p:
-        openai = (await p.client.get("/v1/models", headers={"authorization": "Bearer x"})).json()
-        anthropic = (await p.client.get("/v1/models", headers=ANTHROPIC_HEADERS)).json()
-        gemini = (await p.client.get("/v1beta/models")).json()
-        ollama = (await p.client.get("/api/tags")).json()
+        openai, anthropic, gemini, ollama = await _listings(p.client)
         one = (await p.client.get("/v1/models/gpt-4o-mini")).json()
     assert [m["id"] for m in openai["data"]] == ["claude-sonnet-4-0"]
     assert [m["id"] for m in anthropic["data"]] == ["claude-sonnet-4-0"]
