@@ -60,9 +60,9 @@ def embed_json(data: Any) -> str:
     return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def pack_blob(data: Any) -> str:
-    """A pack as base64 of gzip (fixed timestamp: the same run gives the same bytes)."""
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+def pack_blob(text: str) -> str:
+    """A pack's JSON text as base64 of gzip (fixed timestamp: the same run gives the same bytes)."""
+    raw = text.encode("utf-8", "surrogatepass")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
@@ -109,7 +109,7 @@ def unit_pack(
     pack = Pack(report_dir, list(rerun))
     for case in cases:
         pack.add(case, (judged or {}).get(case.case_id))
-    return pack_blob(pack.payload())
+    return pack_blob(pack.text())
 
 
 def _packs(

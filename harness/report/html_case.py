@@ -17,16 +17,28 @@ from harness.trace.model import CaseResult, RunTrace
 from harness.trace.slim import needs_triage
 
 
-def _run_payload(run: RunTrace) -> dict[str, Any]:
-    # case_id (which case first produced a shared baseline) and role (frontend baseline of one case is the
-    # backend baseline of another) are left out so that one baseline run reached from many cases is stored once.
-    return run.model_dump(mode="json", by_alias=True, exclude={"case_id", "role"})
+def _run_text(run: RunTrace) -> str:
+    """A run as the blob holds it. case_id (which case first produced a shared baseline) and role (the frontend
+    baseline of one case is the backend baseline of another) are left out, so that one baseline run reached from
+    many cases is stored once."""
+    return run.model_dump_json(by_alias=True, exclude={"case_id", "role"})
 
 
-def intern(table: dict[str, Any], payload: Any) -> str:
-    """Store `payload` once in `table` under a content hash, and return the hash."""
-    key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    table.setdefault(key, payload)
+def json_text(payload: Any) -> str:
+    """`payload` as the blob writes it: compact JSON, non-ASCII kept."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def _object(texts: dict[str, str]) -> str:
+    """A JSON object of JSON texts by key (keys that need no escaping: table names and hex hashes)."""
+    return "{" + ",".join(f'"{key}":{text}' for key, text in texts.items()) + "}"
+
+
+def intern(table: dict[str, str], text: str) -> str:
+    """Store a payload's JSON text once in `table`, under a hash of that text, and return the hash. Each payload
+    is encoded once (the text hashed is the text the blob holds): the blob is spliced from these texts."""
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    table.setdefault(key, text)
     return key
 
 
@@ -53,16 +65,17 @@ class Pack:
         self.report_dir = report_dir
         self.rerun = rerun
         self.cases: dict[str, Any] = {}
-        self.runs: dict[str, Any] = {}
-        self.views: dict[str, Any] = {}
-        self.timelines: dict[str, Any] = {}
+        self.runs: dict[str, str] = {}
+        self.views: dict[str, str] = {}
+        self.timelines: dict[str, str] = {}
+        """Runs, views and timelines as JSON texts (`intern`), by key: a baseline serves many cases."""
         self._run_keys: dict[int, tuple[RunTrace, str]] = {}
         """Each run's key in `runs`, by the id of the run (held with it): a baseline serves many cases."""
 
     def _run_key(self, run: RunTrace) -> str:
         seen = self._run_keys.get(id(run))
         if seen is None or seen[0] is not run:
-            seen = self._run_keys[id(run)] = (run, intern(self.runs, _run_payload(run)))
+            seen = self._run_keys[id(run)] = (run, intern(self.runs, _run_text(run)))
         return seen[1]
 
     def add(self, case: CaseResult, judged: Compared | None = None) -> None:
@@ -70,14 +83,14 @@ class Pack:
         data = case.model_dump(mode="json", by_alias=True, exclude={"runs"})
         data["runs"] = {role: self._run_key(run) for role, run in case.runs.items()}
         compared, missing = compared_payload(case, judged)
-        data["compared"] = {role: intern(self.views, view) for role, view in compared.items()}
+        data["compared"] = {role: intern(self.views, json_text(view)) for role, view in compared.items()}
         if missing is not None:
             data["compared_missing"] = missing
         if compared:
             data["event_diff"] = event_diff(compared["baseline_frontend"], compared["translated"])
         # A timeline is as long as its stream; a frontend baseline shared by every backend's case is kept once.
         data["timelines"] = {
-            role: intern(self.timelines, line)
+            role: intern(self.timelines, json_text(line))
             for role, run in case.runs.items()
             if role != "baseline_backend" and (line := timeline(run))
         }
@@ -86,6 +99,12 @@ class Pack:
             data["commands"]["diff"] = diff_command(case, self.report_dir)
         self.cases[case.case_id] = data
 
+    def text(self) -> str:
+        """The pack as JSON text: the cases, then each table's texts as they were interned (keys are hex)."""
+        tables = {"runs": self.runs, "views": self.views, "timelines": self.timelines}
+        return _object({"cases": json_text(self.cases)} | {name: _object(table) for name, table in tables.items()})
+
     def payload(self) -> dict[str, Any]:
-        """The pack as JSON-ready data."""
-        return {"cases": self.cases, "runs": self.runs, "views": self.views, "timelines": self.timelines}
+        """The pack as data (its text, read back)."""
+        data: dict[str, Any] = json.loads(self.text())
+        return data

@@ -15,7 +15,8 @@ import pytest
 
 from harness.report import emit, file_writers
 from harness.report.html import embed_json
-from harness.report.html_case import Pack
+from harness.report.html_case import Pack, compared_payload, json_text
+from harness.report.timeline import timeline
 from tests.report.factory import XSS, big_matrix, dropped_call, sample_events
 
 
@@ -175,3 +176,25 @@ def test_a_shared_baseline_timeline_is_stored_once() -> None:
     assert len(line["events"]) == 11 and line["events"][0] == ["message_start", 1.0, 2.5]
     # The translated runs deliver the same stream at the same times: one entry too.
     assert len(pack.payload()["timelines"]) == 2
+
+
+def test_a_pack_stores_each_run_view_and_timeline_as_the_data_it_stands_for() -> None:
+    """The blob is spliced from each payload's JSON text, encoded once: read back, a run is its dump without the
+    case and role (one baseline serves many cases), a view is the compared view, a timeline its run's."""
+    case = dropped_call("openai")
+    pack = Pack("reports/r", [])
+    pack.add(case)
+    data = json.loads(pack.text())
+    assert data == pack.payload()
+    detail = data["cases"][case.case_id]
+    for role, run in case.runs.items():
+        assert data["runs"][detail["runs"][role]] == run.model_dump(
+            mode="json", by_alias=True, exclude={"case_id", "role"}
+        )
+    compared, _ = compared_payload(case)
+    assert {role: data["views"][key] for role, key in detail["compared"].items()} == compared
+    assert {role: data["timelines"][key] for role, key in detail["timelines"].items()} == {
+        role: timeline(case.runs[role]) for role in ("baseline_frontend", "translated")
+    }
+    # Non-ASCII and markup are kept as they are (the page escapes the blob, not the pack).
+    assert "\u00e9" in json_text({"a": "\u00e9"}) and json.loads(json_text({"a": XSS})) == {"a": XSS}
