@@ -53,7 +53,8 @@ from bench._floor import prepare_floor
 from bench._proxy_floor import prepare_proxy_floor
 from bench._timing import Timing, interleaved_best
 from harness import drivers
-from harness.runner.engine import Engine, default_jobs
+from harness.runner.engine import Engine
+from harness.runner.forkserver import default_jobs
 from harness.runner.plan import MatrixOptions
 from harness.trace import Transport
 

@@ -191,7 +191,22 @@ def sut_client(args: argparse.Namespace) -> SutClient:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the matrix and return the gate's exit code."""
+    """Run the matrix and return the gate's exit code.
+
+    A run with workers starts their fork server first: its preload (the SDKs' imports, seconds) is the longest wait
+    before the first case, and this process's own imports and planning overlap it. A usage or setup error (exit 2)
+    stops a server this call started, rather than leave it importing for nothing."""
+    from harness.runner import forkserver
+
+    jobs = forkserver.default_jobs() if args.jobs is None else args.jobs
+    started = jobs > 1 and args.sut is None and forkserver.warm_up()
+    code = _run(args, jobs)
+    if started and code == 2:
+        forkserver.stop()
+    return code
+
+
+def _run(args: argparse.Namespace, jobs: int) -> int:
     from rich.console import Console
 
     from harness.protocols.registry import UnknownProtocolError
@@ -200,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.rig import SetupError
     from harness.rig.routes import parse_model_overrides
     from harness.runner.crash import reraise_interrupt
-    from harness.runner.engine import Engine, default_jobs
+    from harness.runner.engine import Engine
     from harness.runner.known import KnownFileError, load_known
     from harness.runner.plan import MatrixOptions
     from harness.runner.record_missing import record_missing
@@ -209,7 +224,6 @@ def run(args: argparse.Namespace) -> int:
     from harness.runner.workers import WorkerError
     from harness.scenarios.loader import ScenarioError
 
-    jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         return _fail("--jobs must be at least 1")
     if not math.isfinite(args.timeout) or args.timeout <= 0:

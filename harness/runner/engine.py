@@ -64,14 +64,6 @@ Report = Callable[[str, str], None]
 """Told ("run", case id) after each run and ("case", case id) after each judged case."""
 
 
-def default_jobs() -> int:
-    """Worker processes by default: the cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no affinity on this platform (macOS, Windows)
-        return max(1, os.cpu_count() or 1)
-
-
 class CaseRunner:
     """Runs cases against one shared environment, each distinct run once: baselines are shared between cases.
 

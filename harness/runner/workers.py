@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
-import os
 import pickle
 import select
 import signal
@@ -31,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from harness.runner import interrupts
+from harness.runner.forkserver import context, stop, warm_up
 from harness.runner.plan import MatrixOptions, runs_of
 from harness.runner.run_events import UnitWork
 from harness.scenarios.model import Scenario
@@ -134,26 +133,6 @@ def portable(options: MatrixOptions) -> MatrixOptions:
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
         raise ValueError(f"translate hooks cannot go to worker processes ({exc}): run with -j 1") from None
     return options
-
-
-def context() -> Any:
-    """The process start method: a fork server (started once, with the engine and every SDK imported, so workers
-    start warm) where the platform has one, else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["harness.runner.preload"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def warm_up() -> None:
-    """Start the fork server now (it imports the engine and every SDK, ~2 s of CPU), so that it does so while the
-    caller plans, not after; no-op where workers are spawned."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        from multiprocessing import forkserver
-
-        context()
-        forkserver.ensure_running()
 
 
 @dataclass
@@ -319,7 +298,7 @@ def _interrupts_held(ctx: Any) -> Iterator[None]:
     if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
         yield
         return
-    warm_up()
+    warm_up(ctx)
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
@@ -349,7 +328,7 @@ def _start_bounded(ctx: Any, seconds: float) -> Iterator[None]:
     try:
         yield
     except _ForkServerHung:
-        _stop_fork_server()
+        stop()
         raise WorkerError(
             f"the worker fork server did not start a worker within {seconds:.0f} s (are its imports hung?)"
         ) from None
@@ -362,20 +341,6 @@ def _start_bounded(ctx: Any, seconds: float) -> Iterator[None]:
 
 class _ForkServerHung(Exception):
     """The SIGALRM of `_start_bounded` (a private type, so that nothing else catches it by accident)."""
-
-
-def _stop_fork_server() -> None:
-    """Kill the fork server this process started (by its pid) and forget it: it is hung, and a closed pipe, the
-    stdlib's way to stop it, is read only by a server that finished its preload."""
-    from multiprocessing import forkserver
-
-    server: Any = getattr(forkserver, "_forkserver", None)
-    pid = getattr(server, "_forkserver_pid", None)
-    if server is None or pid is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    server._stop()  # closes its pipe, reaps it, removes its socket, so that a later start begins a new one
 
 
 def _readable(conn: Connection) -> bool:

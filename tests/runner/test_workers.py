@@ -177,6 +177,25 @@ def test_a_fork_server_hung_in_its_imports_fails_the_start_within_the_bound(tmp_
     assert lines[2] in {"outer left 27", "outer left 28"}, lines
 
 
+def test_conformance_run_starts_the_fork_server_first_and_stops_it_on_a_usage_error() -> None:
+    """`conformance run` with workers starts their fork server before its own imports (they overlap its preload);
+    a usage error found afterwards stops the server it started, instead of leaving it importing the SDKs."""
+    code = (
+        "from multiprocessing import forkserver\n"
+        "from harness.runner import forkserver as fs\n"
+        "from harness.cli import main\n"
+        "started = []\n"
+        "warm_up = fs.warm_up\n"
+        "fs.warm_up = lambda *a: started.append(warm_up(*a)) or started[-1]\n"
+        "code = main(['run', '-j', '2', '--known', 'no-such-known.yaml'])\n"
+        "print(code, started, getattr(forkserver._forkserver, '_forkserver_pid', None), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.splitlines()[-1] == "2 [True] None", done.stdout
+    assert "--known no-such-known.yaml: no such file" in done.stderr
+
+
 def test_workers_name_each_run_to_a_progress_callback_and_count_it_without_one(tmp_path: Path) -> None:
     """Workers count their runs and cases in memory shared with the parent (`workers.Link`); the run labels travel
     as messages only when the parent shows them: the selftest's spinner gets one per run, in the workers' order."""
