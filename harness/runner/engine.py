@@ -29,6 +29,7 @@ from harness.runner import crash, gc_pace, interrupts
 from harness.runner.contradiction import checked
 from harness.runner.execute import RunResult, Unexpressed, Unsupported, error_trace, run_once
 from harness.runner.folder import clear_previous, content_hash, write_plan
+from harness.runner.forkserver import warm_up
 from harness.runner.known import Known, grown, load_known, matches
 from harness.runner.plan import MatrixOptions, Plan, case_gap, plan, runs_of
 from harness.runner.run_events import (
@@ -46,7 +47,7 @@ from harness.runner.run_events import (
     judged_count,
 )
 from harness.runner.units import Unit, shard, units
-from harness.runner.workers import Done, Link, Task, WorkerConfig, WorkerPool, portable, warm_up
+from harness.runner.workers import Done, Link, Task, WorkerConfig, WorkerPool, portable
 from harness.scenarios.model import Scenario
 from harness.trace import Case, CaseResult, Run, RunTrace, case_text, parse_case
 from harness.trace.bound import LARGE_CHARS
