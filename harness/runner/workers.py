@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from harness.runner import interrupts
+from harness.runner import gc_pace, interrupts
 from harness.runner.forkserver import context, stop, warm_up
 from harness.runner.plan import MatrixOptions, runs_of
 from harness.runner.run_events import UnitWork
@@ -204,19 +204,20 @@ class WorkerPool:
         """Run every task; the results in task order."""
         pending = deque(sorted(tasks, key=lambda t: (-t.weight, t.number)))
         results: dict[int, Done] = {}
-        try:
-            for _ in range(min(self.jobs, len(tasks))):
-                self._start()
-            while len(results) < len(tasks):
-                for worker in self._workers:
-                    if worker.ready and worker.task is None and pending:
-                        worker.task, worker.heard = pending.popleft(), time.monotonic()
-                        worker.counts[RUNS] = worker.counts[CASES] = 0  # it waits for the task: it adds nothing now
-                        worker.seen = (0, 0)
-                        worker.conn.send(worker.task)
-                self._wait(pending, results)
-        finally:
-            self.close()
+        with gc_pace.keeping():
+            try:
+                for _ in range(min(self.jobs, len(tasks))):
+                    self._start()
+                while len(results) < len(tasks):
+                    for worker in self._workers:
+                        if worker.ready and worker.task is None and pending:
+                            worker.task, worker.heard = pending.popleft(), time.monotonic()
+                            worker.counts[RUNS] = worker.counts[CASES] = 0  # it waits for the task: it adds nothing now
+                            worker.seen = (0, 0)
+                            worker.conn.send(worker.task)
+                    self._wait(pending, results)
+            finally:
+                self.close()
         return [results[t.number] for t in sorted(tasks, key=lambda t: t.number)]
 
     def _wait(self, pending: deque[Task], results: dict[int, Done]) -> None:
@@ -226,9 +227,9 @@ class WorkerPool:
         for worker in list(self._workers):
             if worker.conn in ready:
                 with contextlib.suppress(EOFError, OSError):  # it died: its sentinel says so below
-                    self._receive(worker, worker.conn.recv(), results)
+                    self._receive(worker, gc_pace.received(worker.conn.recv), results)
                     while _readable(worker.conn):
-                        self._receive(worker, worker.conn.recv(), results)
+                        self._receive(worker, gc_pace.received(worker.conn.recv), results)
             if worker.moved():
                 worker.heard = now
             if worker.process.sentinel in ready:  # it exited (a dead worker's sentinel stays ready)
