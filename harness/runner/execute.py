@@ -156,12 +156,9 @@ def _as_sent(exchange: Exchange) -> ir.Request:
     """The upstream request for the field checks, with an exact system-prompt fold undone (as the diff does)."""
     upstream = exchange.upstream_request
     assert upstream is not None
-    if exchange.frontend_request is None:
-        return upstream
-    sent = ir.to_json(upstream)
-    if not exchange.frontend_request.system:  # no system prompt the proxy could have folded
-        return ir.Request.model_validate(sent)
-    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), sent, owned=True)
+    if exchange.frontend_request is None or not exchange.frontend_request.system:
+        return upstream  # no system prompt the proxy could have folded
+    _, unfolded = system_folded(ir.to_json(exchange.frontend_request), ir.to_json(upstream), owned=True)
     return ir.Request.model_validate(unfolded)
 
 
