@@ -281,12 +281,13 @@ class _Compiler:
                 if name not in value:
                     lenient = ctx.request and name in nullable
                     ctx.out.append((_key(path, name), f"required field {name!r} is missing", where, not lenient))
+            prefix = f"{path}." if path else ""  # each field's path is `_key(path, name)`, joined here in one step
             for name, item in value.items():
                 sub = props.get(name)
                 if sub is not None:
-                    sub(item, _key(path, name), ctx)
+                    sub(item, f"{prefix}{name}", ctx)
                 elif more is not None:
-                    more(item, _key(path, str(name)), ctx)
+                    more(item, f"{prefix}{name}", ctx)
                 else:
                     violation = closed or (ctx.extras_violate and not (ctx.top_only and path))
                     what = "unknown field" if violation else "undocumented field"
@@ -341,10 +342,12 @@ def _wrong_type(value: Any, path: str, want: str, where: str, ctx: _Ctx) -> None
 
 
 def _typed(types: frozenset[type], integral_only: bool, want: str, where: str) -> _Check:
-    """The check of a node that only names its types (most leaves: `{"type": "string"}`)."""
+    """The check of a node that only names its types (most leaves: `{"type": "string"}`; `_type_ok` inlined, as
+    every leaf of every payload runs it)."""
 
     def check(value: Any, path: str, ctx: _Ctx) -> None:
-        if not _type_ok(value, types, integral_only):
+        kind = type(value)
+        if kind not in types or (integral_only and kind is float and not value.is_integer()):
             _wrong_type(value, path, want, where, ctx)
 
     return check

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.checks import raw_fields, spec, subject, wire
+from harness.checks import spec, subject, wire
 from harness.checks.memo import ANSWERS, Memo
 from harness.faults import by_name
 from harness.runner.engine import Engine
@@ -47,6 +47,6 @@ def run_fault(
 def forget_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Empty memos of the checks of the answer alone and of the decoded streams, for a test that counts the work
     an answer takes (an earlier test may have judged the same bytes)."""
-    for module, name in ((raw_fields, "_found"), (spec, "_answers"), (wire, "_checked"), (wire, "_broken")):
+    for module, name in ((spec, "_answers"), (wire, "_checked"), (wire, "_broken")):
         monkeypatch.setattr(module, name, Memo(ANSWERS))
     monkeypatch.setattr(subject, "_decoded", Memo(subject.STREAM_MEMO))

@@ -239,6 +239,20 @@ def test_upstream_request_fields(temperature: float | None, passed: bool) -> Non
     assert checks["request.top_p"].passed and checks["request.max_tokens"].passed
 
 
+def test_a_scenario_naming_no_request_field_checks_none_without_dumping_a_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scenario: Scenario = SCENARIOS["text-basic"]
+    assert not scenario.expect.request_fields
+    upstream = scenario.request_for("backend-model")
+
+    def dumped(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a request was dumped for no field")
+
+    monkeypatch.setattr(type(scenario), "request_for", dumped)
+    assert evaluate_upstream(scenario, upstream) == []
+
+
 def test_upstream_tools_check_treats_empty_defs_as_absent() -> None:
     # Portkey 1.15.2 adds `"$defs": {}` to tool schemas; JSON Schema gives it the meaning of its absence, and the
     # request diff already agrees. A schema that lost its properties or its `required` still fails.
