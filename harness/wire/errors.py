@@ -15,3 +15,17 @@ class WireError(ValueError):
 
 class FramingError(WireError):
     """The byte stream does not follow its framing (SSE, NDJSON, JSON array)."""
+
+
+class Sticky:
+    """A framing decoder whose error stays: met in a `feed` after values it returns, it is raised by the next call
+    (so what a consumer gets before the error does not depend on where the chunks were cut)."""
+
+    _error: FramingError | None
+
+    @property
+    def failed(self) -> FramingError | None:
+        """The error an earlier `feed` met (None: none). A caller that forgives an error of `close` (a last line or
+        frame cut off by the end of the stream: one that ended early) raises this one as its `feed` would have:
+        decoding the same bytes in one piece, the error would reach `close` and be forgiven there."""
+        return self._error

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from enum import IntEnum
 from typing import NamedTuple, TypeAlias
 
-from harness.wire.errors import FramingError
+from harness.wire.errors import FramingError, Sticky
 
 MEDIA_TYPE = "application/vnd.amazon.eventstream"
 """Content-Type of a response framed this way."""
@@ -116,7 +116,7 @@ class EventMessage(NamedTuple):
     """Byte offset of the message's first prelude byte in the stream."""
 
 
-class EventStreamDecoder:
+class EventStreamDecoder(Sticky):
     """Incremental decoder: feed bytes as they arrive, get whole messages; the same for any chunking."""
 
     def __init__(

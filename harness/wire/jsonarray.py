@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from harness.wire.errors import FramingError
+from harness.wire.errors import FramingError, Sticky
 from harness.wire.ndjson import load_json
 
 DEFAULT_MAX_ELEMENT_SIZE = 16 * 1024 * 1024
@@ -42,7 +42,7 @@ class _State(enum.Enum):
     DONE = "after ']'"
 
 
-class JSONArrayDecoder:
+class JSONArrayDecoder(Sticky):
     """Incremental decoder of one streamed top-level JSON array; yields parsed elements."""
 
     def __init__(self, *, max_element_size: int = DEFAULT_MAX_ELEMENT_SIZE) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.wire.errors import FramingError
+from harness.wire.errors import FramingError, Sticky
 
 DEFAULT_MAX_LINE_SIZE = 16 * 1024 * 1024
 """Longest line a decoder buffers before raising `FramingError`."""
@@ -38,7 +38,7 @@ def load_json(data: bytes, offset: int) -> Any:
         raise FramingError(f"invalid JSON: {exc}", offset=offset) from None
 
 
-class NDJSONDecoder:
+class NDJSONDecoder(Sticky):
     """Incremental NDJSON decoder: one parsed JSON value per non-blank line, the same for any chunking."""
 
     def __init__(self, *, max_line_size: int = DEFAULT_MAX_LINE_SIZE) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import NamedTuple, NoReturn
 
-from harness.wire.errors import FramingError
+from harness.wire.errors import FramingError, Sticky
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 """Largest event block (first line to the end of its last line's text) a decoder accepts; beyond: `FramingError`."""
@@ -47,7 +47,7 @@ _new_tuple = tuple.__new__
 _MAX_RETRY_DIGITS = 100  # far beyond any real reconnection time in milliseconds
 
 
-class SSEDecoder:
+class SSEDecoder(Sticky):
     """Incremental SSE decoder: feed bytes as they arrive, get complete events; the same for any chunking."""
 
     def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:

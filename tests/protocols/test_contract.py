@@ -346,3 +346,37 @@ def test_error_round_trip(name: str, error: ir.IRError) -> None:
     back = codec.decode_error(wire.status, wire.headers, wire.body)
     assert back.status == wire.status
     assert spec.seen_error(back) == spec.expect_error(error)
+
+
+def _outcome(codec: Codec, chunks: list[bytes]) -> tuple[list[ir.StreamEvent], str | None]:
+    """The events a client reading `chunks` gets, and the error that stopped it (None: it read them all)."""
+    decoder, events = codec.stream_decoder(), []
+    try:
+        for chunk in chunks:
+            events += decoder.feed(chunk)
+        events += decoder.close()
+    except WireError as exc:
+        return events, str(exc)
+    return events, None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_malformed_line_after_an_event_fails_the_stream_alike_wherever_the_chunks_are_cut(name: str) -> None:
+    """A framing error met in a chunk after events it completed is raised by the next call (sticky). Decoders that
+    forgive `close`'s error (a stream cut off mid-line is one that ended early) forgave that sticky error too: an
+    Ollama stream with a whole line of bad JSON after its first line ended in a malformed-stream event when read
+    in one piece, and raised when the bad line came in a chunk of its own."""
+    codec = registry.get(name)
+    body = encode_events(codec, strategies.events_for(TEXT, chunk=2))
+    if body.startswith((b"data:", b"event:")):
+        end = min(i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := body.find(sep)) >= 0)
+        first, junk = end, b"data: \xff\n\n"  # SSE: a line of invalid UTF-8 after the first event
+    elif body.startswith(b"{") and b"\n" in body:
+        first, junk = body.index(b"\n") + 1, b"{bad\n"  # NDJSON: a line of invalid JSON
+    else:
+        pytest.skip(f"{name} streams neither SSE nor NDJSON")
+    stream = body[:first] + junk
+    whole = _outcome(codec, [stream])
+    assert whole[1] is not None, whole
+    for cut in range(len(stream) + 1):
+        assert _outcome(codec, [stream[:cut], stream[cut:]]) == whole, cut

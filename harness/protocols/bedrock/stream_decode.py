@@ -67,6 +67,9 @@ class BedrockStreamDecoder:
 
     def close(self) -> list[ir.StreamEvent]:
         """End of the body: a stream cut off before messageStop, or inside a frame, ends in malformed_stream."""
+        failed = self._frames.failed
+        if failed is not None:  # a malformed whole frame: raised as `feed` raises it, not forgiven as a cut-off one
+            raise DecodeError(NAME, failed.message, offset=failed.offset) from failed
         try:
             self._frames.close()
         except FramingError as exc:

@@ -59,6 +59,8 @@ class CloudflareStreamDecoder:
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream cut before `[DONE]` ends with a `malformed_stream` error event."""
         out: list[ir.StreamEvent] = []
+        if self._sse.failed is not None:  # a malformed whole line: not forgiven as a cut-off tail below
+            raise self._sse.failed
         try:
             tail = self._sse.close()
         except FramingError:

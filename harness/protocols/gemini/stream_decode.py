@@ -62,6 +62,8 @@ class GeminiStreamDecoder:
             if cut:
                 return out + self._malformed(f"SSE event cut off by the end of the stream at byte {cut[0].offset}")
         elif self._mode == "array":
+            if self._array.failed is not None:  # malformed before the end: not forgiven as a cut-off array below
+                raise self._array.failed
             try:
                 out += self._from_array(self._array.close())
             except FramingError as exc:

@@ -47,6 +47,8 @@ class OllamaStreamDecoder:
         """End of body: the events of a last unterminated line, or a malformed-stream error event."""
         out: list[ir.StreamEvent] = []
         problem = "the stream ended without a done:true line"
+        if self._lines.failed is not None:  # a whole line that was no JSON: not forgiven as a cut-off one below
+            raise self._lines.failed
         try:
             values = self._lines.close()
         except FramingError as exc:

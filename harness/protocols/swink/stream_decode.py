@@ -52,6 +52,8 @@ class SwinkStreamDecoder:
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream with no terminal event ends with a `malformed_stream` error."""
         out: list[ir.StreamEvent] = []
+        if self._sse.failed is not None:  # a malformed whole line: not forgiven as a cut-off tail below
+            raise self._sse.failed
         try:
             tail = self._sse.close()
         except FramingError:
