@@ -33,7 +33,7 @@ def record_outgoing(call: Call, outgoing: HttpRequest, protocol: str, *, decode:
         rec.set(upstream_headers=safe_headers(outgoing.headers), upstream_body=outgoing.body)
     if rec.enabled and decode:
         codec = call.state.codec(protocol)
-        rec.set(upstream_request=decode_request_for_tap(codec, outgoing, rec, "upstream request"))
+        rec.set(upstream_request=decode_request_for_tap(codec, outgoing, rec, "upstream request", call.state.decoded))
 
 
 async def open_upstream(call: Call, outgoing: HttpRequest) -> httpx2.Response | Response:

@@ -12,6 +12,7 @@ from starlette.types import Receive
 
 from harness.protocols import Codec, HttpRequest, registry
 from harness.proxy.config import ConfigError, ModelRoute, ProxyConfig, suggest
+from harness.proxy.decoded import DecodedRequests
 from harness.proxy.models import IDENTITY_HOOKS, Exchange, ExchangeCallback, TranslateHooks
 from harness.proxy.tap import Recorder, deliver, new_trace_id
 from harness.proxy.upstream import make_client
@@ -57,6 +58,8 @@ class ProxyState:
                 )
         self.counters: Counter[str] = Counter()
         self.recent: deque[RecentTrace] = deque(maxlen=RECENT_TRACES)
+        self.decoded = DecodedRequests()
+        """What the proxy sent upstream, decoded to IR for the trace (each distinct request once)."""
         self._client: httpx2.AsyncClient | None = None
 
     @property

@@ -13,6 +13,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import Codec, DecodeError, HttpRequest
+from harness.proxy.decoded import DecodedRequests
 from harness.proxy.models import Exchange, ExchangeCallback, Timings
 from harness.stream import GrammarChecker, Violation
 from harness.wire.content import MAX_INFLATED
@@ -186,10 +187,13 @@ async def deliver(callback: ExchangeCallback | None, exchange: Exchange) -> bool
     return True
 
 
-def decode_request_for_tap(codec: Codec, request: HttpRequest, recorder: Recorder, what: str) -> ir.Request | None:
-    """Decode a request for the trace; a failure is a tap problem, not a reason to change the exchange."""
+def decode_request_for_tap(
+    codec: Codec, request: HttpRequest, recorder: Recorder, what: str, decoded: DecodedRequests | None = None
+) -> ir.Request | None:
+    """Decode a request for the trace (through `decoded`, to decode each distinct request once); a failure is a tap
+    problem, not a reason to change the exchange."""
     try:
-        return codec.decode_request(request)
+        return codec.decode_request(request) if decoded is None else decoded(codec, request)
     except DecodeError as exc:
         recorder.problem(f"{what}: {exc}")
         return None

@@ -117,18 +117,50 @@ def public_url(upstream: UpstreamConfig, path: str) -> str:
 
 
 def build(client: httpx2.AsyncClient, upstream: UpstreamConfig, request: HttpRequest) -> httpx2.Request:
-    """The httpx2 request for a codec request, with the upstream's timeouts."""
+    """The httpx2 request for a codec request, with the upstream's timeouts: what `client.build_request` makes of
+    it. Its headers (the client's defaults under the request's own, then Host and Content-Length) are worked out
+    once for all the requests that share what they are made of, and copied (every run of a route sends the same
+    headers, and merging them costs more than the rest of the request)."""
     headers = {k: v for k, v in request.headers.items() if k not in HOP_BY_HOP}
     # Ask for exactly the encoding the request named (identity when none), so bytes pass through unchanged
     # and httpx2 does not add its own Accept-Encoding.
     headers.setdefault("accept-encoding", "identity")
-    return client.build_request(
+    text = url_for(upstream, request)
+    url = _url(text)
+    # What the headers are made of: the client's defaults, the request's, and what httpx2 adds from the method,
+    # the URL's host and the body's length. Client cookies, query parameters or a base URL (a relative URL) make
+    # a request of their own: built as httpx2 builds it.
+    made_of = (tuple(client.headers.raw), tuple(headers.items()), request.method, text, len(request.body))
+    known = None if client.cookies or client.params or url.is_relative_url else _BUILT_HEADERS.get(made_of)
+    if known is None:
+        timeout = timeout_for(upstream)
+        built = client.build_request(request.method, url, headers=headers, content=request.body, timeout=timeout)
+        if not (client.cookies or client.params or url.is_relative_url):
+            if len(_BUILT_HEADERS) >= BUILT_HEADERS_KEPT:
+                _BUILT_HEADERS.clear()
+            _BUILT_HEADERS[made_of] = httpx2.Headers(built.headers)
+        return built
+    built = httpx2.Request(
         request.method,
-        _url(url_for(upstream, request)),
-        headers=headers,
-        content=request.body,
-        timeout=timeout_for(upstream),
+        url,
+        headers=known,
+        stream=httpx2.ByteStream(request.body),
+        extensions={"timeout": dict(_timeouts(upstream))},
     )
+    built.read()
+    return built
+
+
+BUILT_HEADERS_KEPT = 1024
+"""Distinct upstream header sets `build` keeps (a matrix run has a few hundred); past it, it starts afresh."""
+_BUILT_HEADERS: dict[tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, str, int], httpx2.Headers]
+_BUILT_HEADERS = {}
+
+
+@functools.lru_cache(maxsize=256)
+def _timeouts(upstream: UpstreamConfig) -> dict[str, float | None]:
+    """`timeout_for(upstream)` as the request extension httpx2's transports read (copy it: requests own theirs)."""
+    return timeout_for(upstream).as_dict()
 
 
 @functools.lru_cache(maxsize=1024)

@@ -32,7 +32,7 @@ def backend_request(request: httpx2.Request, body: bytes) -> tuple[str, HttpRequ
     http = HttpRequest(
         method=request.method,
         path=f"/{rest}",
-        query=dict(request.url.params.multi_items()),
+        query=dict(request.url.params.multi_items()) if request.url.query else {},
         headers={k.lower(): v for k, v in request.headers.items()},
         body=body,
     )

@@ -76,6 +76,10 @@ class _Answer:
     """The request recorded with it: what it was the answer to."""
 
 
+_Played = tuple[str, bool, Path, Cassette, dict[str, Any]]
+"""(scenario, stream, cassette path, cassette, stored response) of a request a recording answers."""
+
+
 class Replayer:
     """Answers backend requests from the cassettes under `root`."""
 
@@ -96,6 +100,8 @@ class Replayer:
         """Each backend's requests, decoded once (for `reply` and its cassettes' matchers)."""
         self._paths: dict[tuple[str, str, bool], Path] = {}
         """Each recording's cassette path (`_path`)."""
+        self._played: dict[tuple[str, str, str, bytes], _Played] = {}
+        """The recording that answers each request, by backend and the request's method, URI and body (`_play`)."""
         self._answers: dict[int, _Answer] = {}
         """Each stored response's answer as served, by the response's id (`_answer`)."""
         self.served: list[tuple[str, str, bool, Path]] = []
@@ -110,6 +116,7 @@ class Replayer:
         self.scenarios = list(scenarios)
         self._cassettes.clear()
         self._keys.clear()
+        self._played.clear()
         self._answers.clear()
 
     def _cassette(self, backend: str, path: Path, parsed: dict[str, Any] | None = None) -> Cassette:
@@ -177,6 +184,26 @@ class Replayer:
             return rejected
         query = "&".join(f"{k}={v}" for k, v in request.query.items())
         uri = f"http://replay.invalid{request.path}" + (f"?{query}" if query else "")
+        played = self._played.get((backend, request.method, uri, request.body))
+        if played is None:
+            played = self._play(backend, request, uri)
+        scenario, stream, path, cassette, response = played
+        answer = self._answer(path, cassette, response)
+        body, chunks, status = answer.body, list(answer.chunks), answer.status
+        if stream and status < 400:
+            chunks = as_requested(codec, answer.recorded, request, chunks)
+        chunks = rechunk(chunks, self.rechunk_mode, seed=self.seed)
+        headers = dict(answer.headers)
+        self.served.append((backend, scenario, stream, path))
+        stored = registry.facts(backend).stored_responses
+        if stored is not None and status < 400:
+            self.issued.update(stored.issued(body))
+        return WireReply(status, headers, chunks, scenario, stream)
+
+    def _play(self, backend: str, request: HttpRequest, uri: str) -> _Played:
+        """The recording that answers a request (at `uri`) and its stored response, found the way vcrpy finds it
+        (its scenario's cassette, the first recorded request matching by method and scenario), and remembered for
+        the request's method, URI and body: what that match is made of (`StepKeys`, `scenario_matcher`)."""
         vcr_request = VcrRequest(request.method, uri, request.body, dict(request.headers))
         scenario, stream, _ = self._step_keys(backend)(vcr_request)
         path = self._path(backend, scenario, stream)
@@ -191,17 +218,9 @@ class Replayer:
             closest = cassette.find_requests_with_most_matches(vcr_request)
             detail = "; ".join(f"{'; '.join(str(f[1]) for f in fails)}" for _, _, fails in closest) or str(exc)
             raise ReplayMissError(f"{path}: recorded request does not match: {detail}") from exc
-        answer = self._answer(path, cassette, response)
-        body, chunks, status = answer.body, list(answer.chunks), answer.status
-        if stream and status < 400:
-            chunks = as_requested(codec, answer.recorded, request, chunks)
-        chunks = rechunk(chunks, self.rechunk_mode, seed=self.seed)
-        headers = dict(answer.headers)
-        self.served.append((backend, scenario, stream, path))
-        stored = registry.facts(backend).stored_responses
-        if stored is not None and status < 400:
-            self.issued.update(stored.issued(body))
-        return WireReply(status, headers, chunks, scenario, stream)
+        played = (scenario, stream, path, cassette, response)
+        self._played[(backend, request.method, uri, request.body)] = played
+        return played
 
     def _answer(self, path: Path, cassette: Cassette, response: dict[str, Any]) -> _Answer:
         """A recorded answer as it is served, worked out once per stored response (every run of a scenario is

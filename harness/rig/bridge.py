@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
 from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
@@ -229,24 +230,33 @@ class HttpxAdapter:
     for an external proxy), for the `ollama` client, which uses httpx."""
 
     def __new__(cls, bridge: httpx2.BaseTransport) -> Any:
-        import httpx
+        return _httpx_transport()(bridge)
 
-        class _Stream(httpx.SyncByteStream):
-            def __init__(self, response: httpx2.Response) -> None:
-                self._response = response
 
-            def __iter__(self) -> Iterator[bytes]:
-                yield from self._response.iter_raw()
+@functools.cache
+def _httpx_transport() -> type:
+    """The adapter's httpx transport class, made once (httpx is imported only when a client needs it)."""
+    import httpx
 
-            def close(self) -> None:
-                self._response.close()
+    class _Stream(httpx.SyncByteStream):
+        def __init__(self, response: httpx2.Response) -> None:
+            self._response = response
 
-        class _Transport(httpx.BaseTransport):
-            def handle_request(self, request: httpx.Request) -> httpx.Response:
-                forwarded = httpx2.Request(
-                    request.method, str(request.url), headers=request.headers.raw, content=request.read()
-                )
-                response = bridge.handle_request(forwarded)
-                return httpx.Response(response.status_code, headers=response.headers.raw, stream=_Stream(response))
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._response.iter_raw()
 
-        return _Transport()
+        def close(self) -> None:
+            self._response.close()
+
+    class _Transport(httpx.BaseTransport):
+        def __init__(self, bridge: httpx2.BaseTransport) -> None:
+            self.bridge = bridge
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            forwarded = httpx2.Request(
+                request.method, str(request.url), headers=request.headers.raw, content=request.read()
+            )
+            response = self.bridge.handle_request(forwarded)
+            return httpx.Response(response.status_code, headers=response.headers.raw, stream=_Stream(response))
+
+    return _Transport

@@ -1,0 +1,54 @@
+"""`Replayer.reply` finds a request's recording once (`Replayer._play`) and serves it again from memory: every
+answer is the one a replayer meeting the request for the first time gives."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+import pytest
+
+from harness.protocols import HttpRequest, registry
+from harness.record import Replayer
+from harness.scenarios import load_scenarios
+from harness.scenarios.resolve import scenario_path
+from tests.conftest import REPO
+
+SCENARIOS = load_scenarios(REPO / "scenarios")
+CASES = [
+    (s.id, b, stream) for s in SCENARIOS[:6] for b in ("openai", "anthropic", "gemini") for stream in (False, True)
+]
+
+
+def _request(scenario: str, backend: str, stream: bool) -> HttpRequest:
+    found = next(s for s in SCENARIOS if s.id == scenario)
+    http = registry.get(backend).encode_request(
+        found.request_for(registry.facts(backend).upstream_model, stream=stream)
+    )
+    return dataclasses.replace(http, path=scenario_path(scenario) + http.path)
+
+
+@pytest.mark.parametrize(("scenario", "backend", "stream"), CASES)
+def test_a_request_served_again_gets_what_a_fresh_replayer_gives(scenario: str, backend: str, stream: bool) -> None:
+    request = _request(scenario, backend, stream)
+    try:
+        expected = Replayer(REPO / "cassettes", SCENARIOS).reply(backend, request)
+    except LookupError:
+        pytest.skip("not recorded")
+    replayer = Replayer(REPO / "cassettes", SCENARIOS)
+    other = _request(SCENARIOS[0].id, backend, not stream)
+    first = replayer.reply(backend, request)
+    with contextlib.suppress(LookupError):  # another recording in between
+        replayer.reply(backend, other)
+    again = replayer.reply(backend, dataclasses.replace(request, headers={**request.headers, "x-other": "1"}))
+    assert first == expected and again == expected
+
+
+def test_a_retargeted_replayer_finds_recordings_afresh() -> None:
+    replayer = Replayer(REPO / "cassettes", SCENARIOS)
+    request = _request("text-basic", "openai", False)
+    replayer.reply("openai", request)
+    assert replayer._played
+    replayer.retarget(SCENARIOS)
+    assert not replayer._played
+    assert replayer.reply("openai", request) == Replayer(REPO / "cassettes", SCENARIOS).reply("openai", request)
