@@ -281,13 +281,12 @@ class _Compiler:
                 if name not in value:
                     lenient = ctx.request and name in nullable
                     ctx.out.append((_key(path, name), f"required field {name!r} is missing", where, not lenient))
-            prefix = f"{path}." if path else ""  # each field's path is `_key(path, name)`, joined here in one step
             for name, item in value.items():
                 sub = props.get(name)
                 if sub is not None:
-                    sub(item, f"{prefix}{name}", ctx)
+                    sub(item, _key(path, name), ctx)
                 elif more is not None:
-                    more(item, f"{prefix}{name}", ctx)
+                    more(item, _key(path, str(name)), ctx)
                 else:
                     violation = closed or (ctx.extras_violate and not (ctx.top_only and path))
                     what = "unknown field" if violation else "undocumented field"
@@ -342,12 +341,10 @@ def _wrong_type(value: Any, path: str, want: str, where: str, ctx: _Ctx) -> None
 
 
 def _typed(types: frozenset[type], integral_only: bool, want: str, where: str) -> _Check:
-    """The check of a node that only names its types (most leaves: `{"type": "string"}`; `_type_ok` inlined, as
-    every leaf of every payload runs it)."""
+    """The check of a node that only names its types (most leaves: `{"type": "string"}`)."""
 
     def check(value: Any, path: str, ctx: _Ctx) -> None:
-        kind = type(value)
-        if kind not in types or (integral_only and kind is float and not value.is_integer()):
+        if not _type_ok(value, types, integral_only):
             _wrong_type(value, path, want, where, ctx)
 
     return check
