@@ -131,11 +131,12 @@ def build(client: httpx2.AsyncClient, upstream: UpstreamConfig, request: HttpReq
     # the URL's host and the body's length. Client cookies, query parameters or a base URL (a relative URL) make
     # a request of their own: built as httpx2 builds it.
     made_of = (tuple(client.headers.raw), tuple(headers.items()), request.method, text, len(request.body))
-    known = None if client.cookies or client.params or url.is_relative_url else _BUILT_HEADERS.get(made_of)
+    shared = not (client.cookies or client.params or url.is_relative_url)
+    known = _BUILT_HEADERS.get(made_of) if shared else None
     if known is None:
         timeout = timeout_for(upstream)
         built = client.build_request(request.method, url, headers=headers, content=request.body, timeout=timeout)
-        if not (client.cookies or client.params or url.is_relative_url):
+        if shared:
             if len(_BUILT_HEADERS) >= BUILT_HEADERS_KEPT:
                 _BUILT_HEADERS.clear()
             _BUILT_HEADERS[made_of] = httpx2.Headers(built.headers)
