@@ -138,10 +138,14 @@ class Measured:
     def ratio(self, *, cpu: bool = False, over: str = "floor") -> float:
         """Harness time over the floor's time, or over the SDK-and-proxy floor's (`over="proxy"`) (wall clock, or
         CPU time)."""
-        base = self.proxy if over == "proxy" else self.floor
-        if cpu:
-            return self.harness.cpu_ns / max(base.cpu_ns, 1)
-        return self.harness.best_ns / max(base.best_ns, 1)
+        return _ratio(self.harness, self.proxy if over == "proxy" else self.floor, cpu=cpu)
+
+
+def _ratio(top: Timing, base: Timing, *, cpu: bool = False) -> float:
+    """`top`'s time over `base`'s (wall clock, or CPU time)."""
+    if cpu:
+        return top.cpu_ns / max(base.cpu_ns, 1)
+    return top.best_ns / max(base.best_ns, 1)
 
 
 def measure(options: MatrixOptions, rounds: int) -> Measured:
@@ -186,7 +190,7 @@ def print_timings(title: str, measured: Measured) -> None:
         print(f"{name:<14} {timing.seconds:>8.2f} {timing.per(measured.runs) / 1000:>7.2f} {timing.cpu_ns / 1e9:>7.2f}")
     wall, cpu = measured.ratio(), measured.ratio(cpu=True)
     print(f"harness/floor -j1: {wall:.2f}x wall, {cpu:.2f}x CPU (target <= 1.5x, issue 27)")
-    proxy = measured.proxy.best_ns / max(measured.floor.best_ns, 1)
+    proxy = _ratio(measured.proxy, measured.floor)
     around = measured.ratio(over="proxy")
     print(f"sdk+proxy/floor -j1: {proxy:.2f}x wall (the built-in proxy, which the floor leaves out)")
     print(f"harness/(sdk+proxy) -j1: {around:.2f}x wall, {measured.ratio(cpu=True, over='proxy'):.2f}x CPU")
