@@ -1,11 +1,11 @@
 """The cyclic garbage collector paced for a matrix run, and kept off what a parent of workers holds to the end.
 
-Pacing: A run allocates objects that live for the whole run (SDK
-responses, stream events, traces) and die after it: at CPython's default pace (a young collection every 700 net
-allocations) most of them outlive two young collections, reach the oldest generation and make it grow, which
-starts a full collection of the whole heap (the SDKs' imported types included) about 14 times in the bench's
-1152 cases. A young generation of `YOUNG` objects holds a run's own objects until they die: the collector's time
-fell from 15 % of a -j 1 run's CPU to 7 % (docs/ci.md). Garbage is still collected, a little later.
+Pacing: a run allocates objects that live for the whole run (SDK responses, stream events, traces) and die after
+it: at CPython's default pace (a young collection every 700 net allocations) most of them outlive two young
+collections, reach the oldest generation and make it grow, which starts a full collection of the whole heap (the
+SDKs' imported types included) about 14 times in the bench's 1152 cases. A young generation of `YOUNG` objects
+holds a run's own objects until they die: the collector's time fell from 15 % of a -j 1 run's CPU to 7 %
+(docs/ci.md). Garbage is still collected, a little later.
 
 Keeping: the parent of worker processes unpickles every judged case they send and holds it to the end of the run.
 Collections triggered while it unpickled, and each later one that traversed all it held again, were most of the
