@@ -10,6 +10,7 @@ Cases are emitted in the plan's order, so a parallel run reports byte for byte w
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -180,9 +181,10 @@ class CaseRunner:
             return
         tasks = [Task(i, tuple(runs), keep_traces=True) for i, runs in enumerate(by_unit.values())]
         config = WorkerConfig(portable(self.options), tuple(self.scenarios), tuple(self.backends))
-        for done in WorkerPool(worker_main, config, self.options.jobs, on_progress=progress).run(tasks):
-            for run, kind, text in done.traces:
-                self.traces[run] = RunTrace.model_validate_json(text) if kind == "trace" else Unexpressed(text)
+        with WorkerPool(worker_main, config, self.options.jobs, on_progress=progress) as pool:
+            for done in pool.run(tasks):
+                for run, kind, text in done.traces:
+                    self.traces[run] = RunTrace.model_validate_json(text) if kind == "trace" else Unexpressed(text)
 
     def execute(self, task: Task, report: Report | None = None) -> Done:
         """Run a task here: its runs (those marked failed get an error trace instead), then judge, check and (with
@@ -382,8 +384,11 @@ class Engine:
         server listens on one port that a single process can bind."""
         return 1 if self.options.sut is not None else max(1, min(self.options.jobs, len(self.units)))
 
-    def _results(self, runner: CaseRunner | None, started: MatrixStarted) -> list[CaseResult]:
-        """Every case's result, in plan order: run here by `runner` (`jobs` 1) or by the worker processes."""
+    def _results(
+        self, runner: CaseRunner | None, started: MatrixStarted, closing: contextlib.ExitStack
+    ) -> list[CaseResult]:
+        """Every case's result, in plan order: run here by `runner` (`jobs` 1) or by the worker processes (entered
+        on `closing`: they wind down while the report is written)."""
         tasks = [
             Task(number, unit.runs, tuple((case, self.plan.gaps[case]) for case in unit.cases))
             for number, unit in enumerate(self.units)
@@ -419,8 +424,8 @@ class Engine:
                 self._unit_done(by_number[done.number], done)
 
             timeout = self.options.stall_timeout
-            pool = WorkerPool(
-                worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout
+            pool = closing.enter_context(
+                WorkerPool(worker_main, config, self.jobs, on_progress=progress, on_done=parse, stall_timeout=timeout)
             )
             pool.run(tasks)
             self.worker_cpu_s = pool.cpu_s
@@ -453,8 +458,9 @@ class Engine:
         known = load_known(self.options.known)
         options = dataclasses.replace(self.options, run_id=self.run_id)
         runner = CaseRunner(options, self.scenarios, self.plan.run_backends) if self.jobs <= 1 else None
-        try:
+        with contextlib.ExitStack() as closing:  # the workers are waited for once the report is written
             if runner is not None:
+                closing.callback(runner.close)
                 runner.env  # noqa: B018 -- fail in seconds, before the first case and before any report is started
             if self.options.write_traces:
                 clear_previous(self.folder)
@@ -472,11 +478,8 @@ class Engine:
                 rerun=list(self.options.rerun),
             )
             self._emit(beginning)
-            results = self._results(runner, beginning)
-        finally:
-            if runner is not None:
-                runner.close()
-        return self._finish(results, known, started)
+            results = self._results(runner, beginning, closing)
+            return self._finish(results, known, started)
 
     def _why_no_case(self) -> str:
         """Why the plan holds no case, in words the user can act on: no recordings, or filters that match nothing."""

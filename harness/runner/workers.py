@@ -161,7 +161,8 @@ class WorkerPool:
 
     A worker (`worker(link, config)`) says ("ready", None) on `link.conn` once it can work, then for each task it
     receives reports each run and each judged case on `link` (`Link.report`) and sends ("done", Done) at the end,
-    or ("error", traceback) when the harness fails outside a run; it stops on None.
+    or ("error", traceback) when the harness fails outside a run; it stops on None. Use it in a `with` block (or
+    call `close`): `run` leaves its last workers winding down.
     """
 
     def __init__(
@@ -184,6 +185,8 @@ class WorkerPool:
         self.stall_timeout = stall_timeout
         self._ctx = context()
         self._workers: list[_Worker] = []
+        self._retired: list[_Worker] = []
+        """Workers told to stop, not yet waited for (`close`)."""
         self.cpu_s = 0.0
         """CPU seconds the workers spent on tasks (not counting their start)."""
 
@@ -201,7 +204,11 @@ class WorkerPool:
         return worker
 
     def run(self, tasks: Sequence[Task]) -> list[Done]:
-        """Run every task; the results in task order."""
+        """Run every task; the results in task order.
+
+        A worker is told to stop as soon as no task is left for it, so that it winds down (its environment's
+        servers, its process) while the others finish theirs, and the last ones while the caller writes its
+        report: `close` (or leaving the `with` block) waits for them. A failure closes the pool at once."""
         pending = deque(sorted(tasks, key=lambda t: (-t.weight, t.number)))
         results: dict[int, Done] = {}
         with gc_pace.keeping():
@@ -209,16 +216,30 @@ class WorkerPool:
                 for _ in range(min(self.jobs, len(tasks))):
                     self._start()
                 while len(results) < len(tasks):
-                    for worker in self._workers:
-                        if worker.ready and worker.task is None and pending:
-                            worker.task, worker.heard = pending.popleft(), time.monotonic()
-                            worker.counts[RUNS] = worker.counts[CASES] = 0  # it waits for the task: it adds nothing now
-                            worker.seen = (0, 0)
-                            worker.conn.send(worker.task)
+                    for worker in list(self._workers):
+                        if not worker.ready or worker.task is not None:
+                            continue
+                        if not pending:
+                            self._retire(worker)
+                            continue
+                        worker.task, worker.heard = pending.popleft(), time.monotonic()
+                        worker.counts[RUNS] = worker.counts[CASES] = 0  # it waits for the task: it adds nothing now
+                        worker.seen = (0, 0)
+                        worker.conn.send(worker.task)
                     self._wait(pending, results)
-            finally:
+            except BaseException:
                 self.close()
+                raise
+        for worker in list(self._workers):
+            self._retire(worker)
         return [results[t.number] for t in sorted(tasks, key=lambda t: t.number)]
+
+    def _retire(self, worker: _Worker) -> None:
+        """Tell an idle worker to stop, and stop watching it (`close` waits for it)."""
+        self._workers.remove(worker)
+        self._retired.append(worker)
+        with contextlib.suppress(OSError):  # already gone (BrokenPipeError is an OSError): nothing was lost
+            worker.conn.send(None)
 
     def _wait(self, pending: deque[Task], results: dict[int, Done]) -> None:
         interrupts.raise_pending()
@@ -274,18 +295,23 @@ class WorkerPool:
         self._start()
 
     def close(self) -> None:
-        """Tell every worker to stop; kill those that do not within STOP_TIMEOUT."""
-        for worker in self._workers:
-            with contextlib.suppress(OSError):  # already gone (BrokenPipeError is an OSError)
-                worker.conn.send(None)
+        """Tell every worker to stop; wait for them, killing those that do not stop within STOP_TIMEOUT."""
+        for worker in list(self._workers):
+            self._retire(worker)
         deadline = time.monotonic() + STOP_TIMEOUT
-        for worker in self._workers:
+        for worker in self._retired:
             worker.process.join(max(0.0, deadline - time.monotonic()))
             if worker.process.is_alive():
-                worker.process.kill()
+                worker.process.kill()  # a process this pool started, by its handle
                 worker.process.join(STOP_TIMEOUT)
             worker.conn.close()
-        self._workers = []
+        self._retired = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @contextlib.contextmanager

@@ -1,10 +1,13 @@
 """Translate hooks that pickle (module-level functions), so that they reach worker processes: a broken adapter,
-and the ways a worker can be lost (a crash, a hang) on the translated runs of one scenario."""
+and the ways a worker can be lost (a crash, a hang) on the translated runs of one scenario; and a stand-in worker
+life for `WorkerPool` (`waits_for_a_stopped_worker`)."""
 
 from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
+from typing import Any
 
 from harness import ir
 
@@ -38,3 +41,26 @@ def hang(request: ir.Request) -> ir.Request:
     if _struck(request):
         time.sleep(3600)
     return request
+
+
+STOPPED_WAIT_S = 30.0
+"""How long task 0 of `waits_for_a_stopped_worker` waits for another worker to be told to stop."""
+
+
+def waits_for_a_stopped_worker(link: Any, folder: Path) -> None:
+    """A worker life for `WorkerPool` (its config is a folder): it marks in `folder` that it was told to stop; task 0
+    ends only once some worker has been (bounded by STOPPED_WAIT_S), and says whether one was, in its parts."""
+    from harness.runner.workers import Done
+
+    link.conn.send(("ready", None))
+    while True:
+        task = link.conn.recv()
+        if task is None:
+            (folder / f"stopped-{os.getpid()}").touch()
+            return
+        seen = True
+        if task.number == 0:
+            deadline = time.monotonic() + STOPPED_WAIT_S
+            while not (seen := any(folder.glob("stopped-*"))) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        link.conn.send(("done", Done(task.number, parts={"another_stopped": str(seen)})))

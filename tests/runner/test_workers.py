@@ -16,6 +16,7 @@ import pytest
 from harness.cli import main
 from harness.proxy import TranslateHooks
 from harness.report import report_writers
+from harness.runner import workers
 from harness.runner.engine import Engine
 from harness.runner.plan import MatrixOptions, runs_of
 from harness.runner.units import parse_shard, shard, units
@@ -209,6 +210,17 @@ def test_workers_name_each_run_to_a_progress_callback_and_count_it_without_one(t
     quiet = Engine(dataclasses.replace(opts, reports=tmp_path / "quiet"))
     quiet.run()
     assert [r.verdict for r in quiet.results] == [r.verdict for r in engine.results]
+
+
+def test_a_worker_with_no_task_left_is_told_to_stop_while_the_others_finish(tmp_path: Path) -> None:
+    """It winds down (its environment, its process) while the last units run, not after them; `close` waits for it.
+    Task 0 (the heavier, dealt first) ends only once the other worker, done with task 1, was told to stop."""
+    heavy = workers.Task(0, (("run", "case"),) * 3)
+    with workers.WorkerPool(hooks.waits_for_a_stopped_worker, tmp_path, 2) as pool:  # type: ignore[arg-type]
+        done = pool.run([heavy, workers.Task(1, ())])
+    assert [d.number for d in done] == [0, 1]
+    assert done[0].parts == {"another_stopped": "True"}
+    assert len(list(tmp_path.glob("stopped-*"))) == 2  # both were told, and `close` waited for both
 
 
 def test_hooks_that_cannot_reach_a_worker_are_refused(tmp_path: Path) -> None:
