@@ -25,7 +25,9 @@ this table; the terminal summary and `junit.xml` show the why beside each failur
   headers is a request-side proxy bug.
 - **Wire deviation** (a warning; fails the gate only under `--strict`): an undocumented extra field in an answer,
   a frontend wire rule broken, an optional field sent empty where the provider's clients leave it out, an unknown
-  field sent to an API that ignores unknown fields, a header difference the provider ignores.
+  field sent to an API that ignores unknown fields, a header difference the provider ignores. A wire rule's
+  finding at several chunks or events of one answer is listed once, with the places (`chunks 0-547 (each) has
+  provider`).
 - **Harness error** (exit 2, never known): a run could not complete, so nothing was judged.
 
 ## The checks

@@ -36,7 +36,7 @@ def _wire_check(protocol: str, events: Sequence[ir.StreamEvent], error: str | No
     if error is None:
         frontend = registry.facts(protocol).frontend
         defects = [rule for rule in frontend.wire_rules if rule.defect] if frontend is not None else []
-        error = "; ".join(f"{rule.name}: {found}" for rule in defects for found in rule.check(body, True)) or None
+        error = "; ".join(f"{rule.name}: {found}" for rule in defects for found in rule.findings(body, True)) or None
     if error is not None:
         return Check(name=FRONTEND_WIRE, passed=False, expected=f"a valid {protocol} stream", actual=error)
     violations = [str(v) for v in validate(events)]
@@ -113,7 +113,7 @@ def _wire_rules(subject: Subject) -> Iterable[Result]:
 
     def broken() -> tuple[Deviation, ...]:
         body = subject.frontend_body
-        found = ((rule, finding) for rule in rules for finding in rule.check(body, subject.stream))
+        found = ((rule, finding) for rule in rules for finding in rule.findings(body, subject.stream))
         return tuple(Deviation(rule=rule.name, message=finding, source=rule.source) for rule, finding in found)
 
     yield from _broken.get((subject.client, subject.stream, subject.frontend_digest), broken)

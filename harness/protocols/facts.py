@@ -160,6 +160,47 @@ class WireRule:
     """A break is a proxy bug judged by `frontend_wire`, not a deviation: the codec's decoder reads past it as a
     lenient client does (a real provider breaks it too), and clients that rely on the rule misread the answer."""
 
+    def findings(self, body: bytes, stream: bool) -> list[str]:
+        """`check`'s findings, one finding made at several numbered places of the stream said once (`collapsed`)."""
+        return collapsed(self.check(body, stream))
+
+
+_AT_PLACE = re.compile(r"(chunk|event) (\d+) (.+)", re.S)
+"""A finding made at one numbered place of a stream: `chunk 3 has provider`."""
+
+
+def collapsed(findings: Sequence[str]) -> list[str]:
+    """The same finding at several numbered places of one answer as one, where the first was: `chunk 0 has
+    provider`, `chunk 1 has provider`, ... -> `chunks 0-547 (each) has provider`. A gateway that adds a field to
+    every chunk (MLflow's `provider`) otherwise filled a long stream's case with hundreds of lines saying one thing.
+    """
+    places: dict[tuple[str, str], list[int]] = {}
+    order: list[str | tuple[str, str]] = []
+    for finding in findings:
+        match = _AT_PLACE.fullmatch(finding)
+        if match is None:
+            order.append(finding)
+            continue
+        key = (match[1], match[3])
+        if key not in places:
+            places[key] = []
+            order.append(key)
+        places[key].append(int(match[2]))
+    return [item if isinstance(item, str) else _at_places(*item, places[item]) for item in order]
+
+
+def _at_places(place: str, finding: str, numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"{place} {numbers[0]} {finding}"
+    runs: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+    return f"{place}s {spans} (each) {finding}"
+
 
 class WebSocketSession(Protocol):
     """One WebSocket connection of a frontend's WebSocket mode, with the state the protocol keeps per connection."""

@@ -10,7 +10,7 @@ import pytest
 
 from harness.capture.loader import load_interactions
 from harness.protocols import registry
-from harness.protocols.facts import WireRule
+from harness.protocols.facts import WireRule, collapsed
 from tests.conftest import corpus_files
 
 CORPUS_FOLDERS = {"openai": "openai_chat", "gemini": "gemini", "responses": "openai_responses"}
@@ -67,6 +67,19 @@ def test_openai_usage_chunk_with_choices_and_extra_fields_breaks_the_rules() -> 
             "chunk 0 usage.completion_tokens_details has text_tokens",
         ],
     }
+
+
+def test_a_finding_at_several_numbered_places_is_said_once_where_the_first_was() -> None:
+    found = ["chunk 0 has provider", "body x", "chunk 1 has provider", "chunk 2 usage has cost", "chunk 3 has provider"]
+    found += ["chunk 4 has provider", "event 9 has created_at 0", "chunk 9 has provider"]
+    assert collapsed(found) == [
+        "chunks 0-1, 3-4, 9 (each) has provider",
+        "body x",
+        "chunk 2 usage has cost",
+        "event 9 has created_at 0",
+    ]
+    unplaced = ["expected 2 got 3", "expected 5 got 3"]  # only a chunk or an event is a place
+    assert collapsed([]) == [] and collapsed(unplaced) == unplaced
 
 
 def test_openai_midstream_error_object_is_not_a_chunk() -> None:

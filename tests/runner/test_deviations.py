@@ -68,6 +68,24 @@ def _usage_chunks(result: object) -> list[int]:
     return [i for i, c in enumerate(chunks) if '"cost"' in c]
 
 
+def _provider(data: bytes) -> bytes:
+    # MLflow AI Gateway 3.17.2 adds `provider` to every chunk it streams to an OpenAI client.
+    return data.replace(b'"object":"chat.completion.chunk"', b'"object":"chat.completion.chunk","provider":"openai"')
+
+
+def test_mlflow_provider_on_every_chunk_is_one_deviation_naming_the_chunks(tmp_path: Path) -> None:
+    """Not a line per chunk: a long stream's case listed hundreds that said one thing (`facts.collapsed`)."""
+    engine = Engine(options(tmp_path, hooks=TranslateHooks(on_frontend_bytes=_provider), streams=(True,)))
+    engine.run()
+    (stream,) = engine.results
+    frontend = stream.runs["translated"].wire.frontend  # type: ignore[union-attr]
+    chunks = [c for c in frontend.split("\n\n") if c.startswith("data: {")]
+    assert len(chunks) > 2 and all('"provider":"openai"' in c for c in chunks)
+    assert [(d.rule, d.message) for d in stream.deviations] == [
+        ("openai.documented_fields", f"chunks 0-{len(chunks) - 1} (each) has provider")
+    ]
+
+
 def test_the_built_in_proxy_keeps_every_wire_rule(tmp_path: Path) -> None:
     opts = options(
         tmp_path,
