@@ -13,6 +13,7 @@ import httpx2
 import yaml
 from starlette.applications import Starlette
 from vcr import matchers as vcr_matchers
+from vcr import serialize as vcr_serialize
 from vcr.cassette import Cassette
 from vcr.errors import UnhandledHTTPRequestError
 from vcr.record_mode import RecordMode as VcrMode
@@ -57,6 +58,20 @@ class _Parsed:
 
     def serialize(self, data: dict[str, Any]) -> str:
         return serializer.serialize(data)
+
+
+class _AlreadyRead:
+    """A vcrpy persister for a cassette `Replayer.check` already read (its `_Parsed` serializer holds it): vcrpy's
+    own (`FilesystemPersister`) would stat and read the file a second time only to hand the text to a serializer
+    that ignores it."""
+
+    @staticmethod
+    def load_cassette(cassette_path: str, serializer: _Parsed) -> tuple[Any, ...]:
+        return tuple(vcr_serialize.deserialize("", serializer))
+
+    @staticmethod
+    def save_cassette(cassette_path: str, cassette_dict: dict[str, Any], serializer: _Parsed) -> None:
+        raise NotImplementedError(f"{cassette_path}: a replayed cassette is never written")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,12 +135,14 @@ class Replayer:
         self._answers.clear()
 
     def _cassette(self, backend: str, path: Path, parsed: dict[str, Any] | None = None) -> Cassette:
-        """The cassette at `path`, loaded once (`parsed`: its text already deserialized, so it is not read twice)."""
+        """The cassette at `path`, loaded once (`parsed`: its text already read and deserialized, so it is neither
+        read nor parsed twice)."""
         if path not in self._cassettes:
             codec = registry.get(backend)
             self._cassettes[path] = Cassette.load(
                 path=str(path),
                 serializer=serializer if parsed is None else _Parsed(parsed),
+                persister=None if parsed is None else _AlreadyRead,
                 match_on=(vcr_matchers.method, scenario_matcher(codec, self.scenarios, self._step_keys(backend))),
                 record_mode=VcrMode.NONE,
                 allow_playback_repeats=True,
@@ -145,12 +162,17 @@ class Replayer:
             self._keys[backend] = StepKeys(registry.get(backend), self.scenarios)
         return self._keys[backend]
 
+    def loaded(self, backend: str, scenario: str, stream: bool) -> bool:
+        """Whether the recording of (backend, scenario, mode) is loaded: its file was there and read (`check`), and
+        it is served from memory from now on, whatever becomes of the file."""
+        return self._path(backend, scenario, stream) in self._cassettes
+
     def check(self, backend: str, scenario: str, stream: bool) -> None:
         """Raise CassetteError unless the recording of (backend, scenario, mode) reads as a cassette with at least
         one interaction (vcrpy would replay a broken one as empty, which reads as a backend failure)."""
-        path = self._path(backend, scenario, stream)
-        if path in self._cassettes:
+        if self.loaded(backend, scenario, stream):
             return
+        path = self._path(backend, scenario, stream)
         record = f"re-record it with `conformance record --backend {backend} --scenario {scenario}`"
         try:
             data = serializer.deserialize(path.read_text(encoding="utf-8"))

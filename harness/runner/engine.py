@@ -135,12 +135,14 @@ class CaseRunner:
 
     def _one(self, run: Run, case_id: str) -> RunTrace:
         scenario = self._by_id[run.scenario]
-        path = run.cassette(self.options.cassettes)
-        if scenario.kind != "models_list" and not path.is_file():
-            record = f"conformance record --backend {run.backend} --scenario {run.scenario}"
-            return error_trace(run, case_id, f"missing cassette: {path} (run `{record}`)")
+        unread = scenario.kind != "models_list" and not self._loaded(run)
+        if unread:
+            path = run.cassette(self.options.cassettes)
+            if not path.is_file():
+                record = f"conformance record --backend {run.backend} --scenario {run.scenario}"
+                return error_trace(run, case_id, f"missing cassette: {path} (run `{record}`)")
         try:
-            if scenario.kind != "models_list":
+            if unread:
                 self.env.replayer.check(run.backend, run.scenario, run.stream)
             trace = run_once(self.env, run, scenario, case_id)
         except Unsupported:
@@ -154,6 +156,11 @@ class CaseRunner:
                 run, case_id, f"harness bug: {type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
             )
         return trace.steady() if self.options.steady else trace
+
+    def _loaded(self, run: Run) -> bool:
+        """Whether the environment is built and its replayer holds the run's recording already (`Replayer.loaded`):
+        an earlier run found its file, so this one neither looks for it again nor works out its path."""
+        return self._env is not None and self._env.replayer.loaded(run.backend, run.scenario, run.stream)
 
     def run_here(self, wanted: Mapping[Run, str], report: Report | None) -> None:
         """Run in this process every wanted run (run -> id of the first case that needs it) not run yet."""

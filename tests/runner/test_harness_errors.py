@@ -23,11 +23,13 @@ from harness import ir
 from harness.drivers import openai_sdk
 from harness.proxy import TranslateHooks
 from harness.runner import execute
-from harness.runner.engine import Engine
+from harness.runner.engine import CaseRunner, Engine
 from harness.runner.known import KnownFileError, load_known
 from harness.runner.names import MatrixNameError
 from harness.runner.plan import MatrixOptions
-from harness.trace.model import CaseResult, Verdict
+from harness.scenarios import load_scenarios
+from harness.trace import Run
+from harness.trace.model import CaseResult, RunTrace, Verdict
 from tests.conftest import REPO
 
 
@@ -347,3 +349,29 @@ def test_an_empty_200_while_other_calls_get_through_is_the_proxy_refusing_not_an
     assert stream.reason.startswith("the proxy answered this request itself, though other requests to openai got")
     assert "HTTP 200 (), and nothing reached" in stream.reason
     assert by_id(results)["text-basic[openai->openai,nonstream]"].verdict is not Verdict.HARNESS_ERROR
+
+
+def test_a_recording_the_replayer_holds_is_not_looked_for_again(tmp_path: Path) -> None:
+    """Once a run has loaded a recording (`Replayer.loaded`), a later run of it is served from memory: its file is
+    neither looked for again nor needed, and its trace is the one a runner that finds the file makes."""
+    cassettes = tmp_path / "cassettes"
+    shutil.copytree(REPO / "cassettes" / "openai", cassettes / "openai")
+    opts = options(tmp_path, cassettes=cassettes, steady=True)
+    scenarios = load_scenarios(REPO / "scenarios")
+    first = Run("baseline_backend", "openai", "openai", "text-basic", True)
+    later = Run("translated", "openai", "openai", "text-basic", True)
+    expected = CaseRunner(opts, scenarios, ["openai"])
+    runner = CaseRunner(opts, scenarios, ["openai"])
+    try:
+        expected.run_here({first: "c", later: "c"}, None)
+        runner.run_here({first: "c"}, None)
+        (cassettes / "openai" / "text-basic.stream.yaml").unlink()
+        runner.run_here({later: "c"}, None)
+        traces = [t for t in (runner.traces[later], expected.traces[later]) if isinstance(t, RunTrace)]
+        assert len(traces) == 2 and traces[0].status == "ok"
+        assert traces[0].model_dump(exclude={"timings"}) == traces[1].model_dump(exclude={"timings"})
+        missing = CaseRunner(opts, scenarios, ["openai"])._one(later, "c")  # a runner that never loaded it
+        assert missing.status == "error" and missing.error is not None and "missing cassette" in missing.error
+    finally:
+        for each in (expected, runner):
+            each.close()
