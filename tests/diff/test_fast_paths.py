@@ -4,7 +4,9 @@ something, normalization on one private copy, and the equality check that spares
 from __future__ import annotations
 
 import copy
+import importlib
 from typing import Any
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,10 +15,11 @@ from harness import ir
 from harness.diff import apply_losses, compare, diff_views, pipeline, valid_keys
 from harness.diff import losses as loss_module
 from harness.diff import normalize as n
-from harness.diff.compare import same
+from harness.diff.compare import Divergence, same, same_pickle
 from harness.protocols import registry
 from tests import strategies
 
+compare_module = importlib.import_module("harness.diff.compare")  # `harness.diff.compare` is also a function
 LOSS_KEYS = sorted({key for name in registry.names() for key in valid_keys(registry.get(name).losses)})
 
 
@@ -122,6 +125,56 @@ def test_same_is_type_strict_where_deepdiff_is() -> None:
     found = diff_views({"n": 1}, {"n": 1.0})
     assert [(d.path, d.change) for d in found] == [("n", "type_changes")]
     assert diff_views({"n": [1, {"k": "v"}]}, {"n": [1, {"k": "v"}]}) == []
+
+
+scalars = (
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3) | st.just(float("nan")) | st.text(max_size=3)
+)
+data = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner)
+        | st.dictionaries(st.text(max_size=2) | st.integers(0, 2), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+"""JSON data and what is not quite JSON (tuples, int keys, NaN, 1 against 1.0 and True)."""
+
+
+def deepdiff_alone(left: Any, right: Any) -> list[Divergence]:
+    """What `diff_views` gives without its shortcut for equal views: deepdiff's own finding."""
+    with (
+        mock.patch.object(compare_module, "same_pickle", return_value=False),
+        mock.patch.object(compare_module, "same", return_value=False),
+    ):
+        return diff_views(left, right)
+
+
+def twin(value: Any, draw: Any) -> Any:
+    """An equal value, its scalars maybe of another type (1 as 1.0 or True) and its dicts maybe in another order."""
+    if isinstance(value, dict):
+        items = [(key, twin(item, draw)) for key, item in value.items()]
+        return dict(reversed(items) if draw(st.booleans()) else items)
+    if isinstance(value, list | tuple):
+        return type(value)(twin(item, draw) for item in value)
+    if isinstance(value, bool | int | float) and value == value and value == int(value):  # not NaN, a whole number
+        return draw(st.sampled_from([value, int(value), float(value), *([bool(value)] if value in (0, 1) else [])]))
+    return value
+
+
+@given(data, data, st.data())
+def test_the_shortcut_for_equal_views_gives_what_deepdiff_finds(left: Any, right: Any, draws: st.DataObject) -> None:
+    pairs = ((left, right), (left, copy.deepcopy(left)), (left, left), (left, twin(left, draws.draw)))
+    for one, other in pairs:
+        assert diff_views(one, other) == deepdiff_alone(one, other)
+
+
+@given(data)
+def test_equal_pickles_of_json_data_are_same(value: Any) -> None:
+    twin = copy.deepcopy(value)
+    if value == twin and same_pickle(value, twin):
+        assert same(value, twin) or deepdiff_alone(value, twin) == []
 
 
 def test_compare_still_names_the_first_divergence_after_the_fast_paths() -> None:
