@@ -17,15 +17,20 @@ class FramingError(WireError):
     """The byte stream does not follow its framing (SSE, NDJSON, JSON array)."""
 
 
+class CutOff(FramingError):
+    """A framing error in the bytes the end of the stream left unfinished: a last line without its line end, a
+    message or an array not closed. Only `close()` raises it; an error met before the end is a plain
+    `FramingError`, raised by `close()` as by `feed` (`Sticky`). A caller that forgives a stream that ended early
+    catches this one only, so a malformed whole line is never forgiven as a cut-off one."""
+
+    @classmethod
+    def of(cls, exc: FramingError) -> CutOff:
+        """`exc`, met in the tail at `close()`, as a cut-off."""
+        return cls(exc.message, offset=exc.offset)
+
+
 class Sticky:
-    """A framing decoder whose error stays: met in a `feed` after values it returns, it is raised by the next call
-    (so what a consumer gets before the error does not depend on where the chunks were cut)."""
+    """A framing decoder whose error stays: met in a `feed` after values it returns, it is raised by the next call,
+    `close()` included (so what a consumer gets before the error does not depend on where the chunks were cut)."""
 
     _error: FramingError | None
-
-    @property
-    def failed(self) -> FramingError | None:
-        """The error an earlier `feed` met (None: none). A caller that forgives an error of `close` (a last line or
-        frame cut off by the end of the stream: one that ended early) raises this one as its `feed` would have:
-        decoding the same bytes in one piece, the error would reach `close` and be forgiven there."""
-        return self._error

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from enum import IntEnum
 from typing import NamedTuple, TypeAlias
 
-from harness.wire.errors import FramingError, Sticky
+from harness.wire.errors import CutOff, FramingError, Sticky
 
 MEDIA_TYPE = "application/vnd.amazon.eventstream"
 """Content-Type of a response framed this way."""
@@ -105,6 +105,13 @@ class EventStreamFramingError(FramingError):
         """One of `prelude_crc`, `message_crc`, `length`, `header`, `truncated`."""
 
 
+class EventStreamCutOff(EventStreamFramingError, CutOff):
+    """Bytes of a message the end of the stream cut off (`reason` `truncated`), raised by `close()`."""
+
+    def __init__(self, message: str, *, offset: int) -> None:
+        super().__init__("truncated", message, offset=offset)
+
+
 class EventMessage(NamedTuple):
     """One framed message (a named tuple: cheap to build at hundreds of thousands per second)."""
 
@@ -156,7 +163,8 @@ class EventStreamDecoder(Sticky):
         return out
 
     def close(self) -> list[EventMessage]:
-        """End of the stream: nothing more is returned; bytes of an unfinished message are an error."""
+        """End of the stream: nothing more is returned; bytes of an unfinished message are an `EventStreamCutOff`
+        (an error met before the end is the one a `feed` met)."""
         self._check_usable()
         self._closed = True
         if not self._buf:
@@ -166,7 +174,7 @@ class EventStreamDecoder(Sticky):
             detail = f"{have} bytes of a 12-byte prelude"
         else:
             detail = f"{have} of {_PRELUDE.unpack_from(self._buf)[0]} bytes"
-        raise EventStreamFramingError("truncated", f"stream ends inside a message ({detail})", offset=self._base)
+        raise EventStreamCutOff(f"stream ends inside a message ({detail})", offset=self._base)
 
     def _check_usable(self) -> None:
         if self._error is not None:

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from harness.wire.errors import FramingError, Sticky
+from harness.wire.errors import CutOff, FramingError, Sticky
 from harness.wire.ndjson import load_json
 
 DEFAULT_MAX_ELEMENT_SIZE = 16 * 1024 * 1024
@@ -84,7 +84,8 @@ class JSONArrayDecoder(Sticky):
         return out
 
     def close(self) -> list[Any]:
-        """Signal the end of the stream; FramingError with the end offset if the array never closed."""
+        """Signal the end of the stream; `CutOff` with the end offset if the array never closed (a fault met
+        before the end is the `FramingError` a `feed` met)."""
         self._check_usable()
         self._closed = True
         if self._state is not _State.DONE:
@@ -94,7 +95,7 @@ class JSONArrayDecoder(Sticky):
                 if end == 0
                 else f"JSON array not closed (stream ended {self._state.value})"
             )
-            self._error = FramingError(what, offset=end)
+            self._error = CutOff(what, offset=end)
             raise self._error
         return []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.wire.errors import FramingError, Sticky
+from harness.wire.errors import CutOff, FramingError, Sticky
 
 DEFAULT_MAX_LINE_SIZE = 16 * 1024 * 1024
 """Longest line a decoder buffers before raising `FramingError`."""
@@ -77,14 +77,19 @@ class NDJSONDecoder(Sticky):
         return out
 
     def close(self) -> list[Any]:
-        """Signal the end of the stream; a last line without newline is accepted."""
+        """Signal the end of the stream; a last line without newline is accepted. A fault in that last line raises
+        `CutOff`; one met before it, the `FramingError` a `feed` met."""
         self._check_usable()
         self._closed = True
         if not self._pending:
             return []
         tail = b"".join(self._pending)
         self._pending = []
-        return self._parse([tail], [])
+        try:
+            return self._parse([tail], [])
+        except FramingError as exc:
+            self._error = CutOff.of(exc)
+            raise self._error from exc
 
     def _check_usable(self) -> None:
         if self._error is not None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import NamedTuple, NoReturn
 
-from harness.wire.errors import FramingError, Sticky
+from harness.wire.errors import CutOff, FramingError, Sticky
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 """Largest event block (first line to the end of its last line's text) a decoder accepts; beyond: `FramingError`."""
@@ -169,7 +169,8 @@ class SSEDecoder(Sticky):
         return True
 
     def close(self) -> list[SSEEvent]:
-        """Signal the end of the stream: parse a last line without line end and return an unterminated event."""
+        """Signal the end of the stream: parse a last line without line end and return an unterminated event.
+        A fault in that last line raises `CutOff`; one met before it, the `FramingError` a `feed` met."""
         self._check_usable()
         self._closed = True
         out: list[SSEEvent] = []
@@ -177,7 +178,11 @@ class SSEDecoder(Sticky):
             tail = b"".join(self._pending)
             self._pending = []
             self._pending_len = 0
-            self._parse(tail + b"\n", out)
+            try:
+                self._parse(tail + b"\n", out)
+            except FramingError as exc:
+                self._error = CutOff.of(exc)
+                raise self._error from exc
         if self._data:
             out.append(
                 SSEEvent(

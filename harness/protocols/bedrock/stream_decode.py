@@ -27,7 +27,7 @@ from harness.protocols.bedrock.blocks import SERVER_TOOL_USE, redacted_from_wire
 from harness.protocols.bedrock.errors import stream_error
 from harness.protocols.bedrock.mapping import NAME, READ, fail, load_object, stop_from_wire, usage_from_wire
 from harness.protocols.bedrock.response import BODY_KEYS, decode_extras
-from harness.wire.errors import FramingError
+from harness.wire.errors import CutOff, FramingError
 from harness.wire.eventstream import EventMessage, EventStreamDecoder
 
 
@@ -67,15 +67,14 @@ class BedrockStreamDecoder:
 
     def close(self) -> list[ir.StreamEvent]:
         """End of the body: a stream cut off before messageStop, or inside a frame, ends in malformed_stream."""
-        failed = self._frames.failed
-        if failed is not None:  # a malformed whole frame: raised as `feed` raises it, not forgiven as a cut-off one
-            raise DecodeError(NAME, failed.message, offset=failed.offset) from failed
         try:
             self._frames.close()
-        except FramingError as exc:
+        except CutOff as exc:
             if self._done:
                 raise DecodeError(NAME, f"bytes after the end of the stream: {exc.message}", offset=exc.offset) from exc
             return self._fail(ir.IRError.of(ir.ErrorKind.MALFORMED_STREAM, f"{NAME}: {exc}"))
+        except FramingError as exc:  # a malformed whole frame: raised as `feed` raises it, not forgiven as a cut-off
+            raise DecodeError(NAME, exc.message, offset=exc.offset) from exc
         if self._done:
             return []
         if self._stopped:

@@ -29,7 +29,7 @@ from harness.protocols.cloudflare.errors import envelope_error
 from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.protocols.cloudflare.request import call_id_for
 from harness.protocols.cloudflare.response import Piece, decode_extras, read, stop_reason
-from harness.wire.errors import FramingError
+from harness.wire.errors import CutOff
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 
@@ -59,11 +59,9 @@ class CloudflareStreamDecoder:
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream cut before `[DONE]` ends with a `malformed_stream` error event."""
         out: list[ir.StreamEvent] = []
-        if self._sse.failed is not None:  # a malformed whole line: not forgiven as a cut-off tail below
-            raise self._sse.failed
         try:
-            tail = self._sse.close()
-        except FramingError:
+            tail = self._sse.close()  # a malformed whole line raises a FramingError: not forgiven here
+        except CutOff:
             if self._done:
                 raise
             tail = []

@@ -15,7 +15,7 @@ import re
 from harness import ir
 from harness.protocols.gemini.chunks import ChunkDecoder
 from harness.protocols.gemini.fields import fail, load_object
-from harness.wire.errors import FramingError
+from harness.wire.errors import CutOff
 from harness.wire.jsonarray import JSONArrayDecoder
 from harness.wire.sse import SSEDecoder, SSEEvent
 
@@ -62,11 +62,9 @@ class GeminiStreamDecoder:
             if cut:
                 return out + self._malformed(f"SSE event cut off by the end of the stream at byte {cut[0].offset}")
         elif self._mode == "array":
-            if self._array.failed is not None:  # malformed before the end: not forgiven as a cut-off array below
-                raise self._array.failed
-            try:
+            try:  # malformed before the end raises a FramingError: not forgiven here
                 out += self._from_array(self._array.close())
-            except FramingError as exc:
+            except CutOff as exc:
                 return out + self._malformed(exc.message + (f" at byte {exc.offset}" if exc.offset is not None else ""))
         elif self._mode == "plain":
             body = bytes(self._head)

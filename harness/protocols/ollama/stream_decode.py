@@ -21,7 +21,7 @@ from harness.protocols import common
 from harness.protocols.ollama._fields import READ, decode_tool_call
 from harness.protocols.ollama.errors import error_kind
 from harness.protocols.ollama.response import decode_extras, stop_reason, usage
-from harness.wire.errors import FramingError
+from harness.wire.errors import CutOff
 from harness.wire.ndjson import NDJSONDecoder
 
 
@@ -47,11 +47,9 @@ class OllamaStreamDecoder:
         """End of body: the events of a last unterminated line, or a malformed-stream error event."""
         out: list[ir.StreamEvent] = []
         problem = "the stream ended without a done:true line"
-        if self._lines.failed is not None:  # a whole line that was no JSON: not forgiven as a cut-off one below
-            raise self._lines.failed
         try:
-            values = self._lines.close()
-        except FramingError as exc:
+            values = self._lines.close()  # a whole line that was no JSON raises a FramingError: not forgiven here
+        except CutOff as exc:
             if self._finished:
                 raise
             # A body cut in the middle of a line is a stream that ended early, not undecodable input.

@@ -26,7 +26,7 @@ from harness.protocols import common
 from harness.protocols.base import DecodeError
 from harness.protocols.swink.errors import stream_error
 from harness.protocols.swink.events import PROTOCOL, READ, stop_reason, usage
-from harness.wire.errors import FramingError
+from harness.wire.errors import CutOff
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 _BLOCKS = {"text": "text", "thinking": "thinking", "tool_call": "tool_call"}
@@ -52,11 +52,9 @@ class SwinkStreamDecoder:
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream with no terminal event ends with a `malformed_stream` error."""
         out: list[ir.StreamEvent] = []
-        if self._sse.failed is not None:  # a malformed whole line: not forgiven as a cut-off tail below
-            raise self._sse.failed
         try:
-            tail = self._sse.close()
-        except FramingError:
+            tail = self._sse.close()  # a malformed whole line raises a FramingError: not forgiven here
+        except CutOff:
             if self._done:
                 raise
             tail = []
