@@ -7,8 +7,8 @@ functions. Codecs raise only `DecodeError` on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol, TypeVar, runtime_checkable
 
 from harness import ir
 from harness.ir import Capability
@@ -22,6 +22,26 @@ class DecodeError(WireError):
     def __init__(self, protocol: str, message: str, *, offset: int | None = None) -> None:
         super().__init__(f"{protocol}: {message}", offset=offset)
         self.protocol = protocol
+        self.before: list[ir.StreamEvent] = []
+        """The events the same `feed` or `close` completed before the fault (`decode_each`): `FramedDecoder` hands
+        them over and raises the error on the next call."""
+
+
+U = TypeVar("U")
+
+
+def decode_each(units: Iterable[U], decode: Callable[[U], list[ir.StreamEvent]]) -> list[ir.StreamEvent]:
+    """The events of each framed unit (an SSE event, an NDJSON line, a frame) in turn. A `DecodeError` met after
+    some carries them (`DecodeError.before`), so that what a consumer gets before a malformed unit does not depend
+    on where the chunks were cut: the unit alone in a chunk, or after others in one."""
+    out: list[ir.StreamEvent] = []
+    for unit in units:
+        try:
+            out += decode(unit)
+        except DecodeError as exc:
+            exc.before = out + exc.before
+            raise
+    return out
 
 
 class StreamDecoder(Protocol):
@@ -147,23 +167,39 @@ def encode_events(codec: Codec, events: Iterable[ir.StreamEvent], request: ir.Re
 
 class FramedDecoder:
     """A stream decoder whose framing errors come out as the protocol's `DecodeError` (the codec contract: a
-    decoder raises only `DecodeError`, so every caller that catches it, the proxy's tap included, holds)."""
+    decoder raises only `DecodeError`, so every caller that catches it, the proxy's tap included, holds), and whose
+    errors stay: one met after events of the same call (`DecodeError.before`) is raised by the next call, as the
+    framing decoders do theirs (`harness.wire.errors.Sticky`), so the events a consumer gets before it are the same
+    however the stream was cut."""
 
     def __init__(self, protocol: str, inner: StreamDecoder) -> None:
         self.protocol = protocol
         self.inner = inner
+        self._error: DecodeError | None = None
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
-        """The inner decoder's `feed`, a `FramingError` turned into a `DecodeError` with the same offset."""
+        """The inner decoder's `feed`, a `FramingError` turned into a `DecodeError` with the same offset; the
+        events before a `DecodeError` (`DecodeError.before`) are returned, and the error is raised by the next
+        call."""
+        if self._error is not None:
+            raise self._error
         try:
             return self.inner.feed(chunk)
-        except DecodeError:
-            raise
+        except DecodeError as exc:
+            self._error = exc
+            if not exc.before:
+                raise
+            before, exc.before = exc.before, []
+            return before
         except WireError as exc:
-            raise DecodeError(self.protocol, exc.message, offset=exc.offset) from exc
+            self._error = DecodeError(self.protocol, exc.message, offset=exc.offset)
+            raise self._error from exc
 
     def close(self) -> list[ir.StreamEvent]:
-        """The inner decoder's `close`, with the same translation."""
+        """The inner decoder's `close`, with the same translation; an error a `feed` held is raised here (nothing
+        comes after `close` to raise it)."""
+        if self._error is not None:
+            raise self._error
         try:
             return self.inner.close()
         except DecodeError:

@@ -25,6 +25,7 @@ from harness.ir import Capability
 from harness.protocols import Codec, DecodeError, decode_events, encode_events, registry
 from harness.stream import accumulate, validate
 from harness.wire.errors import WireError
+from harness.wire.eventstream import encode_message
 from harness.wire.http import HttpRequest
 from tests import strategies
 from tests.protocols import roundtrip
@@ -360,6 +361,32 @@ def _outcome(codec: Codec, chunks: list[bytes]) -> tuple[list[ir.StreamEvent], s
     return events, None
 
 
+EVENTSTREAM_HEADERS = {
+    ":event-type": "contentBlockDelta",
+    ":content-type": "application/json",
+    ":message-type": "event",
+}
+_FRAME = encode_message(EVENTSTREAM_HEADERS, b"{}")
+FRAMING_JUNK = {"sse": b"data: \xff\n\n", "ndjson": b"{bad\n", "eventstream": _FRAME[:-1] + bytes([_FRAME[-1] ^ 1])}
+"""A unit that breaks each framing: an SSE line of invalid UTF-8, an NDJSON line of invalid JSON, an AWS event
+stream frame whose checksum is wrong."""
+PROTOCOL_JUNK = {
+    "sse": b"data: [1,2]\n\n",
+    "ndjson": b"[1,2]\n",
+    "eventstream": encode_message(EVENTSTREAM_HEADERS, b"[1,2]"),
+}
+"""A unit that frames well but that no protocol reads: a JSON array where an object belongs."""
+
+
+def _first_unit(body: bytes) -> tuple[int, str]:
+    """Where a stream's first unit ends, and its framing."""
+    if body.startswith((b"data:", b"event:")):
+        return min(i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := body.find(sep)) >= 0), "sse"
+    if body.startswith(b"{") and b"\n" in body:
+        return body.index(b"\n") + 1, "ndjson"
+    return int.from_bytes(body[:4], "big"), "eventstream"  # AWS event stream: the first frame's total length
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_malformed_line_after_an_event_fails_the_stream_alike_wherever_the_chunks_are_cut(name: str) -> None:
     """A framing error met in a chunk after events it completed is raised by the next call (sticky). Decoders that
@@ -368,15 +395,29 @@ def test_a_malformed_line_after_an_event_fails_the_stream_alike_wherever_the_chu
     in one piece, and raised when the bad line came in a chunk of its own."""
     codec = registry.get(name)
     body = encode_events(codec, strategies.events_for(TEXT, chunk=2))
-    if body.startswith((b"data:", b"event:")):
-        end = min(i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := body.find(sep)) >= 0)
-        first, junk = end, b"data: \xff\n\n"  # SSE: a line of invalid UTF-8 after the first event
-    elif body.startswith(b"{") and b"\n" in body:
-        first, junk = body.index(b"\n") + 1, b"{bad\n"  # NDJSON: a line of invalid JSON
-    else:
-        pytest.skip(f"{name} streams neither SSE nor NDJSON")
+    first, framing = _first_unit(body)
+    stream = body[:first] + FRAMING_JUNK[framing]
+    whole = _outcome(codec, [stream])
+    assert whole[1] is not None, whole
+    for cut in range(len(stream) + 1):
+        assert _outcome(codec, [stream[:cut], stream[cut:]]) == whole, cut
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_malformed_event_after_a_good_one_gives_the_same_events_wherever_the_chunks_are_cut(name: str) -> None:
+    """A unit that frames well but that the protocol cannot read, after one it can: the events before it and then
+    the error, alike for the two in one chunk and for any cut. The protocol decoders used to lose the events of
+    the chunk the bad unit came in (`decode_each`, `FramedDecoder`): 0 events read in one piece, the first event
+    read when a cut fell between the two."""
+    codec = registry.get(name)
+    body = encode_events(codec, strategies.events_for(TEXT, chunk=2))
+    first, framing = _first_unit(body)
+    junk = PROTOCOL_JUNK[framing]
     stream = body[:first] + junk
     whole = _outcome(codec, [stream])
     assert whole[1] is not None, whole
+    alone = _outcome(codec, [body[:first], junk])
+    assert whole == alone
+    assert whole[0] == _outcome(codec, [body[:first]])[0][: len(whole[0])]  # what came before, then the error
     for cut in range(len(stream) + 1):
         assert _outcome(codec, [stream[:cut], stream[cut:]]) == whole, cut

@@ -32,7 +32,7 @@ from harness.protocols.anthropic.mapping import (
     usage_from_wire,
 )
 from harness.protocols.anthropic.response import MESSAGE_KEYS, USAGE_KEYS, decode_extras
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.wire.sse import SSEDecoder, SSEEvent
 
 _DELTA_FIELDS = frozenset({"stop_reason", "stop_sequence"})
@@ -72,10 +72,7 @@ class AnthropicStreamDecoder:
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the IR events they complete."""
-        out: list[ir.StreamEvent] = []
-        for event in self._sse.feed(chunk):
-            out += self._event(event)
-        return out
+        return decode_each(self._sse.feed(chunk), self._event)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of input; a stream cut before `message_stop` ends with a malformed_stream error event."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import ir
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.protocols.bedrock.blocks import SERVER_TOOL_USE, redacted_from_wire
 from harness.protocols.bedrock.errors import stream_error
 from harness.protocols.bedrock.mapping import NAME, READ, fail, load_object, stop_from_wire, usage_from_wire
@@ -60,10 +60,7 @@ class BedrockStreamDecoder:
             messages = self._frames.feed(chunk)
         except FramingError as exc:
             raise DecodeError(NAME, exc.message, offset=exc.offset) from exc
-        out: list[ir.StreamEvent] = []
-        for message in messages:
-            out += self._message(message)
-        return out
+        return decode_each(messages, self._message)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of the body: a stream cut off before messageStop, or inside a frame, ends in malformed_stream."""

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.protocols.cloudflare.errors import envelope_error
 from harness.protocols.cloudflare.paths import PROTOCOL, READ
 from harness.protocols.cloudflare.request import call_id_for
@@ -51,10 +51,7 @@ class CloudflareStreamDecoder:
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
-        out: list[ir.StreamEvent] = []
-        for event in self._sse.feed(chunk):
-            out += self._event(event)
-        return out
+        return decode_each(self._sse.feed(chunk), self._event)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream cut before `[DONE]` ends with a `malformed_stream` error event."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from harness import ir
+from harness.protocols.base import decode_each
 from harness.protocols.gemini.chunks import ChunkDecoder
 from harness.protocols.gemini.fields import fail, load_object
 from harness.wire.errors import CutOff
@@ -72,19 +73,15 @@ class GeminiStreamDecoder:
         return out + self._chunks.finish(require_terminal=True)
 
     def _from_sse(self, events: list[SSEEvent]) -> list[ir.StreamEvent]:
-        out: list[ir.StreamEvent] = []
-        for event in events:
-            if event.data == "":
-                continue  # an event with only comments or fields carries no chunk
-            obj = load_object(event.data, offset=event.offset, what="SSE data")
-            out += self._chunks.chunk(obj, event.offset)
-        return out
+        return decode_each(events, self._sse_event)
+
+    def _sse_event(self, event: SSEEvent) -> list[ir.StreamEvent]:
+        if event.data == "":
+            return []  # an event with only comments or fields carries no chunk
+        return self._chunks.chunk(load_object(event.data, offset=event.offset, what="SSE data"), event.offset)
 
     def _from_array(self, values: list[object]) -> list[ir.StreamEvent]:
-        out: list[ir.StreamEvent] = []
-        for value in values:
-            out += self._chunks.chunk(value)
-        return out
+        return decode_each(values, self._chunks.chunk)
 
     def _malformed(self, message: str) -> list[ir.StreamEvent]:
         if self._chunks.terminated:

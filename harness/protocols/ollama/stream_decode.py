@@ -18,6 +18,7 @@ from typing import Any
 
 from harness import ir
 from harness.protocols import common
+from harness.protocols.base import decode_each
 from harness.protocols.ollama._fields import READ, decode_tool_call
 from harness.protocols.ollama.errors import error_kind
 from harness.protocols.ollama.response import decode_extras, stop_reason, usage
@@ -38,10 +39,7 @@ class OllamaStreamDecoder:
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events of the lines they complete."""
-        out: list[ir.StreamEvent] = []
-        for value in self._lines.feed(chunk):
-            out += self._line(value)
-        return out
+        return decode_each(self._lines.feed(chunk), self._line)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of body: the events of a last unterminated line, or a malformed-stream error event."""

@@ -24,7 +24,7 @@ from typing import Any, Literal, NamedTuple
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.protocols.jsonread import Reader
 from harness.protocols.openai.errors import error_from_object
 from harness.protocols.openai.mapping import content_text, decode_usage, first_reasoning, legacy_call, stop_reason
@@ -97,10 +97,7 @@ class ChatStreamDecoder:
     # --- public ---------------------------------------------------------------------------------------
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
-        for event in self._sse.feed(chunk):
-            self._on_event(event)
-        out, self._events = self._events, []
-        return out
+        return decode_each(self._sse.feed(chunk), self._one)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of input: flush a final unterminated event, and end a stream that lacked `[DONE]` as malformed."""
@@ -122,6 +119,11 @@ class ChatStreamDecoder:
     def _take(self) -> list[ir.StreamEvent]:
         out, self._events = self._events, []
         return out
+
+    def _one(self, event: SSEEvent) -> list[ir.StreamEvent]:
+        """The events of one SSE event."""
+        self._on_event(event)
+        return self._take()
 
     def _on_event(self, event: SSEEvent) -> None:
         if self._ended:

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness import ir
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.protocols.responses import client_calls, extras
 from harness.protocols.responses import items as wire_items
 from harness.protocols.responses.errors import error_from_object, stream_error
@@ -78,9 +78,7 @@ class ResponsesStreamDecoder:
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the IR events they complete."""
-        for event in self._sse.feed(chunk):
-            self._event(event)
-        return self._take()
+        return decode_each(self._sse.feed(chunk), self._one)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of input; a stream cut before its terminal event ends with a malformed_stream error event."""
@@ -102,6 +100,11 @@ class ResponsesStreamDecoder:
     def _take(self) -> list[ir.StreamEvent]:
         out, self._out = self._out, []
         return out
+
+    def _one(self, event: SSEEvent) -> list[ir.StreamEvent]:
+        """The IR events of one SSE event."""
+        self._event(event)
+        return self._take()
 
     # --- one SSE event ------------------------------------------------------------------------------------
     def _event(self, event: SSEEvent) -> None:

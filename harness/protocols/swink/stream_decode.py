@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from harness import ir
 from harness.protocols import common
-from harness.protocols.base import DecodeError
+from harness.protocols.base import DecodeError, decode_each
 from harness.protocols.swink.errors import stream_error
 from harness.protocols.swink.events import PROTOCOL, READ, stop_reason, usage
 from harness.wire.errors import CutOff
@@ -44,10 +44,7 @@ class SwinkStreamDecoder:
 
     def feed(self, chunk: bytes) -> list[ir.StreamEvent]:
         """Consume the next bytes; return the events they complete."""
-        out: list[ir.StreamEvent] = []
-        for event in self._sse.feed(chunk):
-            out += self._event(event)
-        return out
+        return decode_each(self._sse.feed(chunk), self._event)
 
     def close(self) -> list[ir.StreamEvent]:
         """End of body: a stream with no terminal event ends with a `malformed_stream` error."""
