@@ -178,6 +178,23 @@ def test_a_fork_server_hung_in_its_imports_fails_the_start_within_the_bound(tmp_
     assert lines[2] in {"outer left 27", "outer left 28"}, lines
 
 
+def test_a_worker_starts_with_the_preloaded_sdks_out_of_the_collectors_reach() -> None:
+    """The fork server freezes what its preload made (`gc.freeze`): a worker's full collections do not traverse the
+    SDKs' ~300,000 long-lived objects again (nor copy their pages from the server's), and the process that started
+    the server froze nothing of its own."""
+    code = (
+        "import gc\n"
+        "from harness.runner.forkserver import context\n"
+        "with context().Pool(1) as pool:\n"
+        "    print(pool.apply(gc.get_freeze_count), gc.get_freeze_count(), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]
+    in_worker, here = map(int, done.stdout.split())
+    assert in_worker > 100_000, done.stdout
+    assert here == 0
+
+
 def test_conformance_run_starts_the_fork_server_first_and_stops_it_on_a_usage_error() -> None:
     """`conformance run` with workers starts their fork server before its own imports (they overlap its preload);
     a usage error found afterwards stops the server it started, instead of leaving it importing the SDKs."""
