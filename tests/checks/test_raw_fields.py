@@ -213,3 +213,45 @@ def test_missing_fields_skipping_the_parts_sent_alike_equal_reading_all(
     except ValueError:
         fast = "no JSON"
     assert fast == _missing_reading_all(ours, sent)
+
+
+FRAME_TEXTS = st.sampled_from(
+    [
+        '{"type": "a", "x": 1}',
+        '{"type": "response.created", "response": {"id": "r", "error": null}}',
+        '{"type": "error", "code": "c", "message": "m", "param": null, "error": {"type": "t", "message": "m"}}',
+        '{"type": "error", "code": "c", "message": "m", "param": null}',
+        '{"type": "\\u0065rror", "error": {"message": "m"}}',
+        '{"error": {"message": "m"}}',
+        '{"y": 2, "z": 3}',
+        "not json",
+    ]
+)
+
+
+@given(st.lists(FRAME_TEXTS, max_size=6))
+def test_frames_holding_our_streams_texts_leave_out_what_reading_both_finds(texts: list[str]) -> None:
+    """The WebSocket shortcut (`_framed_alike`): frames that hold our HTTP stream's event texts one for one are
+    found to leave nothing out only where `_missing`, reading both, finds nothing (or no JSON, for which `_left_out`
+    reports nothing either); error events, whose frames read as another kind of payload, included."""
+    ours, sent = [("sse", t) for t in texts], [("socket", t) for t in texts]
+    try:
+        alike: bool | str = raw_fields._framed_alike(ours, sent)
+    except ValueError:
+        alike = "no JSON"
+    try:
+        missing: list[str] | str = raw_fields._missing(ours, sent)
+    except ValueError:
+        missing = "no JSON"
+    if alike == "no JSON":
+        assert missing == "no JSON"
+    elif alike:
+        assert missing in ([], "no JSON")  # `_left_out` reports nothing for either
+
+
+def test_frames_holding_our_streams_texts_are_taken_as_alike_unless_one_is_an_error() -> None:
+    created = '{"type": "response.created", "response": {"id": "r", "error": null}}'
+    nested = '{"type": "error", "code": "c", "message": "m", "param": null, "error": {"type": "t", "message": "m"}}'
+    assert raw_fields._framed_alike([("sse", created)], [("socket", created)])
+    assert not raw_fields._framed_alike([("sse", created), ("sse", nested)], [("socket", created), ("socket", nested)])
+    assert not raw_fields._framed_alike([("sse", created)], [("socket", created.replace("r", "s"))])
