@@ -34,3 +34,8 @@ class Sticky:
     `close()` included (so what a consumer gets before the error does not depend on where the chunks were cut)."""
 
     _error: FramingError | None
+
+    def _cut_off(self, exc: FramingError) -> CutOff:
+        """`exc`, met in the tail at `close()`, as the `CutOff` this decoder raises from now on."""
+        self._error = CutOff.of(exc)
+        return self._error

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.wire.errors import CutOff, FramingError, Sticky
+from harness.wire.errors import FramingError, Sticky
 
 DEFAULT_MAX_LINE_SIZE = 16 * 1024 * 1024
 """Longest line a decoder buffers before raising `FramingError`."""
@@ -88,8 +88,7 @@ class NDJSONDecoder(Sticky):
         try:
             return self._parse([tail], [])
         except FramingError as exc:
-            self._error = CutOff.of(exc)
-            raise self._error from exc
+            raise self._cut_off(exc) from exc
 
     def _check_usable(self) -> None:
         if self._error is not None:

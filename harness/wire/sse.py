@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import NamedTuple, NoReturn
 
-from harness.wire.errors import CutOff, FramingError, Sticky
+from harness.wire.errors import FramingError, Sticky
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 """Largest event block (first line to the end of its last line's text) a decoder accepts; beyond: `FramingError`."""
@@ -181,8 +181,7 @@ class SSEDecoder(Sticky):
             try:
                 self._parse(tail + b"\n", out)
             except FramingError as exc:
-                self._error = CutOff.of(exc)
-                raise self._error from exc
+                raise self._cut_off(exc) from exc
         if self._data:
             out.append(
                 SSEEvent(

@@ -146,6 +146,13 @@ def test_a_worker_that_hangs_is_stopped_and_the_case_named(tmp_path: Path) -> No
     assert {r.verdict for r in engine.results if r is not struck} <= {"pass", "unsupported"}
 
 
+def _python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter from the repository (bounded), which must exit 0."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]
+    return done
+
+
 def test_a_fork_server_hung_in_its_imports_fails_the_start_within_the_bound(tmp_path: Path) -> None:
     """The stdlib waits for the fork server to fork a worker without a timeout; a server whose preload never
     returns made `process.start()` wait forever (with Ctrl-C held back). Now the start ends in `WorkerError` after
@@ -170,9 +177,8 @@ def test_a_fork_server_hung_in_its_imports_fails_the_start_within_the_bound(tmp_
         "print('outer left', round(signal.getitimer(signal.ITIMER_REAL)[0]), flush=True)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}  # the 3.11 fork server ignores the parent's sys.path
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    done = _python(code, env)
     lines = done.stdout.splitlines()
-    assert done.returncode == 0, done.stderr[-800:]
     assert lines[0] == "2 the worker fork server did not start a worker within 2 s (are its imports hung?)", lines
     assert lines[1] == "server None"  # killed and reaped: no hung process is left behind
     assert lines[2] in {"outer left 27", "outer left 28"}, lines
@@ -188,8 +194,7 @@ def test_a_worker_starts_with_the_preloaded_sdks_out_of_the_collectors_reach() -
         "with context().Pool(1) as pool:\n"
         "    print(pool.apply(gc.get_freeze_count), gc.get_freeze_count(), flush=True)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-800:]
+    done = _python(code)
     in_worker, here = map(int, done.stdout.split())
     assert in_worker > 100_000, done.stdout
     assert here == 0
@@ -208,8 +213,7 @@ def test_conformance_run_starts_the_fork_server_first_and_stops_it_on_a_usage_er
         "code = main(['run', '-j', '2', '--known', 'no-such-known.yaml'])\n"
         "print(code, started, getattr(forkserver._forkserver, '_forkserver_pid', None), flush=True)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-800:]
+    done = _python(code)
     assert done.stdout.splitlines()[-1] == "2 [True] None", done.stdout
     assert "--known no-such-known.yaml: no such file" in done.stderr
 
