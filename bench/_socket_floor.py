@@ -47,8 +47,7 @@ def frames_of(protocol: str, status: int, headers: Mapping[str, str], chunks: tu
     for chunk in chunks:
         for event in decoder.feed(chunk):
             if event.data and event.data != "[DONE]":
-                session.observe(event.data)
-                texts.append(session.frame(event.data))
+                texts.append(session.relay(event.data))
     return Frames(tuple(texts), cut=not session.finished)
 
 

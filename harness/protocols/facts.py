@@ -208,11 +208,8 @@ class WebSocketSession(Protocol):
     def begin(self, message: str) -> tuple[bytes | None, str | None]:
         """A client message -> (the body of the streamed POST it stands for, None) or (None, an error message)."""
 
-    def observe(self, data: str) -> None:
-        """One event of the turn's stream, as sent to the client."""
-
-    def frame(self, data: str) -> str:
-        """One event of the turn's stream (an SSE event's data) as this mode sends it."""
+    def relay(self, data: str) -> str:
+        """One event of the turn's stream (an SSE event's data) as this mode sends it, taken into the state."""
 
     def failed(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> str:
         """The error message for a turn whose POST was answered with `status`, the error `body` and `headers`."""

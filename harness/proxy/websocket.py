@@ -80,8 +80,7 @@ async def _turn(
             async for chunk in response.aiter_bytes():
                 for event in decoder.feed(chunk):
                     if event.data and event.data != "[DONE]":
-                        session.observe(event.data)
-                        await ws.send_text(session.frame(event.data))
+                        await ws.send_text(session.relay(event.data))
         except (httpx2.HTTPError, FramingError) as exc:
             broke = json.dumps({"error": {"message": f"the stream broke off: {exc}"}}).encode()
             await ws.send_text(session.failed(502, broke))

@@ -111,14 +111,21 @@ class ResponsesSocket:
         self._input, self._finished = chain, False
         return dump_json({**body, "input": chain, "stream": True}), None
 
-    def observe(self, data: str) -> None:
-        """Keep a finished response for continuation; a failed one evicts what it continued."""
+    def relay(self, data: str) -> str:
+        """One stream event of the turn under way, as WebSocket mode sends it (`_frame`), read once: a finished
+        response is kept for continuation, and a failed one evicts what it continued (`_observe`)."""
         try:
             event = json.loads(data)
         except json.JSONDecodeError:
-            return
-        kind = event.get("type") if isinstance(event, dict) else None
-        response = event.get("response") if isinstance(event, dict) else None
+            return data
+        if not isinstance(event, dict):
+            return data
+        self._observe(event)
+        return self._frame(event, data)
+
+    def _observe(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        response = event.get("response")
         self._finished = self._finished or kind in (*_DONE_TYPES, "response.failed", "error")
         if kind in _DONE_TYPES and isinstance(response, dict) and isinstance(response.get("id"), str):
             self.chains[response["id"]] = [*self._input, *_as_items(response.get("output"))]
@@ -127,15 +134,12 @@ class ResponsesSocket:
         elif kind in ("response.failed", "error"):
             self._evict()
 
-    def frame(self, data: str) -> str:
-        """A stream event as WebSocket mode sends it: the same, but an `error` event, which WebSocket mode types
-        as `ResponseWsError` (nested `error`, the `sequence_number` of the stream; the HTTP stream's flat `code`,
-        `message` and `param` are not its fields)."""
-        try:
-            event = json.loads(data)
-        except json.JSONDecodeError:
-            return data
-        if not isinstance(event, dict) or event.get("type") != "error" or "status" in event:
+    @staticmethod
+    def _frame(event: dict[str, Any], data: str) -> str:
+        """The same event, but an `error` event, which WebSocket mode types as `ResponseWsError` (nested `error`,
+        the `sequence_number` of the stream; the HTTP stream's flat `code`, `message` and `param` are not its
+        fields)."""
+        if event.get("type") != "error" or "status" in event:
             return data
         nested = event.get("error")
         if not isinstance(nested, dict):  # the flat form names no type: a stream that failed is the server's

@@ -45,7 +45,7 @@ def test_the_connection_forgets_its_oldest_responses_beyond_its_bound() -> None:
     socket = ResponsesSocket()
     for n in range(KEPT + 1):
         socket.begin(_create(input=f"turn {n}"))
-        socket.observe(_completed(f"resp_{n}", "ok"))
+        socket.relay(_completed(f"resp_{n}", "ok"))
     assert "resp_0" not in socket.chains and f"resp_{KEPT}" in socket.chains
     body, error = socket.begin(_create(input="again", previous_response_id=f"resp_{KEPT}"))
     assert error is None and body is not None
@@ -55,9 +55,9 @@ def test_the_connection_forgets_its_oldest_responses_beyond_its_bound() -> None:
 def test_a_failed_continuation_evicts_the_response_it_continued() -> None:
     socket = ResponsesSocket()
     socket.begin(_create(input="one"))
-    socket.observe(_completed("resp_1", "ok"))
+    socket.relay(_completed("resp_1", "ok"))
     socket.begin(_create(input="two", previous_response_id="resp_1"))
-    socket.observe(json.dumps({"type": "response.failed", "response": {"id": "resp_2", "output": []}}))
+    socket.relay(json.dumps({"type": "response.failed", "response": {"id": "resp_2", "output": []}}))
     _, error = socket.begin(_create(input="three", previous_response_id="resp_1"))
     assert error is not None and json.loads(error)["error"]["code"] == "previous_response_not_found"
 
@@ -87,12 +87,12 @@ def test_a_stream_error_event_is_sent_in_the_websocket_form() -> None:
         "param": None,
         "error": inner,
     }
-    assert json.loads(socket.frame(json.dumps(both))) == {"type": "error", "sequence_number": 4, "error": inner}
+    assert json.loads(socket.relay(json.dumps(both))) == {"type": "error", "sequence_number": 4, "error": inner}
     flat = {"type": "error", "sequence_number": 2, "code": "rate_limit_exceeded", "message": "slow", "param": None}
-    assert json.loads(socket.frame(json.dumps(flat))) == {"type": "error", "sequence_number": 2, "error": {
+    assert json.loads(socket.relay(json.dumps(flat))) == {"type": "error", "sequence_number": 2, "error": {
         "type": "server_error", "code": "rate_limit_exceeded", "message": "slow", "param": None
     }}  # fmt: skip
     delta = json.dumps({"type": "response.output_text.delta", "delta": "hi", "sequence_number": 1})
-    assert socket.frame(delta) == delta
+    assert socket.relay(delta) == delta
     refused = socket.failed(400, b'{"error": {"message": "bad", "type": "invalid_request_error"}}')
-    assert socket.frame(refused) == refused
+    assert socket.relay(refused) == refused
